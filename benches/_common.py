@@ -1,0 +1,299 @@
+"""Shared helpers for the kernelkit benchmark scripts.
+
+Everything here is solver-agnostic: machine/load information, package versions, data loading,
+an independent evaluation of the SVC dual objective, subprocess isolation (clean peak RSS per
+fit) and small output helpers (Markdown tables, JSON).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import multiprocessing as mp
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+BENCH_PACKAGES = (
+    "kernelkit",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "scikit-learn-intelex",
+    "daal",
+    "matplotlib",
+    "threadpoolctl",
+)
+
+THREAD_ENV_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "RAYON_NUM_THREADS",
+)
+
+
+# --------------------------------------------------------------------------- machine info
+def package_versions(names: Sequence[str] = BENCH_PACKAGES) -> dict[str, str | None]:
+    """Installed distribution versions (None when a package is not installed)."""
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def uptime_line() -> str:
+    """Output of ``uptime`` (falls back to /proc/loadavg when the command is missing)."""
+    try:
+        out = subprocess.run(["uptime"], capture_output=True, text=True, check=True, timeout=5)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "loadavg " + Path("/proc/loadavg").read_text().strip()
+
+
+def load_snapshot() -> dict[str, Any]:
+    """Machine load right now: ``uptime`` text and ``os.getloadavg()``."""
+    return {
+        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "uptime": uptime_line(),
+        "loadavg": list(os.getloadavg()),
+    }
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _mem_total_gb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 2**20, 2)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def machine_info() -> dict[str, Any]:
+    """Static description of the machine and software stack."""
+    uname = os.uname()
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return {
+        "uname": {
+            "sysname": uname.sysname,
+            "nodename": uname.nodename,
+            "release": uname.release,
+            "version": uname.version,
+            "machine": uname.machine,
+        },
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpu_affinity": affinity,
+        "mem_total_gb": _mem_total_gb(),
+        "python": sys.version.split()[0],
+        "packages": package_versions(),
+        "thread_env": {k: os.environ.get(k) for k in THREAD_ENV_VARS},
+    }
+
+
+# --------------------------------------------------------------------------- data
+def load_svmlight_dense(
+    path: Path, n_features: int, n_rows: int | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Load a LIBSVM text file, keep the first ``n_rows`` rows and densify (C-contiguous f64)."""
+    from sklearn.datasets import load_svmlight_file
+
+    X_sparse, y = load_svmlight_file(str(path), n_features=n_features)
+    if n_rows is not None:
+        X_sparse, y = X_sparse[:n_rows], y[:n_rows]
+    X = np.ascontiguousarray(X_sparse.toarray(), dtype=np.float64)
+    return X, np.ascontiguousarray(y, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- objectives
+def rbf_quadratic_form(
+    X: NDArray[np.float64],
+    v: NDArray[np.float64],
+    gamma: float,
+    chunk: int = 2000,
+    max_block_bytes: int = 256 * 2**20,
+) -> float:
+    """``v' K v`` with ``K[i, j] = exp(-gamma * ||x_i - x_j||^2)``, computed in row blocks.
+
+    A block is ``rows x n`` float64 values; ``rows`` is at most ``chunk`` and is reduced so that
+    one block stays below ``max_block_bytes``, bounding memory whatever the number of SVs.
+    """
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X = np.asarray(X, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64).ravel()
+    n = X.shape[0]
+    if n == 0:
+        return 0.0
+    rows = max(1, min(chunk, max_block_bytes // (8 * n)))
+    total = 0.0
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        block = rbf_kernel(X[start:stop], X, gamma=gamma)
+        total += float(v[start:stop] @ (block @ v))
+    return total
+
+
+def svc_binary_dual_objective(
+    support_vectors: Any, dual_coef: Any, gamma: float, chunk: int = 2000
+) -> float:
+    """LIBSVM's dual objective ``0.5 * alpha' Q alpha - sum(alpha)`` of a binary RBF SVC.
+
+    Computed from the fitted attributes only: with ``dc = dual_coef_[0] = y * alpha`` (any
+    global sign), ``alpha' Q alpha = dc' K dc`` and ``sum(alpha) = sum(|dc|)``, where ``K`` is
+    the RBF kernel among ``support_vectors_``. The value is <= 0 (LIBSVM prints it as
+    ``obj = ...``); reference tables sometimes quote its magnitude.
+    """
+    dc = np.asarray(_dense(dual_coef), dtype=np.float64)
+    if dc.ndim == 2:
+        if dc.shape[0] != 1:
+            raise ValueError(f"binary SVC expected, dual_coef_ has shape {dc.shape}")
+        dc = dc[0]
+    sv = np.asarray(_dense(support_vectors), dtype=np.float64)
+    return 0.5 * rbf_quadratic_form(sv, dc, gamma, chunk=chunk) - float(np.abs(dc).sum())
+
+
+def _dense(a: Any) -> Any:
+    return a.toarray() if hasattr(a, "toarray") else a
+
+
+def relative_difference(value: float | None, reference: float | None) -> float | None:
+    """``(value - reference) / |reference|`` (None when either is missing)."""
+    if value is None or reference is None or reference == 0:
+        return None
+    return (value - reference) / abs(reference)
+
+
+# --------------------------------------------------------------------------- processes
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    scale = 2**20 if sys.platform == "darwin" else 2**10
+    return peak / 2**20 * scale
+
+
+def _child_main(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    try:
+        result: Any = {"ok": True, "value": fn(*args)}
+    except BaseException as exc:
+        result = {
+            "ok": False,
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+        }
+    conn.send(result)
+    conn.close()
+
+
+def run_isolated(
+    fn: Callable[..., Any], args: tuple[Any, ...], timeout: float | None = None
+) -> Any:
+    """Run ``fn(*args)`` in a fresh 'spawn' process and return its result.
+
+    A fresh interpreter per call gives a clean ``ru_maxrss`` (peak memory) per fit. ``fn`` must
+    be importable (module level). Raises ``RuntimeError`` if the child fails, dies or times out
+    (the child is killed in that case).
+    """
+    ctx = mp.get_context("spawn")
+    parent_conn, child_conn = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_main, args=(child_conn, fn, args), daemon=True)
+    proc.start()
+    child_conn.close()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        while not parent_conn.poll(0.5):
+            if not proc.is_alive():
+                # The child may have sent its result just before exiting.
+                if parent_conn.poll(0.1):
+                    break
+                raise RuntimeError(f"child process died (exit code {proc.exitcode})")
+            if deadline is not None and time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"timed out after {timeout:g} s")
+        try:
+            message: dict[str, Any] = parent_conn.recv()
+        except EOFError:  # the pipe closed without a result: the child crashed
+            proc.join(timeout=5)
+            raise RuntimeError(f"child process died (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        parent_conn.close()
+    if not message["ok"]:
+        raise RuntimeError(message["error"] + "\n" + message["traceback"])
+    return message["value"]
+
+
+# --------------------------------------------------------------------------- output
+def fmt(value: Any, spec: str = "") -> str:
+    """Format a table cell; None becomes an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and not np.isfinite(value):
+        return str(value)
+    return format(value, spec)
+
+
+def markdown_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], n_text_cols: int = 1
+) -> str:
+    """A GitHub-flavoured Markdown table; columns after the first ``n_text_cols`` align right."""
+    align = ["---" if j < n_text_cols else "---:" for j in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def write_json(path: Path, payload: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2, default=_json_default) + "\n")
+
+
+def parse_int_list(text: str) -> list[int]:
+    return [int(tok.replace("_", "")) for tok in text.split(",") if tok.strip()]
+
+
+def parse_str_list(text: str) -> list[str]:
+    return [tok.strip() for tok in text.split(",") if tok.strip()]

@@ -1,0 +1,233 @@
+//! `RowCache`: LIBSVM's LRU cache of kernel columns (Chang & Lin 2011, §4.1; LIBSVM's `Cache`).
+//!
+//! * Columns are stored as `f32` (the solver's gradients stay `f64`), under a budget of
+//!   `cache_bytes / 4` values, never less than two full columns, so that the two columns of a
+//!   working pair always fit together.
+//! * A column may be **partial**: it holds positions `0..len` for the `len` the solver asked for
+//!   (the active-set size when shrinking). A later request for a longer prefix extends it, and
+//!   only the missing positions `len_old..len_new` are computed; [`RowCache::get`] returns where
+//!   the caller must start filling.
+//! * When space is needed, whole columns are evicted, least recently used first.
+//! * [`RowCache::swap_index`] keeps the cache coherent when the solver exchanges positions
+//!   `i < j`: the columns of `i` and `j` trade places, and inside every cached column entries
+//!   `i` and `j` are exchanged. A column that holds `i` but not `j` cannot be repaired and is
+//!   dropped, as LIBSVM does.
+
+/// Counters of a [`RowCache`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Requests served entirely from the cache.
+    pub hits: u64,
+    /// Requests that needed new values computed (absent or too short columns).
+    pub misses: u64,
+    /// Kernel values computed to serve the misses.
+    pub values_computed: u64,
+    /// Bytes held by cached values now.
+    pub bytes_in_use: u64,
+    /// The budget in bytes (at least two full columns).
+    pub budget_bytes: u64,
+}
+
+/// Sentinel node of the circular LRU list.
+const NIL: usize = usize::MAX;
+
+/// LRU cache of `f32` columns indexed by position `0..n`.
+#[derive(Debug, Clone)]
+pub struct RowCache {
+    columns: Vec<Vec<f32>>,
+    /// LRU links: `prev[n]`/`next[n]` are the sentinel; `next[sentinel]` is the least recently
+    /// used column, `prev[sentinel]` the most recently used.
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    budget: usize,
+    used: usize,
+    stats: CacheStats,
+}
+
+impl RowCache {
+    /// A cache for `n` columns of length at most `n`, holding at most `budget_bytes` of values
+    /// (raised to two full columns if smaller).
+    pub fn new(n: usize, budget_bytes: usize) -> Self {
+        let budget = (budget_bytes / std::mem::size_of::<f32>()).max(2 * n);
+        let sentinel = n;
+        RowCache {
+            columns: vec![Vec::new(); n],
+            prev: vec![sentinel; n + 1],
+            next: vec![sentinel; n + 1],
+            budget,
+            used: 0,
+            stats: CacheStats {
+                budget_bytes: (budget * std::mem::size_of::<f32>()) as u64,
+                ..CacheStats::default()
+            },
+        }
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Whether the cache has no positions.
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// The budget in `f32` values.
+    pub fn budget_values(&self) -> usize {
+        self.budget
+    }
+
+    /// Values held now.
+    pub fn used_values(&self) -> usize {
+        self.used
+    }
+
+    /// Length of the cached prefix of column `i` (0 when absent).
+    pub fn cached_len(&self, i: usize) -> usize {
+        self.columns[i].len()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats { bytes_in_use: (self.used * std::mem::size_of::<f32>()) as u64, ..self.stats }
+    }
+
+    /// Column `i` with at least `len` positions, made most recently used. Returns the column and
+    /// the number of leading positions that already hold values: the caller must fill
+    /// `start..len` when `start < len`. Never evicts `pinned`.
+    pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [f32], usize) {
+        let have = self.columns[i].len();
+        if have > 0 {
+            self.unlink(i);
+        }
+        if have < len {
+            let more = len - have;
+            while self.used + more > self.budget {
+                let victim = self.least_recent_excluding(pinned);
+                let Some(victim) = victim else { break };
+                self.evict(victim);
+            }
+            self.columns[i].resize(len, 0.0);
+            self.used += more;
+            self.stats.misses += 1;
+            self.stats.values_computed += more as u64;
+        } else {
+            self.stats.hits += 1;
+        }
+        self.link_most_recent(i);
+        (&mut self.columns[i][..len], have.min(len))
+    }
+
+    /// Column `i` (which must hold at least `len` values) without touching the LRU order.
+    pub fn peek(&self, i: usize, len: usize) -> &[f32] {
+        &self.columns[i][..len]
+    }
+
+    /// Exchanges positions `i` and `j` in the whole cache (see the module documentation).
+    pub fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        if !self.columns[i].is_empty() {
+            self.unlink(i);
+        }
+        if !self.columns[j].is_empty() {
+            self.unlink(j);
+        }
+        self.columns.swap(i, j);
+        if !self.columns[i].is_empty() {
+            self.link_most_recent(i);
+        }
+        if !self.columns[j].is_empty() {
+            self.link_most_recent(j);
+        }
+        let (lo, hi) = (i.min(j), i.max(j));
+        let sentinel = self.columns.len();
+        let mut h = self.next[sentinel];
+        while h != sentinel {
+            let following = self.next[h];
+            let len = self.columns[h].len();
+            if len > lo {
+                if len > hi {
+                    self.columns[h].swap(lo, hi);
+                } else {
+                    self.evict(h);
+                }
+            }
+            h = following;
+        }
+    }
+
+    fn least_recent_excluding(&self, pinned: Option<usize>) -> Option<usize> {
+        let sentinel = self.columns.len();
+        let mut h = self.next[sentinel];
+        while h != sentinel {
+            if Some(h) != pinned {
+                return Some(h);
+            }
+            h = self.next[h];
+        }
+        None
+    }
+
+    fn evict(&mut self, h: usize) {
+        self.unlink(h);
+        self.used -= self.columns[h].len();
+        self.columns[h] = Vec::new();
+    }
+
+    fn unlink(&mut self, h: usize) {
+        let (p, n) = (self.prev[h], self.next[h]);
+        self.next[p] = n;
+        self.prev[n] = p;
+        self.prev[h] = NIL;
+        self.next[h] = NIL;
+    }
+
+    fn link_most_recent(&mut self, h: usize) {
+        let sentinel = self.columns.len();
+        let last = self.prev[sentinel];
+        self.next[h] = sentinel;
+        self.prev[h] = last;
+        self.next[last] = h;
+        self.prev[sentinel] = h;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_is_at_least_two_columns() {
+        let cache = RowCache::new(10, 0);
+        assert_eq!(cache.budget_values(), 20);
+    }
+
+    #[test]
+    fn least_recently_used_column_is_evicted_first() {
+        let mut cache = RowCache::new(4, 4 * 8); // 8 values: two full columns
+        cache.get(0, 4, None);
+        cache.get(1, 4, None);
+        cache.get(0, 4, None); // 1 is now least recent
+        cache.get(2, 4, None);
+        assert_eq!(cache.cached_len(1), 0);
+        assert_eq!(cache.cached_len(0), 4);
+        assert_eq!(cache.cached_len(2), 4);
+        assert_eq!(cache.stats().hits, 1);
+        assert_eq!(cache.stats().misses, 3);
+    }
+
+    #[test]
+    fn partial_columns_are_extended() {
+        let mut cache = RowCache::new(5, 1 << 10);
+        let (col, start) = cache.get(3, 2, None);
+        assert_eq!(start, 0);
+        col.copy_from_slice(&[1.0, 2.0]);
+        let (col, start) = cache.get(3, 5, None);
+        assert_eq!(start, 2);
+        assert_eq!(&col[..2], &[1.0, 2.0]);
+        assert_eq!(cache.stats().values_computed, 5);
+    }
+}

@@ -1,0 +1,122 @@
+//! Dense row-major training rows with precomputed squared norms.
+//!
+//! The rows are borrowed from the caller (a NumPy array is read in place) until the solver
+//! permutes them for shrinking: the first [`DenseRows::swap_rows`] makes a private copy, as
+//! LIBSVM's `Kernel` keeps its own permuted row pointers.
+
+use std::borrow::Cow;
+
+use crate::error::{check_finite, KernelError};
+
+/// `n_rows × n_features` row-major `f64` data and `‖x_i‖²` for every row.
+#[derive(Debug, Clone)]
+pub struct DenseRows<'a> {
+    values: Cow<'a, [f64]>,
+    n_rows: usize,
+    n_features: usize,
+    sq_norms: Vec<f64>,
+}
+
+impl<'a> DenseRows<'a> {
+    /// Wraps `values` (row-major, `n_rows * n_features` long), checking the shape and that
+    /// every value is finite.
+    pub fn new(values: &'a [f64], n_rows: usize, n_features: usize) -> Result<Self, KernelError> {
+        Self::from_cow(Cow::Borrowed(values), n_rows, n_features)
+    }
+
+    /// Like [`DenseRows::new`], owning the values.
+    pub fn from_vec(
+        values: Vec<f64>,
+        n_rows: usize,
+        n_features: usize,
+    ) -> Result<DenseRows<'static>, KernelError> {
+        DenseRows::from_cow(Cow::Owned(values), n_rows, n_features)
+    }
+
+    fn from_cow(
+        values: Cow<'a, [f64]>,
+        n_rows: usize,
+        n_features: usize,
+    ) -> Result<Self, KernelError> {
+        let expected = n_rows.checked_mul(n_features).unwrap_or(usize::MAX);
+        if values.len() != expected {
+            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
+        }
+        check_finite("X", &values)?;
+        let sq_norms = if n_features == 0 {
+            vec![0.0; n_rows]
+        } else {
+            values.chunks_exact(n_features).map(|row| row.iter().map(|v| v * v).sum()).collect()
+        };
+        Ok(DenseRows { values, n_rows, n_features, sq_norms })
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.values[i * self.n_features..(i + 1) * self.n_features]
+    }
+
+    /// Rows `start..end` as one contiguous row-major slice.
+    #[inline]
+    pub fn rows(&self, start: usize, end: usize) -> &[f64] {
+        &self.values[start * self.n_features..end * self.n_features]
+    }
+
+    /// `‖x_i‖²` for every row.
+    pub fn sq_norms(&self) -> &[f64] {
+        &self.sq_norms
+    }
+
+    /// Exchanges rows `i` and `j` (and their norms).
+    pub fn swap_rows(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        let d = self.n_features;
+        let values = self.values.to_mut();
+        let (lo, hi) = (i.min(j), i.max(j));
+        let (head, tail) = values.split_at_mut(hi * d);
+        head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        self.sq_norms.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_and_finiteness_are_checked() {
+        assert!(matches!(
+            DenseRows::new(&[1.0, 2.0, 3.0], 2, 2),
+            Err(KernelError::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            DenseRows::new(&[1.0, f64::NAN], 1, 2),
+            Err(KernelError::NotFinite { index: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn swap_rows_moves_rows_and_norms() {
+        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let mut rows = DenseRows::new(&data, 3, 2).unwrap();
+        rows.swap_rows(0, 2);
+        assert_eq!(rows.row(0), &[5.0, 6.0]);
+        assert_eq!(rows.row(2), &[1.0, 2.0]);
+        assert_eq!(rows.sq_norms(), &[61.0, 25.0, 5.0]);
+        // The caller's data is untouched.
+        assert_eq!(data[0], 1.0);
+    }
+}

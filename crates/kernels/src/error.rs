@@ -1,0 +1,58 @@
+//! Errors raised while building kernel data.
+
+/// Invalid data or kernel parameters. Every variant names the offending input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KernelError {
+    /// A buffer does not have the length its declared shape needs.
+    #[error("{name}: expected {expected} values for the given shape, got {actual}")]
+    ShapeMismatch {
+        /// Name of the argument.
+        name: &'static str,
+        /// Length implied by the shape.
+        expected: usize,
+        /// Length received.
+        actual: usize,
+    },
+    /// A value is NaN or infinite.
+    #[error("{name} contains NaN or infinity (first at flat index {index})")]
+    NotFinite {
+        /// Name of the argument.
+        name: &'static str,
+        /// Flat index of the first non-finite value.
+        index: usize,
+    },
+    /// A precomputed Gram matrix that is not square.
+    #[error("precomputed kernel must be square, got {rows} x {cols}")]
+    NotSquare {
+        /// Rows received.
+        rows: usize,
+        /// Columns received.
+        cols: usize,
+    },
+    /// A kernel parameter out of its domain.
+    #[error("invalid kernel parameter {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// Value received.
+        value: f64,
+        /// What is required.
+        reason: &'static str,
+    },
+    /// Two row sets with a different number of features.
+    #[error("feature count mismatch: {left} vs {right}")]
+    FeatureMismatch {
+        /// Features of the first set.
+        left: usize,
+        /// Features of the second set.
+        right: usize,
+    },
+}
+
+/// Returns the first non-finite value of `values`, as a [`KernelError::NotFinite`].
+pub(crate) fn check_finite(name: &'static str, values: &[f64]) -> Result<(), KernelError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(KernelError::NotFinite { name, index }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,34 @@
+//! # kernelkit-kernels: the column oracle
+//!
+//! Everything a dual decomposition solver needs to know about the data, and nothing else:
+//!
+//! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms;
+//! * [`KernelFunction`]: linear, RBF, polynomial, sigmoid (LIBSVM's definitions) and
+//!   [`PrecomputedGram`] for a user-given Gram matrix;
+//! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
+//!   product (GEMM, `matrixmultiply`) followed by the elementwise map, in parallel with rayon;
+//! * [`RowCache`]: LIBSVM's LRU cache of `f32` columns under a byte budget, with lazily
+//!   extended partial columns and `swap_index` coherence for shrinking;
+//! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
+//!   [`SignedQ`] (`y_i y_j K_ij`, C-SVC), [`SignedQ::unsigned`] (one-class, user matrices) and
+//!   [`SvrQ`] (the doubled `2l × 2l` ε-SVR matrix).
+//!
+//! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
+
+mod cache;
+mod dense;
+mod error;
+mod function;
+mod parallel;
+mod precomputed;
+mod qmatrix;
+mod source;
+
+pub use cache::{CacheStats, RowCache};
+pub use dense::DenseRows;
+pub use error::KernelError;
+pub use function::KernelFunction;
+pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
+pub use precomputed::PrecomputedGram;
+pub use qmatrix::{QMatrix, SignedQ, SvrQ};
+pub use source::{kernel_block, DenseKernel, KernelSource};

@@ -1,0 +1,265 @@
+//! `QMatrix`: the Hessian of a dual problem, column by column, as a decomposition solver sees it.
+//!
+//! LIBSVM's `QMatrix`/`SVC_Q`/`ONE_CLASS_Q`/`SVR_Q` split (Chang & Lin 2011, §4): the solver only
+//! asks for columns `Q[0..len, i]` (`len` = the current active-set size), the diagonal, and
+//! position swaps. The adapters fold a formulation into it:
+//!
+//! * [`SignedQ`]: `Q_ij = y_i y_j K_ij` (C-SVC, ν-SVC, PU); with unit signs
+//!   ([`SignedQ::unsigned`]), `Q_ij = K_ij` (one-class, user-given matrices).
+//! * [`SvrQ`]: the `2l × 2l` ε-SVR matrix `Q_ij = s_i s_j K(x_{i mod l}, x_{j mod l})` with
+//!   `s = (+1…+1, −1…−1)`. Kernel columns of the `l` points are cached (full length, never
+//!   permuted); `swap_index` only permutes the sign and index maps, and the signed `Q` columns
+//!   are assembled into two rotating buffers, as LIBSVM's `SVR_Q` does.
+//!
+//! `Q` values are `f32`, as LIBSVM's `Qfloat`; the diagonal is `f64`.
+
+use crate::cache::{CacheStats, RowCache};
+use crate::source::KernelSource;
+
+/// The dual Hessian as seen by a decomposition solver.
+pub trait QMatrix: Send {
+    /// Number of variables.
+    fn size(&self) -> usize;
+    /// `Q_ii` for every position.
+    fn diagonal(&self) -> &[f64];
+    /// `Q[0..len, i]`.
+    fn column(&mut self, i: usize, len: usize) -> &[f32];
+    /// `Q[0..len, i]` and `Q[0..len, j]` together (both stay valid).
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]);
+    /// Exchanges positions `i` and `j` (rows, columns, diagonal and signs).
+    fn swap_index(&mut self, i: usize, j: usize);
+    /// Counters of the underlying cache.
+    fn cache_stats(&self) -> CacheStats;
+}
+
+/// `Q_ij = s_i s_j K_ij` over a cached kernel source.
+#[derive(Debug)]
+pub struct SignedQ<K> {
+    kernel: K,
+    signs: Vec<f64>,
+    diagonal: Vec<f64>,
+    cache: RowCache,
+    scratch: Vec<f64>,
+}
+
+impl<K: KernelSource> SignedQ<K> {
+    /// `y_i y_j K_ij`, for labels `y_i ∈ {−1, +1}`; `cache_bytes` bounds the column cache.
+    ///
+    /// # Panics
+    /// If `signs` and the kernel have different lengths.
+    pub fn new(kernel: K, signs: Vec<f64>, cache_bytes: usize) -> Self {
+        assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
+        let diagonal = (0..kernel.len()).map(|i| kernel.diagonal_value(i)).collect();
+        let cache = RowCache::new(kernel.len(), cache_bytes);
+        SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new() }
+    }
+
+    /// `K_ij` itself (all signs +1): the one-class matrix, or a user-given `Q`.
+    pub fn unsigned(kernel: K, cache_bytes: usize) -> Self {
+        let n = kernel.len();
+        Self::new(kernel, vec![1.0; n], cache_bytes)
+    }
+
+    /// The kernel source, in its current position order.
+    pub fn kernel(&self) -> &K {
+        &self.kernel
+    }
+
+    fn ensure(&mut self, i: usize, len: usize, pinned: Option<usize>) {
+        let (column, start) = self.cache.get(i, len, pinned);
+        if start < len {
+            self.scratch.resize(len - start, 0.0);
+            self.kernel.fill_block(&[i], start, len, &mut self.scratch);
+            let s_i = self.signs[i];
+            for ((q, &k), &s_k) in
+                column[start..].iter_mut().zip(&self.scratch).zip(&self.signs[start..len])
+            {
+                *q = (s_i * s_k * k) as f32;
+            }
+        }
+    }
+}
+
+impl<K: KernelSource> QMatrix for SignedQ<K> {
+    fn size(&self) -> usize {
+        self.signs.len()
+    }
+
+    fn diagonal(&self) -> &[f64] {
+        &self.diagonal
+    }
+
+    fn column(&mut self, i: usize, len: usize) -> &[f32] {
+        self.ensure(i, len, None);
+        self.cache.peek(i, len)
+    }
+
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.ensure(i, len, None);
+        self.ensure(j, len, Some(i));
+        (self.cache.peek(i, len), self.cache.peek(j, len))
+    }
+
+    fn swap_index(&mut self, i: usize, j: usize) {
+        self.cache.swap_index(i, j);
+        self.kernel.swap_index(i, j);
+        self.signs.swap(i, j);
+        self.diagonal.swap(i, j);
+    }
+
+    fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+}
+
+/// The doubled ε-SVR matrix over `l` points (see the module documentation).
+#[derive(Debug)]
+pub struct SvrQ<K> {
+    kernel: K,
+    signs: Vec<f64>,
+    index: Vec<usize>,
+    diagonal: Vec<f64>,
+    cache: RowCache,
+    scratch: Vec<f64>,
+    buffers: [Vec<f32>; 2],
+    next_buffer: usize,
+}
+
+impl<K: KernelSource> SvrQ<K> {
+    /// The `2l × 2l` matrix for the `l` points of `kernel`.
+    pub fn new(kernel: K, cache_bytes: usize) -> Self {
+        let l = kernel.len();
+        let signs = (0..2 * l).map(|k| if k < l { 1.0 } else { -1.0 }).collect();
+        let index = (0..2 * l).map(|k| k % l.max(1)).collect();
+        let diagonal = (0..2 * l).map(|k| kernel.diagonal_value(k % l)).collect();
+        let cache = RowCache::new(l, cache_bytes);
+        SvrQ {
+            kernel,
+            signs,
+            index,
+            diagonal,
+            cache,
+            scratch: Vec::new(),
+            buffers: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
+            next_buffer: 0,
+        }
+    }
+
+    /// Builds `Q[0..len, i]` into buffer `slot`.
+    fn assemble(&mut self, i: usize, len: usize, slot: usize) {
+        let l = self.kernel.len();
+        let real = self.index[i];
+        let (row, start) = self.cache.get(real, l, None);
+        if start < l {
+            self.scratch.resize(l - start, 0.0);
+            self.kernel.fill_block(&[real], start, l, &mut self.scratch);
+            for (q, &k) in row[start..].iter_mut().zip(&self.scratch) {
+                *q = k as f32;
+            }
+        }
+        let row = self.cache.peek(real, l);
+        let s_i = self.signs[i] as f32;
+        let buffer = &mut self.buffers[slot];
+        for ((b, &s_k), &k) in buffer[..len].iter_mut().zip(&self.signs[..len]).zip(&self.index) {
+            *b = s_i * (s_k as f32) * row[k];
+        }
+    }
+}
+
+impl<K: KernelSource> QMatrix for SvrQ<K> {
+    fn size(&self) -> usize {
+        self.signs.len()
+    }
+
+    fn diagonal(&self) -> &[f64] {
+        &self.diagonal
+    }
+
+    fn column(&mut self, i: usize, len: usize) -> &[f32] {
+        let slot = self.next_buffer;
+        self.next_buffer = 1 - slot;
+        self.assemble(i, len, slot);
+        &self.buffers[slot][..len]
+    }
+
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.assemble(i, len, 0);
+        self.assemble(j, len, 1);
+        self.next_buffer = 0;
+        (&self.buffers[0][..len], &self.buffers[1][..len])
+    }
+
+    fn swap_index(&mut self, i: usize, j: usize) {
+        self.signs.swap(i, j);
+        self.index.swap(i, j);
+        self.diagonal.swap(i, j);
+    }
+
+    fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DenseKernel, DenseRows, KernelFunction};
+
+    fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
+        DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
+            .unwrap()
+    }
+
+    fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
+        let mut out = [0.0];
+        k.fill_block(&[i], j, j + 1, &mut out);
+        out[0]
+    }
+
+    #[test]
+    fn signed_q_is_coherent_under_swaps() {
+        let (n, d) = (9, 3);
+        let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.37).sin()).collect();
+        let y: Vec<f64> = (0..n).map(|k| if k % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let reference = kernel(&values, n, d);
+        // A budget of 2 columns forces evictions and partial-column drops.
+        let mut q = SignedQ::new(kernel(&values, n, d), y.clone(), 0);
+        let mut perm: Vec<usize> = (0..n).collect();
+        let swaps = [(0, 5), (2, 8), (1, 2), (7, 3), (0, 8)];
+        for (step, &(a, b)) in swaps.iter().enumerate() {
+            let len = n - step;
+            for i in [a, b, (a + b) % n] {
+                let col = q.column(i, len).to_vec();
+                for (k, &value) in col.iter().enumerate() {
+                    let expected = y[perm[i]] * y[perm[k]] * k_value(&reference, perm[i], perm[k]);
+                    assert_eq!(value, expected as f32);
+                }
+            }
+            q.swap_index(a, b);
+            perm.swap(a, b);
+        }
+    }
+
+    #[test]
+    fn svr_q_is_the_doubled_signed_kernel() {
+        let (l, d) = (5, 2);
+        let values: Vec<f64> = (0..l * d).map(|k| (k as f64 * 0.91).cos()).collect();
+        let reference = kernel(&values, l, d);
+        let mut q = SvrQ::new(kernel(&values, l, d), 0);
+        q.swap_index(1, 7);
+        let mut perm: Vec<usize> = (0..2 * l).collect();
+        perm.swap(1, 7);
+        let sign = |k: usize| if k < l { 1.0f32 } else { -1.0 };
+        let (ci, cj) = q.column_pair(1, 4, 2 * l);
+        for k in 0..2 * l {
+            let expected_i = sign(perm[1])
+                * sign(perm[k])
+                * (k_value(&reference, perm[1] % l, perm[k] % l) as f32);
+            let expected_j = sign(perm[4])
+                * sign(perm[k])
+                * (k_value(&reference, perm[4] % l, perm[k] % l) as f32);
+            assert_eq!(ci[k], expected_i);
+            assert_eq!(cj[k], expected_j);
+        }
+    }
+}

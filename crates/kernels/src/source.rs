@@ -1,0 +1,343 @@
+//! Blocks of kernel values: `K[rows, start..end]` as one matrix product plus an elementwise map.
+//!
+//! A block of `R` rows against the contiguous positions `start..end` is the product
+//! `X[rows] · X[start..end]ᵀ` (GEMM from `matrixmultiply`, which packs both operands into
+//! cache-sized panels), followed by [`KernelFunction::from_inner_product`]. The positions are cut
+//! into fixed chunks that rayon computes in parallel; the chunking does not depend on the number
+//! of threads, so the values are bitwise identical for any thread count.
+//!
+//! For one or two rows (the common case inside SMO, which asks for one column at a time) a GEMM
+//! would pack the whole `X[start..end]` for a single use; the dot products are then computed
+//! directly, which reads `X` once (`criterion` bench `kernel_columns`).
+
+use rayon::prelude::*;
+
+use crate::dense::DenseRows;
+use crate::error::KernelError;
+use crate::function::KernelFunction;
+use crate::parallel::chunk_ranges;
+
+/// Positions per parallel task when filling a block of kernel columns.
+const COLUMN_CHUNK: usize = 1024;
+/// Below this many rows a block is computed by direct dot products instead of a GEMM.
+const GEMM_MIN_ROWS: usize = 4;
+/// Below this many multiply-adds a block is computed on the calling thread.
+const PARALLEL_MIN_WORK: usize = 1 << 16;
+
+/// A symmetric kernel matrix whose entries are computed on demand, indexed by *position*
+/// (positions are permuted by [`KernelSource::swap_index`] when a solver shrinks).
+pub trait KernelSource: Send + Sync {
+    /// Number of points.
+    fn len(&self) -> usize;
+
+    /// Whether there are no points.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `K[i, i]`.
+    fn diagonal_value(&self, i: usize) -> f64;
+
+    /// Writes `K[rows[r], start + c]` to `out[r * (end - start) + c]`.
+    fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]);
+
+    /// Exchanges positions `i` and `j`.
+    fn swap_index(&mut self, i: usize, j: usize);
+}
+
+/// A kernel function over dense rows.
+#[derive(Debug, Clone)]
+pub struct DenseKernel<'a> {
+    rows: DenseRows<'a>,
+    function: KernelFunction,
+}
+
+impl<'a> DenseKernel<'a> {
+    /// Combines rows and a kernel function, validating the function's parameters.
+    pub fn new(rows: DenseRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
+        function.validate()?;
+        Ok(DenseKernel { rows, function })
+    }
+
+    /// The kernel function.
+    pub fn function(&self) -> KernelFunction {
+        self.function
+    }
+
+    /// The rows, in their current (possibly permuted) order.
+    pub fn rows(&self) -> &DenseRows<'a> {
+        &self.rows
+    }
+}
+
+impl KernelSource for DenseKernel<'_> {
+    fn len(&self) -> usize {
+        self.rows.n_rows()
+    }
+
+    fn diagonal_value(&self, i: usize) -> f64 {
+        let norm = self.rows.sq_norms()[i];
+        self.function.from_inner_product(norm, norm, norm)
+    }
+
+    fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
+        let width = end - start;
+        assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
+        if width == 0 || rows.is_empty() {
+            return;
+        }
+        let d = self.rows.n_features();
+        let left: Vec<f64> = rows.iter().flat_map(|&r| self.rows.row(r).iter().copied()).collect();
+        let left_norms: Vec<f64> = rows.iter().map(|&r| self.rows.sq_norms()[r]).collect();
+        let block = Block {
+            left: &left,
+            left_norms: &left_norms,
+            right: &self.rows,
+            right_offset: start,
+            function: self.function,
+            n_features: d,
+        };
+        block.compute(width, out);
+    }
+
+    fn swap_index(&mut self, i: usize, j: usize) {
+        self.rows.swap_rows(i, j);
+    }
+}
+
+/// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
+/// Used for prediction; runs on the current rayon pool.
+pub fn kernel_block(
+    a: &DenseRows<'_>,
+    b: &DenseRows<'_>,
+    function: KernelFunction,
+    out: &mut [f64],
+) -> Result<(), KernelError> {
+    function.validate()?;
+    if a.n_features() != b.n_features() {
+        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
+    }
+    let width = b.n_rows();
+    let expected = a.n_rows() * width;
+    if out.len() != expected {
+        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
+    }
+    if width == 0 {
+        return Ok(());
+    }
+    const ROW_BLOCK: usize = 64;
+    let job = |(block_index, out_rows): (usize, &mut [f64])| {
+        let lo = block_index * ROW_BLOCK;
+        let hi = lo + out_rows.len() / width;
+        let block = Block {
+            left: a.rows(lo, hi),
+            left_norms: &a.sq_norms()[lo..hi],
+            right: b,
+            right_offset: 0,
+            function,
+            n_features: a.n_features(),
+        };
+        block.compute_sequential(0, width, width, out_rows);
+    };
+    if expected * a.n_features().max(1) < PARALLEL_MIN_WORK {
+        out.chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
+    } else {
+        out.par_chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
+    }
+    Ok(())
+}
+
+/// The operands of one block: gathered left rows against a contiguous range of right rows.
+struct Block<'a, 'b> {
+    left: &'a [f64],
+    left_norms: &'a [f64],
+    right: &'a DenseRows<'b>,
+    right_offset: usize,
+    function: KernelFunction,
+    n_features: usize,
+}
+
+/// A raw output pointer shared by tasks that write disjoint columns.
+#[derive(Clone, Copy)]
+struct SharedOut(*mut f64);
+// SAFETY: tasks write disjoint column windows of one row-major buffer (see `compute_window`).
+unsafe impl Send for SharedOut {}
+unsafe impl Sync for SharedOut {}
+
+impl Block<'_, '_> {
+    fn n_left(&self) -> usize {
+        self.left_norms.len()
+    }
+
+    /// Fills the `n_left × width` row-major `out`, in parallel over fixed column chunks.
+    fn compute(&self, width: usize, out: &mut [f64]) {
+        assert_eq!(out.len(), self.n_left() * width);
+        let work = self.n_left() * width * self.n_features.max(1);
+        let shared = SharedOut(out.as_mut_ptr());
+        if work < PARALLEL_MIN_WORK {
+            // SAFETY: `out` is exclusively borrowed and holds n_left × width values.
+            unsafe { self.compute_window(0, width, width, shared) };
+            return;
+        }
+        let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
+        chunks.into_par_iter().for_each(|(c0, c1)| {
+            // SAFETY: `out` is exclusively borrowed for the whole parallel loop, and each task
+            // writes only the columns `c0..c1` of every row, which no other task touches.
+            unsafe { self.compute_window(c0, c1, width, shared) };
+        });
+    }
+
+    /// Fills columns `c0..c1` of the row-major `out` (rows `stride` long, `n_left` rows).
+    fn compute_sequential(&self, c0: usize, c1: usize, stride: usize, out: &mut [f64]) {
+        assert!(out.len() >= self.n_left() * stride && c1 <= stride);
+        // SAFETY: checked just above; `out` is exclusively borrowed.
+        unsafe { self.compute_window(c0, c1, stride, SharedOut(out.as_mut_ptr())) };
+    }
+
+    /// # Safety
+    /// `out` must point to `n_left × stride` writable values, and no one else may access the
+    /// window of columns `c0..c1` while this runs.
+    unsafe fn compute_window(&self, c0: usize, c1: usize, stride: usize, out: SharedOut) {
+        let d = self.n_features;
+        let n_left = self.n_left();
+        let right = self.right.rows(self.right_offset + c0, self.right_offset + c1);
+        let right_norms = &self.right.sq_norms()[self.right_offset + c0..self.right_offset + c1];
+        let n_cols = c1 - c0;
+        // SAFETY: the caller guarantees the window of row r, columns c0..c1, is ours alone.
+        let row_window =
+            |r: usize| unsafe { std::slice::from_raw_parts_mut(out.0.add(r * stride + c0), n_cols) };
+        if d == 0 {
+            for r in 0..n_left {
+                row_window(r).fill(0.0);
+            }
+        } else if n_left < GEMM_MIN_ROWS {
+            for r in 0..n_left {
+                let x = &self.left[r * d..(r + 1) * d];
+                for (o, z) in row_window(r).iter_mut().zip(right.chunks_exact(d)) {
+                    *o = dot(x, z);
+                }
+            }
+        } else {
+            // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
+            // `right` read as its transpose (d × n_cols), and the n_left × n_cols window of
+            // `out` at column c0 with row stride `stride`, which the caller gives us.
+            unsafe {
+                matrixmultiply::dgemm(
+                    n_left,
+                    d,
+                    n_cols,
+                    1.0,
+                    self.left.as_ptr(),
+                    d as isize,
+                    1,
+                    right.as_ptr(),
+                    1,
+                    d as isize,
+                    0.0,
+                    out.0.add(c0),
+                    stride as isize,
+                    1,
+                );
+            }
+        }
+        if self.function != KernelFunction::Linear {
+            for r in 0..n_left {
+                let norm_x = self.left_norms[r];
+                for (o, &norm_z) in row_window(r).iter_mut().zip(right_norms) {
+                    *o = self.function.from_inner_product(*o, norm_x, norm_z);
+                }
+            }
+        }
+    }
+}
+
+/// `⟨x, z⟩` with four independent accumulators (vectorisable, fixed summation order).
+#[inline]
+fn dot(x: &[f64], z: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let xs = x.chunks_exact(4);
+    let zs = z.chunks_exact(4);
+    let (x_tail, z_tail) = (xs.remainder(), zs.remainder());
+    for (a, b) in xs.zip(zs) {
+        acc[0] += a[0] * b[0];
+        acc[1] += a[1] * b[1];
+        acc[2] += a[2] * b[2];
+        acc[3] += a[3] * b[3];
+    }
+    let mut sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (a, b) in x_tail.iter().zip(z_tail) {
+        sum += a * b;
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(x: &[f64], z: &[f64], f: KernelFunction) -> f64 {
+        let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
+        let nx: f64 = x.iter().map(|a| a * a).sum();
+        let nz: f64 = z.iter().map(|a| a * a).sum();
+        match f {
+            KernelFunction::Rbf { gamma } => {
+                let d2: f64 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
+                (-gamma * d2).exp()
+            }
+            _ => f.from_inner_product(dot, nx, nz),
+        }
+    }
+
+    fn data(n: usize, d: usize) -> Vec<f64> {
+        (0..n * d).map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0).collect()
+    }
+
+    #[test]
+    fn blocks_match_naive_kernel_for_every_function_and_size() {
+        let functions = [
+            KernelFunction::Linear,
+            KernelFunction::Rbf { gamma: 0.3 },
+            KernelFunction::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
+            KernelFunction::Sigmoid { gamma: 0.1, coef0: -0.5 },
+        ];
+        for (n, d) in [(7, 3), (300, 17), (2500, 40)] {
+            let values = data(n, d);
+            for f in functions {
+                let kernel = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
+                for rows in [vec![0], vec![3, 1], (0..6).collect::<Vec<_>>()] {
+                    let (start, end) = (1, n);
+                    let mut out = vec![0.0; rows.len() * (end - start)];
+                    kernel.fill_block(&rows, start, end, &mut out);
+                    for (r, &i) in rows.iter().enumerate() {
+                        for j in start..end {
+                            let expected = naive(kernel.rows().row(i), kernel.rows().row(j), f);
+                            let got = out[r * (end - start) + j - start];
+                            assert!(
+                                (got - expected).abs() <= 1e-10 * expected.abs().max(1.0),
+                                "{f:?} n={n} row {i} col {j}: {got} vs {expected}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_block_matches_fill_block() {
+        let (n, m, d) = (150, 70, 9);
+        let a = data(m, d);
+        let b = data(n, d);
+        let f = KernelFunction::Rbf { gamma: 0.7 };
+        let rows_a = DenseRows::new(&a, m, d).unwrap();
+        let rows_b = DenseRows::new(&b, n, d).unwrap();
+        let mut out = vec![0.0; m * n];
+        kernel_block(&rows_a, &rows_b, f, &mut out).unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let expected = naive(rows_a.row(i), rows_b.row(j), f);
+                assert!((out[i * n + j] - expected).abs() < 1e-12);
+            }
+        }
+    }
+}

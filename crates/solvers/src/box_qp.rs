@@ -1,0 +1,109 @@
+//! `BoxQp`: the quadratic program of the LIBSVM formulations (Chang & Lin 2011, eq. (11)):
+//!
+//! ```text
+//! min_α  f(α) = ½ αᵀQα + pᵀα
+//! s.t.   yᵀα = Δ,   0 ≤ α_i ≤ u_i,   y_i ∈ {−1, +1},
+//! ```
+//!
+//! where `Δ = yᵀα⁰` is fixed by the feasible starting point `α⁰`. The upper bounds `u_i` are per
+//! variable (class weights times sample weights, as scikit-learn's LIBSVM has them).
+
+use kernelkit_kernels::QMatrix;
+
+use crate::protocol::SolveError;
+
+/// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ u`.
+#[derive(Debug)]
+pub struct BoxQp<Q> {
+    /// The Hessian.
+    pub q: Q,
+    /// The linear term.
+    pub p: Vec<f64>,
+    /// The signs of the equality constraint, each −1 or +1.
+    pub y: Vec<i8>,
+    /// The upper bounds, each > 0.
+    pub upper: Vec<f64>,
+    /// A feasible starting point.
+    pub alpha0: Vec<f64>,
+}
+
+impl<Q: QMatrix> BoxQp<Q> {
+    /// Builds the problem, starting from `α⁰ = 0` when `alpha0` is `None`.
+    pub fn new(
+        q: Q,
+        p: Vec<f64>,
+        y: Vec<i8>,
+        upper: Vec<f64>,
+        alpha0: Option<Vec<f64>>,
+    ) -> Result<Self, SolveError> {
+        let n = q.size();
+        let alpha0 = alpha0.unwrap_or_else(|| vec![0.0; n]);
+        let problem = BoxQp { q, p, y, upper, alpha0 };
+        problem.validate()?;
+        Ok(problem)
+    }
+
+    /// Number of variables.
+    pub fn len(&self) -> usize {
+        self.q.size()
+    }
+
+    /// Whether there are no variables.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Checks lengths, signs, bounds and the feasibility of `α⁰`.
+    pub fn validate(&self) -> Result<(), SolveError> {
+        let n = self.q.size();
+        for (name, actual) in [
+            ("p", self.p.len()),
+            ("y", self.y.len()),
+            ("upper", self.upper.len()),
+            ("alpha0", self.alpha0.len()),
+        ] {
+            if actual != n {
+                return Err(SolveError::LengthMismatch { name, expected: n, actual });
+            }
+        }
+        if n == 0 {
+            return Err(SolveError::InvalidProblem {
+                name: "problem",
+                reason: "it has no variables".into(),
+            });
+        }
+        if let Some(i) = self.p.iter().position(|v| !v.is_finite()) {
+            return Err(SolveError::InvalidProblem {
+                name: "p",
+                reason: format!("p[{i}] is not finite"),
+            });
+        }
+        if let Some(i) = self.y.iter().position(|&v| v != 1 && v != -1) {
+            return Err(SolveError::InvalidProblem {
+                name: "y",
+                reason: format!("y[{i}] = {} is not -1 or +1", self.y[i]),
+            });
+        }
+        if let Some(i) = self.upper.iter().position(|&u| !(u.is_finite() && u > 0.0)) {
+            return Err(SolveError::InvalidProblem {
+                name: "upper",
+                reason: format!("upper[{i}] = {} must be finite and > 0", self.upper[i]),
+            });
+        }
+        for (i, (&a, &u)) in self.alpha0.iter().zip(&self.upper).enumerate() {
+            if !(a.is_finite() && (0.0..=u).contains(&a)) {
+                return Err(SolveError::InvalidProblem {
+                    name: "alpha0",
+                    reason: format!("alpha0[{i}] = {a} is outside [0, upper[{i}] = {u}]"),
+                });
+            }
+        }
+        if let Some(i) = self.q.diagonal().iter().position(|v| !v.is_finite()) {
+            return Err(SolveError::InvalidProblem {
+                name: "Q",
+                reason: format!("Q[{i}, {i}] is not finite"),
+            });
+        }
+        Ok(())
+    }
+}

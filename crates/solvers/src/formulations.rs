@@ -1,0 +1,110 @@
+//! The LIBSVM formulations as a [`BoxQp`] plus post-processing (Chang & Lin 2011, §2).
+//!
+//! | formulation | `Q` | `p` | `y` | `u_i` | `α⁰` |
+//! |---|---|---|---|---|---|
+//! | C-SVC | `y_i y_j K_ij` | `−e` | labels | `C·w_{y_i}·s_i` | `0` |
+//! | one-class | `K_ij` | `0` | `+e` | `s_i` | `Σα⁰ = ν Σ s_i`, filled greedily |
+//! | ε-SVR | `[K −K; −K K]` | `(ε − z, ε + z)` | `(+e, −e)` | `C·s_i` twice | `0` |
+//!
+//! (`w`: class weights, `s`: sample weights, `z`: regression targets.) The one-class starting
+//! point puts `α_i = min(u_i, remaining)` on the first variables until `Σα = ν Σ u_i`, as
+//! scikit-learn's LIBSVM does (with unit weights: `α_i = 1` for `i < ⌊νl⌋` and the fraction on
+//! the next one, LIBSVM's rule). The ε-SVR solution is returned as `β = α − α*`.
+
+use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
+
+use crate::box_qp::BoxQp;
+use crate::protocol::{Monitor, SolveError, SolveOptions, Solution, Solver};
+use crate::smo::Smo;
+
+/// C-SVC: `x` of the solution is `α ≥ 0` (the dual coefficients are `y_i α_i`).
+pub fn c_svc<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
+    check_len("y", kernel.len(), labels.len())?;
+    let signs = labels.iter().map(|&y| f64::from(y)).collect();
+    let n = kernel.len();
+    let q = SignedQ::new(kernel, signs, options.cache_bytes);
+    let mut problem = BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, None)?;
+    Smo.solve(&mut problem, options, monitor)
+}
+
+/// One-class SVM with parameter `ν ∈ (0, 1]` and per-sample bounds `upper` (sample weights).
+pub fn one_class<K: KernelSource>(
+    kernel: K,
+    nu: f64,
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
+    if !(nu > 0.0 && nu <= 1.0) {
+        return Err(SolveError::InvalidProblem {
+            name: "nu",
+            reason: format!("nu = {nu} must be in (0, 1]"),
+        });
+    }
+    let n = kernel.len();
+    check_len("sample bounds", n, upper.len())?;
+    // Σ u_i ν accumulated term by term, as scikit-learn's LIBSVM does (the rounding of this sum
+    // decides the last, fractional, starting value).
+    let mut remaining: f64 = upper.iter().fold(0.0, |sum, &u| sum + u * nu);
+    let mut alpha0 = vec![0.0; n];
+    for (a, &u) in alpha0.iter_mut().zip(&upper) {
+        if remaining <= 0.0 {
+            break;
+        }
+        *a = u.min(remaining);
+        remaining -= *a;
+    }
+    let q = SignedQ::unsigned(kernel, options.cache_bytes);
+    let mut problem = BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?;
+    Smo.solve(&mut problem, options, monitor)
+}
+
+/// ε-SVR with targets `z` and per-sample bounds `upper` (`C` × sample weights). The solution's
+/// `x` is `β = α − α*` (length `l`).
+pub fn epsilon_svr<K: KernelSource>(
+    kernel: K,
+    targets: &[f64],
+    epsilon: f64,
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
+    if !(epsilon.is_finite() && epsilon >= 0.0) {
+        return Err(SolveError::InvalidProblem {
+            name: "epsilon",
+            reason: format!("epsilon = {epsilon} must be finite and >= 0"),
+        });
+    }
+    let l = kernel.len();
+    check_len("y", l, targets.len())?;
+    check_len("sample bounds", l, upper.len())?;
+    if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
+        return Err(SolveError::InvalidProblem {
+            name: "y",
+            reason: format!("y[{i}] is not finite"),
+        });
+    }
+    let p = targets.iter().map(|z| epsilon - z).chain(targets.iter().map(|z| epsilon + z)).collect();
+    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
+    let upper2 = upper.iter().chain(&upper).copied().collect();
+    let q = SvrQ::new(kernel, options.cache_bytes);
+    let mut problem = BoxQp::new(q, p, y, upper2, None)?;
+    let mut solution = Smo.solve(&mut problem, options, monitor)?;
+    let beta = (0..l).map(|i| solution.x[i] - solution.x[i + l]).collect();
+    solution.x = beta;
+    Ok(solution)
+}
+
+fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), SolveError> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(SolveError::LengthMismatch { name, expected, actual })
+    }
+}

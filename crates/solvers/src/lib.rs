@@ -1,0 +1,26 @@
+//! # kernelkit-solvers: decomposition solvers for kernel machines
+//!
+//! * [`protocol`]: the uniform [`Solver`] trait, [`SolveOptions`], [`Solution`], [`Status`] and
+//!   the [`Monitor`] that receives [`Progress`] (progress bars, callbacks, Ctrl-C).
+//! * [`BoxQp`]: `min ½αᵀQα + pᵀα  s.t.  yᵀα = Δ, 0 ≤ α_i ≤ u_i`, the problem family of the
+//!   LIBSVM formulations.
+//! * [`Smo`]: the SMO engine of LIBSVM (Fan, Chen & Lin 2005; Chang & Lin 2011), written from
+//!   those descriptions: second-order working-set selection, shrinking with gradient
+//!   reconstruction, per-variable upper bounds.
+//! * [`formulations`]: C-SVC, ε-SVR and one-class SVM as a `BoxQp` plus post-processing.
+//!
+//! The crate has no Python dependency.
+
+pub mod box_qp;
+pub mod formulations;
+mod parallel;
+pub mod protocol;
+pub mod smo;
+
+pub use box_qp::BoxQp;
+pub use parallel::with_thread_pool;
+pub use protocol::{
+    Control, Monitor, NoMonitor, Progress, SolveError, SolveOptions, SolveStats, Solution, Solver,
+    Status,
+};
+pub use smo::Smo;

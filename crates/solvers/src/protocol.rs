@@ -1,0 +1,208 @@
+//! The uniform solver protocol shared by every engine (DESIGN.md, "The uniform Solver protocol").
+
+use std::time::Duration;
+
+use kernelkit_kernels::{CacheStats, KernelError};
+
+/// A solver for problems of type `P`.
+pub trait Solver<P> {
+    /// A short stable name (`"smo"`, …).
+    fn name(&self) -> &'static str;
+
+    /// Solves `problem`, reporting to `monitor`. Hitting a limit is a [`Status`], not an error.
+    fn solve(
+        &self,
+        problem: &mut P,
+        options: &SolveOptions,
+        monitor: &mut dyn Monitor,
+    ) -> Result<Solution, SolveError>;
+}
+
+/// Options common to every solver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SolveOptions {
+    /// Stopping tolerance on the maximal KKT violation (LIBSVM's `eps`).
+    pub tol: f64,
+    /// Iteration limit (`None`: no limit).
+    pub max_iter: Option<u64>,
+    /// Kernel cache budget in bytes.
+    pub cache_bytes: usize,
+    /// Whether to shrink the active set (LIBSVM's `-h`).
+    pub shrinking: bool,
+    /// Threads for the parallel passes (`0` = one per core); results do not depend on it.
+    pub n_threads: usize,
+    /// Seed for randomised solvers.
+    pub seed: u64,
+    /// Wall-clock limit.
+    pub time_limit: Option<Duration>,
+    /// The monitor is called every this many iterations.
+    pub report_every: u64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            tol: 1e-3,
+            max_iter: None,
+            cache_bytes: 200 << 20,
+            shrinking: true,
+            n_threads: 0,
+            seed: 0,
+            time_limit: None,
+            report_every: 64,
+        }
+    }
+}
+
+impl SolveOptions {
+    /// Checks the options.
+    pub fn validate(&self) -> Result<(), SolveError> {
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(SolveError::InvalidOption { name: "tol", reason: "must be finite and > 0" });
+        }
+        if self.max_iter == Some(0) {
+            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
+        }
+        if self.report_every == 0 {
+            return Err(SolveError::InvalidOption { name: "report_every", reason: "must be >= 1" });
+        }
+        Ok(())
+    }
+}
+
+/// How a solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The stopping criterion holds.
+    Converged,
+    /// `max_iter` was reached.
+    MaxIterations,
+    /// `time_limit` was reached.
+    TimeLimit,
+    /// The monitor asked to stop.
+    Stopped,
+    /// A non-finite value appeared.
+    NumericalError,
+}
+
+impl Status {
+    /// A stable lower-case name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Converged => "converged",
+            Status::MaxIterations => "max_iterations",
+            Status::TimeLimit => "time_limit",
+            Status::Stopped => "stopped",
+            Status::NumericalError => "numerical_error",
+        }
+    }
+}
+
+/// Counters of one solve.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SolveStats {
+    /// Kernel cache counters at exit.
+    pub cache: CacheStats,
+    /// Iterations whose step increased the objective (must stay 0 for a convex problem).
+    pub objective_increases: u64,
+    /// Times the gradient of the shrunk variables was reconstructed.
+    pub gradient_reconstructions: u64,
+    /// Smallest active-set size reached by shrinking.
+    pub min_active_size: u64,
+}
+
+/// The result of a solve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// The variables, in the problem's original order.
+    pub x: Vec<f64>,
+    /// The objective value at `x`.
+    pub objective: f64,
+    /// The bias `b` of the decision function `Σ … + b` (LIBSVM's `−ρ`).
+    pub bias: f64,
+    /// The maximal KKT violation at exit.
+    pub gap: f64,
+    /// Iterations performed.
+    pub iterations: u64,
+    /// How the solve ended.
+    pub status: Status,
+    /// Counters.
+    pub stats: SolveStats,
+}
+
+/// What a solver reports to its [`Monitor`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Iterations so far.
+    pub iteration: u64,
+    /// The current maximal KKT violation (over the active set).
+    pub gap: f64,
+    /// The current objective value.
+    pub objective: f64,
+    /// Variables in the active set.
+    pub active_size: usize,
+    /// Kernel cache counters.
+    pub cache: CacheStats,
+}
+
+/// The answer of a [`Monitor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Go on.
+    Continue,
+    /// Stop now; the solver returns its current point with [`Status::Stopped`].
+    Stop,
+}
+
+/// Receives progress during a solve.
+pub trait Monitor: Send {
+    /// Called every `report_every` iterations.
+    fn report(&mut self, progress: &Progress) -> Control;
+}
+
+/// A monitor that never stops the solve.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoMonitor;
+
+impl Monitor for NoMonitor {
+    fn report(&mut self, _progress: &Progress) -> Control {
+        Control::Continue
+    }
+}
+
+/// Invalid problems and options. Every variant names what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    /// Invalid kernel data or parameters.
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    /// A problem vector of the wrong length.
+    #[error("{name} has length {actual}, expected {expected}")]
+    LengthMismatch {
+        /// Name of the vector.
+        name: &'static str,
+        /// Length expected.
+        expected: usize,
+        /// Length received.
+        actual: usize,
+    },
+    /// A problem value out of its domain.
+    #[error("invalid {name}: {reason}")]
+    InvalidProblem {
+        /// What is wrong.
+        name: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// An option out of its domain.
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// Option name.
+        name: &'static str,
+        /// What is required.
+        reason: &'static str,
+    },
+    /// The thread pool could not be built.
+    #[error("could not start the thread pool: {0}")]
+    ThreadPool(String),
+}

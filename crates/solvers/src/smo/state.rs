@@ -1,0 +1,104 @@
+//! The solver's variables, indexed by position (positions are permuted by shrinking).
+
+use kernelkit_kernels::QMatrix;
+
+/// Where `α_i` sits in its box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// `α_i = 0`.
+    Lower,
+    /// `α_i = u_i`.
+    Upper,
+    /// `0 < α_i < u_i`.
+    Free,
+}
+
+/// Everything the SMO iteration reads and writes, except `Q`.
+#[derive(Debug)]
+pub(crate) struct Variables {
+    /// `Q_ii`, permuted with the positions.
+    pub diagonal: Vec<f64>,
+    pub y: Vec<i8>,
+    pub alpha: Vec<f64>,
+    /// `G = Qα + p`, exact on the active positions, reconstructed on demand elsewhere.
+    pub gradient: Vec<f64>,
+    /// `Ḡ_i = Σ_{j : α_j = u_j} u_j Q_ij`, kept for every position.
+    pub gradient_bar: Vec<f64>,
+    pub p: Vec<f64>,
+    pub upper: Vec<f64>,
+    pub bound: Vec<Bound>,
+    /// `active_set[position]` = the variable's original index.
+    pub active_set: Vec<usize>,
+}
+
+impl Variables {
+    pub fn new(diagonal: Vec<f64>, y: Vec<i8>, alpha: Vec<f64>, p: Vec<f64>, upper: Vec<f64>) -> Self {
+        let n = alpha.len();
+        let mut variables = Variables {
+            diagonal,
+            y,
+            alpha,
+            gradient: vec![0.0; n],
+            gradient_bar: vec![0.0; n],
+            p,
+            upper,
+            bound: vec![Bound::Lower; n],
+            active_set: (0..n).collect(),
+        };
+        for i in 0..n {
+            variables.update_bound(i);
+        }
+        variables
+    }
+
+    pub fn len(&self) -> usize {
+        self.alpha.len()
+    }
+
+    /// LIBSVM's `update_alpha_status`.
+    #[inline]
+    pub fn update_bound(&mut self, i: usize) {
+        self.bound[i] = if self.alpha[i] >= self.upper[i] {
+            Bound::Upper
+        } else if self.alpha[i] <= 0.0 {
+            Bound::Lower
+        } else {
+            Bound::Free
+        };
+    }
+
+    #[inline]
+    pub fn is_upper(&self, i: usize) -> bool {
+        self.bound[i] == Bound::Upper
+    }
+
+    #[inline]
+    pub fn is_lower(&self, i: usize) -> bool {
+        self.bound[i] == Bound::Lower
+    }
+
+    #[inline]
+    pub fn is_free(&self, i: usize) -> bool {
+        self.bound[i] == Bound::Free
+    }
+
+    /// Exchanges positions `i` and `j` everywhere, `Q` included.
+    pub fn swap_index<Q: QMatrix>(&mut self, q: &mut Q, i: usize, j: usize) {
+        q.swap_index(i, j);
+        self.diagonal.swap(i, j);
+        self.y.swap(i, j);
+        self.alpha.swap(i, j);
+        self.gradient.swap(i, j);
+        self.gradient_bar.swap(i, j);
+        self.p.swap(i, j);
+        self.upper.swap(i, j);
+        self.bound.swap(i, j);
+        self.active_set.swap(i, j);
+    }
+
+    /// `f(α) = ½αᵀQα + pᵀα = Σ α_i (G_i + p_i) / 2`, valid when `G` is exact everywhere.
+    pub fn objective(&self) -> f64 {
+        self.alpha.iter().zip(&self.gradient).zip(&self.p).map(|((a, g), p)| a * (g + p)).sum::<f64>()
+            / 2.0
+    }
+}

@@ -1,0 +1,175 @@
+//! Working-set selection by second-order information (Fan, Chen & Lin 2005, WSS 2; LIBSVM's
+//! `select_working_set`).
+//!
+//! With `I_up = {t : y_t = +1, α_t < u_t} ∪ {t : y_t = −1, α_t > 0}` and
+//! `I_low = {t : y_t = +1, α_t > 0} ∪ {t : y_t = −1, α_t < u_t}`:
+//!
+//! ```text
+//! i = argmax_{t ∈ I_up} −y_t G_t,                          m(α) = −y_i G_i
+//! j = argmin_{t ∈ I_low, −y_t G_t < m(α)} −b_it² / a_it,   M(α) = min_{t ∈ I_low} −y_t G_t
+//! a_it = Q_ii + Q_tt − 2 y_i y_t Q_it  (τ = 1e−12 when a_it ≤ 0),   b_it = m(α) + y_t G_t
+//! ```
+//!
+//! and the pair is optimal within `tol` when `m(α) − M(α) < tol`. Both scans are reductions
+//! over fixed chunks; ties go to the *last* index, as LIBSVM's `>=`/`<=` scans do, so the
+//! selected pair does not depend on the thread count.
+
+use rayon::prelude::*;
+
+use super::state::Variables;
+use super::TAU;
+
+/// Positions per parallel task in the scans.
+const SCAN_CHUNK: usize = 4096;
+
+/// The result of one selection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Selection {
+    /// `(i, j)`, or `None` when the active set is optimal within `tol`.
+    pub pair: Option<(usize, usize)>,
+    /// `m(α) − M(α)` over the active set.
+    pub gap: f64,
+}
+
+/// `(value, index)` maximum with ties to the larger index; `None` when empty.
+#[derive(Debug, Clone, Copy)]
+struct ArgMax(f64, Option<usize>);
+
+impl ArgMax {
+    const EMPTY: ArgMax = ArgMax(f64::NEG_INFINITY, None);
+
+    #[inline]
+    fn offer(&mut self, value: f64, index: usize) {
+        if value >= self.0 {
+            *self = ArgMax(value, Some(index));
+        }
+    }
+
+    fn merge(self, later: ArgMax) -> ArgMax {
+        // `later` covers larger indices: it wins ties, as a sequential `>=` scan would.
+        match later.1 {
+            Some(_) if later.0 >= self.0 => later,
+            _ => self,
+        }
+    }
+}
+
+/// `−y_t G_t` for `t ∈ I_up`, maximised: LIBSVM's first scan.
+fn max_up(v: &Variables, lo: usize, hi: usize) -> ArgMax {
+    let mut best = ArgMax::EMPTY;
+    for t in lo..hi {
+        if v.y[t] == 1 {
+            if !v.is_upper(t) {
+                best.offer(-v.gradient[t], t);
+            }
+        } else if !v.is_lower(t) {
+            best.offer(v.gradient[t], t);
+        }
+    }
+    best
+}
+
+/// The second scan over `lo..hi`: `(argmin of −b²/a as ArgMax of b²/a, max over I_low of y_t G_t)`.
+fn second_scan(
+    v: &Variables,
+    q_i: &[f32],
+    i: usize,
+    g_max: f64,
+    lo: usize,
+    hi: usize,
+) -> (ArgMax, f64) {
+    let mut best = ArgMax::EMPTY;
+    let mut g_max2 = f64::NEG_INFINITY;
+    let y_i = f64::from(v.y[i]);
+    let diagonal = &v.diagonal;
+    let q_ii = diagonal[i];
+    for t in lo..hi {
+        if v.y[t] == 1 {
+            if !v.is_lower(t) {
+                let grad_diff = g_max + v.gradient[t];
+                if v.gradient[t] >= g_max2 {
+                    g_max2 = v.gradient[t];
+                }
+                if grad_diff > 0.0 {
+                    let quad = q_ii + diagonal[t] - 2.0 * y_i * f64::from(q_i[t]);
+                    let quad = if quad > 0.0 { quad } else { TAU };
+                    // minimising −b²/a is maximising b²/a; LIBSVM keeps the last of equal values.
+                    best.offer(grad_diff * grad_diff / quad, t);
+                }
+            }
+        } else if !v.is_upper(t) {
+            let grad_diff = g_max - v.gradient[t];
+            if -v.gradient[t] >= g_max2 {
+                g_max2 = -v.gradient[t];
+            }
+            if grad_diff > 0.0 {
+                let quad = q_ii + diagonal[t] + 2.0 * y_i * f64::from(q_i[t]);
+                let quad = if quad > 0.0 { quad } else { TAU };
+                best.offer(grad_diff * grad_diff / quad, t);
+            }
+        }
+    }
+    (best, g_max2)
+}
+
+/// Runs `scan` over `0..len` in fixed chunks, in parallel when `len` is large.
+fn chunked<T: Send>(
+    len: usize,
+    scan: impl Fn(usize, usize) -> T + Sync,
+    merge: impl Fn(T, T) -> T,
+    empty: T,
+) -> T {
+    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
+        return merge(empty, scan(0, len));
+    }
+    let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, len, SCAN_CHUNK).collect();
+    let parts: Vec<T> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
+    parts.into_iter().fold(empty, merge)
+}
+
+/// The index `i` of LIBSVM's first scan (`None` when `I_up` is empty) and `m(α)`.
+pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Option<usize>, f64) {
+    let best = chunked(active_size, |lo, hi| max_up(v, lo, hi), ArgMax::merge, ArgMax::EMPTY);
+    (best.1, best.0)
+}
+
+/// The second scan given `i` and its column `Q[0..active_size, i]`.
+pub(crate) fn select_second(
+    v: &Variables,
+    q_i: &[f32],
+    i: usize,
+    g_max: f64,
+    tol: f64,
+) -> Selection {
+    let active_size = q_i.len();
+    let (best, g_max2) = chunked(
+        active_size,
+        |lo, hi| second_scan(v, q_i, i, g_max, lo, hi),
+        |(a, ga), (b, gb)| (a.merge(b), ga.max(gb)),
+        (ArgMax::EMPTY, f64::NEG_INFINITY),
+    );
+    let gap = g_max + g_max2;
+    let pair = match best.1 {
+        Some(j) if gap >= tol => Some((i, j)),
+        _ => None,
+    };
+    Selection { pair, gap }
+}
+
+/// `m(α) − M(α)` over positions `0..len`, without selecting anything (exit report).
+pub(crate) fn max_violation(v: &Variables, len: usize) -> f64 {
+    let mut up = f64::NEG_INFINITY;
+    let mut low = f64::NEG_INFINITY;
+    for t in 0..len {
+        let minus_yg = -f64::from(v.y[t]) * v.gradient[t];
+        let in_up = (v.y[t] == 1 && !v.is_upper(t)) || (v.y[t] == -1 && !v.is_lower(t));
+        let in_low = (v.y[t] == 1 && !v.is_lower(t)) || (v.y[t] == -1 && !v.is_upper(t));
+        if in_up {
+            up = up.max(minus_yg);
+        }
+        if in_low {
+            low = low.max(-minus_yg);
+        }
+    }
+    (up + low).max(0.0)
+}

@@ -1,0 +1,27 @@
+"""kernelkit: kernel machines trained by decomposition solvers, with a Rust core.
+
+Estimators follow scikit-learn's API::
+
+    from kernelkit import SVC
+    model = SVC(C=1.0, gamma="scale").fit(X, y)
+"""
+
+from __future__ import annotations
+
+from . import solvers
+from ._core import __version__
+from .exceptions import ConvergenceWarning
+from .one_class import OneClassSVM
+from .solvers import Solver
+from .svc import SVC
+from .svr import SVR
+
+__all__ = [
+    "SVC",
+    "SVR",
+    "ConvergenceWarning",
+    "OneClassSVM",
+    "Solver",
+    "__version__",
+    "solvers",
+]

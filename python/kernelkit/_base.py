@@ -1,0 +1,189 @@
+"""Shared machinery of the SVM estimators: parameter checks, kernels, solving, prediction."""
+
+from __future__ import annotations
+
+import numbers
+import os
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._progress import progress_callback
+from .exceptions import ConvergenceWarning
+
+KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+Float64Array = NDArray[np.float64]
+
+#: Rows of test data whose kernel values against the support vectors are held at once.
+PREDICT_BLOCK_ROWS = 4096
+
+
+def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    number = float(value)
+    if not np.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+    return number
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Threads for the Rust core: ``None`` and ``-1`` mean every core (``0`` to Rust)."""
+    if n_jobs is None or n_jobs == -1:
+        return 0
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be None, a positive int, or negative (joblib's rule), got 0")
+    if n_jobs < -1:
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
+    """Parameters and helpers common to every SVM estimator.
+
+    Subclasses define ``__init__`` with scikit-learn's parameter names and call
+    :meth:`_solve` for each dual problem.
+    """
+
+    kernel: str
+    degree: int
+    gamma: str | float
+    coef0: float
+    tol: float
+    shrinking: bool
+    cache_size: float
+    verbose: bool | int
+    max_iter: int
+    n_jobs: int | None
+    callback: Callable[[Mapping[str, Any]], bool | None] | None
+    time_limit: float | None
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # -- parameters -------------------------------------------------------------------------
+
+    def _check_common_params(self) -> None:
+        if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
+            raise TypeError(f"degree must be an int, got {type(self.degree).__name__}")
+        if self.degree < 0:
+            raise ValueError(f"degree must be >= 0, got {self.degree}")
+        if isinstance(self.gamma, str):
+            if self.gamma not in ("scale", "auto"):
+                raise ValueError(f"gamma must be 'scale', 'auto' or a float > 0, got {self.gamma!r}")
+        else:
+            _check_positive("gamma", self.gamma)
+        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+            raise ValueError(f"coef0 must be a finite real number, got {self.coef0!r}")
+        _check_positive("tol", self.tol)
+        _check_positive("cache_size", self.cache_size)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
+        if self.max_iter == 0 or self.max_iter < -1:
+            raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {self.max_iter}")
+        if self.time_limit is not None:
+            _check_positive("time_limit", self.time_limit)
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable or None")
+        resolve_n_jobs(self.n_jobs)
+
+    def _validate_x(self, X: Any, *, reset: bool) -> Float64Array:
+        X = validate_data(
+            self, X, reset=reset, dtype=np.float64, order="C", accept_sparse=False,
+            ensure_min_samples=1,
+        )
+        return np.asarray(X, dtype=np.float64)
+
+    def _check_precomputed_fit(self, X: Float64Array) -> None:
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "Precomputed kernel matrix must be square at fit: "
+                f"X has shape {X.shape[0]}x{X.shape[1]}"
+            )
+
+    def _kernel_spec(self, X: Float64Array) -> _core.Kernel:
+        """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules)."""
+        if self.kernel == "precomputed":
+            return _core.Kernel("precomputed")
+        if self.gamma == "scale":
+            variance = float(X.var())
+            gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+        elif self.gamma == "auto":
+            gamma = 1.0 / X.shape[1]
+        else:
+            gamma = float(self.gamma)
+        self._gamma = gamma
+        return _core.Kernel(self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
+
+    # -- solving ----------------------------------------------------------------------------
+
+    def _solver_options(self) -> dict[str, Any]:
+        return {
+            "tol": float(self.tol),
+            "max_iter": None if self.max_iter == -1 else int(self.max_iter),
+            "cache_size": float(self.cache_size),
+            "shrinking": bool(self.shrinking),
+            "n_jobs": resolve_n_jobs(self.n_jobs),
+            "time_limit": None if self.time_limit is None else float(self.time_limit),
+        }
+
+    def _solve(
+        self, entry: Callable[..., _core.Solution], *args: Any, description: str
+    ) -> _core.Solution:
+        with progress_callback(self.callback, self.verbose, description) as callback:
+            return entry(*args, **self._solver_options(), callback=callback)
+
+    @staticmethod
+    def _warn_unconverged(statuses: list[str]) -> None:
+        failed = sorted({s for s in statuses if s != "converged"})
+        if failed:
+            warnings.warn(
+                f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
+                "last iterate. Raise max_iter / time_limit, or check the callback.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    # -- prediction -------------------------------------------------------------------------
+
+    def _kernel_against_support(self, X: Float64Array) -> Float64Array:
+        """``K(X, support_vectors_)`` (for a precomputed kernel, the support columns of X)."""
+        if self.kernel == "precomputed":
+            n_train = self.shape_fit_[0]
+            if X.shape[1] != n_train:
+                raise ValueError(
+                    f"X.shape[1] = {X.shape[1]} should be equal to {n_train}, the number of "
+                    "samples at training time (precomputed kernel)"
+                )
+            return np.ascontiguousarray(X[:, self.support_])
+        return _core.kernel_matrix(
+            X, self.support_vectors_, self._kernel, n_jobs=resolve_n_jobs(self.n_jobs)
+        )
+
+    def _blockwise(
+        self, X: Float64Array, compute: Callable[[Float64Array], Float64Array]
+    ) -> Float64Array:
+        """Applies ``compute`` to ``K(X_block, SV)`` for row blocks of X and stacks the results."""
+        parts = [
+            compute(self._kernel_against_support(X[start : start + PREDICT_BLOCK_ROWS]))
+            for start in range(0, X.shape[0], PREDICT_BLOCK_ROWS)
+        ]
+        return np.concatenate(parts, axis=0)
+
+    def _check_predict_input(self, X: Any) -> Float64Array:
+        check_is_fitted(self, "support_")
+        X_checked = self._validate_x(X, reset=False)
+        return X_checked

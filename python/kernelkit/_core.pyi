@@ -1,0 +1,108 @@
+"""Type stubs of the Rust extension ``kernelkit._core`` (hand-written, checked by stubtest)."""
+
+from collections.abc import Callable, Mapping
+from typing import Any, final
+
+import numpy as np
+from numpy.typing import NDArray
+
+__version__: str
+
+_Callback = Callable[[Mapping[str, Any]], bool | None]
+
+@final
+class Kernel:
+    """A kernel: "linear", "rbf", "poly", "sigmoid" or "precomputed"."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def gamma(self) -> float: ...
+    @property
+    def degree(self) -> int: ...
+    @property
+    def coef0(self) -> float: ...
+    def __new__(
+        cls, kind: str, gamma: float = 1.0, degree: int = 3, coef0: float = 0.0
+    ) -> Kernel: ...
+
+@final
+class Solution:
+    """The result of a solve."""
+
+    @property
+    def x(self) -> NDArray[np.float64]: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def bias(self) -> float: ...
+    @property
+    def gap(self) -> float: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def stats(self) -> dict[str, int]: ...
+
+def kernel_matrix(
+    a: NDArray[np.float64], b: NDArray[np.float64], kernel: Kernel, n_jobs: int = 0
+) -> NDArray[np.float64]: ...
+def solve_c_svc(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    kernel: Kernel,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> Solution: ...
+def solve_one_class(
+    x: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    nu: float,
+    kernel: Kernel,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> Solution: ...
+def solve_epsilon_svr(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    epsilon: float,
+    kernel: Kernel,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> Solution: ...
+def solve_box_qp(
+    q: NDArray[np.float64],
+    p: NDArray[np.float64],
+    y: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    alpha0: NDArray[np.float64] | None = None,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> Solution: ...

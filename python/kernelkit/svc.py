@@ -1,0 +1,291 @@
+"""C-Support Vector Classification: ``kernelkit.SVC``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.base import ClassifierMixin
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from . import _core
+from ._base import Float64Array, KernelSvmMixin, _check_positive
+
+__all__ = ["SVC"]
+
+
+class SVC(ClassifierMixin, KernelSvmMixin):
+    """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
+
+    A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
+    attributes): binary problems are one dual problem, multiclass problems are trained
+    one-vs-one like LIBSVM. The dual problem of each pair is
+
+    ``min ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C · class_weight[y_i] · sample_weight_i``
+
+    with ``Q_ij = y_i y_j K(x_i, x_j)``.
+
+    Parameters beyond scikit-learn's
+    ---------------------------------
+    n_jobs : int or None
+        Threads for the kernel computations and the O(n) passes of the solver. ``None`` or
+        ``-1`` uses every core. The model does not depend on it.
+    callback : callable or None
+        Called with a dict (``iteration``, ``gap``, ``objective``, ``active_size``,
+        ``cache_hits``, ``cache_misses``) at most every 20 ms during each solve; returning
+        ``True`` stops the solve (status ``"stopped"``, :class:`~kernelkit.ConvergenceWarning`).
+    time_limit : float or None
+        Seconds allowed per dual problem.
+
+    Extra fitted attributes
+    -----------------------
+    objective_ : ndarray of shape (n_pairs,)
+        The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
+    kkt_gap_ : ndarray of shape (n_pairs,)
+        The maximal KKT violation ``m(α) − M(α)`` at exit (``< tol`` when converged).
+    objective_increases_ : ndarray of shape (n_pairs,)
+        Steps that increased the objective (0 for a correct solver).
+    status_ : list of str
+        ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"`` per pair.
+    """
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        degree: int = 3,
+        gamma: str | float = "scale",
+        coef0: float = 0.0,
+        shrinking: bool = True,
+        tol: float = 1e-3,
+        cache_size: float = 200,
+        class_weight: Mapping[Any, float] | str | None = None,
+        verbose: bool | int = False,
+        max_iter: int = -1,
+        decision_function_shape: str = "ovr",
+        break_ties: bool = False,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
+        time_limit: float | None = None,
+    ) -> None:
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.callback = callback
+        self.time_limit = time_limit
+
+    def _check_params(self) -> None:
+        self._check_common_params()
+        _check_positive("C", self.C)
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError(
+                "decision_function_shape must be 'ovr' or 'ovo', "
+                f"got {self.decision_function_shape!r}"
+            )
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
+        """Trains one dual problem per pair of classes."""
+        self._check_params()
+        X_checked = self._validate_x(X, reset=True)
+        y_array = np.asarray(y)
+        if y_array.ndim != 1:
+            if y_array.ndim == 2 and y_array.shape[1] == 1:
+                y_array = y_array.ravel()
+            else:
+                raise ValueError(f"y must be 1-D, got shape {y_array.shape}")
+        if y_array.shape[0] != X_checked.shape[0]:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: {X_checked.shape[0]} and "
+                f"{y_array.shape[0]}"
+            )
+        check_classification_targets(y_array)
+        classes, y_index = np.unique(y_array, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"The number of classes has to be greater than one; got {len(classes)} class"
+            )
+        self._check_precomputed_fit(X_checked)
+        weights = _check_sample_weight(sample_weight, X_checked, dtype=np.float64)
+        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+            raise ValueError("sample_weight must be finite and non-negative")
+        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_array)
+        self.classes_ = classes
+        self.class_weight_ = class_weight
+        self._kernel = self._kernel_spec(X_checked)
+        self.shape_fit_ = X_checked.shape
+
+        n_classes = len(classes)
+        members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
+        pair_coefs: list[tuple[NDArray[np.intp], Float64Array]] = []
+        biases, objectives, gaps, iterations, increases, statuses = [], [], [], [], [], []
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                index = np.concatenate([members[a], members[b]])
+                if len(members[a]) == 0 or len(members[b]) == 0:
+                    raise ValueError(
+                        f"classes {classes[a]!r} and {classes[b]!r} need samples with "
+                        "positive sample_weight"
+                    )
+                signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
+                upper = float(self.C) * weights[index] * np.where(
+                    signs > 0, class_weight[a], class_weight[b]
+                )
+                if self.kernel == "precomputed":
+                    X_pair = np.ascontiguousarray(X_checked[np.ix_(index, index)])
+                else:
+                    X_pair = np.ascontiguousarray(X_checked[index])
+                solution = self._solve(
+                    _core.solve_c_svc, X_pair, signs, upper, self._kernel,
+                    description=f"SVC {classes[a]!r} vs {classes[b]!r}",
+                )
+                pair_coefs.append((index, signs * solution.x))
+                biases.append(solution.bias)
+                objectives.append(solution.objective)
+                gaps.append(solution.gap)
+                iterations.append(solution.iterations)
+                increases.append(solution.stats["objective_increases"])
+                statuses.append(solution.status)
+
+        self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
+        self.objective_ = np.asarray(objectives)
+        self.kkt_gap_ = np.asarray(gaps)
+        self.n_iter_ = np.asarray(iterations, dtype=np.int32)
+        self.objective_increases_ = np.asarray(increases, dtype=np.int64)
+        self.status_ = statuses
+        self.fit_status_ = 0 if all(s == "converged" for s in statuses) else 1
+        self._warn_unconverged(statuses)
+        return self
+
+    def _store_libsvm_layout(
+        self,
+        y_index: NDArray[np.intp],
+        pair_coefs: list[tuple[NDArray[np.intp], Float64Array]],
+        biases: Float64Array,
+        X: Float64Array,
+    ) -> None:
+        """Builds scikit-learn's fitted attributes from the per-pair solutions.
+
+        Support vectors are grouped by class (in class order, then by sample index); a sample
+        is a support vector if any pair gives it a non-zero coefficient. For the pair (a, b),
+        the coefficients of class a's vectors go to row b − 1 of ``dual_coef_`` and those of
+        class b's vectors to row a, as in LIBSVM's model layout.
+        """
+        n_classes = len(self.classes_)
+        n_samples = len(y_index)
+        nonzero = np.zeros(n_samples, dtype=bool)
+        for index, coef in pair_coefs:
+            nonzero[index[coef != 0]] = True
+        support = np.concatenate(
+            [np.flatnonzero(nonzero & (y_index == c)) for c in range(n_classes)]
+        ).astype(np.int32)
+        position = np.full(n_samples, -1, dtype=np.intp)
+        position[support] = np.arange(len(support))
+        dual_coef = np.zeros((n_classes - 1, len(support)))
+        pair = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                index, coef = pair_coefs[pair]
+                kept = coef != 0
+                rows = np.where(y_index[index[kept]] == a, b - 1, a)
+                dual_coef[rows, position[index[kept]]] = coef[kept]
+                pair += 1
+        self.support_ = support
+        self.n_support_ = np.bincount(y_index[support], minlength=n_classes).astype(np.int32)
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
+        else:
+            self.support_vectors_ = np.ascontiguousarray(X[support])
+        # LIBSVM's orientation (positive decision = first class of the pair), kept for predict.
+        self._dual_coef_libsvm = dual_coef
+        self._intercept_libsvm = biases
+        if n_classes == 2:
+            # scikit-learn flips binary models so that a positive decision means classes_[1].
+            self.dual_coef_ = -dual_coef
+            self.intercept_ = -biases
+        else:
+            self.dual_coef_ = dual_coef
+            self.intercept_ = biases.copy()
+
+    def _pairwise_decision(self, X: Float64Array) -> Float64Array:
+        """LIBSVM's decision values, one column per pair (positive: the pair's first class)."""
+        n_classes = len(self.classes_)
+        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
+        coef = self._dual_coef_libsvm
+
+        def compute(kernel_block: Float64Array) -> Float64Array:
+            columns = []
+            for a in range(n_classes):
+                for b in range(a + 1, n_classes):
+                    sa, sb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+                    columns.append(
+                        kernel_block[:, sa] @ coef[b - 1, sa] + kernel_block[:, sb] @ coef[a, sb]
+                    )
+            return np.stack(columns, axis=1) + self._intercept_libsvm
+
+        return self._blockwise(X, compute)
+
+    def decision_function(self, X: Any) -> Float64Array:
+        """Signed distances: ``(n_samples,)`` for two classes, else one column per class
+        (``"ovr"``, scikit-learn's vote-plus-confidence transform) or per pair (``"ovo"``)."""
+        X_checked = self._check_predict_input(X)
+        decision = self._pairwise_decision(X_checked)
+        if len(self.classes_) == 2:
+            return -decision[:, 0]
+        if self.decision_function_shape == "ovr":
+            return _ovr_from_ovo(decision, len(self.classes_))
+        return decision
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Class labels by LIBSVM's one-vs-one vote (ties: the smaller class index)."""
+        check_is_fitted(self, "support_")
+        n_classes = len(self.classes_)
+        if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        X_checked = self._check_predict_input(X)
+        decision = self._pairwise_decision(X_checked)
+        votes = np.zeros((decision.shape[0], n_classes), dtype=np.int64)
+        pair = 0
+        rows = np.arange(decision.shape[0])
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                winner = np.where(decision[:, pair] > 0, a, b)
+                np.add.at(votes, (rows, winner), 1)
+                pair += 1
+        return self.classes_[np.argmax(votes, axis=1)]
+
+
+def _ovr_from_ovo(decision: Float64Array, n_classes: int) -> Float64Array:
+    """One column per class: one-vs-one votes plus a confidence squashed into (−1/3, 1/3), so
+    that confidences only break ties between equal vote counts (scikit-learn's convention)."""
+    votes = np.zeros((decision.shape[0], n_classes))
+    confidence = np.zeros((decision.shape[0], n_classes))
+    pair = 0
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            value = decision[:, pair]
+            votes[:, a] += value >= 0
+            votes[:, b] += value < 0
+            confidence[:, a] += value
+            confidence[:, b] -= value
+            pair += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))

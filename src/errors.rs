@@ -1,0 +1,30 @@
+//! The one place where core errors become Python exceptions.
+
+use kernelkit_kernels::KernelError;
+use kernelkit_solvers::SolveError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::PyErr;
+
+/// Core errors as Python exceptions: invalid data and parameters are `ValueError`s.
+pub(crate) struct CoreError(pub SolveError);
+
+impl From<SolveError> for CoreError {
+    fn from(error: SolveError) -> Self {
+        CoreError(error)
+    }
+}
+
+impl From<KernelError> for CoreError {
+    fn from(error: KernelError) -> Self {
+        CoreError(SolveError::Kernel(error))
+    }
+}
+
+impl From<CoreError> for PyErr {
+    fn from(error: CoreError) -> PyErr {
+        match error.0 {
+            SolveError::ThreadPool(message) => PyRuntimeError::new_err(message),
+            other => PyValueError::new_err(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The kernel specification shared by every estimator, and blocked kernel matrices.
+
+use kernelkit_kernels::{kernel_block, DenseRows, KernelFunction};
+use numpy::{PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::arrays::matrix;
+use crate::errors::CoreError;
+
+/// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"` or `"precomputed"`.
+#[pyclass(frozen, get_all, module = "kernelkit._core")]
+#[derive(Debug, Clone)]
+pub(crate) struct Kernel {
+    kind: String,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+}
+
+#[pymethods]
+impl Kernel {
+    #[new]
+    #[pyo3(signature = (kind, gamma=1.0, degree=3, coef0=0.0))]
+    fn new(kind: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Self> {
+        let kernel = Kernel { kind: kind.to_owned(), gamma, degree, coef0 };
+        if kernel.kind != "precomputed" {
+            kernel.function()?.validate().map_err(CoreError::from)?;
+        }
+        Ok(kernel)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Kernel(kind={:?}, gamma={}, degree={}, coef0={})",
+            self.kind, self.gamma, self.degree, self.coef0
+        )
+    }
+}
+
+impl Kernel {
+    pub(crate) fn is_precomputed(&self) -> bool {
+        self.kind == "precomputed"
+    }
+
+    /// The kernel function (an error for `"precomputed"` or an unknown name).
+    pub(crate) fn function(&self) -> PyResult<KernelFunction> {
+        let (gamma, coef0, degree) = (self.gamma, self.coef0, self.degree);
+        match self.kind.as_str() {
+            "linear" => Ok(KernelFunction::Linear),
+            "rbf" => Ok(KernelFunction::Rbf { gamma }),
+            "poly" => Ok(KernelFunction::Polynomial { gamma, coef0, degree }),
+            "sigmoid" => Ok(KernelFunction::Sigmoid { gamma, coef0 }),
+            "precomputed" => {
+                Err(PyValueError::new_err("a precomputed kernel has no kernel function"))
+            }
+            other => Err(PyValueError::new_err(format!(
+                "unknown kernel {other:?}: expected 'linear', 'rbf', 'poly', 'sigmoid' or \
+                 'precomputed'"
+            ))),
+        }
+    }
+}
+
+/// `K(a_i, b_j)` for all rows of `a` and `b`, computed in blocks on `n_jobs` threads.
+#[pyfunction]
+#[pyo3(signature = (a, b, kernel, n_jobs=0))]
+pub(crate) fn kernel_matrix<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f64>,
+    b: PyReadonlyArray2<'py, f64>,
+    kernel: &Kernel,
+    n_jobs: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let function = kernel.function()?;
+    let (a, b) = (matrix(&a), matrix(&b));
+    let (m, n) = (a.rows, b.rows);
+    let values = py.detach(|| -> Result<Vec<f64>, CoreError> {
+        let rows_a = DenseRows::new(&a.values, a.rows, a.cols)?;
+        let rows_b = DenseRows::new(&b.values, b.rows, b.cols)?;
+        let mut out = vec![0.0; m * n];
+        kernelkit_solvers::with_thread_pool(n_jobs, || {
+            kernel_block(&rows_a, &rows_b, function, &mut out)
+        })??;
+        Ok(out)
+    })?;
+    let array = numpy::ndarray::Array2::from_shape_vec((m, n), values)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(PyArray2::from_owned_array(py, array))
+}

@@ -1,0 +1,25 @@
+//! `kernelkit._core`: the Python binding of the kernelkit crates.
+//!
+//! The glue only converts arrays ([`arrays`]), releases the GIL around the Rust work, bridges
+//! progress, callbacks and Ctrl-C ([`progress`]), and maps errors ([`errors`]).
+
+mod arrays;
+mod errors;
+mod kernel;
+mod progress;
+mod solve;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<kernel::Kernel>()?;
+    m.add_class::<solve::Solution>()?;
+    m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_epsilon_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_box_qp, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The solve entry points: one per formulation, plus the low-level `BoxQp`.
+
+use std::time::Duration;
+
+use kernelkit_kernels::{DenseKernel, DenseRows, PrecomputedGram, SignedQ};
+use kernelkit_solvers::{formulations, BoxQp, Smo, SolveError, SolveOptions, Solver};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::{matrix, signs, vector};
+use crate::errors::CoreError;
+use crate::kernel::Kernel;
+use crate::progress::PythonMonitor;
+
+/// The result of a solve (see `kernelkit_solvers::Solution`).
+#[pyclass(frozen, get_all, module = "kernelkit._core")]
+pub(crate) struct Solution {
+    x: Py<PyArray1<f64>>,
+    objective: f64,
+    bias: f64,
+    gap: f64,
+    iterations: u64,
+    status: String,
+    stats: Py<PyDict>,
+}
+
+#[pymethods]
+impl Solution {
+    fn __repr__(&self) -> String {
+        format!(
+            "Solution(status={:?}, objective={}, bias={}, gap={}, iterations={})",
+            self.status, self.objective, self.bias, self.gap, self.iterations
+        )
+    }
+}
+
+/// Options shared by every entry point, as received from Python.
+struct Options {
+    solve: SolveOptions,
+    callback: Option<Py<PyAny>>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn options(
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Options> {
+    if !(cache_size.is_finite() && cache_size >= 0.0) {
+        return Err(PyValueError::new_err(format!("cache_size = {cache_size} must be >= 0 (MB)")));
+    }
+    let time_limit = match time_limit {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(PyValueError::new_err(format!("time_limit = {t} must be > 0 (seconds)")))
+        }
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    let solve = SolveOptions {
+        tol,
+        max_iter,
+        cache_bytes: (cache_size * 1024.0 * 1024.0) as usize,
+        shrinking,
+        n_threads: n_jobs,
+        time_limit,
+        ..SolveOptions::default()
+    };
+    solve.validate().map_err(CoreError::from)?;
+    Ok(Options { solve, callback })
+}
+
+/// Runs `job` with the GIL released inside a pool of `n_threads`, then turns the outcome into a
+/// Python `Solution` (or the exception that interrupted it).
+fn run(
+    py: Python<'_>,
+    options: Options,
+    job: impl FnOnce(&SolveOptions, &mut PythonMonitor) -> Result<kernelkit_solvers::Solution, CoreError>
+        + Send,
+) -> PyResult<Solution> {
+    let mut monitor = PythonMonitor::new(options.callback);
+    let solve_options = options.solve;
+    let outcome = py.detach(|| {
+        kernelkit_solvers::with_thread_pool(solve_options.n_threads, || {
+            job(&solve_options, &mut monitor)
+        })
+    });
+    if let Some(error) = monitor.error.take() {
+        return Err(error);
+    }
+    let solution = outcome.map_err(CoreError::from)??;
+    let stats = PyDict::new(py);
+    let s = solution.stats;
+    stats.set_item("cache_hits", s.cache.hits)?;
+    stats.set_item("cache_misses", s.cache.misses)?;
+    stats.set_item("kernel_values_computed", s.cache.values_computed)?;
+    stats.set_item("cache_bytes_in_use", s.cache.bytes_in_use)?;
+    stats.set_item("cache_budget_bytes", s.cache.budget_bytes)?;
+    stats.set_item("objective_increases", s.objective_increases)?;
+    stats.set_item("gradient_reconstructions", s.gradient_reconstructions)?;
+    stats.set_item("min_active_size", s.min_active_size)?;
+    Ok(Solution {
+        x: PyArray1::from_vec(py, solution.x).unbind(),
+        objective: solution.objective,
+        bias: solution.bias,
+        gap: solution.gap,
+        iterations: solution.iterations,
+        status: solution.status.as_str().to_owned(),
+        stats: stats.unbind(),
+    })
+}
+
+macro_rules! dispatch_kernel {
+    ($x:expr, $kernel:expr, |$source:ident| $body:expr) => {{
+        if $kernel.is_precomputed() {
+            let $source = PrecomputedGram::new(&$x.values, $x.rows, $x.cols)?;
+            $body
+        } else {
+            let function = $kernel.function().map_err(|e| CoreError(SolveError::InvalidProblem {
+                name: "kernel",
+                reason: e.to_string(),
+            }))?;
+            let $source = DenseKernel::new(DenseRows::new(&$x.values, $x.rows, $x.cols)?, function)?;
+            $body
+        }
+    }};
+}
+
+fn check_kernel(kernel: &Kernel) -> PyResult<()> {
+    if kernel.is_precomputed() {
+        Ok(())
+    } else {
+        kernel.function().map(|_| ())
+    }
+}
+
+/// C-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample upper bounds.
+#[pyfunction]
+#[pyo3(signature = (x, y, upper, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_c_svc(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    kernel: &Kernel,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Solution> {
+    check_kernel(kernel)?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let x = matrix(&x);
+    let labels = signs(&y, "y")?;
+    let upper = vector(&upper).into_owned();
+    run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, |source| Ok(formulations::c_svc(
+            source, &labels, upper, opts, monitor
+        )?))
+    })
+}
+
+/// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
+#[pyfunction]
+#[pyo3(signature = (x, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_one_class(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    nu: f64,
+    kernel: &Kernel,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Solution> {
+    check_kernel(kernel)?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let x = matrix(&x);
+    let upper = vector(&upper).into_owned();
+    run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, |source| Ok(formulations::one_class(
+            source, nu, upper, opts, monitor
+        )?))
+    })
+}
+
+/// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
+/// `α − α*`.
+#[pyfunction]
+#[pyo3(signature = (x, y, upper, epsilon, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_epsilon_svr(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    epsilon: f64,
+    kernel: &Kernel,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Solution> {
+    check_kernel(kernel)?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let x = matrix(&x);
+    let targets = vector(&y).into_owned();
+    let upper = vector(&upper).into_owned();
+    run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, |source| Ok(formulations::epsilon_svr(
+            source, &targets, epsilon, upper, opts, monitor
+        )?))
+    })
+}
+
+/// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ upper`, for a user-given dense `Q`.
+#[pyfunction]
+#[pyo3(signature = (q, p, y, upper, alpha0=None, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_box_qp(
+    py: Python<'_>,
+    q: PyReadonlyArray2<'_, f64>,
+    p: PyReadonlyArray1<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Solution> {
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let q = matrix(&q);
+    let p = vector(&p).into_owned();
+    let labels = signs(&y, "y")?;
+    let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    run(py, options, |opts, monitor| {
+        let gram = PrecomputedGram::new(&q.values, q.rows, q.cols)?;
+        let mut problem =
+            BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
+        Ok(Smo.solve(&mut problem, opts, monitor)?)
+    })
+}

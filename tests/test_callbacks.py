@@ -1,0 +1,182 @@
+"""Progress callbacks, early stopping, max_iter and verbose output."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kernelkit
+
+KEYS = {"iteration", "gap", "objective", "active_size", "cache_hits", "cache_misses"}
+A9A_PARAMS: dict[str, Any] = {"C": 1.0, "gamma": 0.5, "tol": 1e-3}
+
+
+class Recorder:
+    def __init__(self, stop_at: int | None = None) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.stop_at = stop_at
+
+    def __call__(self, progress: dict[str, Any]) -> bool | None:
+        assert isinstance(progress, dict)
+        self.calls.append(dict(progress))
+        if self.stop_at is not None and len(self.calls) >= self.stop_at:
+            return True
+        return None
+
+
+@pytest.fixture(scope="module")
+def a9a_full_fit(a9a: Any) -> tuple[Any, Recorder]:
+    rec = Recorder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kernelkit.ConvergenceWarning)
+        model = kernelkit.SVC(callback=rec, **A9A_PARAMS).fit(a9a.X, a9a.y)
+    return model, rec
+
+
+def test_convergence_warning_is_a_user_warning() -> None:
+    assert issubclass(kernelkit.ConvergenceWarning, UserWarning)
+
+
+def test_callback_progress_dicts(a9a: Any, a9a_full_fit: tuple[Any, Recorder]) -> None:
+    model, rec = a9a_full_fit
+    assert len(rec.calls) >= 1
+    n = len(a9a.y)
+    for p in rec.calls:
+        assert set(p) >= KEYS, set(p)
+        assert isinstance(p["iteration"], (int, np.integer))
+        assert 0 <= p["iteration"] <= int(model.n_iter_[0])
+        assert np.isfinite(p["gap"]) and p["gap"] >= 0
+        assert np.isfinite(p["objective"])
+        assert 0 < p["active_size"] <= n
+        assert p["cache_hits"] >= 0 and p["cache_misses"] >= 0
+    its = [p["iteration"] for p in rec.calls]
+    assert its == sorted(its) and len(set(its)) == len(its), its
+    # the reported objective never increases, and is never below the final one
+    objs = np.array([p["objective"] for p in rec.calls])
+    assert np.all(np.diff(objs) <= 1e-9 * np.maximum(1.0, np.abs(objs[1:])))
+    assert np.all(objs >= float(model.objective_[0]) - 1e-9 * max(1.0, abs(objs[-1])))
+    assert list(model.status_) == ["converged"]
+    assert int(model.objective_increases_[0]) == 0
+
+
+def test_callback_returning_none_does_not_change_the_model(
+    a9a: Any, a9a_full_fit: tuple[Any, Recorder]
+) -> None:
+    with_cb, _ = a9a_full_fit
+    without = kernelkit.SVC(**A9A_PARAMS).fit(a9a.X, a9a.y)
+    np.testing.assert_array_equal(with_cb.support_, without.support_)
+    np.testing.assert_array_equal(with_cb.dual_coef_, without.dual_coef_)
+    np.testing.assert_array_equal(with_cb.intercept_, without.intercept_)
+
+
+@pytest.mark.parametrize("stop_at", [1, 3])
+def test_callback_true_stops_the_fit(
+    a9a: Any, a9a_full_fit: tuple[Any, Recorder], stop_at: int
+) -> None:
+    full, full_rec = a9a_full_fit
+    if len(full_rec.calls) <= stop_at:
+        pytest.skip(f"the full fit reports progress only {len(full_rec.calls)} time(s)")
+    rec = Recorder(stop_at=stop_at)
+    with pytest.warns(kernelkit.ConvergenceWarning):
+        model = kernelkit.SVC(callback=rec, **A9A_PARAMS).fit(a9a.X, a9a.y)
+    assert len(rec.calls) == stop_at, "the callback was called again after returning True"
+    assert list(model.status_) == ["stopped"]
+    assert int(model.n_iter_[0]) < int(full.n_iter_[0])
+    assert int(model.n_iter_[0]) <= rec.calls[-1]["iteration"] + 1
+    # stopped early: the dual objective cannot be better than at convergence
+    assert float(model.objective_[0]) >= float(full.objective_[0]) - 1e-9
+    assert float(model.kkt_gap_[0]) > float(full.kkt_gap_[0]) or float(model.kkt_gap_[0]) > 1e-3
+    # the stopped model is a valid, usable model
+    dec = model.decision_function(a9a.X_test)
+    assert np.all(np.isfinite(dec))
+    assert np.all(np.abs(model.dual_coef_[0]) <= 1.0 + 1e-12)
+    assert abs(np.sum(model.dual_coef_[0])) <= 1e-8 * len(a9a.y)
+
+
+def test_callback_exception_propagates(breast_cancer: Any) -> None:
+    class Boom(Exception):
+        pass
+
+    def cb(progress: dict[str, Any]) -> bool:
+        raise Boom("from callback")
+
+    with pytest.raises(Boom, match="from callback"):
+        kernelkit.SVC(callback=cb, tol=1e-8, gamma=0.05).fit(breast_cancer.X, breast_cancer.y)
+
+
+@pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])
+def test_callback_stops_svr_and_one_class(cpu_act: Any, name: str) -> None:
+    est_cls = getattr(kernelkit, name)
+    params: dict[str, Any] = {"gamma": 0.05, "tol": 1e-8}
+    full_rec = Recorder()
+    full = est_cls(callback=full_rec, **params).fit(cpu_act.X, cpu_act.y)
+    assert full.status_ == "converged"
+    assert all(set(p) >= KEYS for p in full_rec.calls)
+    if len(full_rec.calls) < 2:
+        pytest.skip("the full fit reports progress only once")
+    rec = Recorder(stop_at=1)
+    with pytest.warns(kernelkit.ConvergenceWarning):
+        model = est_cls(callback=rec, **params).fit(cpu_act.X, cpu_act.y)
+    assert model.status_ == "stopped"
+    assert len(rec.calls) == 1
+    assert int(model.n_iter_) < int(full.n_iter_)
+    assert float(model.objective_) >= float(full.objective_) - 1e-9
+
+
+def test_max_iter_svc(breast_cancer: Any, digits: Any) -> None:
+    with pytest.warns(kernelkit.ConvergenceWarning):
+        model = kernelkit.SVC(max_iter=5, gamma=0.05, tol=1e-6).fit(
+            breast_cancer.X, breast_cancer.y
+        )
+    assert list(model.status_) == ["max_iterations"]
+    assert int(model.n_iter_[0]) <= 5
+    assert float(model.kkt_gap_[0]) > 1e-6
+    assert np.all(np.isfinite(model.decision_function(breast_cancer.X_test)))
+    with pytest.warns(kernelkit.ConvergenceWarning):
+        multi = kernelkit.SVC(max_iter=5, gamma=0.05, tol=1e-6).fit(digits.X, digits.y)
+    assert len(multi.status_) == 45
+    assert all(s in ("max_iterations", "converged") for s in multi.status_)
+    assert "max_iterations" in list(multi.status_)
+    assert np.all(np.asarray(multi.n_iter_) <= 5)
+
+
+@pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])
+def test_max_iter_svr_one_class(cpu_act: Any, name: str) -> None:
+    with pytest.warns(kernelkit.ConvergenceWarning):
+        model = getattr(kernelkit, name)(max_iter=5, gamma=0.05, tol=1e-6).fit(
+            cpu_act.X, cpu_act.y
+        )
+    assert model.status_ == "max_iterations"
+    assert int(model.n_iter_) <= 5
+
+
+def test_converged_fit_emits_no_convergence_warning(breast_cancer: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kernelkit.ConvergenceWarning)
+        model = kernelkit.SVC(gamma=0.05, tol=1e-6).fit(breast_cancer.X, breast_cancer.y)
+    assert list(model.status_) == ["converged"]
+
+
+def test_verbose_writes_progress_to_stderr(
+    breast_cancer: Any, capfd: pytest.CaptureFixture[str]
+) -> None:
+    quiet = kernelkit.SVC(gamma=0.05, tol=1e-6).fit(breast_cancer.X, breast_cancer.y)
+    capfd.readouterr()
+    loud = kernelkit.SVC(gamma=0.05, tol=1e-6, verbose=True).fit(
+        breast_cancer.X, breast_cancer.y
+    )
+    err = capfd.readouterr().err
+    assert err.strip(), "verbose=True wrote nothing to stderr"
+    np.testing.assert_array_equal(quiet.dual_coef_, loud.dual_coef_)
+    np.testing.assert_array_equal(quiet.intercept_, loud.intercept_)
+
+
+@pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])
+def test_verbose_svr_one_class(cpu_act: Any, name: str, capfd: pytest.CaptureFixture[str]) -> None:
+    capfd.readouterr()
+    model = getattr(kernelkit, name)(gamma=0.05, verbose=True).fit(cpu_act.X, cpu_act.y)
+    assert capfd.readouterr().err.strip()
+    assert model.status_ == "converged"
