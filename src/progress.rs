@@ -19,12 +19,18 @@ pub(crate) struct PythonMonitor {
 
 impl PythonMonitor {
     pub(crate) fn new(callback: Option<Py<PyAny>>) -> Self {
-        PythonMonitor { callback, last_visit: None, error: None }
+        PythonMonitor {
+            callback,
+            last_visit: None,
+            error: None,
+        }
     }
 
     fn visit(&mut self, py: Python<'_>, progress: &Progress) -> PyResult<Control> {
         py.check_signals()?;
-        let Some(callback) = &self.callback else { return Ok(Control::Continue) };
+        let Some(callback) = &self.callback else {
+            return Ok(Control::Continue);
+        };
         let report = PyDict::new(py);
         report.set_item("iteration", progress.iteration)?;
         report.set_item("gap", progress.gap)?;
@@ -33,7 +39,11 @@ impl PythonMonitor {
         report.set_item("cache_hits", progress.cache.hits)?;
         report.set_item("cache_misses", progress.cache.misses)?;
         let answer = callback.call1(py, (report,))?;
-        Ok(if answer.is_truthy(py)? { Control::Stop } else { Control::Continue })
+        Ok(if answer.is_truthy(py)? {
+            Control::Stop
+        } else {
+            Control::Continue
+        })
     }
 }
 

@@ -53,11 +53,15 @@ fn options(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Options> {
     if !(cache_size.is_finite() && cache_size >= 0.0) {
-        return Err(PyValueError::new_err(format!("cache_size = {cache_size} must be >= 0 (MB)")));
+        return Err(PyValueError::new_err(format!(
+            "cache_size = {cache_size} must be >= 0 (MB)"
+        )));
     }
     let time_limit = match time_limit {
         Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(PyValueError::new_err(format!("time_limit = {t} must be > 0 (seconds)")))
+            return Err(PyValueError::new_err(format!(
+                "time_limit = {t} must be > 0 (seconds)"
+            )))
         }
         Some(t) => Some(Duration::from_secs_f64(t)),
         None => None,
@@ -121,11 +125,14 @@ macro_rules! dispatch_kernel {
             let $source = PrecomputedGram::new(&$x.values, $x.rows, $x.cols)?;
             $body
         } else {
-            let function = $kernel.function().map_err(|e| CoreError(SolveError::InvalidProblem {
-                name: "kernel",
-                reason: e.to_string(),
-            }))?;
-            let $source = DenseKernel::new(DenseRows::new(&$x.values, $x.rows, $x.cols)?, function)?;
+            let function = $kernel.function().map_err(|e| {
+                CoreError(SolveError::InvalidProblem {
+                    name: "kernel",
+                    reason: e.to_string(),
+                })
+            })?;
+            let $source =
+                DenseKernel::new(DenseRows::new(&$x.values, $x.rows, $x.cols)?, function)?;
             $body
         }
     }};
@@ -159,7 +166,9 @@ pub(crate) fn solve_c_svc(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = options(
+        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
+    )?;
     let x = matrix(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
@@ -190,7 +199,9 @@ pub(crate) fn solve_one_class(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = options(
+        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
+    )?;
     let x = matrix(&x);
     let upper = vector(&upper).into_owned();
     run(py, options, |opts, monitor| {
@@ -222,7 +233,9 @@ pub(crate) fn solve_epsilon_svr(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = options(
+        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
+    )?;
     let x = matrix(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
@@ -253,7 +266,9 @@ pub(crate) fn solve_box_qp(
     time_limit: Option<f64>,
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = options(
+        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
+    )?;
     let q = matrix(&q);
     let p = vector(&p).into_owned();
     let labels = signs(&y, "y")?;
@@ -261,8 +276,13 @@ pub(crate) fn solve_box_qp(
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     run(py, options, |opts, monitor| {
         let gram = PrecomputedGram::new(&q.values, q.rows, q.cols)?;
-        let mut problem =
-            BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
+        let mut problem = BoxQp::new(
+            SignedQ::unsigned(gram, opts.cache_bytes),
+            p,
+            labels,
+            upper,
+            alpha0,
+        )?;
         Ok(Smo.solve(&mut problem, opts, monitor)?)
     })
 }

@@ -1,1 +1,102 @@
-fn main() {}
+//! Kernel block fill and row-cache hit/miss costs.
+//!
+//! `cargo bench -p kernelkit-kernels --bench kernel_columns`
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kernelkit_kernels::{
+    DenseKernel, DenseRows, KernelFunction, KernelSource, QMatrix, RowCache, SignedQ,
+};
+
+/// a9a-like data: `n × d`, about 11% non-zero binary features.
+fn data(n: usize, d: usize) -> Vec<f64> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..n * d)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if state % 9 == 0 {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+fn kernel_block_fill(c: &mut Criterion) {
+    let (n, d) = (8000, 123);
+    let values = data(n, d);
+    let kernel = DenseKernel::new(
+        DenseRows::new(&values, n, d).unwrap(),
+        KernelFunction::Rbf { gamma: 0.5 },
+    )
+    .unwrap();
+    let mut group = c.benchmark_group("fill_block_rbf_8000x123");
+    for threads in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for rows in [1usize, 2, 8, 32, 128] {
+            let index: Vec<usize> = (0..rows).map(|r| r * 37 % n).collect();
+            let mut out = vec![0.0; rows * n];
+            group.throughput(Throughput::Elements((rows * n) as u64));
+            group.bench_with_input(
+                BenchmarkId::new(format!("threads{threads}"), rows),
+                &rows,
+                |b, _| {
+                    b.iter(|| pool.install(|| kernel.fill_block(black_box(&index), 0, n, &mut out)))
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+fn cache_hit_and_miss(c: &mut Criterion) {
+    let (n, d) = (4000, 123);
+    let values = data(n, d);
+    let kernel = DenseKernel::new(
+        DenseRows::new(&values, n, d).unwrap(),
+        KernelFunction::Rbf { gamma: 0.5 },
+    )
+    .unwrap();
+    let signs: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let mut group = c.benchmark_group("signed_q_column_4000");
+    let mut q = SignedQ::new(kernel.clone(), signs.clone(), 1 << 30);
+    q.column(7, n);
+    group.bench_function("hit", |b| {
+        b.iter(|| black_box(q.column(black_box(7), n)[3]))
+    });
+    // A two-column budget: every alternate request misses.
+    let mut small = SignedQ::new(kernel, signs, 0);
+    let mut next = 0usize;
+    group.bench_function("miss", |b| {
+        b.iter(|| {
+            next = (next + 1) % 3;
+            black_box(small.column(next, n)[3])
+        })
+    });
+    group.finish();
+
+    let mut lru = c.benchmark_group("row_cache");
+    lru.bench_function("get_evict_1000_columns_of_1000", |b| {
+        b.iter(|| {
+            let mut cache = RowCache::new(1000, 1000 * 4 * 100);
+            for k in 0..1000 {
+                let (column, _) = cache.get(k * 7 % 1000, 1000, None);
+                column[0] = 1.0;
+            }
+            black_box(cache.stats())
+        })
+    });
+    lru.finish();
+}
+
+criterion_group!(benches, kernel_block_fill, cache_hit_and_miss);
+criterion_main!(benches);

@@ -8,7 +8,11 @@
 pub const PARALLEL_MIN_LEN: usize = 4096;
 
 /// Splits `start..end` into consecutive ranges of at most `chunk` elements.
-pub fn chunk_ranges(start: usize, end: usize, chunk: usize) -> impl Iterator<Item = (usize, usize)> {
+pub fn chunk_ranges(
+    start: usize,
+    end: usize,
+    chunk: usize,
+) -> impl Iterator<Item = (usize, usize)> {
     let chunk = chunk.max(1);
     (start..end)
         .step_by(chunk)

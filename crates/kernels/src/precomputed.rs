@@ -22,7 +22,7 @@ impl<'a> PrecomputedGram<'a> {
         if rows != cols {
             return Err(KernelError::NotSquare { rows, cols });
         }
-        let expected = rows.checked_mul(cols).unwrap_or(usize::MAX);
+        let expected = rows.saturating_mul(cols);
         if values.len() != expected {
             return Err(KernelError::ShapeMismatch {
                 name: "precomputed kernel",
@@ -31,7 +31,11 @@ impl<'a> PrecomputedGram<'a> {
             });
         }
         check_finite("precomputed kernel", values)?;
-        Ok(PrecomputedGram { values: Cow::Borrowed(values), n: rows, permutation: (0..rows).collect() })
+        Ok(PrecomputedGram {
+            values: Cow::Borrowed(values),
+            n: rows,
+            permutation: (0..rows).collect(),
+        })
     }
 
     #[inline]

@@ -49,9 +49,17 @@ impl<K: KernelSource> SignedQ<K> {
     /// If `signs` and the kernel have different lengths.
     pub fn new(kernel: K, signs: Vec<f64>, cache_bytes: usize) -> Self {
         assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
-        let diagonal = (0..kernel.len()).map(|i| kernel.diagonal_value(i)).collect();
+        let diagonal = (0..kernel.len())
+            .map(|i| kernel.diagonal_value(i))
+            .collect();
         let cache = RowCache::new(kernel.len(), cache_bytes);
-        SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new() }
+        SignedQ {
+            kernel,
+            signs,
+            diagonal,
+            cache,
+            scratch: Vec::new(),
+        }
     }
 
     /// `K_ij` itself (all signs +1): the one-class matrix, or a user-given `Q`.
@@ -71,8 +79,10 @@ impl<K: KernelSource> SignedQ<K> {
             self.scratch.resize(len - start, 0.0);
             self.kernel.fill_block(&[i], start, len, &mut self.scratch);
             let s_i = self.signs[i];
-            for ((q, &k), &s_k) in
-                column[start..].iter_mut().zip(&self.scratch).zip(&self.signs[start..len])
+            for ((q, &k), &s_k) in column[start..]
+                .iter_mut()
+                .zip(&self.scratch)
+                .zip(&self.signs[start..len])
             {
                 *q = (s_i * s_k * k) as f32;
             }
@@ -160,7 +170,11 @@ impl<K: KernelSource> SvrQ<K> {
         let row = self.cache.peek(real, l);
         let s_i = self.signs[i] as f32;
         let buffer = &mut self.buffers[slot];
-        for ((b, &s_k), &k) in buffer[..len].iter_mut().zip(&self.signs[..len]).zip(&self.index) {
+        for ((b, &s_k), &k) in buffer[..len]
+            .iter_mut()
+            .zip(&self.signs[..len])
+            .zip(&self.index)
+        {
             *b = s_i * (s_k as f32) * row[k];
         }
     }
@@ -206,8 +220,11 @@ mod tests {
     use crate::{DenseKernel, DenseRows, KernelFunction};
 
     fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
-        DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
-            .unwrap()
+        DenseKernel::new(
+            DenseRows::new(values, n, d).unwrap(),
+            KernelFunction::Rbf { gamma: 0.5 },
+        )
+        .unwrap()
     }
 
     fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
@@ -220,7 +237,9 @@ mod tests {
     fn signed_q_is_coherent_under_swaps() {
         let (n, d) = (9, 3);
         let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.37).sin()).collect();
-        let y: Vec<f64> = (0..n).map(|k| if k % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|k| if k % 3 == 0 { 1.0 } else { -1.0 })
+            .collect();
         let reference = kernel(&values, n, d);
         // A budget of 2 columns forces evictions and partial-column drops.
         let mut q = SignedQ::new(kernel(&values, n, d), y.clone(), 0);

@@ -82,12 +82,19 @@ impl KernelSource for DenseKernel<'_> {
 
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
         let width = end - start;
-        assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
+        assert_eq!(
+            out.len(),
+            rows.len() * width,
+            "fill_block: output has the wrong length"
+        );
         if width == 0 || rows.is_empty() {
             return;
         }
         let d = self.rows.n_features();
-        let left: Vec<f64> = rows.iter().flat_map(|&r| self.rows.row(r).iter().copied()).collect();
+        let left: Vec<f64> = rows
+            .iter()
+            .flat_map(|&r| self.rows.row(r).iter().copied())
+            .collect();
         let left_norms: Vec<f64> = rows.iter().map(|&r| self.rows.sq_norms()[r]).collect();
         let block = Block {
             left: &left,
@@ -115,12 +122,19 @@ pub fn kernel_block(
 ) -> Result<(), KernelError> {
     function.validate()?;
     if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
+        return Err(KernelError::FeatureMismatch {
+            left: a.n_features(),
+            right: b.n_features(),
+        });
     }
     let width = b.n_rows();
     let expected = a.n_rows() * width;
     if out.len() != expected {
-        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
+        return Err(KernelError::ShapeMismatch {
+            name: "out",
+            expected,
+            actual: out.len(),
+        });
     }
     if width == 0 {
         return Ok(());
@@ -142,7 +156,9 @@ pub fn kernel_block(
     if expected * a.n_features().max(1) < PARALLEL_MIN_WORK {
         out.chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
     } else {
-        out.par_chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
+        out.par_chunks_mut(ROW_BLOCK * width)
+            .enumerate()
+            .for_each(job);
     }
     Ok(())
 }
@@ -200,12 +216,15 @@ impl Block<'_, '_> {
     unsafe fn compute_window(&self, c0: usize, c1: usize, stride: usize, out: SharedOut) {
         let d = self.n_features;
         let n_left = self.n_left();
-        let right = self.right.rows(self.right_offset + c0, self.right_offset + c1);
+        let right = self
+            .right
+            .rows(self.right_offset + c0, self.right_offset + c1);
         let right_norms = &self.right.sq_norms()[self.right_offset + c0..self.right_offset + c1];
         let n_cols = c1 - c0;
         // SAFETY: the caller guarantees the window of row r, columns c0..c1, is ours alone.
-        let row_window =
-            |r: usize| unsafe { std::slice::from_raw_parts_mut(out.0.add(r * stride + c0), n_cols) };
+        let row_window = |r: usize| unsafe {
+            std::slice::from_raw_parts_mut(out.0.add(r * stride + c0), n_cols)
+        };
         if d == 0 {
             for r in 0..n_left {
                 row_window(r).fill(0.0);
@@ -289,7 +308,9 @@ mod tests {
     }
 
     fn data(n: usize, d: usize) -> Vec<f64> {
-        (0..n * d).map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0).collect()
+        (0..n * d)
+            .map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0)
+            .collect()
     }
 
     #[test]
@@ -297,8 +318,15 @@ mod tests {
         let functions = [
             KernelFunction::Linear,
             KernelFunction::Rbf { gamma: 0.3 },
-            KernelFunction::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
-            KernelFunction::Sigmoid { gamma: 0.1, coef0: -0.5 },
+            KernelFunction::Polynomial {
+                gamma: 0.5,
+                coef0: 1.0,
+                degree: 3,
+            },
+            KernelFunction::Sigmoid {
+                gamma: 0.1,
+                coef0: -0.5,
+            },
         ];
         for (n, d) in [(7, 3), (300, 17), (2500, 40)] {
             let values = data(n, d);

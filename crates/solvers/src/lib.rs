@@ -20,7 +20,7 @@ pub mod smo;
 pub use box_qp::BoxQp;
 pub use parallel::with_thread_pool;
 pub use protocol::{
-    Control, Monitor, NoMonitor, Progress, SolveError, SolveOptions, SolveStats, Solution, Solver,
+    Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
     Status,
 };
 pub use smo::Smo;

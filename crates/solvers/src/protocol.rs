@@ -58,13 +58,22 @@ impl SolveOptions {
     /// Checks the options.
     pub fn validate(&self) -> Result<(), SolveError> {
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(SolveError::InvalidOption { name: "tol", reason: "must be finite and > 0" });
+            return Err(SolveError::InvalidOption {
+                name: "tol",
+                reason: "must be finite and > 0",
+            });
         }
         if self.max_iter == Some(0) {
-            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
+            return Err(SolveError::InvalidOption {
+                name: "max_iter",
+                reason: "must be >= 1",
+            });
         }
         if self.report_every == 0 {
-            return Err(SolveError::InvalidOption { name: "report_every", reason: "must be >= 1" });
+            return Err(SolveError::InvalidOption {
+                name: "report_every",
+                reason: "must be >= 1",
+            });
         }
         Ok(())
     }

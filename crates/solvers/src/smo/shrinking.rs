@@ -10,7 +10,7 @@
 
 use kernelkit_kernels::QMatrix;
 
-use super::state::Variables;
+use super::state::{Bound, Variables};
 
 /// Whether position `i` may be shrunk given `m(α) = g_max1` and `−M(α) = g_max2`.
 fn be_shrunk(v: &Variables, i: usize, g_max1: f64, g_max2: f64) -> bool {
@@ -112,9 +112,9 @@ impl Shrinker {
             for i in active_size..l {
                 let q_i = q.column(i, active_size);
                 let mut sum = 0.0;
-                for j in 0..active_size {
-                    if v.is_free(j) {
-                        sum += v.alpha[j] * f64::from(q_i[j]);
+                for ((&q_ij, &alpha_j), &bound_j) in q_i.iter().zip(&v.alpha).zip(&v.bound) {
+                    if bound_j == Bound::Free {
+                        sum += alpha_j * f64::from(q_ij);
                     }
                 }
                 v.gradient[i] += sum;
@@ -124,7 +124,9 @@ impl Shrinker {
                 if v.is_free(i) {
                     let q_i = q.column(i, l);
                     let alpha_i = v.alpha[i];
-                    for (g, &q_ij) in v.gradient[active_size..l].iter_mut().zip(&q_i[active_size..l])
+                    for (g, &q_ij) in v.gradient[active_size..l]
+                        .iter_mut()
+                        .zip(&q_i[active_size..l])
                     {
                         *g += alpha_i * f64::from(q_ij);
                     }

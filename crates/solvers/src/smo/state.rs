@@ -32,7 +32,13 @@ pub(crate) struct Variables {
 }
 
 impl Variables {
-    pub fn new(diagonal: Vec<f64>, y: Vec<i8>, alpha: Vec<f64>, p: Vec<f64>, upper: Vec<f64>) -> Self {
+    pub fn new(
+        diagonal: Vec<f64>,
+        y: Vec<i8>,
+        alpha: Vec<f64>,
+        p: Vec<f64>,
+        upper: Vec<f64>,
+    ) -> Self {
         let n = alpha.len();
         let mut variables = Variables {
             diagonal,
@@ -98,7 +104,12 @@ impl Variables {
 
     /// `f(α) = ½αᵀQα + pᵀα = Σ α_i (G_i + p_i) / 2`, valid when `G` is exact everywhere.
     pub fn objective(&self) -> f64 {
-        self.alpha.iter().zip(&self.gradient).zip(&self.p).map(|((a, g), p)| a * (g + p)).sum::<f64>()
+        self.alpha
+            .iter()
+            .zip(&self.gradient)
+            .zip(&self.p)
+            .map(|((a, g), p)| a * (g + p))
+            .sum::<f64>()
             / 2.0
     }
 }
