@@ -192,11 +192,38 @@ def relative_difference(value: float | None, reference: float | None) -> float |
 
 
 # --------------------------------------------------------------------------- processes
+def _proc_status_mb(field: str) -> float | None:
+    """A ``VmXXX:`` line of /proc/self/status in MiB (None where /proc is unavailable)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 2**10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def current_rss_mb() -> float | None:
+    """Resident set size of this process now, in MiB (Linux only)."""
+    return _proc_status_mb("VmRSS")
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's peak-RSS high-water mark (Linux >= 4.0; False if unsupported)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
+    """Peak resident set size of this process (since start or last reset), in MiB."""
+    hwm = _proc_status_mb("VmHWM")
+    if hwm is not None:
+        return hwm
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    scale = 2**20 if sys.platform == "darwin" else 2**10
-    return peak / 2**20 * scale
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes / KiB
 
 
 def _child_main(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:

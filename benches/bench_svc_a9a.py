@@ -2,7 +2,8 @@
 
 Protocol (../shared/BENCHMARKS.md): same data (a9a, densified, float64), same C, numeric gamma,
 tol and cache budget for every solver, in one run; machine load recorded before and after. Each
-fit runs in a fresh 'spawn' subprocess, so that ``ru_maxrss`` gives a clean peak memory per fit.
+fit runs in a fresh 'spawn' subprocess, whose peak RSS (high-water mark reset just before fit)
+is the peak memory of that fit.
 Beside every time the script reports the dual objective (recomputed independently from
 ``support_vectors_`` and ``dual_coef_``), #SV and test accuracy.
 
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 from _common import (
     DEFAULT_DATA_DIR,
+    current_rss_mb,
     fmt,
     load_snapshot,
     load_svmlight_dense,
@@ -34,6 +36,7 @@ from _common import (
     parse_str_list,
     peak_rss_mb,
     relative_difference,
+    reset_peak_rss,
     run_isolated,
     svc_binary_dual_objective,
     write_json,
@@ -58,7 +61,7 @@ class SVCConfig:
 
 def make_estimator(solver: str, cfg: SVCConfig) -> Any:
     """The estimator of ``solver`` with the shared settings (RBF kernel, numeric gamma)."""
-    common = {
+    common: dict[str, Any] = {
         "C": cfg.C,
         "kernel": "rbf",
         "gamma": cfg.gamma,
@@ -88,12 +91,15 @@ def fit_and_measure(solver: str, cfg: SVCConfig, data_dir: str, n: int) -> dict[
     y_test = np.load(Path(data_dir, "y_test.npy"))
     est = make_estimator(solver, cfg)
 
-    rss_before = peak_rss_mb()
+    # Peak memory per phase: reset the high-water mark just before fit and before predict.
+    peak_reset = reset_peak_rss()
+    rss_start = current_rss_mb()
     t0, c0 = time.perf_counter(), time.process_time()
     est.fit(X, y)
     fit_s, fit_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     rss_fit = peak_rss_mb()
 
+    reset_peak_rss()
     t0 = time.perf_counter()
     y_pred = est.predict(X_test)
     predict_s = time.perf_counter() - t0
@@ -115,9 +121,10 @@ def fit_and_measure(solver: str, cfg: SVCConfig, data_dir: str, n: int) -> dict[
         "intercept": float(np.ravel(est.intercept_)[0]),
         "n_iter": np.ravel(np.asarray(getattr(est, "n_iter_", np.nan))).tolist(),
         "test_accuracy": float(np.mean(y_pred == y_test)),
-        "rss_before_fit_mb": rss_before,
+        "rss_at_fit_start_mb": rss_start,
         "peak_rss_fit_mb": rss_fit,
-        "peak_rss_mb": rss_predict,
+        "peak_rss_predict_mb": rss_predict,
+        "peak_rss_reset": peak_reset,
         "y_pred": np.asarray(y_pred, dtype=np.int8),
     }
     if solver == "kernelkit":
@@ -151,7 +158,7 @@ def run_one(
             result: dict[str, Any] = run_isolated(fit_and_measure, args, timeout=timeout)
         else:
             result = fit_and_measure(*args)
-            for key in ("rss_before_fit_mb", "peak_rss_fit_mb", "peak_rss_mb"):
+            for key in ("rss_at_fit_start_mb", "peak_rss_fit_mb", "peak_rss_predict_mb"):
                 result[key] = None  # not meaningful without a fresh process
     except Exception as exc:
         print(f"  {solver} n={n}: FAILED: {exc}", file=sys.stderr)
@@ -173,9 +180,9 @@ def aggregate(n: int, solver: str, runs: list[dict[str, Any]]) -> dict[str, Any]
     row["fit_cpu_s"] = statistics.median(r["fit_cpu_s"] for r in ok)
     row["predict_s"] = statistics.median(r["predict_s"] for r in ok)
     row["objective_all"] = [r["objective"] for r in ok]
-    if first.get("peak_rss_mb") is not None:
-        row["peak_rss_mb"] = max(r["peak_rss_mb"] for r in ok)
+    if first.get("peak_rss_fit_mb") is not None:
         row["peak_rss_fit_mb"] = max(r["peak_rss_fit_mb"] for r in ok)
+        row["peak_rss_predict_mb"] = max(r["peak_rss_predict_mb"] for r in ok)
     return row
 
 
@@ -220,7 +227,7 @@ def results_table(rows: list[dict[str, Any]]) -> str:
         "dual objective",
         "rel. obj. diff vs sklearn",
         "agree w/ sklearn",
-        "peak RSS MB (fit +)",
+        "fit peak RSS MB (+growth)",
         "iters",
     ]
     body = []
@@ -260,10 +267,11 @@ def iters_cell(n_iter: list[Any]) -> str:
 
 
 def rss_cell(r: dict[str, Any]) -> str:
-    """Peak RSS of the fit's process, and its growth during fit over the pre-fit peak."""
-    if r.get("peak_rss_mb") is None:
+    """Peak RSS of the process during fit, and its growth over the RSS at the start of fit."""
+    peak, start = r.get("peak_rss_fit_mb"), r.get("rss_at_fit_start_mb")
+    if peak is None:
         return "—"
-    return f"{r['peak_rss_mb']:.0f} (+{r['peak_rss_fit_mb'] - r['rss_before_fit_mb']:.0f})"
+    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
 
 
 def ratios_table(summary: list[dict[str, Any]]) -> str:
@@ -305,7 +313,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
     ax.set_yscale("log")
     sizes = sorted({r["n"] for r in rows})
     ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
-    ax.minorticks_off()
+    ax.set_xticks([], minor=True)  # only the measured sizes on the x axis
     ax.set_xlabel("training rows n")
     ax.set_ylabel("fit time (s)")
     ax.set_title(title, fontsize=9)

@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 Array = NDArray[Any]
-SHARED = {"tol": 1e-3, "cache_size": 200}  # passed to both libraries
+SHARED: dict[str, Any] = {"tol": 1e-3, "cache_size": 200}  # passed to both libraries
 REPEATS = 3
 SEED = 0
 
@@ -69,7 +69,7 @@ def compare_classifier(name: str, X: Array, y: Array, scale: bool) -> Row:
     X_tr, X_te, y_tr, y_te = split(X, y)
     if scale:
         X_tr, X_te = standardize(X_tr, X_te)
-    params = {"C": 1.0, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
+    params: dict[str, Any] = {"C": 1.0, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
     kk, sk = kernelkit.SVC(**params), svm.SVC(**params)
     kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
     kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
@@ -89,7 +89,13 @@ def compare_regressor(name: str, X: Array, y: Array) -> Row:
     X_tr, X_te = standardize(X_tr, X_te)
     y_scaler = StandardScaler().fit(y_tr[:, None])
     y_tr, y_te = (y_scaler.transform(v[:, None]).ravel() for v in (y_tr, y_te))
-    params = {"C": 1.0, "epsilon": 0.1, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
+    params: dict[str, Any] = {
+        "C": 1.0,
+        "epsilon": 0.1,
+        "kernel": "rbf",
+        "gamma": scale_gamma(X_tr),
+        **SHARED,
+    }
     kk, sk = kernelkit.SVR(**params), svm.SVR(**params)
     kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
     kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
@@ -108,7 +114,7 @@ def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[R
     """Train on the training rows of one class; on the test split, +1 should mean that class."""
     X_tr, X_te, y_tr, y_te = split(X, y)
     X_tr, X_te = standardize(X_tr[y_tr == inlier_class], X_te)
-    params = {"nu": 0.1, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
+    params: dict[str, Any] = {"nu": 0.1, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
     kk, sk = kernelkit.OneClassSVM(**params), svm.OneClassSVM(**params)
     kk_s, sk_s = fit_timed(kk, X_tr), fit_timed(sk, X_tr)
     kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
