@@ -67,6 +67,15 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     callback: Callable[[Mapping[str, Any]], bool | None] | None
     time_limit: float | None
 
+    # Fitted attributes shared by every SVM estimator.
+    support_: NDArray[np.int32]
+    support_vectors_: Float64Array
+    dual_coef_: Float64Array
+    intercept_: Float64Array
+    shape_fit_: tuple[int, ...]
+    _kernel: _core.Kernel
+    _gamma: float
+
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
@@ -83,7 +92,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             raise ValueError(f"degree must be >= 0, got {self.degree}")
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
-                raise ValueError(f"gamma must be 'scale', 'auto' or a float > 0, got {self.gamma!r}")
+                raise ValueError(
+                    f"gamma must be 'scale', 'auto' or a float > 0, got {self.gamma!r}"
+                )
         else:
             _check_positive("gamma", self.gamma)
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
@@ -102,7 +113,12 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     def _validate_x(self, X: Any, *, reset: bool) -> Float64Array:
         X = validate_data(
-            self, X, reset=reset, dtype=np.float64, order="C", accept_sparse=False,
+            self,
+            X,
+            reset=reset,
+            dtype=np.float64,
+            order="C",
+            accept_sparse=False,
             ensure_min_samples=1,
         )
         return np.asarray(X, dtype=np.float64)
@@ -126,7 +142,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         else:
             gamma = float(self.gamma)
         self._gamma = gamma
-        return _core.Kernel(self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0))
+        return _core.Kernel(
+            self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0)
+        )
 
     # -- solving ----------------------------------------------------------------------------
 

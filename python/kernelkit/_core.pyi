@@ -6,6 +6,17 @@ from typing import Any, final
 import numpy as np
 from numpy.typing import NDArray
 
+__all__ = [
+    "Kernel",
+    "Solution",
+    "__version__",
+    "kernel_matrix",
+    "solve_box_qp",
+    "solve_c_svc",
+    "solve_epsilon_svr",
+    "solve_one_class",
+]
+
 __version__: str
 
 _Callback = Callable[[Mapping[str, Any]], bool | None]

@@ -16,7 +16,7 @@ from ._base import Float64Array, KernelSvmMixin
 __all__ = ["OneClassSVM"]
 
 
-class OneClassSVM(OutlierMixin, KernelSvmMixin):
+class OneClassSVM(OutlierMixin, KernelSvmMixin):  # type: ignore[misc]
     """One-class SVM (Schölkopf et al. 2001), a drop-in for :class:`sklearn.svm.OneClassSVM`.
 
     Solves LIBSVM's dual ``min ½ αᵀKα  s.t.  Σα_i = ν Σ w_i,  0 ≤ α_i ≤ w_i`` (``w``: sample
@@ -79,14 +79,19 @@ class OneClassSVM(OutlierMixin, KernelSvmMixin):
         else:
             X_fit = np.ascontiguousarray(X_checked[kept])
         solution = self._solve(
-            _core.solve_one_class, X_fit, weights[kept], float(nu), self._kernel,
+            _core.solve_one_class,
+            X_fit,
+            weights[kept],
+            float(nu),
+            self._kernel,
             description="OneClassSVM",
         )
         alpha = np.asarray(solution.x)
         support = np.flatnonzero(alpha > 0)
         self.support_ = kept[support].astype(np.int32)
         self.support_vectors_ = (
-            np.empty((0, 0)) if self.kernel == "precomputed"
+            np.empty((0, 0))
+            if self.kernel == "precomputed"
             else np.ascontiguousarray(X_checked[self.support_])
         )
         self.n_support_ = np.array([len(support)], dtype=np.int32)
@@ -107,7 +112,8 @@ class OneClassSVM(OutlierMixin, KernelSvmMixin):
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
-        return self._blockwise(X_checked, lambda block: block @ coef) + self.intercept_[0]
+        decision: Float64Array = self._blockwise(X_checked, lambda block: block @ coef)
+        return decision + float(self.intercept_[0])
 
     def score_samples(self, X: Any) -> Float64Array:
         """``Σ α_i K(x_i, x)`` (the decision function before the offset)."""

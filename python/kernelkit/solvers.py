@@ -78,9 +78,7 @@ class BoxQp:
         object.__setattr__(self, "p", _vector("p", p, n))
         object.__setattr__(self, "y", _vector("y", y, n))
         object.__setattr__(self, "upper", _vector("upper", upper, n))
-        object.__setattr__(
-            self, "alpha0", None if alpha0 is None else _vector("alpha0", alpha0, n)
-        )
+        object.__setattr__(self, "alpha0", None if alpha0 is None else _vector("alpha0", alpha0, n))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ._base import Float64Array, KernelSvmMixin, _check_positive
 __all__ = ["SVC"]
 
 
-class SVC(ClassifierMixin, KernelSvmMixin):
+class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
     A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
@@ -52,6 +52,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):
     status_ : list of str
         ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"`` per pair.
     """
+
+    classes_: NDArray[Any]
 
     def __init__(
         self,
@@ -147,15 +149,21 @@ class SVC(ClassifierMixin, KernelSvmMixin):
                         "positive sample_weight"
                     )
                 signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
-                upper = float(self.C) * weights[index] * np.where(
-                    signs > 0, class_weight[a], class_weight[b]
+                upper = (
+                    float(self.C)
+                    * weights[index]
+                    * np.where(signs > 0, class_weight[a], class_weight[b])
                 )
                 if self.kernel == "precomputed":
                     X_pair = np.ascontiguousarray(X_checked[np.ix_(index, index)])
                 else:
                     X_pair = np.ascontiguousarray(X_checked[index])
                 solution = self._solve(
-                    _core.solve_c_svc, X_pair, signs, upper, self._kernel,
+                    _core.solve_c_svc,
+                    X_pair,
+                    signs,
+                    upper,
+                    self._kernel,
                     description=f"SVC {classes[a]!r} vs {classes[b]!r}",
                 )
                 pair_coefs.append((index, signs * solution.x))
@@ -260,7 +268,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):
         check_is_fitted(self, "support_")
         n_classes = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
-            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+            labels: NDArray[Any] = self.classes_[np.argmax(self.decision_function(X), axis=1)]
+            return labels
         X_checked = self._check_predict_input(X)
         decision = self._pairwise_decision(X_checked)
         votes = np.zeros((decision.shape[0], n_classes), dtype=np.int64)
@@ -271,7 +280,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):
                 winner = np.where(decision[:, pair] > 0, a, b)
                 np.add.at(votes, (rows, winner), 1)
                 pair += 1
-        return self.classes_[np.argmax(votes, axis=1)]
+        predicted: NDArray[Any] = self.classes_[np.argmax(votes, axis=1)]
+        return predicted
 
 
 def _ovr_from_ovo(decision: Float64Array, n_classes: int) -> Float64Array:
@@ -288,4 +298,5 @@ def _ovr_from_ovo(decision: Float64Array, n_classes: int) -> Float64Array:
             confidence[:, a] += value
             confidence[:, b] -= value
             pair += 1
-    return votes + confidence / (3 * (np.abs(confidence) + 1))
+    result: Float64Array = votes + confidence / (3 * (np.abs(confidence) + 1))
+    return result

@@ -15,7 +15,7 @@ from ._base import Float64Array, KernelSvmMixin, _check_positive
 __all__ = ["SVR"]
 
 
-class SVR(RegressorMixin, KernelSvmMixin):
+class SVR(RegressorMixin, KernelSvmMixin):  # type: ignore[misc]
     """Epsilon-Support Vector Regression (a drop-in replacement for :class:`sklearn.svm.SVR`).
 
     Solves LIBSVM's doubled dual
@@ -98,14 +98,20 @@ class SVR(RegressorMixin, KernelSvmMixin):
         else:
             X_fit = np.ascontiguousarray(X_checked[kept])
         solution = self._solve(
-            _core.solve_epsilon_svr, X_fit, np.ascontiguousarray(target[kept]),
-            float(self.C) * weights[kept], float(self.epsilon), self._kernel, description="SVR",
+            _core.solve_epsilon_svr,
+            X_fit,
+            np.ascontiguousarray(target[kept]),
+            float(self.C) * weights[kept],
+            float(self.epsilon),
+            self._kernel,
+            description="SVR",
         )
         beta = np.asarray(solution.x)
         support = np.flatnonzero(beta != 0)
         self.support_ = kept[support].astype(np.int32)
         self.support_vectors_ = (
-            np.empty((0, 0)) if self.kernel == "precomputed"
+            np.empty((0, 0))
+            if self.kernel == "precomputed"
             else np.ascontiguousarray(X_checked[self.support_])
         )
         self.n_support_ = np.array([0, len(support)], dtype=np.int32)
@@ -125,4 +131,5 @@ class SVR(RegressorMixin, KernelSvmMixin):
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
-        return self._blockwise(X_checked, lambda block: block @ coef) + self.intercept_[0]
+        prediction: Float64Array = self._blockwise(X_checked, lambda block: block @ coef)
+        return prediction + float(self.intercept_[0])

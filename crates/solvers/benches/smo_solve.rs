@@ -1,1 +1,73 @@
-fn main() {}
+//! One C-SVC solve with the SMO engine, with and without shrinking, on 1 and 2 threads.
+//!
+//! `cargo bench -p kernelkit-solvers --bench smo_solve`
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction};
+use kernelkit_solvers::formulations::c_svc;
+use kernelkit_solvers::{with_thread_pool, NoMonitor, SolveOptions};
+
+/// a9a-like binary features with a label that depends on a few of them, plus noise.
+fn problem(n: usize, d: usize) -> (Vec<f64>, Vec<i8>) {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let x: Vec<f64> = (0..n * d)
+        .map(|_| if next() % 9 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    let y = (0..n)
+        .map(|i| {
+            let score = x[i * d] + x[i * d + 1] - x[i * d + 2] + (next() % 3) as f64 - 1.0;
+            if score > 0.0 {
+                1
+            } else {
+                -1
+            }
+        })
+        .collect();
+    (x, y)
+}
+
+fn smo_solve(c: &mut Criterion) {
+    let (n, d) = (3000, 123);
+    let (x, y) = problem(n, d);
+    let mut group = c.benchmark_group("c_svc_rbf_3000x123");
+    group.sample_size(10);
+    for threads in [1usize, 2] {
+        for shrinking in [true, false] {
+            let options = SolveOptions {
+                shrinking,
+                n_threads: threads,
+                ..SolveOptions::default()
+            };
+            let id = BenchmarkId::new(
+                format!("threads{threads}"),
+                format!("shrinking={shrinking}"),
+            );
+            group.bench_with_input(id, &options, |b, options| {
+                b.iter(|| {
+                    with_thread_pool(threads, || {
+                        let kernel = DenseKernel::new(
+                            DenseRows::new(&x, n, d).unwrap(),
+                            KernelFunction::Rbf { gamma: 0.5 },
+                        )
+                        .unwrap();
+                        let upper = vec![1.0; n];
+                        black_box(c_svc(kernel, &y, upper, options, &mut NoMonitor).unwrap())
+                    })
+                    .unwrap()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, smo_solve);
+criterion_main!(benches);
