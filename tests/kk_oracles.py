@@ -37,9 +37,13 @@ Array = NDArray[np.float64]
 # gram(rows, cols) -> K[rows][:, cols] (training indices)
 Gram = Callable[[NDArray[np.intp], NDArray[np.intp]], Array]
 
-# Slack added to ``tol`` when checking the KKT residual recomputed in float64: the solver's
-# kernel cache holds float32 values, so its gradient differs from ours by O(1e-6).
+# Slack added to ``tol`` when checking the KKT residual recomputed in float64. The solver's kernel
+# cache holds float32 values, so its gradient G_i = sum_j Q_ij a_j differs from ours by at most
+# about 2**-24 * sum_j |K_ij| |a_j| (one rounding per entry). Each residual therefore carries
+# ``slack = KKT_SLACK + F32_FACTOR * max_i sum_j |K_ij| |a_j|`` (covering the two gradients of the
+# violating pair and a couple of ulps of kernel arithmetic).
 KKT_SLACK = 1e-5
+F32_FACTOR = 4.0 * 2.0**-24
 
 
 def kernel_function(
@@ -58,11 +62,23 @@ def kernel_function(
 
 
 def gram_from_features(x: Array, kfun: Callable[[Array, Array], Array]) -> Gram:
-    return lambda rows, cols: kfun(x[rows], x[cols])
+    def gram(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
+        if len(rows) == 0 or len(cols) == 0:
+            return np.zeros((len(rows), len(cols)))
+        return np.asarray(kfun(x[rows], x[cols]), dtype=np.float64)
+
+    return gram
 
 
 def gram_from_matrix(k: Array) -> Gram:
     return lambda rows, cols: k[np.ix_(rows, cols)]
+
+
+def f32_slack(k_rows_sv: Array, coef: Array) -> float:
+    """Bound on the float32-cache gradient error: F32_FACTOR * max_i sum_j |K_ij| |coef_j|."""
+    if k_rows_sv.size == 0:
+        return 0.0
+    return float(F32_FACTOR * np.max(np.abs(k_rows_sv) @ np.abs(coef)))
 
 
 def gram_for(model: Any, x_train: Array) -> Gram:
@@ -86,6 +102,10 @@ class Kkt:
     violation: float  # max_{I_up} -s G - min_{I_low} -s G   (LIBSVM's stopping quantity)
     m_up: float  # max over I_up of -s G
     m_low: float  # min over I_low of -s G
+    slack: float = 0.0  # allowed excess over tol (float32 kernel cache, see KKT_SLACK)
+
+    def within(self, tol: float) -> bool:
+        return self.violation <= tol + self.slack
 
     def bias_interval(self, slack: float = 0.0) -> tuple[float, float]:
         """Interval that must contain the optimal bias b = -rho (any b with the KKT conditions)."""
@@ -93,7 +113,7 @@ class Kkt:
         return lo - slack, hi + slack
 
 
-def kkt_residual(grad: Array, s: Array, a: Array, upper: Array) -> Kkt:
+def kkt_residual(grad: Array, s: Array, a: Array, upper: Array, slack: float = 0.0) -> Kkt:
     """LIBSVM's maximal-violating-pair residual, computed from the full gradient."""
     grad = np.asarray(grad, dtype=np.float64)
     s = np.asarray(s, dtype=np.float64)
@@ -107,7 +127,7 @@ def kkt_residual(grad: Array, s: Array, a: Array, upper: Array) -> Kkt:
     msg = -s * grad
     m_up = float(np.max(msg[i_up])) if i_up.any() else -np.inf
     m_low = float(np.min(msg[i_low])) if i_low.any() else np.inf
-    return Kkt(violation=max(m_up - m_low, 0.0), m_up=m_up, m_low=m_low)
+    return Kkt(violation=max(m_up - m_low, 0.0), m_up=m_up, m_low=m_low, slack=slack)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,9 +216,11 @@ def svc_upper(
 
 
 def svc_pair_kkt(pair: SvcPair, gram: Gram, upper_all: Array) -> Kkt:
-    f = gram(pair.rows, pair.sv) @ pair.coef
+    k = gram(pair.rows, pair.sv)
+    f = k @ pair.coef
     grad = pair.s * f - 1.0
-    return kkt_residual(grad, pair.s, pair.alpha, upper_all[pair.rows])
+    slack = KKT_SLACK + f32_slack(k, pair.coef)
+    return kkt_residual(grad, pair.s, pair.alpha, upper_all[pair.rows], slack)
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,14 +244,16 @@ def svr_kkt(model: Any, gram: Gram, y_train: Array, c: float, epsilon: float) ->
     n = len(y)
     sv = np.asarray(model.support_, dtype=np.intp)
     b = np.asarray(model.dual_coef_, dtype=np.float64)[0]
-    kb = gram(np.arange(n), sv) @ b
+    k = gram(np.arange(n), sv)
+    kb = k @ b
     a = np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)])
     a_full = np.zeros(2 * n)
     a_full[sv] = a[: len(sv)]
     a_full[n + sv] = a[len(sv) :]
     s = np.concatenate([np.ones(n), -np.ones(n)])
     grad = np.concatenate([kb + epsilon - y, -kb + epsilon + y])
-    return kkt_residual(grad, s, a_full, np.full(2 * n, c))
+    slack = KKT_SLACK + f32_slack(k, b)
+    return kkt_residual(grad, s, a_full, np.full(2 * n, c), slack)
 
 
 # --------------------------------------------------------------------------------------------
@@ -250,9 +274,11 @@ def ocsvm_dual_objective(model: Any, gram: Gram) -> float:
 def ocsvm_kkt(model: Any, gram: Gram, n: int, upper: Array | None = None) -> Kkt:
     sv = np.asarray(model.support_, dtype=np.intp)
     a_sv = np.asarray(model.dual_coef_, dtype=np.float64)[0]
-    grad = gram(np.arange(n), sv) @ a_sv
+    k = gram(np.arange(n), sv)
+    grad = k @ a_sv
     ub = np.ones(n) if upper is None else np.asarray(upper, dtype=np.float64)
-    return kkt_residual(grad, np.ones(n), ocsvm_alpha(model, n), ub)
+    slack = KKT_SLACK + f32_slack(k, a_sv)
+    return kkt_residual(grad, np.ones(n), ocsvm_alpha(model, n), ub, slack)
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,15 +288,53 @@ def rel_diff(a: float, b: float) -> float:
     return abs(a - b) / max(1.0, abs(a), abs(b))
 
 
+def objective_f32_slack(gram: Gram, sv: NDArray[np.intp], coef: Array) -> float:
+    """Bound on the error of a dual objective evaluated with a float32 kernel cache:
+    F32_FACTOR * 1/2 |c|' |K| |c| (the solver's ``objective_`` is computed from its cache)."""
+    if len(sv) == 0:
+        return 0.0
+    c = np.abs(np.asarray(coef, dtype=np.float64))
+    return float(F32_FACTOR * 0.5 * c @ np.abs(gram(sv, sv)) @ c)
+
+
+def reported_objective_ok(reported: float, recomputed: float, f32_slack: float) -> bool:
+    """The solver's own objective equals the float64 recomputation up to 1e-6 relative or
+    the float32-cache bound, whichever is larger."""
+    return abs(reported - recomputed) <= max(1e-6 * max(1.0, abs(recomputed)), f32_slack)
+
+
+def row_groups(x: Array) -> NDArray[np.intp]:
+    """Group id of every training row: identical rows share a group.
+
+    With duplicated rows (a9a has hundreds) the dual solution is not unique: only the total
+    coefficient of a group of identical points is determined, so support sets are compared per
+    group.
+    """
+    _, inverse = np.unique(np.asarray(x), axis=0, return_inverse=True)
+    return np.asarray(inverse, dtype=np.intp).ravel()
+
+
 def support_mismatch(
-    alpha_a: Array, alpha_b: Array, upper: Array, bound_tol: float
+    alpha_a: Array,
+    alpha_b: Array,
+    upper: Array,
+    bound_tol: float,
+    groups: NDArray[np.intp] | None = None,
 ) -> NDArray[np.intp]:
-    """Indices where one model has a support vector and the other does not, excluding points
-    whose nonzero alpha is within ``bound_tol * upper`` of 0 or of the bound (ambiguous)."""
+    """Indices (of groups of identical rows, if ``groups`` is given) where one model has a
+    support vector and the other does not, excluding points whose nonzero alpha is within
+    ``bound_tol * upper`` of 0 or of the bound (ambiguous)."""
+    alpha_a = np.abs(np.asarray(alpha_a, dtype=np.float64))
+    alpha_b = np.abs(np.asarray(alpha_b, dtype=np.float64))
+    upper = np.asarray(upper, dtype=np.float64)
+    if groups is not None:
+        alpha_a = np.bincount(groups, weights=alpha_a)
+        alpha_b = np.bincount(groups, weights=alpha_b)
+        upper = np.bincount(groups, weights=upper)
     sv_a = alpha_a != 0
     sv_b = alpha_b != 0
     differ = np.flatnonzero(sv_a != sv_b)
-    a = np.maximum(np.abs(alpha_a[differ]), np.abs(alpha_b[differ]))
+    a = np.maximum(alpha_a[differ], alpha_b[differ])
     u = upper[differ]
     ambiguous = (a <= bound_tol * u) | (a >= u * (1.0 - bound_tol))
     return differ[~ambiguous]

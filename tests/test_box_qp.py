@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kk_oracles import kkt_residual
 
 from kernelkit import solvers
-from kk_oracles import kkt_residual
 
 SOLVE_TOL = 1e-8
 OBJ_RTOL = 1e-6
@@ -182,7 +182,9 @@ def test_smo_max_iter_and_callback() -> None:
         return len(seen) >= 2
 
     full = solvers.Smo(tol=SOLVE_TOL).solve(_box_qp(prob, with_alpha0=False))
-    sol = solvers.Smo(tol=SOLVE_TOL).solve(_box_qp(prob, with_alpha0=False), callback=stop_at_second)
+    sol = solvers.Smo(tol=SOLVE_TOL).solve(
+        _box_qp(prob, with_alpha0=False), callback=stop_at_second
+    )
     if len(seen) >= 2:
         assert sol.status == "stopped"
         assert sol.iterations <= full.iterations

@@ -96,7 +96,7 @@ def test_callback_true_stops_the_fit(
     assert abs(np.sum(model.dual_coef_[0])) <= 1e-8 * len(a9a.y)
 
 
-def test_callback_exception_propagates(breast_cancer: Any) -> None:
+def test_callback_exception_propagates(a9a: Any) -> None:
     class Boom(Exception):
         pass
 
@@ -104,11 +104,12 @@ def test_callback_exception_propagates(breast_cancer: Any) -> None:
         raise Boom("from callback")
 
     with pytest.raises(Boom, match="from callback"):
-        kernelkit.SVC(callback=cb, tol=1e-8, gamma=0.05).fit(breast_cancer.X, breast_cancer.y)
+        kernelkit.SVC(callback=cb, **A9A_PARAMS).fit(a9a.X, a9a.y)
 
 
 @pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])
-def test_callback_stops_svr_and_one_class(cpu_act: Any, name: str) -> None:
+def test_callback_stops_svr_and_one_class(cpu_act_large: Any, name: str) -> None:
+    cpu_act = cpu_act_large  # big enough for several progress reports (they are throttled)
     est_cls = getattr(kernelkit, name)
     params: dict[str, Any] = {"gamma": 0.05, "tol": 1e-8}
     full_rec = Recorder()
@@ -146,9 +147,7 @@ def test_max_iter_svc(breast_cancer: Any, digits: Any) -> None:
 @pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])
 def test_max_iter_svr_one_class(cpu_act: Any, name: str) -> None:
     with pytest.warns(kernelkit.ConvergenceWarning):
-        model = getattr(kernelkit, name)(max_iter=5, gamma=0.05, tol=1e-6).fit(
-            cpu_act.X, cpu_act.y
-        )
+        model = getattr(kernelkit, name)(max_iter=5, gamma=0.05, tol=1e-6).fit(cpu_act.X, cpu_act.y)
     assert model.status_ == "max_iterations"
     assert int(model.n_iter_) <= 5
 
@@ -165,9 +164,7 @@ def test_verbose_writes_progress_to_stderr(
 ) -> None:
     quiet = kernelkit.SVC(gamma=0.05, tol=1e-6).fit(breast_cancer.X, breast_cancer.y)
     capfd.readouterr()
-    loud = kernelkit.SVC(gamma=0.05, tol=1e-6, verbose=True).fit(
-        breast_cancer.X, breast_cancer.y
-    )
+    loud = kernelkit.SVC(gamma=0.05, tol=1e-6, verbose=True).fit(breast_cancer.X, breast_cancer.y)
     err = capfd.readouterr().err
     assert err.strip(), "verbose=True wrote nothing to stderr"
     np.testing.assert_array_equal(quiet.dual_coef_, loud.dual_coef_)

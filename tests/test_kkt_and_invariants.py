@@ -11,14 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import kernelkit
 from kk_oracles import (
-    KKT_SLACK,
     gram_for,
+    objective_f32_slack,
     ocsvm_dual_objective,
     ocsvm_kkt,
-    rel_diff,
+    reported_objective_ok,
     svc_dual_objective,
     svc_pair_kkt,
     svc_pairs,
@@ -26,6 +24,8 @@ from kk_oracles import (
     svr_dual_objective,
     svr_kkt,
 )
+
+import kernelkit
 
 
 def _as_list(v: Any) -> list[Any]:
@@ -53,15 +53,17 @@ def _check_svc(
     assert np.all(n_iter > 0)
     for k, pair in enumerate(pairs):
         kkt = svc_pair_kkt(pair, gram, upper)
-        assert kkt.violation <= tol + KKT_SLACK, (k, kkt)
+        assert kkt.within(tol), (k, kkt)
         assert 0.0 <= gaps[k] <= tol, (k, gaps[k])
-        lo, hi = kkt.bias_interval(slack=KKT_SLACK)
+        lo, hi = kkt.bias_interval(slack=kkt.slack)
         assert lo <= pair.intercept <= hi, (k, lo, pair.intercept, hi)
         # dual feasibility: 0 <= alpha <= C_i and sum_i s_i alpha_i = 0
         ub = upper[pair.rows]
         assert np.all(pair.alpha >= 0) and np.all(pair.alpha <= ub * (1 + 1e-12))
         assert abs(pair.s @ pair.alpha) <= 1e-9 * max(1.0, ub.sum())
-        assert rel_diff(float(objective[k]), svc_dual_objective(pair, gram)) <= 1e-6
+        slack = objective_f32_slack(gram, pair.sv, pair.coef)
+        recomputed = svc_dual_objective(pair, gram)
+        assert reported_objective_ok(float(objective[k]), recomputed, slack), (k, objective[k])
 
 
 # name -> (dataset fixture, params, sample weight?)
@@ -90,7 +92,11 @@ SVC_PROBLEMS: dict[str, tuple[str, dict[str, Any], bool]] = {
         {"C": 1.0, "gamma": 0.05, "tol": 1e-6, "class_weight": "balanced"},
         True,
     ),
-    "bc-tiny-cache": ("breast_cancer", {"C": 1.0, "gamma": 0.05, "tol": 1e-6, "cache_size": 1}, False),
+    "bc-tiny-cache": (
+        "breast_cancer",
+        {"C": 1.0, "gamma": 0.05, "tol": 1e-6, "cache_size": 1},
+        False,
+    ),
     "digits-rbf": ("digits", {"C": 1.0, "gamma": 0.05, "tol": 1e-5}, False),
     "a9a-rbf": ("a9a", {"C": 1.0, "gamma": 0.5, "tol": 1e-3}, False),
 }
@@ -120,15 +126,16 @@ def test_svr_kkt_at_exit(cpu_act: Any, params: dict[str, Any]) -> None:
     model = kernelkit.SVR(**params).fit(cpu_act.X, cpu_act.y)
     gram = gram_for(model, cpu_act.X)
     kkt = svr_kkt(model, gram, cpu_act.y, params["C"], params["epsilon"])
-    assert kkt.violation <= tol + KKT_SLACK, kkt
+    assert kkt.within(tol), kkt
     assert 0.0 <= float(model.kkt_gap_) <= tol
     assert int(model.objective_increases_) == 0
     assert model.status_ == "converged"
     assert int(model.n_iter_) > 0
-    lo, hi = kkt.bias_interval(slack=KKT_SLACK)
+    lo, hi = kkt.bias_interval(slack=kkt.slack)
     assert lo <= float(model.intercept_[0]) <= hi
     obj = svr_dual_objective(model, gram, cpu_act.y, params["epsilon"])
-    assert rel_diff(float(model.objective_), obj) <= 1e-6
+    slack = objective_f32_slack(gram, np.asarray(model.support_), model.dual_coef_[0])
+    assert reported_objective_ok(float(model.objective_), obj, slack)
 
 
 @pytest.mark.parametrize("nu", [0.05, 0.5, 0.9])
@@ -138,14 +145,16 @@ def test_one_class_kkt_at_exit(breast_cancer: Any, nu: float, tol: float) -> Non
     model = kernelkit.OneClassSVM(nu=nu, gamma=0.05, tol=tol).fit(x)
     gram = gram_for(model, x)
     kkt = ocsvm_kkt(model, gram, len(x))
-    assert kkt.violation <= tol + KKT_SLACK, kkt
+    assert kkt.within(tol), kkt
     assert 0.0 <= float(model.kkt_gap_) <= tol
     assert int(model.objective_increases_) == 0
     assert model.status_ == "converged"
     intercept = float(np.ravel(model.intercept_)[0])
-    lo, hi = kkt.bias_interval(slack=KKT_SLACK * max(1.0, abs(intercept)))
+    lo, hi = kkt.bias_interval(slack=kkt.slack)
     assert lo <= intercept <= hi
-    assert rel_diff(float(model.objective_), ocsvm_dual_objective(model, gram)) <= 1e-6
+    obj = ocsvm_dual_objective(model, gram)
+    slack = objective_f32_slack(gram, np.asarray(model.support_), model.dual_coef_[0])
+    assert reported_objective_ok(float(model.objective_), obj, slack)
     assert float(np.sum(model.dual_coef_)) == pytest.approx(nu * len(x), rel=1e-9)
 
 
@@ -161,9 +170,7 @@ def _assert_same_model(a: Any, b: Any) -> None:
 
 def test_svc_n_jobs_gives_the_same_model_on_a9a(a9a: Any) -> None:
     assert len(a9a.y) >= 4096
-    models = [
-        kernelkit.SVC(C=1.0, gamma=0.5, n_jobs=jobs).fit(a9a.X, a9a.y) for jobs in (1, 2)
-    ]
+    models = [kernelkit.SVC(C=1.0, gamma=0.5, n_jobs=jobs).fit(a9a.X, a9a.y) for jobs in (1, 2)]
     _assert_same_model(*models)
     np.testing.assert_array_equal(
         models[0].decision_function(a9a.X_test), models[1].decision_function(a9a.X_test)
@@ -181,9 +188,7 @@ def test_svr_n_jobs_gives_the_same_model(cpu_act_large: Any) -> None:
 
 
 def test_one_class_n_jobs_gives_the_same_model(a9a: Any) -> None:
-    models = [
-        kernelkit.OneClassSVM(nu=0.1, gamma=0.5, n_jobs=jobs).fit(a9a.X) for jobs in (1, 2)
-    ]
+    models = [kernelkit.OneClassSVM(nu=0.1, gamma=0.5, n_jobs=jobs).fit(a9a.X) for jobs in (1, 2)]
     _assert_same_model(*models)
 
 
@@ -246,7 +251,7 @@ def test_property_svc_small_random(
         params.update(gamma=min(gamma, 0.2), degree=2, coef0=1.0)
     if kernel == "linear":
         x = x / 5.0
-    model = kernelkit.SVC(max_iter=1_000_000, **params).fit(x, y)
+    model = kernelkit.SVC(**params).fit(x, y)
     for attr in ("dual_coef_", "intercept_", "objective_", "kkt_gap_"):
         assert np.all(np.isfinite(np.asarray(getattr(model, attr), dtype=np.float64))), attr
     dec = model.decision_function(x)
@@ -262,7 +267,9 @@ def test_property_svc_small_random(
     epsilon=st.floats(0.0, 1.0),
     gamma=st.floats(0.01, 5.0),
 )
-def test_property_svr_small_random(seed: int, n: int, c: float, epsilon: float, gamma: float) -> None:
+def test_property_svr_small_random(
+    seed: int, n: int, c: float, epsilon: float, gamma: float
+) -> None:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, 3))
     y = np.sin(x[:, 0]) + 0.1 * rng.standard_normal(n)
@@ -271,7 +278,7 @@ def test_property_svr_small_random(seed: int, n: int, c: float, epsilon: float, 
     assert np.all(np.isfinite(model.predict(x)))
     assert int(model.objective_increases_) == 0
     kkt = svr_kkt(model, gram_for(model, x), y, c, epsilon)
-    assert kkt.violation <= tol + KKT_SLACK, kkt
+    assert kkt.within(tol), kkt
     assert float(model.kkt_gap_) <= tol
 
 
@@ -279,7 +286,7 @@ def test_property_svr_small_random(seed: int, n: int, c: float, epsilon: float, 
 @given(
     seed=st.integers(0, 2**31 - 1),
     n=st.integers(2, 30),
-    nu=st.floats(0.01, 1.0),
+    nu=st.floats(0.01, 0.95),
     gamma=st.floats(0.01, 5.0),
 )
 def test_property_one_class_small_random(seed: int, n: int, nu: float, gamma: float) -> None:
@@ -290,5 +297,5 @@ def test_property_one_class_small_random(seed: int, n: int, nu: float, gamma: fl
     assert np.all(np.isfinite(model.decision_function(x)))
     assert int(model.objective_increases_) == 0
     kkt = ocsvm_kkt(model, gram_for(model, x), n)
-    assert kkt.violation <= tol + KKT_SLACK, kkt
+    assert kkt.within(tol), kkt
     assert float(np.sum(model.dual_coef_)) == pytest.approx(nu * n, rel=1e-9)
