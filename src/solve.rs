@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use kernelkit_kernels::{DenseKernel, DenseRows, PrecomputedGram, SignedQ};
+use kernelkit_kernels::{
+    density, CsrRows, DenseKernel, DenseRows, PrecomputedGram, SignedQ, SparseKernel,
+    SPARSE_DENSITY_THRESHOLD,
+};
 use kernelkit_solvers::{formulations, BoxQp, Smo, SolveError, SolveOptions, Solver};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -119,6 +122,9 @@ fn run(
     })
 }
 
+/// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
+/// CSR rows when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
+/// then reads and multiplies only the non-zeros), or dense rows.
 macro_rules! dispatch_kernel {
     ($x:expr, $kernel:expr, |$source:ident| $body:expr) => {{
         if $kernel.is_precomputed() {
@@ -131,9 +137,15 @@ macro_rules! dispatch_kernel {
                     reason: e.to_string(),
                 })
             })?;
-            let $source =
-                DenseKernel::new(DenseRows::new(&$x.values, $x.rows, $x.cols)?, function)?;
-            $body
+            if density(&$x.values) < SPARSE_DENSITY_THRESHOLD {
+                let rows = CsrRows::from_dense(&$x.values, $x.rows, $x.cols)?;
+                let $source = SparseKernel::new(rows, function)?;
+                $body
+            } else {
+                let rows = DenseRows::new(&$x.values, $x.rows, $x.cols)?;
+                let $source = DenseKernel::new(rows, function)?;
+                $body
+            }
         }
     }};
 }

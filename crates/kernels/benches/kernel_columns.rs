@@ -6,18 +6,24 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kernelkit_kernels::{
-    DenseKernel, DenseRows, KernelFunction, KernelSource, QMatrix, RowCache, SignedQ,
+    CsrRows, DenseKernel, DenseRows, KernelFunction, KernelSource, QMatrix, RowCache, SignedQ,
+    SparseKernel,
 };
 
 /// a9a-like data: `n × d`, about 11% non-zero binary features.
 fn data(n: usize, d: usize) -> Vec<f64> {
+    data_with_density(n, d, 9)
+}
+
+/// `n × d` binary data with about one value in `one_in` non-zero.
+fn data_with_density(n: usize, d: usize, one_in: u64) -> Vec<f64> {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     (0..n * d)
         .map(|_| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if state % 9 == 0 {
+            if state % one_in == 0 {
                 1.0
             } else {
                 0.0
@@ -98,5 +104,36 @@ fn cache_hit_and_miss(c: &mut Criterion) {
     lru.finish();
 }
 
-criterion_group!(benches, kernel_block_fill, cache_hit_and_miss);
+/// One kernel column (one left row against all rows) from dense rows and from CSR, by
+/// density: where CSR starts to pay (`SPARSE_DENSITY_THRESHOLD`).
+fn dense_versus_csr(c: &mut Criterion) {
+    let (n, d) = (8000, 123);
+    let mut group = c.benchmark_group("fill_block_dense_vs_csr_8000x123");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for one_in in [2u64, 4, 8, 16] {
+        let values = data_with_density(n, d, one_in);
+        let f = KernelFunction::Rbf { gamma: 0.5 };
+        let dense = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
+        let sparse = SparseKernel::new(CsrRows::from_dense(&values, n, d).unwrap(), f).unwrap();
+        let mut out = vec![0.0; n];
+        let label = format!("density_1_in_{one_in}");
+        group.bench_function(BenchmarkId::new("dense", &label), |b| {
+            b.iter(|| pool.install(|| dense.fill_block(black_box(&[5]), 0, n, &mut out)))
+        });
+        group.bench_function(BenchmarkId::new("csr", &label), |b| {
+            b.iter(|| pool.install(|| sparse.fill_block(black_box(&[5]), 0, n, &mut out)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    kernel_block_fill,
+    cache_hit_and_miss,
+    dense_versus_csr
+);
 criterion_main!(benches);

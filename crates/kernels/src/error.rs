@@ -39,6 +39,9 @@ pub enum KernelError {
         /// What is required.
         reason: &'static str,
     },
+    /// Inconsistent sparse-matrix arrays.
+    #[error("invalid CSR matrix: {0}")]
+    InvalidStructure(&'static str),
     /// Two row sets with a different number of features.
     #[error("feature count mismatch: {left} vs {right}")]
     FeatureMismatch {

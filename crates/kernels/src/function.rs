@@ -82,6 +82,25 @@ impl KernelFunction {
         matches!(self, KernelFunction::Rbf { .. })
     }
 
+    /// Turns a row of inner products `⟨x, z_c⟩` into kernel values `k(x, z_c)` in place.
+    /// The RBF exponential runs through the vectorised [`crate::simd::exp_in_place`].
+    pub fn map_row(&self, values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f64]) {
+        match *self {
+            KernelFunction::Linear => {}
+            KernelFunction::Rbf { gamma } => {
+                for (v, &sq_norm_z) in values.iter_mut().zip(sq_norms_z) {
+                    *v = -gamma * (sq_norm_x + sq_norm_z - 2.0 * *v).max(0.0);
+                }
+                crate::simd::exp_in_place(values);
+            }
+            _ => {
+                for (v, &sq_norm_z) in values.iter_mut().zip(sq_norms_z) {
+                    *v = self.from_inner_product(*v, sq_norm_x, sq_norm_z);
+                }
+            }
+        }
+    }
+
     /// `k(x, z)` from `⟨x, z⟩`, `‖x‖²` and `‖z‖²`.
     #[inline(always)]
     pub fn from_inner_product(&self, dot: f64, sq_norm_x: f64, sq_norm_z: f64) -> f64 {

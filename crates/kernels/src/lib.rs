@@ -2,7 +2,8 @@
 //!
 //! Everything a dual decomposition solver needs to know about the data, and nothing else:
 //!
-//! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms;
+//! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms, and
+//!   [`CsrRows`] for sparse rows (scipy CSR, or dense data with few non-zeros);
 //! * [`KernelFunction`]: linear, RBF, polynomial, sigmoid (LIBSVM's definitions) and
 //!   [`PrecomputedGram`] for a user-given Gram matrix;
 //! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
@@ -22,7 +23,9 @@ mod function;
 mod parallel;
 mod precomputed;
 mod qmatrix;
+mod simd;
 mod source;
+mod sparse;
 
 pub use cache::{CacheStats, RowCache};
 pub use dense::DenseRows;
@@ -32,3 +35,4 @@ pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};
 pub use source::{kernel_block, DenseKernel, KernelSource};
+pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

@@ -18,3 +18,70 @@ pub fn chunk_ranges(
         .step_by(chunk)
         .map(move |lo| (lo, (lo + chunk).min(end)))
 }
+
+/// Positions per parallel task when filling a block of kernel columns.
+pub(crate) const COLUMN_CHUNK: usize = 1024;
+/// Below this many multiply-adds a block is computed on the calling thread.
+pub(crate) const PARALLEL_MIN_WORK: usize = 1 << 16;
+
+/// A row-major output buffer handed to parallel tasks that each write a disjoint range of
+/// columns in every row.
+pub(crate) struct ColumnWindows<'a> {
+    start: *mut f64,
+    rows: usize,
+    stride: usize,
+    _buffer: std::marker::PhantomData<&'a mut [f64]>,
+}
+
+// SAFETY: a `ColumnWindows` only hands out windows through `row`, whose contract requires that
+// no two live windows overlap; the buffer itself is exclusively borrowed for `'a`.
+unsafe impl Send for ColumnWindows<'_> {}
+unsafe impl Sync for ColumnWindows<'_> {}
+
+impl<'a> ColumnWindows<'a> {
+    /// Wraps `out`, whose rows are `stride` values long.
+    pub(crate) fn new(out: &'a mut [f64], stride: usize) -> Self {
+        let rows = if stride == 0 { 0 } else { out.len() / stride };
+        ColumnWindows {
+            start: out.as_mut_ptr(),
+            rows,
+            stride,
+            _buffer: std::marker::PhantomData,
+        }
+    }
+
+    /// Row stride.
+    pub(crate) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Pointer to entry `(r, c)`.
+    ///
+    /// # Panics
+    /// If `(r, c)` is outside the buffer.
+    pub(crate) fn pointer(&self, r: usize, c: usize) -> *mut f64 {
+        assert!(
+            r < self.rows && c < self.stride,
+            "ColumnWindows: ({r}, {c}) out of bounds"
+        );
+        // SAFETY: in bounds, checked above.
+        unsafe { self.start.add(r * self.stride + c) }
+    }
+
+    /// Columns `c0..c1` of row `r`.
+    ///
+    /// # Safety
+    /// No other live window may overlap this one.
+    ///
+    /// # Panics
+    /// If the window is outside the buffer.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn row(&self, r: usize, c0: usize, c1: usize) -> &mut [f64] {
+        assert!(
+            r < self.rows && c0 <= c1 && c1 <= self.stride,
+            "ColumnWindows: bad window"
+        );
+        // SAFETY: in bounds (checked); exclusivity is the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.start.add(r * self.stride + c0), c1 - c0) }
+    }
+}

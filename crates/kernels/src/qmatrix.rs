@@ -30,6 +30,23 @@ pub trait QMatrix: Send {
     fn swap_index(&mut self, i: usize, j: usize);
     /// Counters of the underlying cache.
     fn cache_stats(&self) -> CacheStats;
+
+    /// Whether `Q[0..len, i]` would be served without computing anything.
+    fn is_cached(&self, _i: usize, _len: usize) -> bool {
+        false
+    }
+
+    /// How many columns of length `len` the cache holds at most.
+    fn cache_capacity(&self, _len: usize) -> usize {
+        0
+    }
+
+    /// A hint: the columns `Q[0..len, k]`, `k ∈ indices`, will be needed soon. Implementations
+    /// compute the missing ones as one block (one GEMM) and cache them. The values are those
+    /// [`QMatrix::column`] would compute, up to the rounding of the inner products (a GEMM
+    /// accumulates in another order than a single dot product); the choice of columns must
+    /// therefore not depend on the thread count, so that results do not either.
+    fn prefetch(&mut self, _indices: &[usize], _len: usize) {}
 }
 
 /// `Q_ij = s_i s_j K_ij` over a cached kernel source.
@@ -119,6 +136,38 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 
     fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+
+    fn is_cached(&self, i: usize, len: usize) -> bool {
+        self.cache.cached_len(i) >= len
+    }
+
+    fn cache_capacity(&self, len: usize) -> usize {
+        self.cache.budget_values() / len.max(1)
+    }
+
+    fn prefetch(&mut self, indices: &[usize], len: usize) {
+        let missing: Vec<usize> = indices
+            .iter()
+            .copied()
+            .filter(|&k| self.cache.cached_len(k) < len)
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        self.scratch.resize(missing.len() * len, 0.0);
+        self.kernel.fill_block(&missing, 0, len, &mut self.scratch);
+        for (&k, values) in missing.iter().zip(self.scratch.chunks_exact(len)) {
+            let s_k = self.signs[k];
+            let (column, start) = self.cache.get(k, len, None);
+            for ((q, &value), &s_t) in column[start..]
+                .iter_mut()
+                .zip(&values[start..])
+                .zip(&self.signs[start..len])
+            {
+                *q = (s_k * s_t * value) as f32;
+            }
+        }
     }
 }
 
@@ -212,6 +261,36 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
+
+    fn is_cached(&self, i: usize, _len: usize) -> bool {
+        self.cache.cached_len(self.index[i]) >= self.kernel.len()
+    }
+
+    fn cache_capacity(&self, _len: usize) -> usize {
+        self.cache.budget_values() / self.kernel.len().max(1)
+    }
+
+    fn prefetch(&mut self, indices: &[usize], _len: usize) {
+        let l = self.kernel.len();
+        let mut missing: Vec<usize> = indices
+            .iter()
+            .map(|&k| self.index[k])
+            .filter(|&real| self.cache.cached_len(real) < l)
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return;
+        }
+        self.scratch.resize(missing.len() * l, 0.0);
+        self.kernel.fill_block(&missing, 0, l, &mut self.scratch);
+        for (&real, values) in missing.iter().zip(self.scratch.chunks_exact(l)) {
+            let (row, start) = self.cache.get(real, l, None);
+            for (q, &value) in row[start..].iter_mut().zip(&values[start..]) {
+                *q = value as f32;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -256,6 +335,29 @@ mod tests {
             }
             q.swap_index(a, b);
             perm.swap(a, b);
+        }
+    }
+
+    #[test]
+    fn prefetched_columns_equal_computed_columns() {
+        let (n, d) = (40, 6);
+        let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.21).sin()).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|k| if k % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let mut direct = SignedQ::new(kernel(&values, n, d), y.clone(), 1 << 20);
+        let mut prefetched = SignedQ::new(kernel(&values, n, d), y, 1 << 20);
+        let wanted: Vec<usize> = (0..12).map(|k| k * 3).collect();
+        prefetched.prefetch(&wanted, n - 5);
+        for &k in &wanted {
+            assert!(prefetched.is_cached(k, n - 5));
+            let (a, b) = (
+                prefetched.column(k, n - 5).to_vec(),
+                direct.column(k, n - 5).to_vec(),
+            );
+            for (x, z) in a.iter().zip(&b) {
+                assert!((x - z).abs() <= 1e-6 * z.abs().max(1.0), "{x} vs {z}");
+            }
         }
     }
 

@@ -15,14 +15,10 @@ use rayon::prelude::*;
 use crate::dense::DenseRows;
 use crate::error::KernelError;
 use crate::function::KernelFunction;
-use crate::parallel::chunk_ranges;
+use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
 
-/// Positions per parallel task when filling a block of kernel columns.
-const COLUMN_CHUNK: usize = 1024;
 /// Below this many rows a block is computed by direct dot products instead of a GEMM.
 const GEMM_MIN_ROWS: usize = 4;
-/// Below this many multiply-adds a block is computed on the calling thread.
-const PARALLEL_MIN_WORK: usize = 1 << 16;
 
 /// A symmetric kernel matrix whose entries are computed on demand, indexed by *position*
 /// (positions are permuted by [`KernelSource::swap_index`] when a solver shrinks).
@@ -173,13 +169,6 @@ struct Block<'a, 'b> {
     n_features: usize,
 }
 
-/// A raw output pointer shared by tasks that write disjoint columns.
-#[derive(Clone, Copy)]
-struct SharedOut(*mut f64);
-// SAFETY: tasks write disjoint column windows of one row-major buffer (see `compute_window`).
-unsafe impl Send for SharedOut {}
-unsafe impl Sync for SharedOut {}
-
 impl Block<'_, '_> {
     fn n_left(&self) -> usize {
         self.left_norms.len()
@@ -189,31 +178,25 @@ impl Block<'_, '_> {
     fn compute(&self, width: usize, out: &mut [f64]) {
         assert_eq!(out.len(), self.n_left() * width);
         let work = self.n_left() * width * self.n_features.max(1);
-        let shared = SharedOut(out.as_mut_ptr());
+        let windows = ColumnWindows::new(out, width);
         if work < PARALLEL_MIN_WORK {
-            // SAFETY: `out` is exclusively borrowed and holds n_left × width values.
-            unsafe { self.compute_window(0, width, width, shared) };
+            self.compute_window(0, width, &windows);
             return;
         }
         let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-        chunks.into_par_iter().for_each(|(c0, c1)| {
-            // SAFETY: `out` is exclusively borrowed for the whole parallel loop, and each task
-            // writes only the columns `c0..c1` of every row, which no other task touches.
-            unsafe { self.compute_window(c0, c1, width, shared) };
-        });
+        chunks
+            .into_par_iter()
+            .for_each(|(c0, c1)| self.compute_window(c0, c1, &windows));
     }
 
     /// Fills columns `c0..c1` of the row-major `out` (rows `stride` long, `n_left` rows).
     fn compute_sequential(&self, c0: usize, c1: usize, stride: usize, out: &mut [f64]) {
         assert!(out.len() >= self.n_left() * stride && c1 <= stride);
-        // SAFETY: checked just above; `out` is exclusively borrowed.
-        unsafe { self.compute_window(c0, c1, stride, SharedOut(out.as_mut_ptr())) };
+        self.compute_window(c0, c1, &ColumnWindows::new(out, stride));
     }
 
-    /// # Safety
-    /// `out` must point to `n_left × stride` writable values, and no one else may access the
-    /// window of columns `c0..c1` while this runs.
-    unsafe fn compute_window(&self, c0: usize, c1: usize, stride: usize, out: SharedOut) {
+    /// Fills columns `c0..c1` of every row of `out`; the caller owns those columns.
+    fn compute_window(&self, c0: usize, c1: usize, out: &ColumnWindows<'_>) {
         let d = self.n_features;
         let n_left = self.n_left();
         let right = self
@@ -221,26 +204,32 @@ impl Block<'_, '_> {
             .rows(self.right_offset + c0, self.right_offset + c1);
         let right_norms = &self.right.sq_norms()[self.right_offset + c0..self.right_offset + c1];
         let n_cols = c1 - c0;
-        // SAFETY: the caller guarantees the window of row r, columns c0..c1, is ours alone.
-        let row_window = |r: usize| unsafe {
-            std::slice::from_raw_parts_mut(out.0.add(r * stride + c0), n_cols)
-        };
+        if n_cols == 0 {
+            return;
+        }
+        // SAFETY (every `out.row` below): this task is the only one writing columns c0..c1,
+        // and each window is dropped before the next is taken.
         if d == 0 {
             for r in 0..n_left {
-                row_window(r).fill(0.0);
+                unsafe { out.row(r, c0, c1) }.fill(0.0);
             }
         } else if n_left < GEMM_MIN_ROWS {
             for r in 0..n_left {
                 let x = &self.left[r * d..(r + 1) * d];
-                for (o, z) in row_window(r).iter_mut().zip(right.chunks_exact(d)) {
-                    *o = dot(x, z);
+                for (o, z) in unsafe { out.row(r, c0, c1) }
+                    .iter_mut()
+                    .zip(right.chunks_exact(d))
+                {
+                    *o = crate::simd::dot(x, z);
                 }
             }
         } else {
             // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
             // `right` read as its transpose (d × n_cols), and the n_left × n_cols window of
-            // `out` at column c0 with row stride `stride`, which the caller gives us.
+            // `out` at column c0, which this task owns; all are in bounds (`pointer` checks the
+            // first entry, and the window's last entry is (n_left − 1, c1 − 1) < (rows, stride)).
             unsafe {
+                let _last = out.pointer(n_left - 1, c1 - 1);
                 matrixmultiply::dgemm(
                     n_left,
                     d,
@@ -253,41 +242,17 @@ impl Block<'_, '_> {
                     1,
                     d as isize,
                     0.0,
-                    out.0.add(c0),
-                    stride as isize,
+                    out.pointer(0, c0),
+                    out.stride() as isize,
                     1,
                 );
             }
         }
-        if self.function != KernelFunction::Linear {
-            for r in 0..n_left {
-                let norm_x = self.left_norms[r];
-                for (o, &norm_z) in row_window(r).iter_mut().zip(right_norms) {
-                    *o = self.function.from_inner_product(*o, norm_x, norm_z);
-                }
-            }
+        for r in 0..n_left {
+            let row = unsafe { out.row(r, c0, c1) };
+            self.function.map_row(row, self.left_norms[r], right_norms);
         }
     }
-}
-
-/// `⟨x, z⟩` with four independent accumulators (vectorisable, fixed summation order).
-#[inline]
-fn dot(x: &[f64], z: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let xs = x.chunks_exact(4);
-    let zs = z.chunks_exact(4);
-    let (x_tail, z_tail) = (xs.remainder(), zs.remainder());
-    for (a, b) in xs.zip(zs) {
-        acc[0] += a[0] * b[0];
-        acc[1] += a[1] * b[1];
-        acc[2] += a[2] * b[2];
-        acc[3] += a[3] * b[3];
-    }
-    let mut sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (a, b) in x_tail.iter().zip(z_tail) {
-        sum += a * b;
-    }
-    sum
 }
 
 #[cfg(test)]
