@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import kernelkit
 import numpy as np
 from numpy.typing import NDArray
 from sklearn import svm
@@ -20,6 +19,8 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
+
+import kernelkit
 
 Array = NDArray[Any]
 SHARED: dict[str, Any] = {"tol": 1e-3, "cache_size": 200}  # passed to both libraries

@@ -41,7 +41,7 @@ unsafe impl Sync for ColumnWindows<'_> {}
 impl<'a> ColumnWindows<'a> {
     /// Wraps `out`, whose rows are `stride` values long.
     pub(crate) fn new(out: &'a mut [f64], stride: usize) -> Self {
-        let rows = if stride == 0 { 0 } else { out.len() / stride };
+        let rows = out.len().checked_div(stride).unwrap_or(0);
         ColumnWindows {
             start: out.as_mut_ptr(),
             rows,

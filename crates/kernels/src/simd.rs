@@ -85,7 +85,7 @@ pub fn dot(x: &[f64], z: &[f64]) -> f64 {
     }
 }
 
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// `1.5 · 2^52`: adding it rounds to the nearest integer, kept in the low mantissa bits.
