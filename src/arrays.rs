@@ -43,9 +43,7 @@ pub(crate) fn signs(array: &PyReadonlyArray1<'_, f64>, name: &str) -> PyResult<V
             } else if v == -1.0 {
                 Ok(-1)
             } else {
-                Err(PyValueError::new_err(format!(
-                    "{name}[{i}] = {v} is not -1 or +1"
-                )))
+                Err(PyValueError::new_err(format!("{name}[{i}] = {v} is not -1 or +1")))
             }
         })
         .collect()

@@ -23,12 +23,7 @@ impl Kernel {
     #[new]
     #[pyo3(signature = (kind, gamma=1.0, degree=3, coef0=0.0))]
     fn new(kind: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Self> {
-        let kernel = Kernel {
-            kind: kind.to_owned(),
-            gamma,
-            degree,
-            coef0,
-        };
+        let kernel = Kernel { kind: kind.to_owned(), gamma, degree, coef0 };
         if kernel.kind != "precomputed" {
             kernel.function()?.validate().map_err(CoreError::from)?;
         }
@@ -54,15 +49,11 @@ impl Kernel {
         match self.kind.as_str() {
             "linear" => Ok(KernelFunction::Linear),
             "rbf" => Ok(KernelFunction::Rbf { gamma }),
-            "poly" => Ok(KernelFunction::Polynomial {
-                gamma,
-                coef0,
-                degree,
-            }),
+            "poly" => Ok(KernelFunction::Polynomial { gamma, coef0, degree }),
             "sigmoid" => Ok(KernelFunction::Sigmoid { gamma, coef0 }),
-            "precomputed" => Err(PyValueError::new_err(
-                "a precomputed kernel has no kernel function",
-            )),
+            "precomputed" => {
+                Err(PyValueError::new_err("a precomputed kernel has no kernel function"))
+            }
             other => Err(PyValueError::new_err(format!(
                 "unknown kernel {other:?}: expected 'linear', 'rbf', 'poly', 'sigmoid' or \
                  'precomputed'"

@@ -1,36 +1,41 @@
 //! The bridge from a running solve (GIL released) to Python: Ctrl-C and the user's callback.
+//!
+//! Python runs signal handlers only on its main thread, while the solve runs on a worker of its
+//! rayon pool. So [`run_interruptible`] keeps the calling thread as a watcher: it waits for the
+//! solve, checks for signals every [`SIGNAL_POLL`], and on Ctrl-C raises a flag that the
+//! [`PythonMonitor`] reads at its next report; the solve then returns with status "stopped" and
+//! the `KeyboardInterrupt` is raised in Python.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use kernelkit_solvers::{Control, Monitor, Progress};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// Least time between two visits to Python (signals and callback).
+/// Least time between two calls of the user's callback.
 const MIN_INTERVAL: Duration = Duration::from_millis(20);
+/// How often the watching thread checks for signals.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
-/// Checks for Ctrl-C and calls the callback, at most every [`MIN_INTERVAL`].
+/// Stops the solve when the watcher saw Ctrl-C, and calls the callback at most every
+/// [`MIN_INTERVAL`].
 pub(crate) struct PythonMonitor {
     callback: Option<Py<PyAny>>,
     last_visit: Option<Instant>,
-    /// The exception that stopped the solve (KeyboardInterrupt, or raised by the callback).
+    interrupted: Arc<AtomicBool>,
+    /// The exception raised by the callback, if any.
     pub error: Option<PyErr>,
 }
 
 impl PythonMonitor {
-    pub(crate) fn new(callback: Option<Py<PyAny>>) -> Self {
-        PythonMonitor {
-            callback,
-            last_visit: None,
-            error: None,
-        }
+    pub(crate) fn new(callback: Option<Py<PyAny>>, interrupted: Arc<AtomicBool>) -> Self {
+        PythonMonitor { callback, last_visit: None, interrupted, error: None }
     }
 
     fn visit(&mut self, py: Python<'_>, progress: &Progress) -> PyResult<Control> {
-        py.check_signals()?;
-        let Some(callback) = &self.callback else {
-            return Ok(Control::Continue);
-        };
+        let Some(callback) = &self.callback else { return Ok(Control::Continue) };
         let report = PyDict::new(py);
         report.set_item("iteration", progress.iteration)?;
         report.set_item("gap", progress.gap)?;
@@ -39,17 +44,16 @@ impl PythonMonitor {
         report.set_item("cache_hits", progress.cache.hits)?;
         report.set_item("cache_misses", progress.cache.misses)?;
         let answer = callback.call1(py, (report,))?;
-        Ok(if answer.is_truthy(py)? {
-            Control::Stop
-        } else {
-            Control::Continue
-        })
+        Ok(if answer.is_truthy(py)? { Control::Stop } else { Control::Continue })
     }
 }
 
 impl Monitor for PythonMonitor {
     fn report(&mut self, progress: &Progress) -> Control {
-        if self.last_visit.is_some_and(|t| t.elapsed() < MIN_INTERVAL) {
+        if self.interrupted.load(Ordering::Relaxed) {
+            return Control::Stop;
+        }
+        if self.callback.is_none() || self.last_visit.is_some_and(|t| t.elapsed() < MIN_INTERVAL) {
             return Control::Continue;
         }
         self.last_visit = Some(Instant::now());
@@ -61,4 +65,38 @@ impl Monitor for PythonMonitor {
             }
         })
     }
+}
+
+/// Runs `job` on a scoped thread with the GIL released, while this thread checks for signals
+/// every [`SIGNAL_POLL`]. On a signal whose handler raises (Ctrl-C), sets `interrupted` and keeps
+/// the exception, which is returned once the job has stopped. A panic of the job is resumed on
+/// this thread, where pyo3 turns it into a Python exception.
+pub(crate) fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    interrupted: &Arc<AtomicBool>,
+    job: impl FnOnce() -> T + Send,
+) -> (T, Option<PyErr>) {
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (done, finished) = mpsc::channel::<()>();
+            let worker = scope.spawn(move || {
+                let result = job();
+                let _ = done.send(());
+                result
+            });
+            let mut signal = None;
+            while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL) {
+                if signal.is_none() {
+                    if let Err(error) = Python::attach(|py| py.check_signals()) {
+                        interrupted.store(true, Ordering::Relaxed);
+                        signal = Some(error);
+                    }
+                }
+            }
+            match worker.join() {
+                Ok(result) => (result, signal),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    })
 }

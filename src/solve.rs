@@ -1,5 +1,7 @@
 //! The solve entry points: one per formulation, plus the low-level `BoxQp`.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use kernelkit_kernels::{
@@ -15,7 +17,7 @@ use pyo3::types::PyDict;
 use crate::arrays::{matrix, signs, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
-use crate::progress::PythonMonitor;
+use crate::progress::{run_interruptible, PythonMonitor};
 
 /// The result of a solve (see `kernelkit_solvers::Solution`).
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
@@ -56,15 +58,11 @@ fn options(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Options> {
     if !(cache_size.is_finite() && cache_size >= 0.0) {
-        return Err(PyValueError::new_err(format!(
-            "cache_size = {cache_size} must be >= 0 (MB)"
-        )));
+        return Err(PyValueError::new_err(format!("cache_size = {cache_size} must be >= 0 (MB)")));
     }
     let time_limit = match time_limit {
         Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(PyValueError::new_err(format!(
-                "time_limit = {t} must be > 0 (seconds)"
-            )))
+            return Err(PyValueError::new_err(format!("time_limit = {t} must be > 0 (seconds)")))
         }
         Some(t) => Some(Duration::from_secs_f64(t)),
         None => None,
@@ -90,14 +88,15 @@ fn run(
     job: impl FnOnce(&SolveOptions, &mut PythonMonitor) -> Result<kernelkit_solvers::Solution, CoreError>
         + Send,
 ) -> PyResult<Solution> {
-    let mut monitor = PythonMonitor::new(options.callback);
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let mut monitor = PythonMonitor::new(options.callback, Arc::clone(&interrupted));
     let solve_options = options.solve;
-    let outcome = py.detach(|| {
+    let (outcome, signal) = run_interruptible(py, &interrupted, || {
         kernelkit_solvers::with_thread_pool(solve_options.n_threads, || {
             job(&solve_options, &mut monitor)
         })
     });
-    if let Some(error) = monitor.error.take() {
+    if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }
     let solution = outcome.map_err(CoreError::from)??;
@@ -132,10 +131,7 @@ macro_rules! dispatch_kernel {
             $body
         } else {
             let function = $kernel.function().map_err(|e| {
-                CoreError(SolveError::InvalidProblem {
-                    name: "kernel",
-                    reason: e.to_string(),
-                })
+                CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
             })?;
             if density(&$x.values) < SPARSE_DENSITY_THRESHOLD {
                 let rows = CsrRows::from_dense(&$x.values, $x.rows, $x.cols)?;
@@ -178,9 +174,7 @@ pub(crate) fn solve_c_svc(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(
-        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
-    )?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = matrix(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
@@ -211,9 +205,7 @@ pub(crate) fn solve_one_class(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(
-        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
-    )?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = matrix(&x);
     let upper = vector(&upper).into_owned();
     run(py, options, |opts, monitor| {
@@ -245,9 +237,7 @@ pub(crate) fn solve_epsilon_svr(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
-    let options = options(
-        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
-    )?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = matrix(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
@@ -278,9 +268,7 @@ pub(crate) fn solve_box_qp(
     time_limit: Option<f64>,
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
-    let options = options(
-        tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback,
-    )?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let q = matrix(&q);
     let p = vector(&p).into_owned();
     let labels = signs(&y, "y")?;
@@ -288,13 +276,8 @@ pub(crate) fn solve_box_qp(
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     run(py, options, |opts, monitor| {
         let gram = PrecomputedGram::new(&q.values, q.rows, q.cols)?;
-        let mut problem = BoxQp::new(
-            SignedQ::unsigned(gram, opts.cache_bytes),
-            p,
-            labels,
-            upper,
-            alpha0,
-        )?;
+        let mut problem =
+            BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
         Ok(Smo.solve(&mut problem, opts, monitor)?)
     })
 }

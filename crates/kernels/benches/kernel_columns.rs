@@ -42,10 +42,7 @@ fn kernel_block_fill(c: &mut Criterion) {
     .unwrap();
     let mut group = c.benchmark_group("fill_block_rbf_8000x123");
     for threads in [1usize, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         for rows in [1usize, 2, 8, 32, 128] {
             let index: Vec<usize> = (0..rows).map(|r| r * 37 % n).collect();
             let mut out = vec![0.0; rows * n];
@@ -70,15 +67,11 @@ fn cache_hit_and_miss(c: &mut Criterion) {
         KernelFunction::Rbf { gamma: 0.5 },
     )
     .unwrap();
-    let signs: Vec<f64> = (0..n)
-        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
-        .collect();
+    let signs: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
     let mut group = c.benchmark_group("signed_q_column_4000");
     let mut q = SignedQ::new(kernel.clone(), signs.clone(), 1 << 30);
     q.column(7, n);
-    group.bench_function("hit", |b| {
-        b.iter(|| black_box(q.column(black_box(7), n)[3]))
-    });
+    group.bench_function("hit", |b| b.iter(|| black_box(q.column(black_box(7), n)[3])));
     // A two-column budget: every alternate request misses.
     let mut small = SignedQ::new(kernel, signs, 0);
     let mut next = 0usize;
@@ -109,10 +102,7 @@ fn cache_hit_and_miss(c: &mut Criterion) {
 fn dense_versus_csr(c: &mut Criterion) {
     let (n, d) = (8000, 123);
     let mut group = c.benchmark_group("fill_block_dense_vs_csr_8000x123");
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for one_in in [2u64, 4, 8, 16] {
         let values = data_with_density(n, d, one_in);
         let f = KernelFunction::Rbf { gamma: 0.5 };
@@ -130,10 +120,5 @@ fn dense_versus_csr(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(
-    benches,
-    kernel_block_fill,
-    cache_hit_and_miss,
-    dense_versus_csr
-);
+criterion_group!(benches, kernel_block_fill, cache_hit_and_miss, dense_versus_csr);
 criterion_main!(benches);

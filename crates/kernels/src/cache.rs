@@ -90,10 +90,7 @@ impl RowCache {
 
     /// The counters.
     pub fn stats(&self) -> CacheStats {
-        CacheStats {
-            bytes_in_use: (self.used * std::mem::size_of::<f32>()) as u64,
-            ..self.stats
-        }
+        CacheStats { bytes_in_use: (self.used * std::mem::size_of::<f32>()) as u64, ..self.stats }
     }
 
     /// Column `i` with at least `len` positions, made most recently used. Returns the column and

@@ -40,27 +40,15 @@ impl<'a> DenseRows<'a> {
     ) -> Result<Self, KernelError> {
         let expected = n_rows.saturating_mul(n_features);
         if values.len() != expected {
-            return Err(KernelError::ShapeMismatch {
-                name: "X",
-                expected,
-                actual: values.len(),
-            });
+            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
         }
         check_finite("X", &values)?;
         let sq_norms = if n_features == 0 {
             vec![0.0; n_rows]
         } else {
-            values
-                .chunks_exact(n_features)
-                .map(|row| row.iter().map(|v| v * v).sum())
-                .collect()
+            values.chunks_exact(n_features).map(|row| row.iter().map(|v| v * v).sum()).collect()
         };
-        Ok(DenseRows {
-            values,
-            n_rows,
-            n_features,
-            sq_norms,
-        })
+        Ok(DenseRows { values, n_rows, n_features, sq_norms })
     }
 
     /// Number of rows.

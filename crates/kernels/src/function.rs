@@ -47,11 +47,7 @@ impl KernelFunction {
             if value.is_finite() {
                 Ok(())
             } else {
-                Err(KernelError::InvalidParameter {
-                    name,
-                    value,
-                    reason: "must be finite",
-                })
+                Err(KernelError::InvalidParameter { name, value, reason: "must be finite" })
             }
         };
         match *self {
@@ -111,11 +107,9 @@ impl KernelFunction {
                 let sq_dist = (sq_norm_x + sq_norm_z - 2.0 * dot).max(0.0);
                 (-gamma * sq_dist).exp()
             }
-            KernelFunction::Polynomial {
-                gamma,
-                coef0,
-                degree,
-            } => powi(gamma * dot + coef0, degree),
+            KernelFunction::Polynomial { gamma, coef0, degree } => {
+                powi(gamma * dot + coef0, degree)
+            }
             KernelFunction::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
         }
     }
@@ -162,18 +156,9 @@ mod tests {
     fn invalid_gamma_is_rejected() {
         assert!(KernelFunction::Rbf { gamma: 0.0 }.validate().is_err());
         assert!(KernelFunction::Rbf { gamma: f64::NAN }.validate().is_err());
-        assert!(KernelFunction::Polynomial {
-            gamma: 1.0,
-            coef0: f64::INFINITY,
-            degree: 2
-        }
-        .validate()
-        .is_err());
-        assert!(KernelFunction::Sigmoid {
-            gamma: 0.1,
-            coef0: -1.0
-        }
-        .validate()
-        .is_ok());
+        assert!(KernelFunction::Polynomial { gamma: 1.0, coef0: f64::INFINITY, degree: 2 }
+            .validate()
+            .is_err());
+        assert!(KernelFunction::Sigmoid { gamma: 0.1, coef0: -1.0 }.validate().is_ok());
     }
 }

@@ -14,9 +14,7 @@ pub fn chunk_ranges(
     chunk: usize,
 ) -> impl Iterator<Item = (usize, usize)> {
     let chunk = chunk.max(1);
-    (start..end)
-        .step_by(chunk)
-        .map(move |lo| (lo, (lo + chunk).min(end)))
+    (start..end).step_by(chunk).map(move |lo| (lo, (lo + chunk).min(end)))
 }
 
 /// Positions per parallel task when filling a block of kernel columns.
@@ -42,12 +40,7 @@ impl<'a> ColumnWindows<'a> {
     /// Wraps `out`, whose rows are `stride` values long.
     pub(crate) fn new(out: &'a mut [f64], stride: usize) -> Self {
         let rows = out.len().checked_div(stride).unwrap_or(0);
-        ColumnWindows {
-            start: out.as_mut_ptr(),
-            rows,
-            stride,
-            _buffer: std::marker::PhantomData,
-        }
+        ColumnWindows { start: out.as_mut_ptr(), rows, stride, _buffer: std::marker::PhantomData }
     }
 
     /// Row stride.
@@ -60,10 +53,7 @@ impl<'a> ColumnWindows<'a> {
     /// # Panics
     /// If `(r, c)` is outside the buffer.
     pub(crate) fn pointer(&self, r: usize, c: usize) -> *mut f64 {
-        assert!(
-            r < self.rows && c < self.stride,
-            "ColumnWindows: ({r}, {c}) out of bounds"
-        );
+        assert!(r < self.rows && c < self.stride, "ColumnWindows: ({r}, {c}) out of bounds");
         // SAFETY: in bounds, checked above.
         unsafe { self.start.add(r * self.stride + c) }
     }
@@ -77,10 +67,7 @@ impl<'a> ColumnWindows<'a> {
     /// If the window is outside the buffer.
     #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn row(&self, r: usize, c0: usize, c1: usize) -> &mut [f64] {
-        assert!(
-            r < self.rows && c0 <= c1 && c1 <= self.stride,
-            "ColumnWindows: bad window"
-        );
+        assert!(r < self.rows && c0 <= c1 && c1 <= self.stride, "ColumnWindows: bad window");
         // SAFETY: in bounds (checked); exclusivity is the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(self.start.add(r * self.stride + c0), c1 - c0) }
     }

@@ -66,17 +66,9 @@ impl<K: KernelSource> SignedQ<K> {
     /// If `signs` and the kernel have different lengths.
     pub fn new(kernel: K, signs: Vec<f64>, cache_bytes: usize) -> Self {
         assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
-        let diagonal = (0..kernel.len())
-            .map(|i| kernel.diagonal_value(i))
-            .collect();
+        let diagonal = (0..kernel.len()).map(|i| kernel.diagonal_value(i)).collect();
         let cache = RowCache::new(kernel.len(), cache_bytes);
-        SignedQ {
-            kernel,
-            signs,
-            diagonal,
-            cache,
-            scratch: Vec::new(),
-        }
+        SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new() }
     }
 
     /// `K_ij` itself (all signs +1): the one-class matrix, or a user-given `Q`.
@@ -96,10 +88,8 @@ impl<K: KernelSource> SignedQ<K> {
             self.scratch.resize(len - start, 0.0);
             self.kernel.fill_block(&[i], start, len, &mut self.scratch);
             let s_i = self.signs[i];
-            for ((q, &k), &s_k) in column[start..]
-                .iter_mut()
-                .zip(&self.scratch)
-                .zip(&self.signs[start..len])
+            for ((q, &k), &s_k) in
+                column[start..].iter_mut().zip(&self.scratch).zip(&self.signs[start..len])
             {
                 *q = (s_i * s_k * k) as f32;
             }
@@ -147,11 +137,8 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
     }
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {
-        let missing: Vec<usize> = indices
-            .iter()
-            .copied()
-            .filter(|&k| self.cache.cached_len(k) < len)
-            .collect();
+        let missing: Vec<usize> =
+            indices.iter().copied().filter(|&k| self.cache.cached_len(k) < len).collect();
         if missing.is_empty() {
             return;
         }
@@ -160,10 +147,8 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         for (&k, values) in missing.iter().zip(self.scratch.chunks_exact(len)) {
             let s_k = self.signs[k];
             let (column, start) = self.cache.get(k, len, None);
-            for ((q, &value), &s_t) in column[start..]
-                .iter_mut()
-                .zip(&values[start..])
-                .zip(&self.signs[start..len])
+            for ((q, &value), &s_t) in
+                column[start..].iter_mut().zip(&values[start..]).zip(&self.signs[start..len])
             {
                 *q = (s_k * s_t * value) as f32;
             }
@@ -219,11 +204,7 @@ impl<K: KernelSource> SvrQ<K> {
         let row = self.cache.peek(real, l);
         let s_i = self.signs[i] as f32;
         let buffer = &mut self.buffers[slot];
-        for ((b, &s_k), &k) in buffer[..len]
-            .iter_mut()
-            .zip(&self.signs[..len])
-            .zip(&self.index)
-        {
+        for ((b, &s_k), &k) in buffer[..len].iter_mut().zip(&self.signs[..len]).zip(&self.index) {
             *b = s_i * (s_k as f32) * row[k];
         }
     }
@@ -299,11 +280,8 @@ mod tests {
     use crate::{DenseKernel, DenseRows, KernelFunction};
 
     fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
-        DenseKernel::new(
-            DenseRows::new(values, n, d).unwrap(),
-            KernelFunction::Rbf { gamma: 0.5 },
-        )
-        .unwrap()
+        DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
+            .unwrap()
     }
 
     fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
@@ -316,9 +294,7 @@ mod tests {
     fn signed_q_is_coherent_under_swaps() {
         let (n, d) = (9, 3);
         let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.37).sin()).collect();
-        let y: Vec<f64> = (0..n)
-            .map(|k| if k % 3 == 0 { 1.0 } else { -1.0 })
-            .collect();
+        let y: Vec<f64> = (0..n).map(|k| if k % 3 == 0 { 1.0 } else { -1.0 }).collect();
         let reference = kernel(&values, n, d);
         // A budget of 2 columns forces evictions and partial-column drops.
         let mut q = SignedQ::new(kernel(&values, n, d), y.clone(), 0);
@@ -342,19 +318,14 @@ mod tests {
     fn prefetched_columns_equal_computed_columns() {
         let (n, d) = (40, 6);
         let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.21).sin()).collect();
-        let y: Vec<f64> = (0..n)
-            .map(|k| if k % 2 == 0 { 1.0 } else { -1.0 })
-            .collect();
+        let y: Vec<f64> = (0..n).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 }).collect();
         let mut direct = SignedQ::new(kernel(&values, n, d), y.clone(), 1 << 20);
         let mut prefetched = SignedQ::new(kernel(&values, n, d), y, 1 << 20);
         let wanted: Vec<usize> = (0..12).map(|k| k * 3).collect();
         prefetched.prefetch(&wanted, n - 5);
         for &k in &wanted {
             assert!(prefetched.is_cached(k, n - 5));
-            let (a, b) = (
-                prefetched.column(k, n - 5).to_vec(),
-                direct.column(k, n - 5).to_vec(),
-            );
+            let (a, b) = (prefetched.column(k, n - 5).to_vec(), direct.column(k, n - 5).to_vec());
             for (x, z) in a.iter().zip(&b) {
                 assert!((x - z).abs() <= 1e-6 * z.abs().max(1.0), "{x} vs {z}");
             }

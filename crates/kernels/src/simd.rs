@@ -173,10 +173,7 @@ mod tests {
             if expected < 1e-300 {
                 assert!(e < 1e-300, "exp({x}) = {e}");
             } else {
-                assert!(
-                    (e - expected).abs() <= 4e-16 * expected,
-                    "exp({x}): {e} vs {expected}"
-                );
+                assert!((e - expected).abs() <= 4e-16 * expected, "exp({x}): {e} vs {expected}");
             }
         }
         let mut nan = [f64::NAN];

@@ -78,19 +78,12 @@ impl KernelSource for DenseKernel<'_> {
 
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
         let width = end - start;
-        assert_eq!(
-            out.len(),
-            rows.len() * width,
-            "fill_block: output has the wrong length"
-        );
+        assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
         if width == 0 || rows.is_empty() {
             return;
         }
         let d = self.rows.n_features();
-        let left: Vec<f64> = rows
-            .iter()
-            .flat_map(|&r| self.rows.row(r).iter().copied())
-            .collect();
+        let left: Vec<f64> = rows.iter().flat_map(|&r| self.rows.row(r).iter().copied()).collect();
         let left_norms: Vec<f64> = rows.iter().map(|&r| self.rows.sq_norms()[r]).collect();
         let block = Block {
             left: &left,
@@ -118,19 +111,12 @@ pub fn kernel_block(
 ) -> Result<(), KernelError> {
     function.validate()?;
     if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch {
-            left: a.n_features(),
-            right: b.n_features(),
-        });
+        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
     }
     let width = b.n_rows();
     let expected = a.n_rows() * width;
     if out.len() != expected {
-        return Err(KernelError::ShapeMismatch {
-            name: "out",
-            expected,
-            actual: out.len(),
-        });
+        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
     }
     if width == 0 {
         return Ok(());
@@ -152,9 +138,7 @@ pub fn kernel_block(
     if expected * a.n_features().max(1) < PARALLEL_MIN_WORK {
         out.chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
     } else {
-        out.par_chunks_mut(ROW_BLOCK * width)
-            .enumerate()
-            .for_each(job);
+        out.par_chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
     }
     Ok(())
 }
@@ -184,9 +168,7 @@ impl Block<'_, '_> {
             return;
         }
         let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-        chunks
-            .into_par_iter()
-            .for_each(|(c0, c1)| self.compute_window(c0, c1, &windows));
+        chunks.into_par_iter().for_each(|(c0, c1)| self.compute_window(c0, c1, &windows));
     }
 
     /// Fills columns `c0..c1` of the row-major `out` (rows `stride` long, `n_left` rows).
@@ -199,9 +181,7 @@ impl Block<'_, '_> {
     fn compute_window(&self, c0: usize, c1: usize, out: &ColumnWindows<'_>) {
         let d = self.n_features;
         let n_left = self.n_left();
-        let right = self
-            .right
-            .rows(self.right_offset + c0, self.right_offset + c1);
+        let right = self.right.rows(self.right_offset + c0, self.right_offset + c1);
         let right_norms = &self.right.sq_norms()[self.right_offset + c0..self.right_offset + c1];
         let n_cols = c1 - c0;
         if n_cols == 0 {
@@ -216,10 +196,7 @@ impl Block<'_, '_> {
         } else if n_left < GEMM_MIN_ROWS {
             for r in 0..n_left {
                 let x = &self.left[r * d..(r + 1) * d];
-                for (o, z) in unsafe { out.row(r, c0, c1) }
-                    .iter_mut()
-                    .zip(right.chunks_exact(d))
-                {
+                for (o, z) in unsafe { out.row(r, c0, c1) }.iter_mut().zip(right.chunks_exact(d)) {
                     *o = crate::simd::dot(x, z);
                 }
             }
@@ -273,9 +250,7 @@ mod tests {
     }
 
     fn data(n: usize, d: usize) -> Vec<f64> {
-        (0..n * d)
-            .map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0)
-            .collect()
+        (0..n * d).map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0).collect()
     }
 
     #[test]
@@ -283,15 +258,8 @@ mod tests {
         let functions = [
             KernelFunction::Linear,
             KernelFunction::Rbf { gamma: 0.3 },
-            KernelFunction::Polynomial {
-                gamma: 0.5,
-                coef0: 1.0,
-                degree: 3,
-            },
-            KernelFunction::Sigmoid {
-                gamma: 0.1,
-                coef0: -0.5,
-            },
+            KernelFunction::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
+            KernelFunction::Sigmoid { gamma: 0.1, coef0: -0.5 },
         ];
         for (n, d) in [(7, 3), (300, 17), (2500, 40)] {
             let values = data(n, d);

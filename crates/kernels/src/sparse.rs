@@ -45,9 +45,7 @@ impl<'a> CsrRows<'a> {
         }
         let nnz = *indptr.last().unwrap_or(&0);
         if indptr[0] != 0 || indptr.windows(2).any(|w| w[0] > w[1]) {
-            return Err(KernelError::InvalidStructure(
-                "indptr must start at 0 and never decrease",
-            ));
+            return Err(KernelError::InvalidStructure("indptr must start at 0 and never decrease"));
         }
         if indices.len() != nnz || values.len() != nnz {
             return Err(KernelError::ShapeMismatch {
@@ -57,9 +55,7 @@ impl<'a> CsrRows<'a> {
             });
         }
         if indices.iter().any(|&k| k as usize >= n_features) {
-            return Err(KernelError::InvalidStructure(
-                "a column index is >= n_features",
-            ));
+            return Err(KernelError::InvalidStructure("a column index is >= n_features"));
         }
         check_finite("X", &values)?;
         let sq_norms = (0..n_rows)
@@ -84,11 +80,7 @@ impl<'a> CsrRows<'a> {
     ) -> Result<CsrRows<'static>, KernelError> {
         let expected = n_rows.saturating_mul(n_features);
         if dense.len() != expected {
-            return Err(KernelError::ShapeMismatch {
-                name: "X",
-                expected,
-                actual: dense.len(),
-            });
+            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: dense.len() });
         }
         let mut indptr = Vec::with_capacity(n_rows + 1);
         let mut indices = Vec::new();
@@ -239,11 +231,7 @@ impl KernelSource for SparseKernel<'_> {
 
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
         let width = end - start;
-        assert_eq!(
-            out.len(),
-            rows.len() * width,
-            "fill_block: output has the wrong length"
-        );
+        assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
         if width == 0 || rows.is_empty() {
             return;
         }
@@ -280,13 +268,7 @@ mod tests {
 
     fn sparse_data(n: usize, d: usize) -> Vec<f64> {
         (0..n * d)
-            .map(|k| {
-                if k % 7 == 3 || k % 11 == 0 {
-                    (k % 13) as f64 - 6.0
-                } else {
-                    0.0
-                }
-            })
+            .map(|k| if k % 7 == 3 || k % 11 == 0 { (k % 13) as f64 - 6.0 } else { 0.0 })
             .collect()
     }
 
@@ -297,11 +279,7 @@ mod tests {
         for function in [
             KernelFunction::Linear,
             KernelFunction::Rbf { gamma: 0.05 },
-            KernelFunction::Polynomial {
-                gamma: 0.1,
-                coef0: 1.0,
-                degree: 2,
-            },
+            KernelFunction::Polynomial { gamma: 0.1, coef0: 1.0, degree: 2 },
         ] {
             let mut dense =
                 DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), function).unwrap();
@@ -318,10 +296,7 @@ mod tests {
             dense.fill_block(&rows, start, end, &mut expected);
             sparse.fill_block(&rows, start, end, &mut got);
             for (a, b) in got.iter().zip(&expected) {
-                assert!(
-                    (a - b).abs() <= 1e-12 * b.abs().max(1.0),
-                    "{function:?}: {a} vs {b}"
-                );
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{function:?}: {a} vs {b}");
             }
             for p in [0, 9, 1499] {
                 assert_eq!(sparse.diagonal_value(p), dense.diagonal_value(p));
@@ -339,13 +314,8 @@ mod tests {
             3,
         );
         assert!(matches!(bad_indptr, Err(KernelError::InvalidStructure(_))));
-        let bad_index = CsrRows::new(
-            Cow::Owned(vec![0, 1]),
-            Cow::Owned(vec![5]),
-            Cow::Owned(vec![1.0]),
-            1,
-            3,
-        );
+        let bad_index =
+            CsrRows::new(Cow::Owned(vec![0, 1]), Cow::Owned(vec![5]), Cow::Owned(vec![1.0]), 1, 3);
         assert!(matches!(bad_index, Err(KernelError::InvalidStructure(_))));
         assert!((density(&[0.0, 1.0, 0.0, 2.0]) - 0.5).abs() < 1e-15);
     }

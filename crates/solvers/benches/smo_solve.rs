@@ -18,9 +18,7 @@ fn problem(n: usize, d: usize) -> (Vec<f64>, Vec<i8>) {
         state ^= state << 17;
         state
     };
-    let x: Vec<f64> = (0..n * d)
-        .map(|_| if next() % 9 == 0 { 1.0 } else { 0.0 })
-        .collect();
+    let x: Vec<f64> = (0..n * d).map(|_| if next() % 9 == 0 { 1.0 } else { 0.0 }).collect();
     let y = (0..n)
         .map(|i| {
             let score = x[i * d] + x[i * d + 1] - x[i * d + 2] + (next() % 3) as f64 - 1.0;
@@ -41,15 +39,9 @@ fn smo_solve(c: &mut Criterion) {
     group.sample_size(10);
     for threads in [1usize, 2] {
         for shrinking in [true, false] {
-            let options = SolveOptions {
-                shrinking,
-                n_threads: threads,
-                ..SolveOptions::default()
-            };
-            let id = BenchmarkId::new(
-                format!("threads{threads}"),
-                format!("shrinking={shrinking}"),
-            );
+            let options = SolveOptions { shrinking, n_threads: threads, ..SolveOptions::default() };
+            let id =
+                BenchmarkId::new(format!("threads{threads}"), format!("shrinking={shrinking}"));
             group.bench_with_input(id, &options, |b, options| {
                 b.iter(|| {
                     with_thread_pool(threads, || {

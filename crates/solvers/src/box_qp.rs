@@ -38,13 +38,7 @@ impl<Q: QMatrix> BoxQp<Q> {
     ) -> Result<Self, SolveError> {
         let n = q.size();
         let alpha0 = alpha0.unwrap_or_else(|| vec![0.0; n]);
-        let problem = BoxQp {
-            q,
-            p,
-            y,
-            upper,
-            alpha0,
-        };
+        let problem = BoxQp { q, p, y, upper, alpha0 };
         problem.validate()?;
         Ok(problem)
     }
@@ -69,11 +63,7 @@ impl<Q: QMatrix> BoxQp<Q> {
             ("alpha0", self.alpha0.len()),
         ] {
             if actual != n {
-                return Err(SolveError::LengthMismatch {
-                    name,
-                    expected: n,
-                    actual,
-                });
+                return Err(SolveError::LengthMismatch { name, expected: n, actual });
             }
         }
         if n == 0 {

@@ -90,14 +90,9 @@ pub fn epsilon_svr<K: KernelSource>(
             reason: format!("y[{i}] is not finite"),
         });
     }
-    let p = targets
-        .iter()
-        .map(|z| epsilon - z)
-        .chain(targets.iter().map(|z| epsilon + z))
-        .collect();
-    let y = std::iter::repeat_n(1i8, l)
-        .chain(std::iter::repeat_n(-1i8, l))
-        .collect();
+    let p =
+        targets.iter().map(|z| epsilon - z).chain(targets.iter().map(|z| epsilon + z)).collect();
+    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
     let upper2 = upper.iter().chain(&upper).copied().collect();
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, None)?;
@@ -111,10 +106,6 @@ fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), S
     if expected == actual {
         Ok(())
     } else {
-        Err(SolveError::LengthMismatch {
-            name,
-            expected,
-            actual,
-        })
+        Err(SolveError::LengthMismatch { name, expected, actual })
     }
 }

@@ -64,16 +64,10 @@ impl SolveOptions {
             });
         }
         if self.max_iter == Some(0) {
-            return Err(SolveError::InvalidOption {
-                name: "max_iter",
-                reason: "must be >= 1",
-            });
+            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
         }
         if self.report_every == 0 {
-            return Err(SolveError::InvalidOption {
-                name: "report_every",
-                reason: "must be >= 1",
-            });
+            return Err(SolveError::InvalidOption { name: "report_every", reason: "must be >= 1" });
         }
         Ok(())
     }

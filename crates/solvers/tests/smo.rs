@@ -34,11 +34,7 @@ fn two_clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
 }
 
 fn rbf(x: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
-    DenseKernel::new(
-        DenseRows::new(x, n, d).unwrap(),
-        KernelFunction::Rbf { gamma: 0.5 },
-    )
-    .unwrap()
+    DenseKernel::new(DenseRows::new(x, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 }).unwrap()
 }
 
 /// `Q_ij = y_i y_j K_ij` rounded to f32, as the solver sees it.
@@ -59,9 +55,8 @@ fn signed_q(kernel: &DenseKernel<'_>, y: &[i8]) -> Vec<Vec<f64>> {
 /// `max_{I_up} −y_t G_t − min_{I_low} −y_t G_t` from scratch.
 fn kkt_violation(q: &[Vec<f64>], p: &[f64], y: &[i8], upper: &[f64], alpha: &[f64]) -> f64 {
     let n = alpha.len();
-    let gradient: Vec<f64> = (0..n)
-        .map(|i| p[i] + (0..n).map(|j| q[i][j] * alpha[j]).sum::<f64>())
-        .collect();
+    let gradient: Vec<f64> =
+        (0..n).map(|i| p[i] + (0..n).map(|j| q[i][j] * alpha[j]).sum::<f64>()).collect();
     let mut up = f64::NEG_INFINITY;
     let mut low = f64::INFINITY;
     for t in 0..n {
@@ -85,29 +80,16 @@ fn c_svc_satisfies_kkt_and_is_invariant_to_shrinking() {
     let upper: Vec<f64> = (0..n).map(|i| if i % 7 == 0 { 0.5 } else { 2.0 }).collect();
     let mut objectives = Vec::new();
     for shrinking in [true, false] {
-        let options = SolveOptions {
-            tol: 1e-6,
-            shrinking,
-            ..SolveOptions::default()
-        };
+        let options = SolveOptions { tol: 1e-6, shrinking, ..SolveOptions::default() };
         let solution = c_svc(rbf(&x, n, d), &y, upper.clone(), &options, &mut NoMonitor).unwrap();
         assert_eq!(solution.status, Status::Converged);
         assert_eq!(solution.stats.objective_increases, 0);
         let q = signed_q(&rbf(&x, n, d), &y);
         let violation = kkt_violation(&q, &vec![-1.0; n], &y, &upper, &solution.x);
         assert!(violation <= 1e-6 + 1e-9, "KKT violation {violation}");
-        let balance: f64 = solution
-            .x
-            .iter()
-            .zip(&y)
-            .map(|(a, &s)| a * f64::from(s))
-            .sum();
+        let balance: f64 = solution.x.iter().zip(&y).map(|(a, &s)| a * f64::from(s)).sum();
         assert!(balance.abs() < 1e-9, "yᵀα = {balance}");
-        assert!(solution
-            .x
-            .iter()
-            .zip(&upper)
-            .all(|(&a, &u)| (0.0..=u).contains(&a)));
+        assert!(solution.x.iter().zip(&upper).all(|(&a, &u)| (0.0..=u).contains(&a)));
         objectives.push(solution.objective);
     }
     assert!((objectives[0] - objectives[1]).abs() <= 1e-6 * objectives[0].abs());
@@ -121,10 +103,7 @@ fn thread_count_does_not_change_the_solution() {
     let upper = vec![1.0; n];
     let solve = |threads| {
         with_thread_pool(threads, || {
-            let options = SolveOptions {
-                n_threads: threads,
-                ..SolveOptions::default()
-            };
+            let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
             c_svc(rbf(&x, n, d), &y, upper.clone(), &options, &mut NoMonitor).unwrap()
         })
         .unwrap()
@@ -140,10 +119,7 @@ fn thread_count_does_not_change_the_solution() {
 fn one_class_and_svr_satisfy_their_constraints() {
     let (n, d) = (200, 3);
     let (x, _) = two_clouds(n, d, 3);
-    let options = SolveOptions {
-        tol: 1e-6,
-        ..SolveOptions::default()
-    };
+    let options = SolveOptions { tol: 1e-6, ..SolveOptions::default() };
     let nu = 0.3;
     let solution = one_class(rbf(&x, n, d), nu, vec![1.0; n], &options, &mut NoMonitor).unwrap();
     let total: f64 = solution.x.iter().sum();
@@ -153,15 +129,8 @@ fn one_class_and_svr_satisfy_their_constraints() {
     assert!(kkt_violation(&q, &vec![0.0; n], &ones, &vec![1.0; n], &solution.x) <= 1e-6 + 1e-9);
 
     let targets: Vec<f64> = (0..n).map(|i| x[i * d] * 2.0 - x[i * d + 1]).collect();
-    let svr = epsilon_svr(
-        rbf(&x, n, d),
-        &targets,
-        0.1,
-        vec![3.0; n],
-        &options,
-        &mut NoMonitor,
-    )
-    .unwrap();
+    let svr =
+        epsilon_svr(rbf(&x, n, d), &targets, 0.1, vec![3.0; n], &options, &mut NoMonitor).unwrap();
     assert_eq!(svr.status, Status::Converged);
     assert!(svr.x.iter().sum::<f64>().abs() < 1e-9);
     assert!(svr.x.iter().all(|b| b.abs() <= 3.0));
@@ -175,10 +144,7 @@ fn user_given_matrix_matches_the_kernel_path() {
     let kernel = rbf(&x, n, d);
     let mut gram = vec![0.0; n * n];
     kernel.fill_block(&(0..n).collect::<Vec<_>>(), 0, n, &mut gram);
-    let options = SolveOptions {
-        tol: 1e-8,
-        ..SolveOptions::default()
-    };
+    let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
     let from_kernel = c_svc(kernel, &y, vec![1.0; n], &options, &mut NoMonitor).unwrap();
     let source = PrecomputedGram::new(&gram, n, n).unwrap();
     let from_gram = c_svc(source, &y, vec![1.0; n], &options, &mut NoMonitor).unwrap();
@@ -201,35 +167,17 @@ impl Monitor for StopAfter {
 fn limits_and_monitors_end_the_solve_with_a_status() {
     let (n, d) = (400, 4);
     let (x, y) = two_clouds(n, d, 5);
-    let options = SolveOptions {
-        max_iter: Some(10),
-        ..SolveOptions::default()
-    };
+    let options = SolveOptions { max_iter: Some(10), ..SolveOptions::default() };
     let limited = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &options, &mut NoMonitor).unwrap();
     assert_eq!(limited.status, Status::MaxIterations);
     assert_eq!(limited.iterations, 10);
 
-    let options = SolveOptions {
-        report_every: 5,
-        ..SolveOptions::default()
-    };
-    let stopped = c_svc(
-        rbf(&x, n, d),
-        &y,
-        vec![1.0; n],
-        &options,
-        &mut StopAfter(20),
-    )
-    .unwrap();
+    let options = SolveOptions { report_every: 5, ..SolveOptions::default() };
+    let stopped = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &options, &mut StopAfter(20)).unwrap();
     assert_eq!(stopped.status, Status::Stopped);
     assert_eq!(stopped.iterations, 20);
     // The returned point is feasible and its gap is reported.
-    let balance: f64 = stopped
-        .x
-        .iter()
-        .zip(&y)
-        .map(|(a, &s)| a * f64::from(s))
-        .sum();
+    let balance: f64 = stopped.x.iter().zip(&y).map(|(a, &s)| a * f64::from(s)).sum();
     assert!(balance.abs() < 1e-9);
     assert!(stopped.gap > 0.0);
 }
@@ -238,45 +186,17 @@ fn limits_and_monitors_end_the_solve_with_a_status() {
 fn invalid_problems_are_errors() {
     let (n, d) = (10, 2);
     let (x, y) = two_clouds(n, d, 6);
-    let bad_upper = c_svc(
-        rbf(&x, n, d),
-        &y,
-        vec![0.0; n],
-        &SolveOptions::default(),
-        &mut NoMonitor,
-    );
-    assert!(matches!(
-        bad_upper,
-        Err(SolveError::InvalidProblem { name: "upper", .. })
-    ));
-    let short = c_svc(
-        rbf(&x, n, d),
-        &y[..5],
-        vec![1.0; n],
-        &SolveOptions::default(),
-        &mut NoMonitor,
-    );
+    let bad_upper =
+        c_svc(rbf(&x, n, d), &y, vec![0.0; n], &SolveOptions::default(), &mut NoMonitor);
+    assert!(matches!(bad_upper, Err(SolveError::InvalidProblem { name: "upper", .. })));
+    let short =
+        c_svc(rbf(&x, n, d), &y[..5], vec![1.0; n], &SolveOptions::default(), &mut NoMonitor);
     assert!(matches!(short, Err(SolveError::LengthMismatch { .. })));
-    let options = SolveOptions {
-        tol: -1.0,
-        ..SolveOptions::default()
-    };
+    let options = SolveOptions { tol: -1.0, ..SolveOptions::default() };
     let bad_tol = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &options, &mut NoMonitor);
-    assert!(matches!(
-        bad_tol,
-        Err(SolveError::InvalidOption { name: "tol", .. })
-    ));
-    let nu = one_class(
-        rbf(&x, n, d),
-        1.5,
-        vec![1.0; n],
-        &SolveOptions::default(),
-        &mut NoMonitor,
-    );
-    assert!(matches!(
-        nu,
-        Err(SolveError::InvalidProblem { name: "nu", .. })
-    ));
+    assert!(matches!(bad_tol, Err(SolveError::InvalidOption { name: "tol", .. })));
+    let nu = one_class(rbf(&x, n, d), 1.5, vec![1.0; n], &SolveOptions::default(), &mut NoMonitor);
+    assert!(matches!(nu, Err(SolveError::InvalidProblem { name: "nu", .. })));
     let infeasible = BoxQp::new(
         SignedQ::unsigned(rbf(&x, n, d), 0),
         vec![0.0; n],
@@ -284,12 +204,6 @@ fn invalid_problems_are_errors() {
         vec![1.0; n],
         Some(vec![2.0; n]),
     );
-    assert!(matches!(
-        infeasible,
-        Err(SolveError::InvalidProblem { name: "alpha0", .. })
-    ));
-    assert_eq!(
-        <Smo as Solver<BoxQp<SignedQ<DenseKernel<'_>>>>>::name(&Smo),
-        "smo"
-    );
+    assert!(matches!(infeasible, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
+    assert_eq!(<Smo as Solver<BoxQp<SignedQ<DenseKernel<'_>>>>>::name(&Smo), "smo");
 }

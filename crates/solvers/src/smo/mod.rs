@@ -80,12 +80,7 @@ impl<Q: QMatrix> Solver<BoxQp<Q>> for Smo {
             problem.p.clone(),
             problem.upper.clone(),
         );
-        let mut run = Run {
-            q: &mut problem.q,
-            v: variables,
-            options,
-            started: Instant::now(),
-        };
+        let mut run = Run { q: &mut problem.q, v: variables, options, started: Instant::now() };
         Ok(run.solve(monitor))
     }
 }
@@ -128,10 +123,7 @@ impl<Q: QMatrix> Run<'_, Q> {
         self.initialize_gradient();
         let mut objective = self.v.objective();
         let mut shrinker = Shrinker::default();
-        let mut stats = SolveStats {
-            min_active_size: l as u64,
-            ..SolveStats::default()
-        };
+        let mut stats = SolveStats { min_active_size: l as u64, ..SolveStats::default() };
         let mut active_size = l;
         let mut iteration: u64 = 0;
         let mut counter = l.min(1000) + 1;
@@ -144,11 +136,7 @@ impl<Q: QMatrix> Run<'_, Q> {
                 break;
             }
             if iteration > 0 && iteration % self.options.report_every == 0 {
-                if self
-                    .options
-                    .time_limit
-                    .is_some_and(|t| self.started.elapsed() >= t)
-                {
+                if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
                     status = Status::TimeLimit;
                     break;
                 }
@@ -185,9 +173,7 @@ impl<Q: QMatrix> Run<'_, Q> {
                 }
                 counter = 1; // shrink again at the next iteration
             }
-            let Some((i, j)) = selection.pair else {
-                unreachable!()
-            };
+            let Some((i, j)) = selection.pair else { unreachable!() };
             iteration += 1;
             let change = self.update_pair(i, j, active_size);
             if !change.is_finite() {
@@ -215,24 +201,13 @@ impl<Q: QMatrix> Run<'_, Q> {
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
         }
-        Solution {
-            x,
-            objective,
-            bias: -rho,
-            gap,
-            iterations: iteration,
-            status,
-            stats,
-        }
+        Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }
     }
 
     fn select_working_set(&mut self, active_size: usize) -> working_set::Selection {
         let (first, g_max) = working_set::select_first(&self.v, active_size);
         let Some(i) = first else {
-            return working_set::Selection {
-                pair: None,
-                gap: 0.0,
-            };
+            return working_set::Selection { pair: None, gap: 0.0 };
         };
         let q_i = self.q.column(i, active_size);
         working_set::select_second(&self.v, q_i, i, g_max, self.options.tol)
@@ -294,10 +269,7 @@ fn update_gradient(gradient: &mut [f64], q_i: &[f32], q_j: &[f32], d_i: f64, d_j
     } else {
         gradient
             .par_chunks_mut(UPDATE_CHUNK)
-            .zip(
-                q_i.par_chunks(UPDATE_CHUNK)
-                    .zip(q_j.par_chunks(UPDATE_CHUNK)),
-            )
+            .zip(q_i.par_chunks(UPDATE_CHUNK).zip(q_j.par_chunks(UPDATE_CHUNK)))
             .for_each(body);
     }
 }

@@ -124,9 +124,8 @@ impl Shrinker {
                 if v.is_free(i) {
                     let q_i = q.column(i, l);
                     let alpha_i = v.alpha[i];
-                    for (g, &q_ij) in v.gradient[active_size..l]
-                        .iter_mut()
-                        .zip(&q_i[active_size..l])
+                    for (g, &q_ij) in
+                        v.gradient[active_size..l].iter_mut().zip(&q_i[active_size..l])
                     {
                         *g += alpha_i * f64::from(q_ij);
                     }

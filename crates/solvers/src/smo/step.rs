@@ -88,13 +88,8 @@ pub(crate) fn take_step(
     v.alpha[i] = a_i;
     v.alpha[j] = a_j;
     let (d_i, d_j) = (a_i - old_i, a_j - old_j);
-    let terms = [
-        g_i * d_i,
-        g_j * d_j,
-        0.5 * q_ii * d_i * d_i,
-        0.5 * q_jj * d_j * d_j,
-        q_ij * d_i * d_j,
-    ];
+    let terms =
+        [g_i * d_i, g_j * d_j, 0.5 * q_ii * d_i * d_i, 0.5 * q_jj * d_j * d_j, q_ij * d_i * d_j];
     Step {
         delta_i: d_i,
         delta_j: d_j,

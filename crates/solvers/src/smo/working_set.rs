@@ -123,21 +123,13 @@ fn chunked<T: Send>(
         return merge(empty, scan(0, len));
     }
     let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, len, SCAN_CHUNK).collect();
-    let parts: Vec<T> = chunks
-        .into_par_iter()
-        .map(|(lo, hi)| scan(lo, hi))
-        .collect();
+    let parts: Vec<T> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
     parts.into_iter().fold(empty, merge)
 }
 
 /// The index `i` of LIBSVM's first scan (`None` when `I_up` is empty) and `m(α)`.
 pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Option<usize>, f64) {
-    let best = chunked(
-        active_size,
-        |lo, hi| max_up(v, lo, hi),
-        ArgMax::merge,
-        ArgMax::EMPTY,
-    );
+    let best = chunked(active_size, |lo, hi| max_up(v, lo, hi), ArgMax::merge, ArgMax::EMPTY);
     (best.1, best.0)
 }
 
