@@ -103,6 +103,7 @@ class OneClassSVM(OutlierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.n_iter_ = int(solution.iterations)
         self.objective_increases_ = int(solution.stats["objective_increases"])
         self.status_ = solution.status
+        self.solver_stats_ = dict(solution.stats)
         self.fit_status_ = 0 if solution.status == "converged" else 1
         self._warn_unconverged([solution.status])
         return self

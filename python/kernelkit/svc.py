@@ -51,6 +51,9 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         Steps that increased the objective (0 for a correct solver).
     status_ : list of str
         ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"`` per pair.
+    solver_stats_ : list of dict
+        Per pair: kernel cache hits, misses, values computed, bytes in use and budget, gradient
+        reconstructions and the smallest active set reached by shrinking.
     """
 
     classes_: NDArray[Any]
@@ -140,6 +143,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
         pair_coefs: list[tuple[NDArray[np.intp], Float64Array]] = []
         biases, objectives, gaps, iterations, increases, statuses = [], [], [], [], [], []
+        solver_stats: list[dict[str, int]] = []
         for a in range(n_classes):
             for b in range(a + 1, n_classes):
                 index = np.concatenate([members[a], members[b]])
@@ -173,6 +177,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 iterations.append(solution.iterations)
                 increases.append(solution.stats["objective_increases"])
                 statuses.append(solution.status)
+                solver_stats.append(dict(solution.stats))
 
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self.objective_ = np.asarray(objectives)
@@ -180,6 +185,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.n_iter_ = np.asarray(iterations, dtype=np.int32)
         self.objective_increases_ = np.asarray(increases, dtype=np.int64)
         self.status_ = statuses
+        self.solver_stats_ = solver_stats
         self.fit_status_ = 0 if all(s == "converged" for s in statuses) else 1
         self._warn_unconverged(statuses)
         return self
