@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
 from ._progress import progress_callback
@@ -130,6 +130,27 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 f"X has shape {X.shape[0]}x{X.shape[1]}"
             )
 
+    @staticmethod
+    def _positive_weights(
+        sample_weight: Any, X: Float64Array
+    ) -> tuple[Float64Array, NDArray[np.intp]]:
+        """The sample weights (1 by default) and the rows with a positive weight; rows of weight 0
+        are left out of the dual problem, as scikit-learn's LIBSVM does."""
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+            raise ValueError("sample_weight must be finite and non-negative")
+        kept = np.flatnonzero(weights > 0)
+        if len(kept) == 0:
+            raise ValueError("sample_weight is zero for every sample")
+        return weights, kept
+
+    def _training_rows(self, X: Float64Array, index: NDArray[np.intp]) -> Float64Array:
+        """The rows ``index`` of X as one contiguous array (for a precomputed kernel, the
+        ``index × index`` block of the Gram matrix)."""
+        if self.kernel == "precomputed":
+            return np.ascontiguousarray(X[np.ix_(index, index)])
+        return np.ascontiguousarray(X[index])
+
     def _kernel_spec(self, X: Float64Array) -> _core.Kernel:
         """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules)."""
         if self.kernel == "precomputed":
@@ -205,3 +226,38 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         check_is_fitted(self, "support_")
         X_checked = self._validate_x(X, reset=False)
         return X_checked
+
+
+class SingleProblemSvm(KernelSvmMixin):
+    """An SVM estimator trained as one dual problem (SVR, OneClassSVM): scalar diagnostics."""
+
+    objective_: float
+    kkt_gap_: float
+    n_iter_: int
+    objective_increases_: int
+    status_: str
+    solver_stats_: dict[str, int]
+    fit_status_: int
+
+    def _store_solution(
+        self, X: Float64Array, kept: NDArray[np.intp], coef: Float64Array, solution: _core.Solution
+    ) -> None:
+        """Fitted attributes of a single dual problem whose coefficients of the rows ``kept``
+        are ``coef``; the support vectors are the rows with a non-zero coefficient."""
+        support = np.flatnonzero(coef != 0)
+        self.support_ = kept[support].astype(np.int32)
+        self.support_vectors_ = (
+            np.empty((0, 0))
+            if self.kernel == "precomputed"
+            else np.ascontiguousarray(X[self.support_])
+        )
+        self.dual_coef_ = coef[support][np.newaxis, :]
+        self.intercept_ = np.array([solution.bias])
+        self.objective_ = float(solution.objective)
+        self.kkt_gap_ = float(solution.gap)
+        self.n_iter_ = int(solution.iterations)
+        self.objective_increases_ = int(solution.stats["objective_increases"])
+        self.status_ = solution.status
+        self.solver_stats_ = dict(solution.stats)
+        self.fit_status_ = 0 if solution.status == "converged" else 1
+        self._warn_unconverged([solution.status])

@@ -8,15 +8,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import OutlierMixin
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin
+from ._base import Float64Array, SingleProblemSvm
 
 __all__ = ["OneClassSVM"]
 
 
-class OneClassSVM(OutlierMixin, KernelSvmMixin):  # type: ignore[misc]
+class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     """One-class SVM (Schölkopf et al. 2001), a drop-in for :class:`sklearn.svm.OneClassSVM`.
 
     Solves LIBSVM's dual ``min ½ αᵀKα  s.t.  Σα_i = ν Σ w_i,  0 ≤ α_i ≤ w_i`` (``w``: sample
@@ -66,46 +66,20 @@ class OneClassSVM(OutlierMixin, KernelSvmMixin):  # type: ignore[misc]
             raise ValueError(f"nu must be in (0, 1], got {nu!r}")
         X_checked = self._validate_x(X, reset=True)
         self._check_precomputed_fit(X_checked)
-        weights = _check_sample_weight(sample_weight, X_checked, dtype=np.float64)
-        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
-            raise ValueError("sample_weight must be finite and non-negative")
-        kept = np.flatnonzero(weights > 0)
-        if len(kept) == 0:
-            raise ValueError("sample_weight is zero for every sample")
+        weights, kept = self._positive_weights(sample_weight, X_checked)
         self._kernel = self._kernel_spec(X_checked)
         self.shape_fit_ = X_checked.shape
-        if self.kernel == "precomputed":
-            X_fit = np.ascontiguousarray(X_checked[np.ix_(kept, kept)])
-        else:
-            X_fit = np.ascontiguousarray(X_checked[kept])
         solution = self._solve(
             _core.solve_one_class,
-            X_fit,
+            self._training_rows(X_checked, kept),
             weights[kept],
             float(nu),
             self._kernel,
             description="OneClassSVM",
         )
-        alpha = np.asarray(solution.x)
-        support = np.flatnonzero(alpha > 0)
-        self.support_ = kept[support].astype(np.int32)
-        self.support_vectors_ = (
-            np.empty((0, 0))
-            if self.kernel == "precomputed"
-            else np.ascontiguousarray(X_checked[self.support_])
-        )
-        self.n_support_ = np.array([len(support)], dtype=np.int32)
-        self.dual_coef_ = alpha[support][np.newaxis, :]
-        self.intercept_ = np.array([solution.bias])
+        self._store_solution(X_checked, kept, np.asarray(solution.x), solution)
+        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         self.offset_ = -solution.bias
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
-        self.fit_status_ = 0 if solution.status == "converged" else 1
-        self._warn_unconverged([solution.status])
         return self
 
     def decision_function(self, X: Any) -> Float64Array:

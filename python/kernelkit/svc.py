@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
@@ -130,9 +130,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
         self._check_precomputed_fit(X_checked)
-        weights = _check_sample_weight(sample_weight, X_checked, dtype=np.float64)
-        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
-            raise ValueError("sample_weight must be finite and non-negative")
+        weights, _ = self._positive_weights(sample_weight, X_checked)
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_array)
         self.classes_ = classes
         self.class_weight_ = class_weight
@@ -158,13 +156,9 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                     * weights[index]
                     * np.where(signs > 0, class_weight[a], class_weight[b])
                 )
-                if self.kernel == "precomputed":
-                    X_pair = np.ascontiguousarray(X_checked[np.ix_(index, index)])
-                else:
-                    X_pair = np.ascontiguousarray(X_checked[index])
                 solution = self._solve(
                     _core.solve_c_svc,
-                    X_pair,
+                    self._training_rows(X_checked, index),
                     signs,
                     upper,
                     self._kernel,

@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, SingleProblemSvm, _check_positive
 
 __all__ = ["SVR"]
 
 
-class SVR(RegressorMixin, KernelSvmMixin):  # type: ignore[misc]
+class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     """Epsilon-Support Vector Regression (a drop-in replacement for :class:`sklearn.svm.SVR`).
 
     Solves LIBSVM's doubled dual
@@ -85,46 +85,20 @@ class SVR(RegressorMixin, KernelSvmMixin):  # type: ignore[misc]
         if not np.all(np.isfinite(target)):
             raise ValueError("y contains NaN or infinity")
         self._check_precomputed_fit(X_checked)
-        weights = _check_sample_weight(sample_weight, X_checked, dtype=np.float64)
-        if np.any(weights < 0) or not np.all(np.isfinite(weights)):
-            raise ValueError("sample_weight must be finite and non-negative")
-        kept = np.flatnonzero(weights > 0)
-        if len(kept) == 0:
-            raise ValueError("sample_weight is zero for every sample")
+        weights, kept = self._positive_weights(sample_weight, X_checked)
         self._kernel = self._kernel_spec(X_checked)
         self.shape_fit_ = X_checked.shape
-        if self.kernel == "precomputed":
-            X_fit = np.ascontiguousarray(X_checked[np.ix_(kept, kept)])
-        else:
-            X_fit = np.ascontiguousarray(X_checked[kept])
         solution = self._solve(
             _core.solve_epsilon_svr,
-            X_fit,
+            self._training_rows(X_checked, kept),
             np.ascontiguousarray(target[kept]),
             float(self.C) * weights[kept],
             float(self.epsilon),
             self._kernel,
             description="SVR",
         )
-        beta = np.asarray(solution.x)
-        support = np.flatnonzero(beta != 0)
-        self.support_ = kept[support].astype(np.int32)
-        self.support_vectors_ = (
-            np.empty((0, 0))
-            if self.kernel == "precomputed"
-            else np.ascontiguousarray(X_checked[self.support_])
-        )
-        self.n_support_ = np.array([0, len(support)], dtype=np.int32)
-        self.dual_coef_ = beta[support][np.newaxis, :]
-        self.intercept_ = np.array([solution.bias])
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
-        self.fit_status_ = 0 if solution.status == "converged" else 1
-        self._warn_unconverged([solution.status])
+        self._store_solution(X_checked, kept, np.asarray(solution.x), solution)
+        self.n_support_ = np.array([0, self.support_.shape[0]], dtype=np.int32)
         return self
 
     def predict(self, X: Any) -> Float64Array:
