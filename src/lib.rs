@@ -21,5 +21,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_epsilon_svr, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_box_qp, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_nu_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_nu_svr, m)?)?;
     Ok(())
 }

@@ -80,14 +80,18 @@ fn options(
     Ok(Options { solve, callback })
 }
 
-/// Runs `job` with the GIL released inside a pool of `n_threads`, then turns the outcome into a
-/// Python `Solution` (or the exception that interrupted it).
-fn run(
+/// Runs `job` with the GIL released inside a pool of `n_threads` (the calling thread watches
+/// for Ctrl-C), then turns the outcome into a Python `Solution` (or the exception that
+/// interrupted it), with the job's extra value (the scale of the ν formulations).
+fn run_with_extra(
     py: Python<'_>,
     options: Options,
-    job: impl FnOnce(&SolveOptions, &mut PythonMonitor) -> Result<kernelkit_solvers::Solution, CoreError>
+    job: impl FnOnce(
+            &SolveOptions,
+            &mut PythonMonitor,
+        ) -> Result<(kernelkit_solvers::Solution, f64), CoreError>
         + Send,
-) -> PyResult<Solution> {
+) -> PyResult<(Solution, f64)> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let mut monitor = PythonMonitor::new(options.callback, Arc::clone(&interrupted));
     let solve_options = options.solve;
@@ -99,7 +103,7 @@ fn run(
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }
-    let solution = outcome.map_err(CoreError::from)??;
+    let (solution, extra) = outcome.map_err(CoreError::from)??;
     let stats = PyDict::new(py);
     let s = solution.stats;
     stats.set_item("cache_hits", s.cache.hits)?;
@@ -110,7 +114,7 @@ fn run(
     stats.set_item("objective_increases", s.objective_increases)?;
     stats.set_item("gradient_reconstructions", s.gradient_reconstructions)?;
     stats.set_item("min_active_size", s.min_active_size)?;
-    Ok(Solution {
+    let solution = Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),
         objective: solution.objective,
         bias: solution.bias,
@@ -118,7 +122,20 @@ fn run(
         iterations: solution.iterations,
         status: solution.status.as_str().to_owned(),
         stats: stats.unbind(),
-    })
+    };
+    Ok((solution, extra))
+}
+
+/// [`run_with_extra`] for jobs without an extra value.
+fn run(
+    py: Python<'_>,
+    options: Options,
+    job: impl FnOnce(&SolveOptions, &mut PythonMonitor) -> Result<kernelkit_solvers::Solution, CoreError>
+        + Send,
+) -> PyResult<Solution> {
+    let (solution, _) =
+        run_with_extra(py, options, |opts, monitor| Ok((job(opts, monitor)?, f64::NAN)))?;
+    Ok(solution)
 }
 
 /// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
@@ -279,5 +296,71 @@ pub(crate) fn solve_box_qp(
         let mut problem =
             BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
         Ok(Smo.solve(&mut problem, opts, monitor)?)
+    })
+}
+
+/// ν-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample bounds (sample weights).
+/// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`) and `r` (`C = 1/r`).
+#[pyfunction]
+#[pyo3(signature = (x, y, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_nu_svc(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    nu: f64,
+    kernel: &Kernel,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<(Solution, f64)> {
+    check_kernel(kernel)?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let x = matrix(&x);
+    let labels = signs(&y, "y")?;
+    let upper = vector(&upper).into_owned();
+    run_with_extra(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, |source| Ok(formulations::nu_svc(
+            source, &labels, nu, upper, opts, monitor
+        )?))
+    })
+}
+
+/// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
+/// solution (`x = α − α*`) and the tube width ε found.
+#[pyfunction]
+#[pyo3(signature = (x, y, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
+    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_nu_svr(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    upper: PyReadonlyArray1<'_, f64>,
+    nu: f64,
+    kernel: &Kernel,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    shrinking: bool,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<(Solution, f64)> {
+    check_kernel(kernel)?;
+    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let x = matrix(&x);
+    let targets = vector(&y).into_owned();
+    let upper = vector(&upper).into_owned();
+    run_with_extra(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, |source| Ok(formulations::nu_svr(
+            source, &targets, nu, upper, opts, monitor
+        )?))
     })
 }

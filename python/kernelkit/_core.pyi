@@ -14,6 +14,8 @@ __all__ = [
     "solve_box_qp",
     "solve_c_svc",
     "solve_epsilon_svr",
+    "solve_nu_svc",
+    "solve_nu_svr",
     "solve_one_class",
 ]
 
@@ -117,3 +119,33 @@ def solve_box_qp(
     time_limit: float | None = None,
     callback: _Callback | None = None,
 ) -> Solution: ...
+def solve_nu_svc(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    nu: float,
+    kernel: Kernel,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> tuple[Solution, float]: ...
+def solve_nu_svr(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    nu: float,
+    kernel: Kernel,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> tuple[Solution, float]: ...

@@ -6,7 +6,14 @@
 //! | one-class | `K_ij` | `0` | `+e` | `s_i` | `Σα⁰ = ν Σ s_i`, filled greedily |
 //! | ε-SVR | `[K −K; −K K]` | `(ε − z, ε + z)` | `(+e, −e)` | `C·s_i` twice | `0` |
 //!
-//! (`w`: class weights, `s`: sample weights, `z`: regression targets.) The one-class starting
+//! | ν-SVC | `y_i y_j K_ij` | `0` | labels | `s_i` | `Σ_{y=±1} α⁰ = ν Σ s / 2` each, greedily |
+//! | ν-SVR | `[K −K; −K K]` | `(−z, z)` | `(+e, −e)` | `C·s_i` twice | `α⁰_i = α*⁰_i`, `Σ = C ν Σ s / 2` |
+//!
+//! (`w`: class weights, `s`: sample weights, `z`: regression targets.) The ν formulations are
+//! solved by [`NuSmo`] (two equality constraints). ν-SVC's solution is rescaled by the `r` the
+//! solver returns (Chang & Lin 2001): `α ← α / r`, `ρ ← ρ / r`, objective `← objective / r²`,
+//! which is the C-SVC solution for `C = 1/r`; ν-SVR's tube width is `ε = −r`. As in LIBSVM (and
+//! scikit-learn), class weights do not enter ν-SVC. The one-class starting
 //! point puts `α_i = min(u_i, remaining)` on the first variables until `Σα = ν Σ u_i`, as
 //! scikit-learn's LIBSVM does (with unit weights: `α_i = 1` for `i < ⌊νl⌋` and the fraction on
 //! the next one, LIBSVM's rule). The ε-SVR solution is returned as `β = α − α*`.
@@ -15,7 +22,7 @@ use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
-use crate::smo::Smo;
+use crate::smo::{NuSmo, Smo};
 
 /// C-SVC: `x` of the solution is `α ≥ 0` (the dual coefficients are `y_i α_i`).
 pub fn c_svc<K: KernelSource>(
@@ -41,12 +48,7 @@ pub fn one_class<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
-    if !(nu > 0.0 && nu <= 1.0) {
-        return Err(SolveError::InvalidProblem {
-            name: "nu",
-            reason: format!("nu = {nu} must be in (0, 1]"),
-        });
-    }
+    check_nu(nu)?;
     let n = kernel.len();
     check_len("sample bounds", n, upper.len())?;
     // Σ u_i ν accumulated term by term, as scikit-learn's LIBSVM does (the rounding of this sum
@@ -107,5 +109,118 @@ fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), S
         Ok(())
     } else {
         Err(SolveError::LengthMismatch { name, expected, actual })
+    }
+}
+
+/// ν-SVC with per-sample bounds `upper` (sample weights). Returns the solution rescaled to the
+/// C-SVC form (`x = α/r ≥ 0`, dual coefficients `y_i x_i`; `bias = −ρ/r`) and `r`.
+pub fn nu_svc<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    nu: f64,
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    check_nu(nu)?;
+    let n = kernel.len();
+    check_len("y", n, labels.len())?;
+    check_len("sample bounds", n, upper.len())?;
+    let total: f64 = upper.iter().fold(0.0, |sum, &u| sum + nu * u);
+    let (positive, negative): (f64, f64) = labels.iter().zip(&upper).fold(
+        (0.0, 0.0),
+        |(p, m), (&y, &u)| {
+            if y == 1 {
+                (p + u, m)
+            } else {
+                (p, m + u)
+            }
+        },
+    );
+    if total / 2.0 > positive.min(negative) {
+        return Err(SolveError::InvalidProblem {
+            name: "nu",
+            reason: format!(
+                "specified nu = {nu} is infeasible: nu must be <= 2 min(n+, n-) / n (weighted)"
+            ),
+        });
+    }
+    let mut remaining = [total / 2.0, total / 2.0];
+    let alpha0 = labels
+        .iter()
+        .zip(&upper)
+        .map(|(&y, &u)| {
+            let side = usize::from(y != 1);
+            let a = u.min(remaining[side]).max(0.0);
+            remaining[side] -= a;
+            a
+        })
+        .collect();
+    let signs = labels.iter().map(|&y| f64::from(y)).collect();
+    let q = SignedQ::new(kernel, signs, options.cache_bytes);
+    let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?;
+    let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
+    if !(r.is_finite() && r > 0.0) {
+        return Err(SolveError::InvalidProblem {
+            name: "nu",
+            reason: format!("the nu-SVC solution has a non-positive scale r = {r}; try another nu"),
+        });
+    }
+    for a in &mut solution.x {
+        *a /= r;
+    }
+    solution.bias /= r;
+    solution.objective /= r * r;
+    Ok((solution, r))
+}
+
+/// ν-SVR with targets `z` and per-sample bounds `upper` (`C` × sample weights). Returns the
+/// solution with `x = α − α*` and the tube width `ε = −r`.
+pub fn nu_svr<K: KernelSource>(
+    kernel: K,
+    targets: &[f64],
+    nu: f64,
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    check_nu(nu)?;
+    let l = kernel.len();
+    check_len("y", l, targets.len())?;
+    check_len("sample bounds", l, upper.len())?;
+    if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
+        return Err(SolveError::InvalidProblem {
+            name: "y",
+            reason: format!("y[{i}] is not finite"),
+        });
+    }
+    let mut remaining = upper.iter().fold(0.0, |sum, &u| sum + u * nu) / 2.0;
+    let half: Vec<f64> = upper
+        .iter()
+        .map(|&u| {
+            let a = remaining.min(u).max(0.0);
+            remaining -= a;
+            a
+        })
+        .collect();
+    let alpha0 = half.iter().chain(&half).copied().collect();
+    let p = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
+    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
+    let upper2 = upper.iter().chain(&upper).copied().collect();
+    let q = SvrQ::new(kernel, options.cache_bytes);
+    let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?;
+    let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
+    solution.x = (0..l).map(|i| solution.x[i] - solution.x[i + l]).collect();
+    Ok((solution, -r))
+}
+
+fn check_nu(nu: f64) -> Result<(), SolveError> {
+    if nu > 0.0 && nu <= 1.0 {
+        Ok(())
+    } else {
+        Err(SolveError::InvalidProblem {
+            name: "nu",
+            reason: format!("nu = {nu} must be in (0, 1]"),
+        })
     }
 }

@@ -23,4 +23,4 @@ pub use protocol::{
     Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
     Status,
 };
-pub use smo::Smo;
+pub use smo::{NuSmo, Smo};

@@ -36,7 +36,9 @@ mod rho;
 mod shrinking;
 mod state;
 mod step;
+mod strategy;
 mod working_set;
+mod working_set_nu;
 
 use std::time::Instant;
 
@@ -49,6 +51,7 @@ use crate::protocol::{
 };
 use shrinking::Shrinker;
 use state::Variables;
+use strategy::{OneEquality, Strategy, TwoEqualities};
 
 /// LIBSVM's `TAU`: the curvature used when `a_ij ≤ 0`.
 pub(crate) const TAU: f64 = 1e-12;
@@ -56,9 +59,17 @@ pub(crate) const TAU: f64 = 1e-12;
 /// Positions per parallel task in the gradient update.
 const UPDATE_CHUNK: usize = 4096;
 
-/// The SMO engine (see the module documentation).
+/// The SMO engine with one equality constraint (LIBSVM's `Solver`; see the module
+/// documentation).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Smo;
+
+/// The SMO engine with one equality constraint per label (LIBSVM's `Solver_NU`), for the ν
+/// formulations: `Σ_{y_i=+1} α_i` and `Σ_{y_i=−1} α_i` both stay at their starting values.
+/// The solution's `bias` is `−ρ`; the scale `r` of the ν formulations is returned by
+/// [`NuSmo::solve_with_scale`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NuSmo;
 
 impl<Q: QMatrix> Solver<BoxQp<Q>> for Smo {
     fn name(&self) -> &'static str {
@@ -71,29 +82,72 @@ impl<Q: QMatrix> Solver<BoxQp<Q>> for Smo {
         options: &SolveOptions,
         monitor: &mut dyn Monitor,
     ) -> Result<Solution, SolveError> {
-        options.validate()?;
-        problem.validate()?;
-        let variables = Variables::new(
-            problem.q.diagonal().to_vec(),
-            problem.y.clone(),
-            problem.alpha0.clone(),
-            problem.p.clone(),
-            problem.upper.clone(),
-        );
-        let mut run = Run { q: &mut problem.q, v: variables, options, started: Instant::now() };
-        Ok(run.solve(monitor))
+        Ok(solve_with::<Q, OneEquality>(problem, options, monitor)?.0)
     }
 }
 
+impl<Q: QMatrix> Solver<BoxQp<Q>> for NuSmo {
+    fn name(&self) -> &'static str {
+        "smo_nu"
+    }
+
+    fn solve(
+        &self,
+        problem: &mut BoxQp<Q>,
+        options: &SolveOptions,
+        monitor: &mut dyn Monitor,
+    ) -> Result<Solution, SolveError> {
+        Ok(self.solve_with_scale(problem, options, monitor)?.0)
+    }
+}
+
+impl NuSmo {
+    /// Solves and also returns `r = (r⁺ + r⁻)/2` (Chang & Lin 2001: the ν-SVC dual is the
+    /// C-SVC dual scaled by `r`, and `−r` is the ε of ν-SVR).
+    pub fn solve_with_scale<Q: QMatrix>(
+        &self,
+        problem: &mut BoxQp<Q>,
+        options: &SolveOptions,
+        monitor: &mut dyn Monitor,
+    ) -> Result<(Solution, f64), SolveError> {
+        solve_with::<Q, TwoEqualities>(problem, options, monitor)
+    }
+}
+
+fn solve_with<Q: QMatrix, S: Strategy>(
+    problem: &mut BoxQp<Q>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    options.validate()?;
+    problem.validate()?;
+    let variables = Variables::new(
+        problem.q.diagonal().to_vec(),
+        problem.y.clone(),
+        problem.alpha0.clone(),
+        problem.p.clone(),
+        problem.upper.clone(),
+    );
+    let mut run = Run {
+        q: &mut problem.q,
+        v: variables,
+        options,
+        started: Instant::now(),
+        strategy: std::marker::PhantomData::<S>,
+    };
+    Ok(run.solve(monitor))
+}
+
 /// One solve in progress.
-struct Run<'a, Q> {
+struct Run<'a, Q, S> {
     q: &'a mut Q,
     v: Variables,
     options: &'a SolveOptions,
     started: Instant,
+    strategy: std::marker::PhantomData<S>,
 }
 
-impl<Q: QMatrix> Run<'_, Q> {
+impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
     fn initialize_gradient(&mut self) {
         let l = self.v.len();
@@ -117,7 +171,7 @@ impl<Q: QMatrix> Run<'_, Q> {
         }
     }
 
-    fn solve(&mut self, monitor: &mut dyn Monitor) -> Solution {
+    fn solve(&mut self, monitor: &mut dyn Monitor) -> (Solution, f64) {
         let l = self.v.len();
         let tol = self.options.tol;
         self.initialize_gradient();
@@ -156,7 +210,7 @@ impl<Q: QMatrix> Run<'_, Q> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    active_size = shrinker.shrink(self.q, &mut self.v, active_size, tol);
+                    active_size = S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol);
                     stats.min_active_size = stats.min_active_size.min(active_size as u64);
                 }
             }
@@ -188,29 +242,21 @@ impl<Q: QMatrix> Run<'_, Q> {
 
         // Make G exact everywhere, then compute ρ, the objective and the final violation.
         shrinker.reconstruct_gradient(self.q, &mut self.v, active_size);
-        let rho = rho::calculate_rho(&self.v, l);
+        let (rho, scale) = S::offset(&self.v, l);
         let objective = self.v.objective();
-        let gap = if status == Status::Converged {
-            gap.max(0.0)
-        } else {
-            working_set::max_violation(&self.v, l)
-        };
+        let gap =
+            if status == Status::Converged { gap.max(0.0) } else { S::max_violation(&self.v, l) };
         stats.gradient_reconstructions = shrinker.reconstructions;
         stats.cache = self.q.cache_stats();
         let mut x = vec![0.0; l];
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
         }
-        Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }
+        (Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }, scale)
     }
 
     fn select_working_set(&mut self, active_size: usize) -> working_set::Selection {
-        let (first, g_max) = working_set::select_first(&self.v, active_size);
-        let Some(i) = first else {
-            return working_set::Selection { pair: None, gap: 0.0 };
-        };
-        let q_i = self.q.column(i, active_size);
-        working_set::select_second(&self.v, q_i, i, g_max, self.options.tol)
+        S::select(self.q, &self.v, active_size, self.options.tol)
     }
 
     /// One SMO step on `(i, j)`: new α, gradient, bounds and `Ḡ`.

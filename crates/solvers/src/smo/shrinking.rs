@@ -31,6 +31,26 @@ fn be_shrunk(v: &Variables, i: usize, g_max1: f64, g_max2: f64) -> bool {
     }
 }
 
+/// Whether position `i` may be shrunk in the ν solver, given the four per-label extremes
+/// `[max −G (y=+1, α<u), max G (y=+1, α>0), max G (y=−1, α>0), max −G (y=−1, α<u)]`.
+fn be_shrunk_nu(v: &Variables, i: usize, g_max: [f64; 4]) -> bool {
+    if v.is_upper(i) {
+        if v.y[i] == 1 {
+            -v.gradient[i] > g_max[0]
+        } else {
+            -v.gradient[i] > g_max[3]
+        }
+    } else if v.is_lower(i) {
+        if v.y[i] == 1 {
+            v.gradient[i] > g_max[1]
+        } else {
+            v.gradient[i] > g_max[2]
+        }
+    } else {
+        false
+    }
+}
+
 /// The shrinking state carried across iterations.
 #[derive(Debug, Default)]
 pub(crate) struct Shrinker {
@@ -80,6 +100,55 @@ impl Shrinker {
                 active_size -= 1;
                 while active_size > i {
                     if !be_shrunk(v, active_size, g_max1, g_max2) {
+                        v.swap_index(q, i, active_size);
+                        break;
+                    }
+                    active_size -= 1;
+                }
+            }
+            i += 1;
+        }
+        active_size
+    }
+
+    /// LIBSVM's `Solver_NU::do_shrinking`: the same as [`Shrinker::shrink`] with the extremes
+    /// taken per label.
+    pub fn shrink_nu<Q: QMatrix>(
+        &mut self,
+        q: &mut Q,
+        v: &mut Variables,
+        mut active_size: usize,
+        tol: f64,
+    ) -> usize {
+        let mut g_max = [f64::NEG_INFINITY; 4];
+        for i in 0..active_size {
+            let g = v.gradient[i];
+            if !v.is_upper(i) {
+                if v.y[i] == 1 {
+                    g_max[0] = g_max[0].max(-g);
+                } else {
+                    g_max[3] = g_max[3].max(-g);
+                }
+            }
+            if !v.is_lower(i) {
+                if v.y[i] == 1 {
+                    g_max[1] = g_max[1].max(g);
+                } else {
+                    g_max[2] = g_max[2].max(g);
+                }
+            }
+        }
+        if !self.unshrunk && (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0 {
+            self.unshrunk = true;
+            self.reconstruct_gradient(q, v, active_size);
+            active_size = v.len();
+        }
+        let mut i = 0;
+        while i < active_size {
+            if be_shrunk_nu(v, i, g_max) {
+                active_size -= 1;
+                while active_size > i {
+                    if !be_shrunk_nu(v, active_size, g_max) {
                         v.swap_index(q, i, active_size);
                         break;
                     }
