@@ -1,12 +1,12 @@
 //! The kernel specification shared by every estimator, and blocked kernel matrices.
 
-use kernelkit_kernels::{kernel_block, DenseRows, KernelFunction};
-use numpy::{PyArray2, PyReadonlyArray2};
+use kernelkit_kernels::{cross_kernel, KernelFunction};
+use numpy::PyArray2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::arrays::matrix;
 use crate::errors::CoreError;
+use crate::sparse::{data, Input, Storage};
 
 /// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"` or `"precomputed"`.
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
@@ -62,28 +62,29 @@ impl Kernel {
     }
 }
 
-/// `K(a_i, b_j)` for all rows of `a` and `b`, computed in blocks on `n_jobs` threads.
+/// `K(a_i, b_j)` for all rows of `a` and `b` (each dense or CSR), computed in blocks on
+/// `n_jobs` threads.
 #[pyfunction]
 #[pyo3(signature = (a, b, kernel, n_jobs=0))]
 pub(crate) fn kernel_matrix<'py>(
     py: Python<'py>,
-    a: PyReadonlyArray2<'py, f64>,
-    b: PyReadonlyArray2<'py, f64>,
+    a: Input<'py>,
+    b: Input<'py>,
     kernel: &Kernel,
     n_jobs: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let function = kernel.function()?;
-    let (a, b) = (matrix(&a), matrix(&b));
-    let (m, n) = (a.rows, b.rows);
-    let values = py.detach(|| -> Result<Vec<f64>, CoreError> {
-        let rows_a = DenseRows::new(&a.values, a.rows, a.cols)?;
-        let rows_b = DenseRows::new(&b.values, b.rows, b.cols)?;
+    let (a, b) = (data(&a), data(&b));
+    let values = py.detach(|| -> Result<(Vec<f64>, usize, usize), CoreError> {
+        let (left, right) = (Storage::new(&a)?, Storage::new(&b)?);
+        let (m, n) = (left.row_set().n_rows(), right.row_set().n_rows());
         let mut out = vec![0.0; m * n];
         kernelkit_solvers::with_thread_pool(n_jobs, || {
-            kernel_block(&rows_a, &rows_b, function, &mut out)
+            cross_kernel(left.row_set(), right.row_set(), function, &mut out)
         })??;
-        Ok(out)
+        Ok((out, m, n))
     })?;
+    let (values, m, n) = values;
     let array = numpy::ndarray::Array2::from_shape_vec((m, n), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyArray2::from_owned_array(py, array))

@@ -8,6 +8,7 @@ mod errors;
 mod kernel;
 mod progress;
 mod solve;
+mod sparse;
 
 use pyo3::prelude::*;
 
@@ -16,6 +17,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<solve::Solution>()?;
+    m.add_class::<sparse::CsrMatrix>()?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;

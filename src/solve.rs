@@ -18,6 +18,7 @@ use crate::arrays::{matrix, signs, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
 use crate::progress::{run_interruptible, PythonMonitor};
+use crate::sparse::{data, Data, Input};
 
 /// The result of a solve (see `kernelkit_solvers::Solution`).
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
@@ -139,25 +140,45 @@ fn run(
 }
 
 /// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
-/// CSR rows when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
+/// CSR rows for sparse input, or when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
 /// then reads and multiplies only the non-zeros), or dense rows.
 macro_rules! dispatch_kernel {
     ($x:expr, $kernel:expr, |$source:ident| $body:expr) => {{
-        if $kernel.is_precomputed() {
-            let $source = PrecomputedGram::new(&$x.values, $x.rows, $x.cols)?;
-            $body
-        } else {
-            let function = $kernel.function().map_err(|e| {
-                CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
-            })?;
-            if density(&$x.values) < SPARSE_DENSITY_THRESHOLD {
-                let rows = CsrRows::from_dense(&$x.values, $x.rows, $x.cols)?;
-                let $source = SparseKernel::new(rows, function)?;
+        match &$x {
+            Data::Sparse(csr) => {
+                if $kernel.is_precomputed() {
+                    return Err(CoreError(SolveError::InvalidProblem {
+                        name: "X",
+                        reason: "a precomputed kernel must be a dense array".into(),
+                    }));
+                }
+                let function = $kernel.function().map_err(|e| {
+                    CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
+                })?;
+                let $source = SparseKernel::new(csr.rows()?, function)?;
                 $body
-            } else {
-                let rows = DenseRows::new(&$x.values, $x.rows, $x.cols)?;
-                let $source = DenseKernel::new(rows, function)?;
-                $body
+            }
+            Data::Dense(x) => {
+                if $kernel.is_precomputed() {
+                    let $source = PrecomputedGram::new(&x.values, x.rows, x.cols)?;
+                    $body
+                } else {
+                    let function = $kernel.function().map_err(|e| {
+                        CoreError(SolveError::InvalidProblem {
+                            name: "kernel",
+                            reason: e.to_string(),
+                        })
+                    })?;
+                    if density(&x.values) < SPARSE_DENSITY_THRESHOLD {
+                        let rows = CsrRows::from_dense(&x.values, x.rows, x.cols)?;
+                        let $source = SparseKernel::new(rows, function)?;
+                        $body
+                    } else {
+                        let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
+                        let $source = DenseKernel::new(rows, function)?;
+                        $body
+                    }
+                }
             }
         }
     }};
@@ -178,7 +199,7 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_c_svc(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Input<'_>,
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     kernel: &Kernel,
@@ -192,7 +213,7 @@ pub(crate) fn solve_c_svc(
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
-    let x = matrix(&x);
+    let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     run(py, options, |opts, monitor| {
@@ -209,7 +230,7 @@ pub(crate) fn solve_c_svc(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_one_class(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Input<'_>,
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
@@ -223,7 +244,7 @@ pub(crate) fn solve_one_class(
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
-    let x = matrix(&x);
+    let x = data(&x);
     let upper = vector(&upper).into_owned();
     run(py, options, |opts, monitor| {
         dispatch_kernel!(x, kernel, |source| Ok(formulations::one_class(
@@ -240,7 +261,7 @@ pub(crate) fn solve_one_class(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_epsilon_svr(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Input<'_>,
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     epsilon: f64,
@@ -255,7 +276,7 @@ pub(crate) fn solve_epsilon_svr(
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
-    let x = matrix(&x);
+    let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     run(py, options, |opts, monitor| {
@@ -307,7 +328,7 @@ pub(crate) fn solve_box_qp(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svc(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Input<'_>,
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
@@ -322,7 +343,7 @@ pub(crate) fn solve_nu_svc(
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
-    let x = matrix(&x);
+    let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     run_with_extra(py, options, |opts, monitor| {
@@ -340,7 +361,7 @@ pub(crate) fn solve_nu_svc(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svr(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: Input<'_>,
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
@@ -355,7 +376,7 @@ pub(crate) fn solve_nu_svr(
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
-    let x = matrix(&x);
+    let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     run_with_extra(py, options, |opts, monitor| {

@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "CsrMatrix",
     "Kernel",
     "Solution",
     "__version__",
@@ -40,6 +41,24 @@ class Kernel:
     ) -> Kernel: ...
 
 @final
+class CsrMatrix:
+    """A validated CSR matrix (scipy's layout) handed to the Rust core."""
+
+    def __new__(
+        cls,
+        data: NDArray[np.float64],
+        indices: NDArray[np.int64],
+        indptr: NDArray[np.int64],
+        n_cols: int,
+    ) -> CsrMatrix: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def nnz(self) -> int: ...
+
+_Rows = NDArray[np.float64] | CsrMatrix
+
+@final
 class Solution:
     """The result of a solve."""
 
@@ -59,10 +78,10 @@ class Solution:
     def stats(self) -> dict[str, int]: ...
 
 def kernel_matrix(
-    a: NDArray[np.float64], b: NDArray[np.float64], kernel: Kernel, n_jobs: int = 0
+    a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0
 ) -> NDArray[np.float64]: ...
 def solve_c_svc(
-    x: NDArray[np.float64],
+    x: _Rows,
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     kernel: Kernel,
@@ -76,7 +95,7 @@ def solve_c_svc(
     callback: _Callback | None = None,
 ) -> Solution: ...
 def solve_one_class(
-    x: NDArray[np.float64],
+    x: _Rows,
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
@@ -90,7 +109,7 @@ def solve_one_class(
     callback: _Callback | None = None,
 ) -> Solution: ...
 def solve_epsilon_svr(
-    x: NDArray[np.float64],
+    x: _Rows,
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     epsilon: float,
@@ -120,7 +139,7 @@ def solve_box_qp(
     callback: _Callback | None = None,
 ) -> Solution: ...
 def solve_nu_svc(
-    x: NDArray[np.float64],
+    x: _Rows,
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     nu: float,
@@ -135,7 +154,7 @@ def solve_nu_svc(
     callback: _Callback | None = None,
 ) -> tuple[Solution, float]: ...
 def solve_nu_svr(
-    x: NDArray[np.float64],
+    x: _Rows,
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     nu: float,

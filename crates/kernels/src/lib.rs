@@ -17,6 +17,7 @@
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
 mod cache;
+mod cross;
 mod dense;
 mod error;
 mod function;
@@ -28,6 +29,7 @@ mod source;
 mod sparse;
 
 pub use cache::{CacheStats, RowCache};
+pub use cross::{cross_kernel, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;

@@ -158,7 +158,7 @@ pub fn density(dense: &[f64]) -> f64 {
 /// `Σ_k x[indices[k]] · values[k]`, with four independent accumulators so that the
 /// multiply-adds do not wait on each other (a single chain is latency-bound).
 #[inline]
-fn scatter_dot(x: &[f64], indices: &[u32], values: &[f64]) -> f64 {
+pub(crate) fn scatter_dot(x: &[f64], indices: &[u32], values: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let index_chunks = indices.chunks_exact(4);
     let value_chunks = values.chunks_exact(4);

@@ -207,3 +207,34 @@ fn invalid_problems_are_errors() {
     assert!(matches!(infeasible, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
     assert_eq!(<Smo as Solver<BoxQp<SignedQ<DenseKernel<'_>>>>>::name(&Smo), "smo");
 }
+
+#[test]
+fn nu_formulations_keep_both_equalities_and_their_bounds() {
+    use kernelkit_solvers::formulations::{nu_svc, nu_svr};
+    let (n, d) = (240, 3);
+    let (x, y) = two_clouds(n, d, 7);
+    let options = SolveOptions { tol: 1e-6, ..SolveOptions::default() };
+    let (solution, r) = nu_svc(rbf(&x, n, d), &y, 0.4, vec![1.0; n], &options, &mut NoMonitor)
+        .expect("feasible nu");
+    assert_eq!(solution.status, Status::Converged);
+    assert_eq!(solution.stats.objective_increases, 0);
+    assert!(r > 0.0);
+    // Rescaled to C-SVC form with C = 1/r: 0 ≤ α ≤ 1/r and yᵀα = 0; before rescaling each label
+    // summed to ν n / 2.
+    let positive: f64 = solution.x.iter().zip(&y).filter(|(_, &s)| s == 1).map(|(a, _)| a).sum();
+    let negative: f64 = solution.x.iter().zip(&y).filter(|(_, &s)| s == -1).map(|(a, _)| a).sum();
+    assert!((positive * r - 0.4 * n as f64 / 2.0).abs() < 1e-9);
+    assert!((negative * r - 0.4 * n as f64 / 2.0).abs() < 1e-9);
+    assert!(solution.x.iter().all(|&a| (0.0..=1.0 / r + 1e-12).contains(&a)));
+
+    let infeasible = nu_svc(rbf(&x, n, d), &y, 0.99, vec![1.0; n], &options, &mut NoMonitor);
+    assert!(matches!(infeasible, Err(SolveError::InvalidProblem { name: "nu", .. })));
+
+    let targets: Vec<f64> = (0..n).map(|i| x[i * d] - 0.5 * x[i * d + 2]).collect();
+    let (svr, epsilon) =
+        nu_svr(rbf(&x, n, d), &targets, 0.3, vec![2.0; n], &options, &mut NoMonitor).unwrap();
+    assert_eq!(svr.status, Status::Converged);
+    assert!(epsilon >= 0.0);
+    assert!(svr.x.iter().sum::<f64>().abs() < 1e-9);
+    assert!(svr.x.iter().all(|b| b.abs() <= 2.0 + 1e-12));
+}

@@ -1,0 +1,27 @@
+"""scipy.sparse input: conversion to the Rust core's CSR matrix, without densifying."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+
+
+def to_core_rows(X: Any) -> Any:
+    """A CSR ``_core.CsrMatrix`` for sparse X (duplicates summed, float64, int64 indices); dense
+    arrays are returned unchanged."""
+    if not sp.issparse(X):
+        return X
+    csr = sp.csr_matrix(X, dtype=np.float64, copy=False)
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    return _core.CsrMatrix(
+        np.ascontiguousarray(csr.data, dtype=np.float64),
+        np.ascontiguousarray(csr.indices, dtype=np.int64),
+        np.ascontiguousarray(csr.indptr, dtype=np.int64),
+        int(csr.shape[1]),
+    )
