@@ -19,6 +19,8 @@ from .exceptions import ConvergenceWarning
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 Float64Array = NDArray[np.float64]
+#: A fitted kernel as plain values (kind, gamma, degree, coef0): picklable, unlike ``_core.Kernel``.
+KernelParams = tuple[str, float, int, float]
 
 #: Rows of test data whose kernel values against the support vectors are held at once.
 PREDICT_BLOCK_ROWS = 4096
@@ -73,7 +75,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     dual_coef_: Float64Array
     intercept_: Float64Array
     shape_fit_: tuple[int, ...]
-    _kernel: _core.Kernel
+    _kernel_params: KernelParams
     _gamma: float
 
     def __sklearn_tags__(self) -> Any:
@@ -123,6 +125,22 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         )
         return np.asarray(X, dtype=np.float64)
 
+    def _validate_xy(self, X: Any, y: Any) -> tuple[Float64Array, NDArray[Any]]:
+        """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
+        it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
+        numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``)."""
+        X_checked, y_checked = validate_data(
+            self,
+            X,
+            y,
+            reset=True,
+            dtype=np.float64,
+            order="C",
+            accept_sparse=False,
+            ensure_min_samples=1,
+        )
+        return np.asarray(X_checked, dtype=np.float64), np.asarray(y_checked)
+
     def _check_precomputed_fit(self, X: Float64Array) -> None:
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
@@ -151,10 +169,12 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             return np.ascontiguousarray(X[np.ix_(index, index)])
         return np.ascontiguousarray(X[index])
 
-    def _kernel_spec(self, X: Float64Array) -> _core.Kernel:
-        """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules)."""
+    def _kernel_spec(self, X: Float64Array) -> KernelParams:
+        """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules: the
+        unweighted variance of every training row for ``"scale"``). Sets no attribute: the
+        fitted kernel is stored with the solution, by :meth:`_store_kernel`."""
         if self.kernel == "precomputed":
-            return _core.Kernel("precomputed")
+            return ("precomputed", 1.0, 3, 0.0)
         if self.gamma == "scale":
             variance = float(X.var())
             gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
@@ -162,10 +182,22 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             gamma = 1.0 / X.shape[1]
         else:
             gamma = float(self.gamma)
-        self._gamma = gamma
-        return _core.Kernel(
-            self.kernel, gamma=gamma, degree=int(self.degree), coef0=float(self.coef0)
-        )
+        return (str(self.kernel), gamma, int(self.degree), float(self.coef0))
+
+    @staticmethod
+    def _make_kernel(params: KernelParams) -> _core.Kernel:
+        kind, gamma, degree, coef0 = params
+        return _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
+
+    def _store_kernel(self, params: KernelParams) -> None:
+        self._kernel_params = params
+        self._gamma = params[1]
+
+    @property
+    def _kernel(self) -> _core.Kernel:
+        """The fitted kernel, rebuilt from ``_kernel_params``: ``_core.Kernel`` cannot be
+        pickled, so fitted estimators keep only its plain parameters."""
+        return self._make_kernel(self._kernel_params)
 
     # -- solving ----------------------------------------------------------------------------
 
@@ -240,10 +272,19 @@ class SingleProblemSvm(KernelSvmMixin):
     fit_status_: int
 
     def _store_solution(
-        self, X: Float64Array, kept: NDArray[np.intp], coef: Float64Array, solution: _core.Solution
+        self,
+        X: Float64Array,
+        kept: NDArray[np.intp],
+        coef: Float64Array,
+        solution: _core.Solution,
+        kernel: KernelParams,
     ) -> None:
         """Fitted attributes of a single dual problem whose coefficients of the rows ``kept``
-        are ``coef``; the support vectors are the rows with a non-zero coefficient."""
+        are ``coef``; the support vectors are the rows with a non-zero coefficient. Called once
+        the solve has returned, so that a fit that fails in the solve cannot pair a previous
+        model's support vectors with this fit's kernel."""
+        self._store_kernel(kernel)
+        self.shape_fit_ = X.shape
         support = np.flatnonzero(coef != 0)
         self.support_ = kept[support].astype(np.int32)
         self.support_vectors_ = (

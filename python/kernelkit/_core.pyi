@@ -77,9 +77,7 @@ class Solution:
     @property
     def stats(self) -> dict[str, int]: ...
 
-def kernel_matrix(
-    a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0
-) -> NDArray[np.float64]: ...
+def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
 def solve_c_svc(
     x: _Rows,
     y: NDArray[np.float64],

@@ -67,17 +67,16 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         X_checked = self._validate_x(X, reset=True)
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
-        self._kernel = self._kernel_spec(X_checked)
-        self.shape_fit_ = X_checked.shape
+        kernel = self._kernel_spec(X_checked)
         solution = self._solve(
             _core.solve_one_class,
             self._training_rows(X_checked, kept),
             weights[kept],
             float(nu),
-            self._kernel,
+            self._make_kernel(kernel),
             description="OneClassSVM",
         )
-        self._store_solution(X_checked, kept, np.asarray(solution.x), solution)
+        self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         self.offset_ = -solution.bias
         return self

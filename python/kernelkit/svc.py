@@ -111,18 +111,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
         """Trains one dual problem per pair of classes."""
         self._check_params()
-        X_checked = self._validate_x(X, reset=True)
-        y_array = np.asarray(y)
-        if y_array.ndim != 1:
-            if y_array.ndim == 2 and y_array.shape[1] == 1:
-                y_array = y_array.ravel()
-            else:
-                raise ValueError(f"y must be 1-D, got shape {y_array.shape}")
-        if y_array.shape[0] != X_checked.shape[0]:
-            raise ValueError(
-                f"X and y have inconsistent numbers of samples: {X_checked.shape[0]} and "
-                f"{y_array.shape[0]}"
-            )
+        X_checked, y_array = self._validate_xy(X, y)
         check_classification_targets(y_array)
         classes, y_index = np.unique(y_array, return_inverse=True)
         if len(classes) < 2:
@@ -132,24 +121,25 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_array)
-        self.classes_ = classes
-        self.class_weight_ = class_weight
-        self._kernel = self._kernel_spec(X_checked)
-        self.shape_fit_ = X_checked.shape
+        kernel_params = self._kernel_spec(X_checked)
+        kernel = self._make_kernel(kernel_params)
 
         n_classes = len(classes)
         members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
+        empty = [c for c in range(n_classes) if len(members[c]) == 0]
+        if empty:
+            # The first pair that cannot be trained: (a, b) with a < b, one of them empty.
+            a, b = (0, empty[0]) if empty[0] > 0 else (0, 1)
+            raise ValueError(
+                f"classes {classes[a]!r} and {classes[b]!r} need samples with "
+                "positive sample_weight"
+            )
         pair_coefs: list[tuple[NDArray[np.intp], Float64Array]] = []
         biases, objectives, gaps, iterations, increases, statuses = [], [], [], [], [], []
         solver_stats: list[dict[str, int]] = []
         for a in range(n_classes):
             for b in range(a + 1, n_classes):
                 index = np.concatenate([members[a], members[b]])
-                if len(members[a]) == 0 or len(members[b]) == 0:
-                    raise ValueError(
-                        f"classes {classes[a]!r} and {classes[b]!r} need samples with "
-                        "positive sample_weight"
-                    )
                 signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
                 upper = (
                     float(self.C)
@@ -161,7 +151,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                     self._training_rows(X_checked, index),
                     signs,
                     upper,
-                    self._kernel,
+                    kernel,
                     description=f"SVC {classes[a]!r} vs {classes[b]!r}",
                 )
                 pair_coefs.append((index, signs * solution.x))
@@ -173,6 +163,13 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 statuses.append(solution.status)
                 solver_stats.append(dict(solution.stats))
 
+        # Every solve has returned: only now replace the model, so that a fit that fails in a
+        # solve (an exception from the callback, Ctrl-C) cannot pair a previous model's support
+        # vectors with this fit's kernel.
+        self.classes_ = classes
+        self.class_weight_ = class_weight
+        self.shape_fit_ = X_checked.shape
+        self._store_kernel(kernel_params)
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self.objective_ = np.asarray(objectives)
         self.kkt_gap_ = np.asarray(gaps)

@@ -67,17 +67,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_common_params()
         _check_positive("C", self.C)
         _check_positive("epsilon", self.epsilon, allow_zero=True)
-        X_checked = self._validate_x(X, reset=True)
-        target = np.asarray(y)
-        if target.ndim == 2 and target.shape[1] == 1:
-            target = target.ravel()
-        if target.ndim != 1:
-            raise ValueError(f"y must be 1-D, got shape {target.shape}")
-        if target.shape[0] != X_checked.shape[0]:
-            raise ValueError(
-                f"X and y have inconsistent numbers of samples: {X_checked.shape[0]} and "
-                f"{target.shape[0]}"
-            )
+        X_checked, target = self._validate_xy(X, y)
         try:
             target = target.astype(np.float64)
         except (TypeError, ValueError) as error:
@@ -86,18 +76,17 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             raise ValueError("y contains NaN or infinity")
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
-        self._kernel = self._kernel_spec(X_checked)
-        self.shape_fit_ = X_checked.shape
+        kernel = self._kernel_spec(X_checked)
         solution = self._solve(
             _core.solve_epsilon_svr,
             self._training_rows(X_checked, kept),
             np.ascontiguousarray(target[kept]),
             float(self.C) * weights[kept],
             float(self.epsilon),
-            self._kernel,
+            self._make_kernel(kernel),
             description="SVR",
         )
-        self._store_solution(X_checked, kept, np.asarray(solution.x), solution)
+        self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
         self.n_support_ = np.array([0, self.support_.shape[0]], dtype=np.int32)
         return self
 
