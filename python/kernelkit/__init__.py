@@ -11,6 +11,8 @@ from __future__ import annotations
 from . import solvers
 from ._core import __version__
 from .exceptions import ConvergenceWarning
+from .nu_svc import NuSVC
+from .nu_svr import NuSVR
 from .one_class import OneClassSVM
 from .solvers import Solver
 from .svc import SVC
@@ -20,6 +22,8 @@ __all__ = [
     "SVC",
     "SVR",
     "ConvergenceWarning",
+    "NuSVC",
+    "NuSVR",
     "OneClassSVM",
     "Solver",
     "__version__",

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import numbers
 import os
+import threading
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
 from ._progress import progress_callback
+from ._sparse import to_core_rows
 from .exceptions import ConvergenceWarning
+
+T = TypeVar("T")
+J = TypeVar("J")
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 Float64Array = NDArray[np.float64]
@@ -81,6 +88,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
 
     # -- parameters -------------------------------------------------------------------------
@@ -113,19 +121,23 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             raise TypeError("callback must be callable or None")
         resolve_n_jobs(self.n_jobs)
 
-    def _validate_x(self, X: Any, *, reset: bool) -> Float64Array:
+    def _validate_x(self, X: Any, *, reset: bool) -> Any:
         X = validate_data(
             self,
             X,
             reset=reset,
             dtype=np.float64,
             order="C",
-            accept_sparse=False,
+            accept_sparse=self._accept_sparse(),
             ensure_min_samples=1,
         )
-        return np.asarray(X, dtype=np.float64)
+        return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
-    def _validate_xy(self, X: Any, y: Any) -> tuple[Float64Array, NDArray[Any]]:
+    def _accept_sparse(self) -> str | bool:
+        """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel."""
+        return False if self.kernel == "precomputed" else "csr"
+
+    def _validate_xy(self, X: Any, y: Any) -> tuple[Any, NDArray[Any]]:
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
         it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
         numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``)."""
@@ -136,10 +148,12 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             reset=True,
             dtype=np.float64,
             order="C",
-            accept_sparse=False,
+            accept_sparse=self._accept_sparse(),
             ensure_min_samples=1,
         )
-        return np.asarray(X_checked, dtype=np.float64), np.asarray(y_checked)
+        if not sp.issparse(X_checked):
+            X_checked = np.asarray(X_checked, dtype=np.float64)
+        return X_checked, np.asarray(y_checked)
 
     def _check_precomputed_fit(self, X: Float64Array) -> None:
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -162,21 +176,33 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             raise ValueError("sample_weight is zero for every sample")
         return weights, kept
 
-    def _training_rows(self, X: Float64Array, index: NDArray[np.intp]) -> Float64Array:
+    def _training_rows(self, X: Any, index: NDArray[np.intp]) -> Any:
         """The rows ``index`` of X as one contiguous array (for a precomputed kernel, the
         ``index × index`` block of the Gram matrix)."""
         if self.kernel == "precomputed":
             return np.ascontiguousarray(X[np.ix_(index, index)])
+        if sp.issparse(X):
+            return to_core_rows(X[index])
         return np.ascontiguousarray(X[index])
 
-    def _kernel_spec(self, X: Float64Array) -> KernelParams:
+    @staticmethod
+    def _support_rows(X: Any, support: NDArray[np.integer[Any]]) -> Any:
+        """The support vectors: rows of X, sparse (CSR) when X is sparse, as scikit-learn."""
+        if sp.issparse(X):
+            return sp.csr_matrix(X[support])
+        return np.ascontiguousarray(X[support])
+
+    def _kernel_spec(self, X: Any) -> KernelParams:
         """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules: the
         unweighted variance of every training row for ``"scale"``). Sets no attribute: the
         fitted kernel is stored with the solution, by :meth:`_store_kernel`."""
         if self.kernel == "precomputed":
             return ("precomputed", 1.0, 3, 0.0)
         if self.gamma == "scale":
-            variance = float(X.var())
+            if sp.issparse(X):
+                variance = float(X.multiply(X).mean() - X.mean() ** 2)
+            else:
+                variance = float(X.var())
             gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
         elif self.gamma == "auto":
             gamma = 1.0 / X.shape[1]
@@ -212,10 +238,46 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         }
 
     def _solve(
-        self, entry: Callable[..., _core.Solution], *args: Any, description: str
-    ) -> _core.Solution:
+        self,
+        entry: Callable[..., T],
+        *args: Any,
+        description: str,
+        n_jobs: int | None = None,
+        stop: threading.Event | None = None,
+    ) -> T:
+        """Calls a ``_core`` entry point with the estimator's solver options, the progress
+        callback, and (for parallel pairs) a thread count and a stop event."""
+        options = self._solver_options()
+        if n_jobs is not None:
+            options["n_jobs"] = n_jobs
         with progress_callback(self.callback, self.verbose, description) as callback:
-            return entry(*args, **self._solver_options(), callback=callback)
+            if stop is not None:
+                callback = _stoppable(callback, stop)
+            return entry(*args, **options, callback=callback)
+
+    def _run_in_parallel(
+        self, jobs: Sequence[J], run: Callable[[J, int | None, threading.Event | None], T]
+    ) -> list[T]:
+        """Runs independent solves (the class pairs of one-vs-one): concurrently on threads
+        when ``n_jobs`` allows (each solve releases the GIL and gets a share of the threads),
+        else one after the other with every thread. The result does not depend on the split.
+        On Ctrl-C (or any error) the running solves are stopped before the exception is
+        raised."""
+        threads = resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+        workers = min(threads, len(jobs))
+        if workers <= 1 or self.verbose:
+            return [run(job, None, None) for job in jobs]
+        per_job = max(1, threads // workers)
+        stop = threading.Event()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(run, job, per_job, stop) for job in jobs]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                stop.set()
+                for future in futures:
+                    future.cancel()
+                raise
 
     @staticmethod
     def _warn_unconverged(statuses: list[str]) -> None:
@@ -230,7 +292,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     # -- prediction -------------------------------------------------------------------------
 
-    def _kernel_against_support(self, X: Float64Array) -> Float64Array:
+    def _kernel_against_support(self, X: Any) -> Float64Array:
         """``K(X, support_vectors_)`` (for a precomputed kernel, the support columns of X)."""
         if self.kernel == "precomputed":
             n_train = self.shape_fit_[0]
@@ -241,7 +303,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 )
             return np.ascontiguousarray(X[:, self.support_])
         return _core.kernel_matrix(
-            X, self.support_vectors_, self._kernel, n_jobs=resolve_n_jobs(self.n_jobs)
+            to_core_rows(X),
+            to_core_rows(self.support_vectors_),
+            self._kernel,
+            n_jobs=resolve_n_jobs(self.n_jobs),
         )
 
     def _blockwise(
@@ -254,7 +319,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         ]
         return np.concatenate(parts, axis=0)
 
-    def _check_predict_input(self, X: Any) -> Float64Array:
+    def _check_predict_input(self, X: Any) -> Any:
         check_is_fitted(self, "support_")
         X_checked = self._validate_x(X, reset=False)
         return X_checked
@@ -290,7 +355,7 @@ class SingleProblemSvm(KernelSvmMixin):
         self.support_vectors_ = (
             np.empty((0, 0))
             if self.kernel == "precomputed"
-            else np.ascontiguousarray(X[self.support_])
+            else self._support_rows(X, self.support_)
         )
         self.dual_coef_ = coef[support][np.newaxis, :]
         self.intercept_ = np.array([solution.bias])
@@ -302,3 +367,17 @@ class SingleProblemSvm(KernelSvmMixin):
         self.solver_stats_ = dict(solution.stats)
         self.fit_status_ = 0 if solution.status == "converged" else 1
         self._warn_unconverged([solution.status])
+
+
+def _stoppable(
+    callback: Callable[[Mapping[str, Any]], bool | None] | None, stop: threading.Event
+) -> Callable[[Mapping[str, Any]], bool | None]:
+    """A callback that stops the solve once ``stop`` is set, and otherwise defers to
+    ``callback``."""
+
+    def report(progress: Mapping[str, Any]) -> bool | None:
+        if stop.is_set():
+            return True
+        return callback(progress) if callback is not None else None
+
+    return report

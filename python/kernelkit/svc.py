@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    from typing import Self
+else:  # pragma: no cover
+    from typing_extensions import Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,8 +105,11 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.time_limit = time_limit
 
     def _check_params(self) -> None:
-        self._check_common_params()
         _check_positive("C", self.C)
+        self._check_shape_params()
+
+    def _check_shape_params(self) -> None:
+        self._check_common_params()
         if self.decision_function_shape not in ("ovr", "ovo"):
             raise ValueError(
                 "decision_function_shape must be 'ovr' or 'ovo', "
@@ -108,7 +118,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Trains one dual problem per pair of classes."""
         self._check_params()
         X_checked, y_array = self._validate_xy(X, y)
@@ -134,34 +144,36 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 f"classes {classes[a]!r} and {classes[b]!r} need samples with "
                 "positive sample_weight"
             )
-        pair_coefs: list[tuple[NDArray[np.intp], Float64Array]] = []
-        biases, objectives, gaps, iterations, increases, statuses = [], [], [], [], [], []
-        solver_stats: list[dict[str, int]] = []
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                index = np.concatenate([members[a], members[b]])
-                signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
-                upper = (
-                    float(self.C)
-                    * weights[index]
-                    * np.where(signs > 0, class_weight[a], class_weight[b])
-                )
-                solution = self._solve(
-                    _core.solve_c_svc,
-                    self._training_rows(X_checked, index),
-                    signs,
-                    upper,
-                    kernel,
-                    description=f"SVC {classes[a]!r} vs {classes[b]!r}",
-                )
-                pair_coefs.append((index, signs * solution.x))
-                biases.append(solution.bias)
-                objectives.append(solution.objective)
-                gaps.append(solution.gap)
-                iterations.append(solution.iterations)
-                increases.append(solution.stats["objective_increases"])
-                statuses.append(solution.status)
-                solver_stats.append(dict(solution.stats))
+        pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+
+        def solve_pair(
+            pair: tuple[int, int], n_jobs: int | None, stop: threading.Event | None
+        ) -> tuple[NDArray[np.intp], Float64Array, _core.Solution]:
+            a, b = pair
+            index = np.concatenate([members[a], members[b]])
+            signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
+            solution = self._solve_pair(
+                self._training_rows(X_checked, index),
+                signs,
+                weights[index],
+                np.where(signs > 0, class_weight[a], class_weight[b]),
+                kernel,
+                description=f"{type(self).__name__} {classes[a]!r} vs {classes[b]!r}",
+                n_jobs=n_jobs,
+                stop=stop,
+            )
+            return index, signs, solution
+
+        results = self._run_in_parallel(pairs, solve_pair)
+        pair_coefs = [(index, signs * solution.x) for index, signs, solution in results]
+        solutions = [solution for _, _, solution in results]
+        biases = [s.bias for s in solutions]
+        objectives = [s.objective for s in solutions]
+        gaps = [s.gap for s in solutions]
+        iterations = [s.iterations for s in solutions]
+        increases = [s.stats["objective_increases"] for s in solutions]
+        statuses = [s.status for s in solutions]
+        solver_stats = [dict(s.stats) for s in solutions]
 
         # Every solve has returned: only now replace the model, so that a fit that fails in a
         # solve (an exception from the callback, Ctrl-C) cannot pair a previous model's support
@@ -180,6 +192,19 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.fit_status_ = 0 if all(s == "converged" for s in statuses) else 1
         self._warn_unconverged(statuses)
         return self
+
+    def _solve_pair(
+        self,
+        rows: Any,
+        signs: Float64Array,
+        weights: Float64Array,
+        class_weights: Float64Array,
+        kernel: _core.Kernel,
+        **options: Any,
+    ) -> _core.Solution:
+        """The C-SVC dual of one pair: upper bounds ``C · class_weight · sample_weight``."""
+        upper = float(self.C) * weights * class_weights
+        return self._solve(_core.solve_c_svc, rows, signs, upper, kernel, **options)
 
     def _store_libsvm_layout(
         self,
@@ -219,7 +244,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
-            self.support_vectors_ = np.ascontiguousarray(X[support])
+            self.support_vectors_ = self._support_rows(X, support)
         # LIBSVM's orientation (positive decision = first class of the pair), kept for predict.
         self._dual_coef_libsvm = dual_coef
         self._intercept_libsvm = biases

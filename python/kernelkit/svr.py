@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    from typing import Self
+else:  # pragma: no cover
+    from typing_extensions import Self
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -62,11 +68,28 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self.callback = callback
         self.time_limit = time_limit
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SVR:
-        """Trains the model."""
+    def _check_params(self) -> None:
         self._check_common_params()
         _check_positive("C", self.C)
         _check_positive("epsilon", self.epsilon, allow_zero=True)
+
+    def _solve_regression(
+        self, rows: Any, target: Float64Array, weights: Float64Array, kernel: _core.Kernel
+    ) -> _core.Solution:
+        """The ε-SVR dual: bounds ``C · sample_weight``, tube width ``epsilon``."""
+        return self._solve(
+            _core.solve_epsilon_svr,
+            rows,
+            target,
+            float(self.C) * weights,
+            float(self.epsilon),
+            kernel,
+            description=type(self).__name__,
+        )
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Trains the model."""
+        self._check_params()
         X_checked, target = self._validate_xy(X, y)
         try:
             target = target.astype(np.float64)
@@ -77,14 +100,11 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
         kernel = self._kernel_spec(X_checked)
-        solution = self._solve(
-            _core.solve_epsilon_svr,
+        solution = self._solve_regression(
             self._training_rows(X_checked, kept),
             np.ascontiguousarray(target[kept]),
-            float(self.C) * weights[kept],
-            float(self.epsilon),
+            weights[kept],
             self._make_kernel(kernel),
-            description="SVR",
         )
         self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
         self.n_support_ = np.array([0, self.support_.shape[0]], dtype=np.int32)
