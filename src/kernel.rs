@@ -1,30 +1,44 @@
 //! The kernel specification shared by every estimator, and blocked kernel matrices.
 
 use kernelkit_kernels::{cross_kernel, KernelFunction};
-use numpy::PyArray2;
+use numpy::{PyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::callable::CallableKernel;
 use crate::errors::CoreError;
 use crate::sparse::{data, Input, Storage};
 
-/// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"` or `"precomputed"`.
+/// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"`, `"precomputed"`, or `"callable"`
+/// with the Python `function(A, B) -> Gram block`.
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Kernel {
     kind: String,
     gamma: f64,
     degree: u32,
     coef0: f64,
+    function: Option<Py<PyAny>>,
 }
 
 #[pymethods]
 impl Kernel {
     #[new]
-    #[pyo3(signature = (kind, gamma=1.0, degree=3, coef0=0.0))]
-    fn new(kind: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Self> {
-        let kernel = Kernel { kind: kind.to_owned(), gamma, degree, coef0 };
-        if kernel.kind != "precomputed" {
+    #[pyo3(signature = (kind, gamma=1.0, degree=3, coef0=0.0, function=None))]
+    fn new(
+        kind: &str,
+        gamma: f64,
+        degree: u32,
+        coef0: f64,
+        function: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        if (kind == "callable") != function.is_some() {
+            return Err(PyValueError::new_err(
+                "a 'callable' kernel needs `function`, and only a callable kernel takes one",
+            ));
+        }
+        let kernel = Kernel { kind: kind.to_owned(), gamma, degree, coef0, function };
+        if kernel.kind != "precomputed" && kernel.kind != "callable" {
             kernel.function()?.validate().map_err(CoreError::from)?;
         }
         Ok(kernel)
@@ -43,6 +57,27 @@ impl Kernel {
         self.kind == "precomputed"
     }
 
+    pub(crate) fn is_callable(&self) -> bool {
+        self.function.is_some()
+    }
+
+    /// The callable kernel over `x` (with its diagonal computed), when this kernel is one.
+    pub(crate) fn callable_source(
+        &self,
+        py: Python<'_>,
+        x: &Input<'_>,
+    ) -> PyResult<Option<CallableKernel>> {
+        let Some(function) = &self.function else { return Ok(None) };
+        let Input::Dense(rows) = x else {
+            return Err(PyValueError::new_err(
+                "a callable kernel needs dense rows (pass X as a NumPy array)",
+            ));
+        };
+        let n = rows.shape()[0];
+        let rows = rows.as_any().clone().unbind();
+        Ok(Some(CallableKernel::new(py, function.clone_ref(py), rows, n)?))
+    }
+
     /// The kernel function (an error for `"precomputed"` or an unknown name).
     pub(crate) fn function(&self) -> PyResult<KernelFunction> {
         let (gamma, coef0, degree) = (self.gamma, self.coef0, self.degree);
@@ -51,9 +86,10 @@ impl Kernel {
             "rbf" => Ok(KernelFunction::Rbf { gamma }),
             "poly" => Ok(KernelFunction::Polynomial { gamma, coef0, degree }),
             "sigmoid" => Ok(KernelFunction::Sigmoid { gamma, coef0 }),
-            "precomputed" => {
-                Err(PyValueError::new_err("a precomputed kernel has no kernel function"))
-            }
+            "precomputed" | "callable" => Err(PyValueError::new_err(format!(
+                "a {} kernel has no built-in kernel function",
+                self.kind
+            ))),
             other => Err(PyValueError::new_err(format!(
                 "unknown kernel {other:?}: expected 'linear', 'rbf', 'poly', 'sigmoid' or \
                  'precomputed'"

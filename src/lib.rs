@@ -4,6 +4,7 @@
 //! progress, callbacks and Ctrl-C ([`progress`]), and maps errors ([`errors`]).
 
 mod arrays;
+mod callable;
 mod errors;
 mod kernel;
 mod progress;

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, signs, vector};
+use crate::callable::{raise_kept, CallableKernel};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
 use crate::progress::{run_interruptible, PythonMonitor};
@@ -143,7 +144,10 @@ fn run(
 /// CSR rows for sparse input, or when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
 /// then reads and multiplies only the non-zeros), or dense rows.
 macro_rules! dispatch_kernel {
-    ($x:expr, $kernel:expr, |$source:ident| $body:expr) => {{
+    ($x:expr, $kernel:expr, $callable:expr, |$source:ident| $body:expr) => {{
+        if let Some($source) = $callable {
+            return $body;
+        }
         match &$x {
             Data::Sparse(csr) => {
                 if $kernel.is_precomputed() {
@@ -185,7 +189,7 @@ macro_rules! dispatch_kernel {
 }
 
 fn check_kernel(kernel: &Kernel) -> PyResult<()> {
-    if kernel.is_precomputed() {
+    if kernel.is_precomputed() || kernel.is_callable() {
         Ok(())
     } else {
         kernel.function().map(|_| ())
@@ -212,15 +216,19 @@ pub(crate) fn solve_c_svc(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, &x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, |source| Ok(formulations::c_svc(
+    let result = run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::c_svc(
             source, &labels, upper, opts, monitor
         )?))
-    })
+    });
+    raise_kept(kept)?;
+    result
 }
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
@@ -243,14 +251,18 @@ pub(crate) fn solve_one_class(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, &x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = data(&x);
     let upper = vector(&upper).into_owned();
-    run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, |source| Ok(formulations::one_class(
+    let result = run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::one_class(
             source, nu, upper, opts, monitor
         )?))
-    })
+    });
+    raise_kept(kept)?;
+    result
 }
 
 /// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
@@ -275,15 +287,19 @@ pub(crate) fn solve_epsilon_svr(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, &x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, |source| Ok(formulations::epsilon_svr(
+    let result = run(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::epsilon_svr(
             source, &targets, epsilon, upper, opts, monitor
         )?))
-    })
+    });
+    raise_kept(kept)?;
+    result
 }
 
 /// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ upper`, for a user-given dense `Q`.
@@ -342,15 +358,19 @@ pub(crate) fn solve_nu_svc(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, &x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    run_with_extra(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, |source| Ok(formulations::nu_svc(
+    let result = run_with_extra(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svc(
             source, &labels, nu, upper, opts, monitor
         )?))
-    })
+    });
+    raise_kept(kept)?;
+    result
 }
 
 /// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
@@ -375,13 +395,17 @@ pub(crate) fn solve_nu_svr(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, &x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
     let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    run_with_extra(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, |source| Ok(formulations::nu_svr(
+    let result = run_with_extra(py, options, |opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svr(
             source, &targets, nu, upper, opts, monitor
         )?))
-    })
+    });
+    raise_kept(kept)?;
+    result
 }

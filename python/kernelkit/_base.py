@@ -63,7 +63,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     :meth:`_solve` for each dual problem.
     """
 
-    kernel: str
+    kernel: str | Callable[..., Any]
     degree: int
     gamma: str | float
     coef0: float
@@ -88,14 +88,16 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
+        tags.input_tags.sparse = isinstance(self.kernel, str) and self.kernel != "precomputed"
         return tags
 
     # -- parameters -------------------------------------------------------------------------
 
     def _check_common_params(self) -> None:
-        if not isinstance(self.kernel, str) or self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        if not callable(self.kernel) and (
+            not isinstance(self.kernel, str) or self.kernel not in KERNELS
+        ):
+            raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
         if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
             raise TypeError(f"degree must be an int, got {type(self.degree).__name__}")
         if self.degree < 0:
@@ -134,8 +136,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def _accept_sparse(self) -> str | bool:
-        """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel."""
-        return False if self.kernel == "precomputed" else "csr"
+        """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel or
+        for a callable kernel (which is handed the rows as a NumPy array)."""
+        if self.kernel == "precomputed" or callable(self.kernel):
+            return False
+        return "csr"
 
     def _validate_xy(self, X: Any, y: Any) -> tuple[Any, NDArray[Any]]:
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
@@ -198,6 +203,8 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         fitted kernel is stored with the solution, by :meth:`_store_kernel`."""
         if self.kernel == "precomputed":
             return ("precomputed", 1.0, 3, 0.0)
+        if callable(self.kernel):
+            return ("callable", 1.0, 3, 0.0)
         if self.gamma == "scale":
             if sp.issparse(X):
                 variance = float(X.multiply(X).mean() - X.mean() ** 2)
@@ -210,9 +217,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             gamma = float(self.gamma)
         return (str(self.kernel), gamma, int(self.degree), float(self.coef0))
 
-    @staticmethod
-    def _make_kernel(params: KernelParams) -> _core.Kernel:
+    def _make_kernel(self, params: KernelParams) -> _core.Kernel:
         kind, gamma, degree, coef0 = params
+        if kind == "callable" and callable(self.kernel):
+            return _core.Kernel("callable", function=self.kernel)
         return _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
 
     def _store_kernel(self, params: KernelParams) -> None:
@@ -302,6 +310,14 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                     "samples at training time (precomputed kernel)"
                 )
             return np.ascontiguousarray(X[:, self.support_])
+        if callable(self.kernel):
+            block = np.asarray(self.kernel(X, self.support_vectors_), dtype=np.float64)
+            if block.shape != (X.shape[0], self.support_vectors_.shape[0]):
+                raise ValueError(
+                    f"the kernel callable returned shape {block.shape} for "
+                    f"{X.shape[0]} x {self.support_vectors_.shape[0]} rows"
+                )
+            return block
         return _core.kernel_matrix(
             to_core_rows(X),
             to_core_rows(self.support_vectors_),

@@ -26,7 +26,8 @@ _Callback = Callable[[Mapping[str, Any]], bool | None]
 
 @final
 class Kernel:
-    """A kernel: "linear", "rbf", "poly", "sigmoid" or "precomputed"."""
+    """A kernel: "linear", "rbf", "poly", "sigmoid", "precomputed", or "callable" with
+    ``function(A, B) -> Gram block``."""
 
     @property
     def kind(self) -> str: ...
@@ -36,8 +37,15 @@ class Kernel:
     def degree(self) -> int: ...
     @property
     def coef0(self) -> float: ...
+    @property
+    def function(self) -> Callable[[Any, Any], Any] | None: ...
     def __new__(
-        cls, kind: str, gamma: float = 1.0, degree: int = 3, coef0: float = 0.0
+        cls,
+        kind: str,
+        gamma: float = 1.0,
+        degree: int = 3,
+        coef0: float = 0.0,
+        function: Callable[[Any, Any], Any] | None = None,
     ) -> Kernel: ...
 
 @final

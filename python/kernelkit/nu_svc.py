@@ -33,7 +33,7 @@ class NuSVC(SVC):
         self,
         *,
         nu: float = 0.5,
-        kernel: str = "rbf",
+        kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,

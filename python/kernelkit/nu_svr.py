@@ -35,7 +35,7 @@ class NuSVR(SVR):
         *,
         nu: float = 0.5,
         C: float = 1.0,
-        kernel: str = "rbf",
+        kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,

@@ -28,7 +28,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     def __init__(
         self,
         *,
-        kernel: str = "rbf",
+        kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,

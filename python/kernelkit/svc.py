@@ -69,7 +69,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self,
         *,
         C: float = 1.0,
-        kernel: str = "rbf",
+        kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,

@@ -38,7 +38,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     def __init__(
         self,
         *,
-        kernel: str = "rbf",
+        kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,

@@ -1,0 +1,82 @@
+"""Callable kernels: evaluated on blocks of rows during the solve, they give the model of the
+kernel they compute; errors raised by the callable reach the caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import Dataset
+from numpy.typing import NDArray
+from sklearn import svm
+from sklearn.metrics.pairwise import rbf_kernel
+
+from kernelkit import SVC, SVR, NuSVC, OneClassSVM
+
+
+def gaussian(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    return rbf_kernel(a, b, gamma=0.05)
+
+
+class CountingKernel:
+    """An RBF kernel that records the shape of every block it is asked for."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+        self.calls.append((a.shape[0], b.shape[0]))
+        return rbf_kernel(a, b, gamma=0.05)
+
+
+@pytest.mark.parametrize(
+    ("ours", "builtin"),
+    [
+        (SVC(kernel=gaussian, tol=1e-6), SVC(gamma=0.05, tol=1e-6)),
+        (NuSVC(nu=0.3, kernel=gaussian, tol=1e-6), NuSVC(nu=0.3, gamma=0.05, tol=1e-6)),
+        (OneClassSVM(nu=0.2, kernel=gaussian, tol=1e-6), OneClassSVM(nu=0.2, gamma=0.05, tol=1e-6)),
+    ],
+)
+def test_callable_gives_the_model_of_its_kernel(
+    breast_cancer: Dataset, ours: Any, builtin: Any
+) -> None:
+    d = breast_cancer
+    ours.fit(d.X, d.y)
+    builtin.fit(d.X, d.y)
+    np.testing.assert_allclose(ours.objective_, builtin.objective_, rtol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, builtin.intercept_, atol=1e-5)
+    assert np.mean(ours.predict(d.X_test) == builtin.predict(d.X_test)) >= 0.999
+
+
+def test_callable_matches_scikit_learn_callable(cpu_act: Dataset) -> None:
+    d = cpu_act
+    ours = SVR(kernel=gaussian, C=2.0, tol=1e-6).fit(d.X, d.y)
+    theirs = svm.SVR(kernel=gaussian, C=2.0, tol=1e-6).fit(d.X, d.y)
+    np.testing.assert_allclose(ours.predict(d.X_test), theirs.predict(d.X_test), atol=1e-4)
+
+
+def test_callable_is_evaluated_in_blocks_not_as_a_whole_gram(breast_cancer: Dataset) -> None:
+    d = breast_cancer
+    kernel = CountingKernel()
+    SVC(kernel=kernel).fit(d.X, d.y)
+    n = d.X.shape[0]
+    # Never the whole n x n Gram matrix at once: diagonal blocks and single columns.
+    assert kernel.calls
+    assert max(rows * cols for rows, cols in kernel.calls) < n * n
+
+
+def test_errors_of_the_callable_are_raised(breast_cancer: Dataset) -> None:
+    def failing(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+        if a.shape[0] != b.shape[0] or a.shape[0] == 1:
+            raise RuntimeError("kernel failed")
+        return rbf_kernel(a, b)
+
+    with pytest.raises(RuntimeError, match="kernel failed"):
+        SVC(kernel=failing).fit(breast_cancer.X, breast_cancer.y)
+
+    def wrong_shape(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.ones((a.shape[0], b.shape[0] + 1))
+
+    with pytest.raises(ValueError, match="shape"):
+        SVC(kernel=wrong_shape).fit(breast_cancer.X, breast_cancer.y)
