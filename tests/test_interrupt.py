@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 SCRIPT = """
 import numpy as np
 from kernelkit import SVC
@@ -24,9 +26,15 @@ except KeyboardInterrupt:
 """
 
 
-def test_sigint_stops_a_long_fit_with_keyboard_interrupt() -> None:
+MULTICLASS_SCRIPT = SCRIPT.replace(
+    "rng.integers(0, 2, size=6000)", "rng.integers(0, 4, size=6000)"
+).replace("n_jobs=1", "n_jobs=2")
+
+
+@pytest.mark.parametrize("script", [SCRIPT, MULTICLASS_SCRIPT], ids=["binary", "pairs_on_threads"])
+def test_sigint_stops_a_long_fit_with_keyboard_interrupt(script: str) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT],
+        [sys.executable, "-c", script],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
