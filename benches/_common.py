@@ -144,10 +144,13 @@ def rbf_quadratic_form(
 
     A block is ``rows x n`` float64 values; ``rows`` is at most ``chunk`` and is reduced so that
     one block stays below ``max_block_bytes``, bounding memory whatever the number of SVs.
+    ``X`` may be a scipy.sparse matrix: it is then kept sparse (CSR) and ``rbf_kernel`` works on
+    the sparse row blocks directly, so no dense copy of ``X`` is made.
     """
+    import scipy.sparse as sp
     from sklearn.metrics.pairwise import rbf_kernel
 
-    X = np.asarray(X, dtype=np.float64)
+    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64).ravel()
     n = X.shape[0]
     if n == 0:
@@ -162,7 +165,11 @@ def rbf_quadratic_form(
 
 
 def svc_binary_dual_objective(
-    support_vectors: Any, dual_coef: Any, gamma: float, chunk: int = 2000
+    support_vectors: Any,
+    dual_coef: Any,
+    gamma: float,
+    chunk: int = 2000,
+    keep_sparse: bool = False,
 ) -> float:
     """LIBSVM's dual objective ``0.5 * alpha' Q alpha - sum(alpha)`` of a binary RBF SVC.
 
@@ -170,13 +177,18 @@ def svc_binary_dual_objective(
     global sign), ``alpha' Q alpha = dc' K dc`` and ``sum(alpha) = sum(|dc|)``, where ``K`` is
     the RBF kernel among ``support_vectors_``. The value is <= 0 (LIBSVM prints it as
     ``obj = ...``); reference tables sometimes quote its magnitude.
+    With ``keep_sparse=True`` sparse ``support_vectors_`` stay sparse (kernel on CSR blocks).
     """
     dc = np.asarray(_dense(dual_coef), dtype=np.float64)
     if dc.ndim == 2:
         if dc.shape[0] != 1:
             raise ValueError(f"binary SVC expected, dual_coef_ has shape {dc.shape}")
         dc = dc[0]
-    sv = np.asarray(_dense(support_vectors), dtype=np.float64)
+    sv = (
+        support_vectors
+        if keep_sparse and hasattr(support_vectors, "toarray")
+        else np.asarray(_dense(support_vectors), dtype=np.float64)
+    )
     return 0.5 * rbf_quadratic_form(sv, dc, gamma, chunk=chunk) - float(np.abs(dc).sum())
 
 

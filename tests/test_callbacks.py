@@ -177,3 +177,30 @@ def test_verbose_svr_one_class(cpu_act: Any, name: str, capfd: pytest.CaptureFix
     model = getattr(kernelkit, name)(gamma=0.05, verbose=True).fit(cpu_act.X, cpu_act.y)
     assert capfd.readouterr().err.strip()
     assert model.status_ == "converged"
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_time_limit_ends_the_fit_with_a_status(name: str) -> None:
+    """A fit far longer than its time limit stops on it, keeps a usable last iterate, and warns."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5000, 20))
+    y = rng.integers(0, 2, size=5000)  # random labels: a long problem at this tol and C
+    estimator = {
+        "SVC": lambda: kernelkit.SVC(C=100.0, tol=1e-12, time_limit=0.2),
+        "NuSVC": lambda: kernelkit.NuSVC(nu=0.9, tol=1e-12, time_limit=0.2),
+        "SVR": lambda: kernelkit.SVR(C=100.0, tol=1e-12, time_limit=0.2),
+        "NuSVR": lambda: kernelkit.NuSVR(C=100.0, tol=1e-12, time_limit=0.2),
+        "OneClassSVM": lambda: kernelkit.OneClassSVM(nu=0.5, tol=1e-12, time_limit=0.2),
+    }[name]()
+    with pytest.warns(kernelkit.ConvergenceWarning, match="time_limit"):
+        estimator.fit(X, y.astype(float) if "SVR" in name else y)
+    statuses = np.atleast_1d(estimator.status_)
+    assert set(statuses) == {"time_limit"}
+    assert estimator.fit_status_ == 1
+    assert np.all(
+        np.isfinite(
+            estimator.decision_function(X[:10])
+            if name != "SVR" and name != "NuSVR"
+            else estimator.predict(X[:10])
+        )
+    )

@@ -108,7 +108,10 @@ impl RowCache {
                 let Some(victim) = victim else { break };
                 self.evict(victim);
             }
-            self.columns[i].resize(len, 0.0);
+            // Exactly `len` values: a doubling growth would hold up to twice the budget.
+            let column = &mut self.columns[i];
+            column.reserve_exact(len - column.len());
+            column.resize(len, 0.0);
             self.used += more;
             self.stats.misses += 1;
             self.stats.values_computed += more as u64;

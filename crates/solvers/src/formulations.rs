@@ -21,7 +21,7 @@
 use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
 
 use crate::box_qp::BoxQp;
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
 use crate::smo::{NuSmo, Smo};
 
 /// C-SVC: `x` of the solution is `α ≥ 0` (the dual coefficients are `y_i α_i`).
@@ -159,12 +159,19 @@ pub fn nu_svc<K: KernelSource>(
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?;
-    let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
+    let (mut solution, mut r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
     if !(r.is_finite() && r > 0.0) {
-        return Err(SolveError::InvalidProblem {
-            name: "nu",
-            reason: format!("the nu-SVC solution has a non-positive scale r = {r}; try another nu"),
-        });
+        if solution.status == Status::Converged {
+            return Err(SolveError::InvalidProblem {
+                name: "nu",
+                reason: format!(
+                    "the nu-SVC solution has a non-positive scale r = {r}; try another nu"
+                ),
+            });
+        }
+        // An iterate stopped early (limit, callback) may not have a positive scale yet; it is
+        // returned unscaled, which keeps the sign of its decision function.
+        r = 1.0;
     }
     for a in &mut solution.x {
         *a /= r;
