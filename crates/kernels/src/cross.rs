@@ -12,7 +12,7 @@ use crate::dense::DenseRows;
 use crate::error::KernelError;
 use crate::function::KernelFunction;
 use crate::parallel::PARALLEL_MIN_WORK;
-use crate::sparse::{scatter_dot, CsrRows};
+use crate::sparse::{merge_dot, scatter_dot, CsrRows, SCATTER_MAX_FEATURES};
 
 /// A borrowed row set.
 #[derive(Debug, Clone, Copy)]
@@ -98,10 +98,20 @@ pub fn cross_kernel(
     let d = a.n_features();
     let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
     let job = |(i, out_row): (usize, &mut [f64])| {
-        let mut x = vec![0.0; d];
-        a.scatter(i, &mut x);
-        for (j, o) in out_row.iter_mut().enumerate() {
-            *o = b.dot_dense(j, &x);
+        match (a, b) {
+            // Two wide sparse sets: merge sorted indices instead of scattering `d` values.
+            (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
+                for (j, o) in out_row.iter_mut().enumerate() {
+                    *o = merge_dot(left.row(i), right.row(j));
+                }
+            }
+            _ => {
+                let mut x = vec![0.0; d];
+                a.scatter(i, &mut x);
+                for (j, o) in out_row.iter_mut().enumerate() {
+                    *o = b.dot_dense(j, &x);
+                }
+            }
         }
         function.map_row(out_row, a.sq_norm(i), &right_norms);
     };

@@ -125,6 +125,11 @@ impl<'a> CsrRows<'a> {
         if indices.iter().any(|&k| k as usize >= n_features) {
             return Err(KernelError::InvalidStructure("a column index is >= n_features"));
         }
+        if indptr.windows(2).any(|w| indices[w[0]..w[1]].windows(2).any(|p| p[0] >= p[1])) {
+            return Err(KernelError::InvalidStructure(
+                "column indices must be strictly increasing within each row (canonical CSR)",
+            ));
+        }
         check_finite("X", &values)?;
         let sq_norms: Vec<f64> = (0..n_rows)
             .map(|r| values[indptr[r]..indptr[r + 1]].iter().map(|v| v * v).sum())
@@ -255,6 +260,75 @@ pub(crate) fn scatter_dot(x: &[f64], indices: &[u32], values: &[f64]) -> f64 {
     sum
 }
 
+/// `⟨a, b⟩` of two sparse rows with sorted indices, by merging them.
+#[inline]
+pub(crate) fn merge_dot(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
+    let ((a_indices, a_values), (b_indices, b_values)) = (a, b);
+    let (mut i, mut j) = (0, 0);
+    let mut sum = 0.0;
+    while i < a_indices.len() && j < b_indices.len() {
+        match a_indices[i].cmp(&b_indices[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                sum += a_values[i] * b_values[j];
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    sum
+}
+
+/// Above this many features, a requested row is not scattered into a dense vector (which would
+/// cost `n_features` per column); its inner products are computed by merging sorted indices.
+pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
+
+/// The requested rows of a block: scattered into dense vectors, or kept sparse when wide.
+enum LeftRows {
+    Dense { values: Vec<f64>, n_features: usize },
+    Sparse(Vec<(Vec<u32>, Vec<f64>)>),
+}
+
+impl LeftRows {
+    fn new(rows: &CsrRows<'_>, positions: &[usize]) -> LeftRows {
+        let d = rows.n_features;
+        if d > SCATTER_MAX_FEATURES {
+            return LeftRows::Sparse(
+                positions
+                    .iter()
+                    .map(|&p| {
+                        let (indices, values) = rows.row(p);
+                        (indices.to_vec(), values.to_vec())
+                    })
+                    .collect(),
+            );
+        }
+        let mut values = vec![0.0; positions.len() * d];
+        for (r, &position) in positions.iter().enumerate() {
+            let (indices, row_values) = rows.row(position);
+            for (&k, &v) in indices.iter().zip(row_values) {
+                values[r * d + k as usize] = v;
+            }
+        }
+        LeftRows::Dense { values, n_features: d }
+    }
+
+    /// `⟨left row r, (indices, values)⟩`.
+    #[inline]
+    fn dot(&self, r: usize, indices: &[u32], values: &[f64]) -> f64 {
+        match self {
+            LeftRows::Dense { values: x, n_features } => {
+                scatter_dot(&x[r * n_features..(r + 1) * n_features], indices, values)
+            }
+            LeftRows::Sparse(rows) => {
+                let (left_indices, left_values) = &rows[r];
+                merge_dot((left_indices, left_values), (indices, values))
+            }
+        }
+    }
+}
+
 /// A kernel function over CSR rows.
 #[derive(Debug, Clone)]
 pub struct SparseKernel<'a> {
@@ -269,27 +343,24 @@ impl<'a> SparseKernel<'a> {
         Ok(SparseKernel { rows, function })
     }
 
-    /// Columns `c0..c1` of the block whose left rows are scattered into `left` (row-major,
-    /// `n_features` wide).
+    /// Columns `c0..c1` of the block of `left` rows against positions `start..`.
     fn window(
         &self,
-        left: &[f64],
+        left: &LeftRows,
         left_norms: &[f64],
         start: usize,
         c0: usize,
         c1: usize,
-        out: &ColumnWindows,
+        out: &ColumnWindows<'_>,
     ) {
-        let d = self.rows.n_features;
         let mut norms = Vec::with_capacity(c1 - c0);
         for (r, &norm_x) in left_norms.iter().enumerate() {
-            let x = &left[r * d..(r + 1) * d];
             // SAFETY: the caller owns columns c0..c1 of every row of `out`.
             let window = unsafe { out.row(r, c0, c1) };
             let positions = start + c0..start + c1;
             for (o, position) in window.iter_mut().zip(positions.clone()) {
                 let (indices, values) = self.rows.row(position);
-                *o = scatter_dot(x, indices, values);
+                *o = left.dot(r, indices, values);
             }
             norms.clear();
             norms.extend(positions.map(|p| self.rows.sq_norm(p)));
@@ -314,14 +385,7 @@ impl KernelSource for SparseKernel<'_> {
         if width == 0 || rows.is_empty() {
             return;
         }
-        let d = self.rows.n_features;
-        let mut left = vec![0.0; rows.len() * d];
-        for (r, &position) in rows.iter().enumerate() {
-            let (indices, values) = self.rows.row(position);
-            for (&k, &v) in indices.iter().zip(values) {
-                left[r * d + k as usize] = v;
-            }
-        }
+        let left = LeftRows::new(&self.rows, rows);
         let left_norms: Vec<f64> = rows.iter().map(|&p| self.rows.sq_norm(p)).collect();
         let average_nnz = self.rows.nnz() / self.rows.n_rows.max(1) + 1;
         let windows = ColumnWindows::new(out, width);
@@ -397,5 +461,36 @@ mod tests {
             CsrRows::new(Cow::Owned(vec![0, 1]), Cow::Owned(vec![5]), Cow::Owned(vec![1.0]), 1, 3);
         assert!(matches!(bad_index, Err(KernelError::InvalidStructure(_))));
         assert!((density(&[0.0, 1.0, 0.0, 2.0]) - 0.5).abs() < 1e-15);
+    }
+}
+
+#[cfg(test)]
+mod wide_tests {
+    use super::*;
+
+    #[test]
+    fn wide_rows_merge_instead_of_scattering() {
+        // 3 rows over 10 million features: scattering would allocate 80 MB per requested row.
+        let d = 10_000_000;
+        let rows = CsrRows::new(
+            Cow::Owned(vec![0, 2, 5, 6]),
+            Cow::Owned(vec![7, 9_999_999, 7, 5_000_000, 9_999_999, 5_000_000]),
+            Cow::Owned(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+            3,
+            d,
+        )
+        .unwrap();
+        let kernel = SparseKernel::new(rows, KernelFunction::Linear).unwrap();
+        let mut out = vec![0.0; 3];
+        kernel.fill_block(&[1], 0, 3, &mut out);
+        assert_eq!(out, vec![1.0 * 3.0 + 2.0 * 5.0, 9.0 + 16.0 + 25.0, 4.0 * 6.0]);
+        assert!(CsrRows::new(
+            Cow::Owned(vec![0, 2]),
+            Cow::Owned(vec![3, 1]),
+            Cow::Owned(vec![1.0, 1.0]),
+            1,
+            4
+        )
+        .is_err());
     }
 }

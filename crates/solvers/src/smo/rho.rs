@@ -70,16 +70,7 @@ pub(crate) fn calculate_rho(v: &Variables, len: usize) -> f64 {
             sum_free += y_g;
         }
     }
-    if n_free > 0 {
-        sum_free / n_free as f64
-    } else if ub.is_finite() && lb.is_finite() {
-        (ub + lb) / 2.0
-    } else if ub.is_finite() {
-        // Degenerate (e.g. every variable at one bound, one label): LIBSVM would return ±∞.
-        ub
-    } else if lb.is_finite() {
-        lb
-    } else {
-        0.0
-    }
+    // Degenerate cases (every variable at one bound, one label): LIBSVM would return ±∞;
+    // `label_offset` returns the finite side.
+    label_offset(n_free, sum_free, ub, lb)
 }

@@ -33,19 +33,19 @@ pub(crate) struct Selection {
 
 /// `(value, index)` maximum with ties to the larger index; `None` when empty.
 #[derive(Debug, Clone, Copy)]
-struct ArgMax(f64, Option<usize>);
+pub(crate) struct ArgMax(pub f64, pub Option<usize>);
 
 impl ArgMax {
-    const EMPTY: ArgMax = ArgMax(f64::NEG_INFINITY, None);
+    pub(crate) const EMPTY: ArgMax = ArgMax(f64::NEG_INFINITY, None);
 
     #[inline]
-    fn offer(&mut self, value: f64, index: usize) {
+    pub(crate) fn offer(&mut self, value: f64, index: usize) {
         if value >= self.0 {
             *self = ArgMax(value, Some(index));
         }
     }
 
-    fn merge(self, later: ArgMax) -> ArgMax {
+    pub(crate) fn merge(self, later: ArgMax) -> ArgMax {
         // `later` covers larger indices: it wins ties, as a sequential `>=` scan would.
         match later.1 {
             Some(_) if later.0 >= self.0 => later,
@@ -113,7 +113,7 @@ fn second_scan(
 }
 
 /// Runs `scan` over `0..len` in fixed chunks, in parallel when `len` is large.
-fn chunked<T: Send>(
+pub(crate) fn chunked<T: Send>(
     len: usize,
     scan: impl Fn(usize, usize) -> T + Sync,
     merge: impl Fn(T, T) -> T,

@@ -6,45 +6,14 @@
 //! the pair is `(i⁺, j)` or `(i⁻, j)` by the label of `j`. Optimal within `tol` when
 //! `max(m⁺ − M⁺, m⁻ − M⁻) < tol`. Ties go to the last index, as in LIBSVM.
 
-use rayon::prelude::*;
-
 use super::state::Variables;
-use super::working_set::Selection;
+use super::working_set::{chunked, ArgMax, Selection};
 use super::TAU;
 
-const SCAN_CHUNK: usize = 4096;
-
 /// A maximum and where it is (ties to the larger index).
-pub(crate) type Extreme = (f64, Option<usize>);
+pub(crate) type Extreme = ArgMax;
 
-fn offer(best: &mut Extreme, value: f64, index: usize) {
-    if value >= best.0 {
-        *best = (value, Some(index));
-    }
-}
-
-fn merge(earlier: Extreme, later: Extreme) -> Extreme {
-    match later.1 {
-        Some(_) if later.0 >= earlier.0 => later,
-        _ => earlier,
-    }
-}
-
-const EMPTY: Extreme = (f64::NEG_INFINITY, None);
-
-fn chunked<T: Send>(
-    len: usize,
-    scan: impl Fn(usize, usize) -> T + Sync,
-    merge: impl Fn(T, T) -> T,
-    empty: T,
-) -> T {
-    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
-        return merge(empty, scan(0, len));
-    }
-    let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, len, SCAN_CHUNK).collect();
-    let parts: Vec<T> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
-    parts.into_iter().fold(empty, merge)
-}
+const EMPTY: Extreme = ArgMax::EMPTY;
 
 /// `(m⁺, i⁺)` and `(m⁻, i⁻)`.
 pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Extreme, Extreme) {
@@ -55,15 +24,15 @@ pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Extreme, Extre
             for t in lo..hi {
                 if v.y[t] == 1 {
                     if !v.is_upper(t) {
-                        offer(&mut positive, -v.gradient[t], t);
+                        positive.offer(-v.gradient[t], t);
                     }
                 } else if !v.is_lower(t) {
-                    offer(&mut negative, v.gradient[t], t);
+                    negative.offer(v.gradient[t], t);
                 }
             }
             (positive, negative)
         },
-        |(p1, n1), (p2, n2)| (merge(p1, p2), merge(n1, n2)),
+        |(p1, n1): (Extreme, Extreme), (p2, n2)| (p1.merge(p2), n1.merge(n2)),
         (EMPTY, EMPTY),
     )
 }
@@ -75,8 +44,8 @@ pub(crate) fn select_second(
     negative: (Extreme, Option<&[f32]>),
     tol: f64,
 ) -> Selection {
-    let ((g_max_p, ip), q_ip) = positive;
-    let ((g_max_n, i_n), q_in) = negative;
+    let (ArgMax(g_max_p, ip), q_ip) = positive;
+    let (ArgMax(g_max_n, i_n), q_in) = negative;
     let active_size = q_ip.or(q_in).map_or(0, <[f32]>::len);
     // (best j by b²/a, max over I_low⁺ of G, max over I_low⁻ of −G)
     let scan = |lo: usize, hi: usize| {
@@ -93,7 +62,7 @@ pub(crate) fn select_second(
                         if let (Some(ip), Some(q_ip)) = (ip, q_ip) {
                             let quad = v.diagonal[ip] + v.diagonal[t] - 2.0 * f64::from(q_ip[t]);
                             let quad = if quad > 0.0 { quad } else { TAU };
-                            offer(&mut best, grad_diff * grad_diff / quad, t);
+                            best.offer(grad_diff * grad_diff / quad, t);
                         }
                     }
                 }
@@ -106,7 +75,7 @@ pub(crate) fn select_second(
                     if let (Some(i_n), Some(q_in)) = (i_n, q_in) {
                         let quad = v.diagonal[i_n] + v.diagonal[t] - 2.0 * f64::from(q_in[t]);
                         let quad = if quad > 0.0 { quad } else { TAU };
-                        offer(&mut best, grad_diff * grad_diff / quad, t);
+                        best.offer(grad_diff * grad_diff / quad, t);
                     }
                 }
             }
@@ -116,7 +85,7 @@ pub(crate) fn select_second(
     let (best, g_max_p2, g_max_n2) = chunked(
         active_size,
         scan,
-        |(b1, p1, n1), (b2, p2, n2)| (merge(b1, b2), p1.max(p2), n1.max(n2)),
+        |(b1, p1, n1): (Extreme, f64, f64), (b2, p2, n2)| (b1.merge(b2), p1.max(p2), n1.max(n2)),
         (EMPTY, f64::NEG_INFINITY, f64::NEG_INFINITY),
     );
     let gap = (g_max_p + g_max_p2).max(g_max_n + g_max_n2);
