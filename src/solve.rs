@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kernelkit_kernels::{
-    density, CsrRows, DenseKernel, DenseRows, PrecomputedGram, SignedQ, SparseKernel,
-    SPARSE_DENSITY_THRESHOLD,
+    density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, PrecomputedGram, SignedQ,
+    SparseKernel, SPARSE_DENSITY_THRESHOLD,
 };
-use kernelkit_solvers::{formulations, BoxQp, Smo, SolveError, SolveOptions, Solver};
+use kernelkit_solvers::{
+    formulations, BoxQp, PuProblem, Smo, SolveError, SolveOptions, Solver, Usmo,
+};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -19,7 +21,7 @@ use crate::callable::{raise_kept, CallableKernel};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
 use crate::progress::{run_interruptible, PythonMonitor};
-use crate::sparse::{data, Data, Input};
+use crate::sparse::{data, Data, Input, Storage};
 
 /// The result of a solve (see `kernelkit_solvers::Solution`).
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
@@ -408,4 +410,65 @@ pub(crate) fn solve_nu_svr(
     });
     raise_kept(kept)?;
     result
+}
+
+/// USMO for PU learning: labeled positives `x_positive`, unlabeled rows `x_unlabeled`, prior
+/// `π`, regularisation `λ`. The solution's `x` is `σ` (one value per unlabeled row) and
+/// `bias` is β; the extra value is `c1` (the coefficient of every positive).
+#[pyfunction]
+#[pyo3(signature = (x_positive, x_unlabeled, kernel, prior, lam, *, tol=1e-3, max_iter=None,
+    cache_size=200.0, n_jobs=0, time_limit=None, callback=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_pu(
+    py: Python<'_>,
+    x_positive: Input<'_>,
+    x_unlabeled: Input<'_>,
+    kernel: &Kernel,
+    prior: f64,
+    lam: f64,
+    tol: f64,
+    max_iter: Option<u64>,
+    cache_size: f64,
+    n_jobs: usize,
+    time_limit: Option<f64>,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<(Solution, f64)> {
+    let function = kernel.function()?;
+    let options = options(tol, max_iter, cache_size, true, n_jobs, time_limit, callback)?;
+    let (positive, unlabeled) = (data(&x_positive), data(&x_unlabeled));
+    run_with_extra(py, options, |opts, monitor| {
+        let n_positive = Storage::new(&positive)?.row_set().n_rows();
+        let sums = {
+            let (left, right) = (Storage::new(&unlabeled)?, Storage::new(&positive)?);
+            kernel_row_sums(left.row_set(), right.row_set(), function)?
+        };
+        let q = match &unlabeled {
+            Data::Sparse(csr) => QSource::Sparse(SignedQ::unsigned(
+                SparseKernel::new(csr.rows()?, function)?,
+                opts.cache_bytes,
+            )),
+            Data::Dense(x) => QSource::Dense(SignedQ::unsigned(
+                DenseKernel::new(DenseRows::new(&x.values, x.rows, x.cols)?, function)?,
+                opts.cache_bytes,
+            )),
+        };
+        match q {
+            QSource::Dense(q) => {
+                let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+                let c1 = problem.c1;
+                Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
+            }
+            QSource::Sparse(q) => {
+                let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+                let c1 = problem.c1;
+                Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
+            }
+        }
+    })
+}
+
+/// The unlabeled kernel, dense or CSR.
+enum QSource<'a> {
+    Dense(SignedQ<DenseKernel<'a>>),
+    Sparse(SignedQ<SparseKernel<'a>>),
 }

@@ -14,6 +14,7 @@ from .exceptions import ConvergenceWarning
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
+from .pu import PUClassifier
 from .solvers import Solver
 from .svc import SVC
 from .svr import SVR
@@ -25,6 +26,7 @@ __all__ = [
     "NuSVC",
     "NuSVR",
     "OneClassSVM",
+    "PUClassifier",
     "Solver",
     "__version__",
     "solvers",

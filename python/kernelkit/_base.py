@@ -240,7 +240,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             "tol": float(self.tol),
             "max_iter": None if self.max_iter == -1 else int(self.max_iter),
             "cache_size": float(self.cache_size),
-            "shrinking": bool(self.shrinking),
+            "shrinking": bool(getattr(self, "shrinking", True)),
             "n_jobs": resolve_n_jobs(self.n_jobs),
             "time_limit": None if self.time_limit is None else float(self.time_limit),
         }

@@ -18,6 +18,7 @@ __all__ = [
     "solve_nu_svc",
     "solve_nu_svr",
     "solve_one_class",
+    "solve_pu",
 ]
 
 __version__: str
@@ -170,6 +171,20 @@ def solve_nu_svr(
     max_iter: int | None = None,
     cache_size: float = 200.0,
     shrinking: bool = True,
+    n_jobs: int = 0,
+    time_limit: float | None = None,
+    callback: _Callback | None = None,
+) -> tuple[Solution, float]: ...
+def solve_pu(
+    x_positive: _Rows,
+    x_unlabeled: _Rows,
+    kernel: Kernel,
+    prior: float,
+    lam: float,
+    *,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
     n_jobs: int = 0,
     time_limit: float | None = None,
     callback: _Callback | None = None,

@@ -123,6 +123,41 @@ pub fn cross_kernel(
     Ok(())
 }
 
+/// `Σ_j K(a_i, b_j)` for every row of `a`, one row of kernel values at a time (memory
+/// `O(threads · |b|)`), in parallel over the rows of `a`.
+pub fn kernel_row_sums(
+    a: RowSet<'_, '_>,
+    b: RowSet<'_, '_>,
+    function: KernelFunction,
+) -> Result<Vec<f64>, KernelError> {
+    function.validate()?;
+    if a.n_features() != b.n_features() {
+        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
+    }
+    let (d, width) = (a.n_features(), b.n_rows());
+    let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
+    let row_sum = |i: usize| {
+        let mut values = vec![0.0; width];
+        match (a, b) {
+            (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
+                for (j, v) in values.iter_mut().enumerate() {
+                    *v = merge_dot(left.row(i), right.row(j));
+                }
+            }
+            _ => {
+                let mut x = vec![0.0; d];
+                a.scatter(i, &mut x);
+                for (j, v) in values.iter_mut().enumerate() {
+                    *v = b.dot_dense(j, &x);
+                }
+            }
+        }
+        function.map_row(&mut values, a.sq_norm(i), &right_norms);
+        values.iter().sum::<f64>()
+    };
+    Ok((0..a.n_rows()).into_par_iter().map(row_sum).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,7 +29,7 @@ mod source;
 mod sparse;
 
 pub use cache::{CacheStats, RowCache};
-pub use cross::{cross_kernel, RowSet};
+pub use cross::{cross_kernel, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;

@@ -7,7 +7,9 @@
 //! * [`Smo`]: the SMO engine of LIBSVM (Fan, Chen & Lin 2005; Chang & Lin 2011), written from
 //!   those descriptions: second-order working-set selection, shrinking with gradient
 //!   reconstruction, per-variable upper bounds.
-//! * [`formulations`]: C-SVC, ε-SVR and one-class SVM as a `BoxQp` plus post-processing.
+//! * [`formulations`]: C-SVC, ν-SVC, ε-SVR, ν-SVR and one-class SVM as a `BoxQp` plus
+//!   post-processing.
+//! * [`Usmo`]: positive-unlabeled learning with the double hinge loss ([`PuProblem`]).
 //!
 //! The crate has no Python dependency.
 
@@ -16,6 +18,7 @@ pub mod formulations;
 mod parallel;
 pub mod protocol;
 pub mod smo;
+pub mod usmo;
 
 pub use box_qp::BoxQp;
 pub use parallel::with_thread_pool;
@@ -24,3 +27,4 @@ pub use protocol::{
     Status,
 };
 pub use smo::{NuSmo, Smo};
+pub use usmo::{PuProblem, Usmo};
