@@ -438,9 +438,12 @@ pub(crate) fn solve_pu(
     let (positive, unlabeled) = (data(&x_positive), data(&x_unlabeled));
     run_with_extra(py, options, |opts, monitor| {
         let n_positive = Storage::new(&positive)?.row_set().n_rows();
-        let sums = {
+        let (sums, unlabeled_sums) = {
             let (left, right) = (Storage::new(&unlabeled)?, Storage::new(&positive)?);
-            kernel_row_sums(left.row_set(), right.row_set(), function)?
+            (
+                kernel_row_sums(left.row_set(), right.row_set(), function)?,
+                kernel_row_sums(left.row_set(), left.row_set(), function)?,
+            )
         };
         let q = match &unlabeled {
             Data::Sparse(csr) => QSource::Sparse(SignedQ::unsigned(
@@ -455,11 +458,13 @@ pub(crate) fn solve_pu(
         match q {
             QSource::Dense(q) => {
                 let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+                problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }
             QSource::Sparse(q) => {
                 let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+                problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }

@@ -135,6 +135,18 @@ pub fn kernel_row_sums(
         return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
     }
     let (d, width) = (a.n_features(), b.n_rows());
+    if function == KernelFunction::Linear {
+        // Σ_j ⟨a_i, b_j⟩ = ⟨a_i, Σ_j b_j⟩: O((|a| + |b|)·d) instead of O(|a|·|b|·d).
+        let mut total = vec![0.0; d];
+        let mut row = vec![0.0; d];
+        for j in 0..width {
+            b.scatter(j, &mut row);
+            for (t, r) in total.iter_mut().zip(&row) {
+                *t += r;
+            }
+        }
+        return Ok((0..a.n_rows()).into_par_iter().map(|i| a.dot_dense(i, &total)).collect());
+    }
     let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
     let row_sum = |i: usize| {
         let mut values = vec![0.0; width];

@@ -62,6 +62,9 @@ pub struct PuProblem<Q> {
     pub c2: f64,
     /// `c1·p = π/(2λ)`, the value of `Σσ`.
     pub total: f64,
+    /// `Σ_v k(x_u, x_v)` over the unlabeled rows, when known: the function cache of the
+    /// uniform start is then `p_u − (c1 p / n)·Σ_v k(x_u, x_v)` without a pass over `n` columns.
+    pub unlabeled_sums: Option<Vec<f64>>,
 }
 
 impl<Q: QMatrix> PuProblem<Q> {
@@ -109,7 +112,7 @@ impl<Q: QMatrix> PuProblem<Q> {
         let c1 = prior / (2.0 * lam * n_positive as f64);
         let c2 = 1.0 / (2.0 * lam * n as f64);
         let positive_term = positive_sums.iter().map(|s| c1 * s).collect();
-        Ok(PuProblem { q, positive_term, c1, c2, total: prior / (2.0 * lam) })
+        Ok(PuProblem { q, positive_term, c1, c2, total: prior / (2.0 * lam), unlabeled_sums: None })
     }
 }
 
@@ -256,7 +259,15 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
         let diagonal = problem.q.diagonal().to_vec();
         let mut sigma = vec![problem.total / n as f64; n];
         let mut cache = problem.positive_term.clone();
-        initial_cache(&mut problem.q, &sigma, &mut cache);
+        match &problem.unlabeled_sums {
+            Some(sums) if sums.len() == n => {
+                let start = problem.total / n as f64;
+                for (f, s) in cache.iter_mut().zip(sums) {
+                    *f -= start * s;
+                }
+            }
+            _ => initial_cache(&mut problem.q, &sigma, &mut cache),
+        }
 
         let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
         let mut iteration = 0u64;
