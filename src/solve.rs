@@ -5,11 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kernelkit_kernels::{
-    density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, PrecomputedGram, SignedQ,
-    SparseKernel, SPARSE_DENSITY_THRESHOLD,
+    density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, KernelFunction, PrecomputedGram,
+    SignedQ, SparseKernel, SPARSE_DENSITY_THRESHOLD,
 };
 use kernelkit_solvers::{
-    formulations, BoxQp, PuProblem, Smo, SolveError, SolveOptions, Solver, Usmo,
+    formulations, BoxQp, KernelColumns, LinearRows, PuProblem, Smo, SolveError, SolveOptions,
+    Solver, Usmo,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -445,35 +446,32 @@ pub(crate) fn solve_pu(
                 kernel_row_sums(left.row_set(), left.row_set(), function)?,
             )
         };
-        let q = match &unlabeled {
-            Data::Sparse(csr) => QSource::Sparse(SignedQ::unsigned(
-                SparseKernel::new(csr.rows()?, function)?,
-                opts.cache_bytes,
-            )),
-            Data::Dense(x) => QSource::Dense(SignedQ::unsigned(
-                DenseKernel::new(DenseRows::new(&x.values, x.rows, x.cols)?, function)?,
-                opts.cache_bytes,
-            )),
-        };
-        match q {
-            QSource::Dense(q) => {
-                let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+        let storage = Storage::new(&unlabeled)?;
+        if function == KernelFunction::Linear {
+            // The w-vector fast path: no kernel columns, no cache.
+            let mut problem =
+                PuProblem::new(LinearRows::new(storage.row_set()), sums, prior, lam, n_positive)?;
+            problem.unlabeled_sums = Some(unlabeled_sums);
+            let c1 = problem.c1;
+            return Ok((Usmo.solve(&mut problem, opts, monitor)?, c1));
+        }
+        match &unlabeled {
+            Data::Sparse(csr) => {
+                let q =
+                    SignedQ::unsigned(SparseKernel::new(csr.rows()?, function)?, opts.cache_bytes);
+                let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }
-            QSource::Sparse(q) => {
-                let mut problem = PuProblem::new(q, sums, prior, lam, n_positive)?;
+            Data::Dense(x) => {
+                let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
+                let q = SignedQ::unsigned(DenseKernel::new(rows, function)?, opts.cache_bytes);
+                let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }
         }
     })
-}
-
-/// The unlabeled kernel, dense or CSR.
-enum QSource<'a> {
-    Dense(SignedQ<DenseKernel<'a>>),
-    Sparse(SignedQ<SparseKernel<'a>>),
 }

@@ -40,7 +40,8 @@ impl RowSet<'_, '_> {
         }
     }
 
-    fn sq_norm(&self, i: usize) -> f64 {
+    /// `‖row i‖²`.
+    pub fn sq_norm(&self, i: usize) -> f64 {
         match self {
             RowSet::Dense(rows) => rows.sq_norms()[i],
             RowSet::Sparse(rows) => rows.sq_norm(i),
@@ -48,7 +49,7 @@ impl RowSet<'_, '_> {
     }
 
     /// Writes row `i` into `out` (`n_features` long, all other entries zero).
-    fn scatter(&self, i: usize, out: &mut [f64]) {
+    pub fn scatter(&self, i: usize, out: &mut [f64]) {
         match self {
             RowSet::Dense(rows) => out.copy_from_slice(rows.row(i)),
             RowSet::Sparse(rows) => {
@@ -62,7 +63,7 @@ impl RowSet<'_, '_> {
     }
 
     /// `⟨row j, x⟩` for a dense `x`.
-    fn dot_dense(&self, j: usize, x: &[f64]) -> f64 {
+    pub fn dot_dense(&self, j: usize, x: &[f64]) -> f64 {
         match self {
             RowSet::Dense(rows) => crate::simd::dot(rows.row(j), x),
             RowSet::Sparse(rows) => {

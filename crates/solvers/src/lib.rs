@@ -27,4 +27,4 @@ pub use protocol::{
     Status,
 };
 pub use smo::{NuSmo, Smo};
-pub use usmo::{PuProblem, Usmo};
+pub use usmo::{KernelColumns, LinearRows, PuProblem, UnlabeledKernel, Usmo};

@@ -35,11 +35,13 @@
 //! The start is the uniform feasible point `σ_u = c1 p / n` (`= π c2`), one of the starts the
 //! digest recommends; the equality `Σσ = c1 p` holds there and every step preserves it.
 
+mod oracle;
 mod pair;
+
+pub use oracle::{KernelColumns, LinearRows, UnlabeledKernel};
 
 use std::time::Instant;
 
-use kernelkit_kernels::QMatrix;
 use rayon::prelude::*;
 
 use crate::protocol::{
@@ -51,9 +53,9 @@ const CHUNK: usize = 4096;
 
 /// The USMO dual over the `n` unlabeled rows.
 #[derive(Debug)]
-pub struct PuProblem<Q> {
-    /// `K_UU`, the kernel among the unlabeled rows.
-    pub q: Q,
+pub struct PuProblem<K> {
+    /// The kernel among the unlabeled rows.
+    pub kernel: K,
     /// `p_u = c1 Σ_{q∈P} k(x_u, x_q)`.
     pub positive_term: Vec<f64>,
     /// `c1 = π/(2λp)`.
@@ -67,17 +69,17 @@ pub struct PuProblem<Q> {
     pub unlabeled_sums: Option<Vec<f64>>,
 }
 
-impl<Q: QMatrix> PuProblem<Q> {
+impl<K: UnlabeledKernel> PuProblem<K> {
     /// The problem for prior `π ∈ (0, 1)`, regularisation `λ > 0`, `n_positive` labeled positives,
     /// the unlabeled kernel `q` and `positive_sums[u] = Σ_{q∈P} k(x_u, x_q)`.
     pub fn new(
-        q: Q,
+        kernel: K,
         positive_sums: Vec<f64>,
         prior: f64,
         lam: f64,
         n_positive: usize,
     ) -> Result<Self, SolveError> {
-        let n = q.size();
+        let n = kernel.size();
         if !(prior > 0.0 && prior < 1.0) {
             return Err(SolveError::InvalidProblem {
                 name: "prior",
@@ -112,7 +114,14 @@ impl<Q: QMatrix> PuProblem<Q> {
         let c1 = prior / (2.0 * lam * n_positive as f64);
         let c2 = 1.0 / (2.0 * lam * n as f64);
         let positive_term = positive_sums.iter().map(|s| c1 * s).collect();
-        Ok(PuProblem { q, positive_term, c1, c2, total: prior / (2.0 * lam), unlabeled_sums: None })
+        Ok(PuProblem {
+            kernel,
+            positive_term,
+            c1,
+            c2,
+            total: prior / (2.0 * lam),
+            unlabeled_sums: None,
+        })
     }
 }
 
@@ -241,22 +250,22 @@ fn bias(sigma: &[f64], cache: &[f64], c2: f64, critical: &Critical) -> f64 {
     }
 }
 
-impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
+impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
     fn name(&self) -> &'static str {
         "usmo"
     }
 
     fn solve(
         &self,
-        problem: &mut PuProblem<Q>,
+        problem: &mut PuProblem<K>,
         options: &SolveOptions,
         monitor: &mut dyn Monitor,
     ) -> Result<Solution, SolveError> {
         options.validate()?;
         let started = Instant::now();
-        let n = problem.q.size();
+        let n = problem.kernel.size();
         let (c2, tol) = (problem.c2, options.tol);
-        let diagonal = problem.q.diagonal().to_vec();
+        let diagonal = problem.kernel.diagonal();
         let mut sigma = vec![problem.total / n as f64; n];
         let mut cache = problem.positive_term.clone();
         match &problem.unlabeled_sums {
@@ -266,7 +275,7 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
                     *f -= start * s;
                 }
             }
-            _ => initial_cache(&mut problem.q, &sigma, &mut cache),
+            _ => problem.kernel.subtract_weighted_columns(&sigma, &mut cache),
         }
 
         let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
@@ -295,7 +304,7 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
                     gap,
                     objective: objective(&sigma, &cache, &problem.positive_term, c2),
                     active_size: n,
-                    cache: problem.q.cache_stats(),
+                    cache: problem.kernel.cache_stats(),
                 };
                 if monitor.report(&progress) == Control::Stop {
                     status = Status::Stopped;
@@ -311,21 +320,25 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
                 if i == j || i >= n || j >= n {
                     continue;
                 }
-                let (k_i, k_j) = problem.q.column_pair(i, j, n);
-                let k_ij = f64::from(k_i[j]);
-                let input = pair::PairInput {
-                    sigma: (sigma[i], sigma[j]),
-                    cache: (cache[i], cache[j]),
-                    k_ii: diagonal[i],
-                    k_jj: diagonal[j],
-                    k_ij,
-                    c2,
-                };
-                let Some(step) = pair::solve_pair(&input) else { continue };
-                let (d_i, d_j) = (step.sigma.0 - sigma[i], step.sigma.1 - sigma[j]);
+                let (s_i, s_j, f_i, f_j) = (sigma[i], sigma[j], cache[i], cache[j]);
+                let (k_ii, k_jj) = (diagonal[i], diagonal[j]);
+                let mut chosen = None;
+                let taken = problem.kernel.step(i, j, &mut cache, &mut |k_ij| {
+                    let input = pair::PairInput {
+                        sigma: (s_i, s_j),
+                        cache: (f_i, f_j),
+                        k_ii,
+                        k_jj,
+                        k_ij,
+                        c2,
+                    };
+                    let step = pair::solve_pair(&input)?;
+                    chosen = Some(step);
+                    Some((step.sigma.0 - s_i, step.sigma.1 - s_j))
+                });
+                let (Some(_), Some(step)) = (taken, chosen) else { continue };
                 sigma[i] = step.sigma.0;
                 sigma[j] = step.sigma.1;
-                update_cache(&mut cache, k_i, k_j, d_i, d_j);
                 if step.objective_change > 0.0 {
                     stats.objective_increases += 1;
                 }
@@ -344,7 +357,7 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
             critical = critical_values(&sigma, &cache, c2);
             gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
         }
-        stats.cache = problem.q.cache_stats();
+        stats.cache = problem.kernel.cache_stats();
         Ok(Solution {
             objective: objective(&sigma, &cache, &problem.positive_term, c2),
             bias: bias(&sigma, &cache, c2, &critical),
@@ -354,34 +367,6 @@ impl<Q: QMatrix> Solver<PuProblem<Q>> for Usmo {
             status,
             stats,
         })
-    }
-}
-
-/// `f̂ = p − K_UU σ`, column by column for the non-zero `σ_v` (all of them at the uniform start).
-fn initial_cache<Q: QMatrix>(q: &mut Q, sigma: &[f64], cache: &mut [f64]) {
-    let n = sigma.len();
-    for (v, &s) in sigma.iter().enumerate() {
-        if s != 0.0 {
-            let column = q.column(v, n);
-            update_cache(cache, column, column, s, 0.0);
-        }
-    }
-}
-
-/// `f̂ −= Δ_i K_{·,i} + Δ_j K_{·,j}`, in parallel over fixed chunks.
-fn update_cache(cache: &mut [f64], k_i: &[f32], k_j: &[f32], d_i: f64, d_j: f64) {
-    let body = |(f, (a, b)): (&mut [f64], (&[f32], &[f32]))| {
-        for ((f, &a), &b) in f.iter_mut().zip(a).zip(b) {
-            *f -= d_i * f64::from(a) + d_j * f64::from(b);
-        }
-    };
-    if cache.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
-        body((cache, (k_i, k_j)));
-    } else {
-        cache
-            .par_chunks_mut(CHUNK)
-            .zip(k_i.par_chunks(CHUNK).zip(k_j.par_chunks(CHUNK)))
-            .for_each(body);
     }
 }
 
