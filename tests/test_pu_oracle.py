@@ -160,3 +160,42 @@ def test_prior_is_required() -> None:
     x, y = pu_problem(5, 20, 0.3, 0)
     with pytest.raises(ValueError, match="prior"):
         PUClassifier().fit(x, y)
+
+
+def cvxpy_primal(x: Array, y: Any, k: Any, prior: float, lam: float) -> tuple[Array, float]:
+    """The primal QP (5) of the digest §1.2: min −c1·1̃ᵀKα − c1·p·β + c2·Σξ + ½αᵀKα with
+    ξ ≥ 0, ξ ≥ f(x_u), ξ ≥ (1 + f(x_u))/2 and f = Kα + β on the unlabeled rows."""
+    order = np.r_[np.flatnonzero(y == 1), np.flatnonzero(y == 0)]
+    x = x[order]
+    p = int((y == 1).sum())
+    n = len(x) - p
+    c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * n)
+    gram = k(x, x)
+    alpha, xi, beta = cp.Variable(p + n), cp.Variable(n), cp.Variable()
+    f_unlabeled = gram[p:] @ alpha + beta
+    objective = (
+        -c1 * np.ones(p) @ (gram[:p] @ alpha)
+        - c1 * p * beta
+        + c2 * cp.sum(xi)
+        + 0.5 * cp.quad_form(alpha, cp.psd_wrap(gram))
+    )
+    constraints = [xi >= 0, xi >= f_unlabeled, xi >= 0.5 + 0.5 * f_unlabeled]
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert problem.status == cp.OPTIMAL
+    return np.asarray(alpha.value), float(beta.value)
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_expansion_and_bias_match_the_primal_qp(seed: int) -> None:
+    """Digest §5.2: on RBF problems α = [c1; −σ] and β match the primal QP."""
+    prior, lam = 0.4, 0.05
+    x, y = pu_problem(15, 80, prior, seed)
+    params, k = kernel_of("rbf")
+    model = PUClassifier(prior=prior, lam=lam, tol=1e-8, **params).fit(x, y)
+    alpha_qp, beta_qp = cvxpy_primal(x, y, k, prior, lam)
+    p = int((y == 1).sum())
+    c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * 80)
+    np.testing.assert_allclose(alpha_qp[:p], c1, rtol=1e-5)
+    np.testing.assert_allclose(alpha_qp[p:], -model.sigma_, atol=1e-5 * c2 + 1e-6)
+    assert abs(model.intercept_[0] - beta_qp) <= 1e-4
