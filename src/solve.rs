@@ -13,7 +13,7 @@ use kernelkit_solvers::{
     Solver, Usmo,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -52,16 +52,38 @@ struct Options {
     callback: Option<Py<PyAny>>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn options(
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
-) -> PyResult<Options> {
+/// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
+/// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s) and `callback`.
+fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+    let mut tol: f64 = 1e-3;
+    let mut max_iter = None;
+    let mut cache_size: f64 = 200.0;
+    let mut shrinking = true;
+    let mut n_jobs = 0usize;
+    let mut time_limit: Option<f64> = None;
+    let mut callback: Option<Py<PyAny>> = None;
+    if let Some(given) = given {
+        for (key, value) in given.iter() {
+            let key: String = key.extract()?;
+            match key.as_str() {
+                "tol" => tol = value.extract()?,
+                "max_iter" => max_iter = value.extract()?,
+                "cache_size" => cache_size = value.extract()?,
+                "shrinking" => shrinking = value.extract()?,
+                "n_jobs" => n_jobs = value.extract()?,
+                "time_limit" => time_limit = value.extract()?,
+                "callback" => {
+                    callback = if value.is_none() { None } else { Some(value.unbind()) };
+                }
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "unexpected solver option {other:?}: expected tol, max_iter, cache_size, \
+                         shrinking, n_jobs, time_limit or callback"
+                    )))
+                }
+            }
+        }
+    }
     if !(cache_size.is_finite() && cache_size >= 0.0) {
         return Err(PyValueError::new_err(format!("cache_size = {cache_size} must be >= 0 (MB)")));
     }
@@ -201,8 +223,7 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
 
 /// C-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample upper bounds.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x, y, upper, kernel, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_c_svc(
     py: Python<'_>,
@@ -210,18 +231,12 @@ pub(crate) fn solve_c_svc(
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     kernel: &Kernel,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, &x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
@@ -236,8 +251,7 @@ pub(crate) fn solve_c_svc(
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
 #[pyfunction]
-#[pyo3(signature = (x, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x, upper, nu, kernel, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_one_class(
     py: Python<'_>,
@@ -245,18 +259,12 @@ pub(crate) fn solve_one_class(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, &x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let x = data(&x);
     let upper = vector(&upper).into_owned();
     let result = run(py, options, |opts, monitor| {
@@ -271,8 +279,7 @@ pub(crate) fn solve_one_class(
 /// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
 /// `α − α*`.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, epsilon, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x, y, upper, epsilon, kernel, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_epsilon_svr(
     py: Python<'_>,
@@ -281,18 +288,12 @@ pub(crate) fn solve_epsilon_svr(
     upper: PyReadonlyArray1<'_, f64>,
     epsilon: f64,
     kernel: &Kernel,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, &x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
@@ -307,8 +308,7 @@ pub(crate) fn solve_epsilon_svr(
 
 /// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ upper`, for a user-given dense `Q`.
 #[pyfunction]
-#[pyo3(signature = (q, p, y, upper, alpha0=None, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (q, p, y, upper, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_box_qp(
     py: Python<'_>,
@@ -317,15 +317,9 @@ pub(crate) fn solve_box_qp(
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let q = matrix(&q);
     let p = vector(&p).into_owned();
     let labels = signs(&y, "y")?;
@@ -342,8 +336,7 @@ pub(crate) fn solve_box_qp(
 /// ν-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample bounds (sample weights).
 /// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`) and `r` (`C = 1/r`).
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x, y, upper, nu, kernel, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svc(
     py: Python<'_>,
@@ -352,18 +345,12 @@ pub(crate) fn solve_nu_svc(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, &x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
@@ -379,8 +366,7 @@ pub(crate) fn solve_nu_svc(
 /// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
 /// solution (`x = α − α*`) and the tube width ε found.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, *, tol=1e-3, max_iter=None, cache_size=200.0,
-    shrinking=true, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x, y, upper, nu, kernel, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svr(
     py: Python<'_>,
@@ -389,18 +375,12 @@ pub(crate) fn solve_nu_svr(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    shrinking: bool,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, &x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = options(tol, max_iter, cache_size, shrinking, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
@@ -417,8 +397,7 @@ pub(crate) fn solve_nu_svr(
 /// `π`, regularisation `λ`. The solution's `x` is `σ` (one value per unlabeled row) and
 /// `bias` is β; the extra value is `c1` (the coefficient of every positive).
 #[pyfunction]
-#[pyo3(signature = (x_positive, x_unlabeled, kernel, prior, lam, *, tol=1e-3, max_iter=None,
-    cache_size=200.0, n_jobs=0, time_limit=None, callback=None))]
+#[pyo3(signature = (x_positive, x_unlabeled, kernel, prior, lam, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_pu(
     py: Python<'_>,
@@ -427,15 +406,10 @@ pub(crate) fn solve_pu(
     kernel: &Kernel,
     prior: f64,
     lam: f64,
-    tol: f64,
-    max_iter: Option<u64>,
-    cache_size: f64,
-    n_jobs: usize,
-    time_limit: Option<f64>,
-    callback: Option<Py<PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let function = kernel.function()?;
-    let options = options(tol, max_iter, cache_size, true, n_jobs, time_limit, callback)?;
+    let options = parse_options(options)?;
     let (positive, unlabeled) = (data(&x_positive), data(&x_unlabeled));
     run_with_extra(py, options, |opts, monitor| {
         let n_positive = Storage::new(&positive)?.row_set().n_rows();

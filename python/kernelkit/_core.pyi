@@ -1,7 +1,9 @@
 """Type stubs of the Rust extension ``kernelkit._core`` (hand-written, checked by stubtest)."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, final
+from typing import Any, TypedDict, final
+
+from typing_extensions import Unpack
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +26,17 @@ __all__ = [
 __version__: str
 
 _Callback = Callable[[Mapping[str, Any]], bool | None]
+
+class _SolverOptions(TypedDict, total=False):
+    """Keyword options of every solve entry point."""
+
+    tol: float
+    max_iter: int | None
+    cache_size: float
+    shrinking: bool
+    n_jobs: int
+    time_limit: float | None
+    callback: _Callback | None
 
 @final
 class Kernel:
@@ -92,28 +105,14 @@ def solve_c_svc(
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     kernel: Kernel,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_one_class(
     x: _Rows,
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_epsilon_svr(
     x: _Rows,
@@ -121,14 +120,7 @@ def solve_epsilon_svr(
     upper: NDArray[np.float64],
     epsilon: float,
     kernel: Kernel,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_box_qp(
     q: NDArray[np.float64],
@@ -136,14 +128,7 @@ def solve_box_qp(
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     alpha0: NDArray[np.float64] | None = None,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_nu_svc(
     x: _Rows,
@@ -151,14 +136,7 @@ def solve_nu_svc(
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_nu_svr(
     x: _Rows,
@@ -166,14 +144,7 @@ def solve_nu_svr(
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    shrinking: bool = True,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_pu(
     x_positive: _Rows,
@@ -181,11 +152,5 @@ def solve_pu(
     kernel: Kernel,
     prior: float,
     lam: float,
-    *,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    cache_size: float = 200.0,
-    n_jobs: int = 0,
-    time_limit: float | None = None,
-    callback: _Callback | None = None,
+    **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
