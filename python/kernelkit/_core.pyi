@@ -3,10 +3,9 @@
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict, final
 
-from typing_extensions import Unpack
-
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import Unpack
 
 __all__ = [
     "CsrMatrix",
