@@ -96,6 +96,14 @@ def _mem_total_gb() -> float | None:
     return None
 
 
+def mem_total_bytes() -> int | None:
+    """Physical memory of the machine in bytes (None when unknown)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def machine_info() -> dict[str, Any]:
     """Static description of the machine and software stack."""
     uname = os.uname()
