@@ -25,8 +25,14 @@
 //! [`SolveStats::objective_increases`] whenever it is positive beyond rounding: the test hook for
 //! the monotone decrease that the analysis guarantees.
 //!
+//! Steps 1, 2, 5 and the offset depend on the equality constraints and come from a compile-time
+//! [`strategy`]: one constraint `yᵀα = Δ` ([`Smo`], LIBSVM's `Solver`) or one per label
+//! ([`NuSmo`], LIBSVM's `Solver_NU`, for ν-SVC and ν-SVR, which also returns the scale `r`).
+//!
 //! Per-variable upper bounds `u_i` are those of scikit-learn's modified LIBSVM (class weight
-//! × sample weight × C). Ties in the scans go to the last index, as in LIBSVM.
+//! × sample weight × C). Ties in the scans go to the last index, as in LIBSVM, which makes the
+//! iterates those of LIBSVM; the scans reduce fixed chunks, so no result depends on the thread
+//! count.
 //!
 //! Two departures, both in degenerate cases only: `max_iter = None` means no limit (LIBSVM caps
 //! at `max(10⁷, 100·l)`), and ρ without free variables and with an empty side is the finite
