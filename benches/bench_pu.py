@@ -38,7 +38,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -50,23 +49,30 @@ import numpy as np
 from _common import (
     DEFAULT_DATA_DIR,
     current_rss_mb,
-    fmt,
     load_snapshot,
     load_svmlight_dense,
     machine_info,
-    markdown_table,
     mem_total_bytes,
     package_versions,
     parse_int_list,
     parse_str_list,
     peak_rss_mb,
-    rbf_quadratic_form,
     relative_difference,
     reset_peak_rss,
     run_isolated,
     write_json,
 )
 from numpy.typing import NDArray
+from pu_problem import (
+    SYNTH_D,
+    kernel_block,
+    kernel_expansion,
+    make_synthetic,
+    pu_constants,
+    pu_dual_objective,
+    scale_gamma,
+)
+from pu_report import plot, ratios_table, results_table
 
 ALL_SOLVERS = ("kernelkit", "cvxpy", "pulearn")
 SOLVER_MODULES = {
@@ -82,7 +88,6 @@ DEFAULT_SIZES = {
 }
 QUICK_SIZES = {"rbf": [1000, 2000], "linear": [1000, 2000]}
 A9A_N_FEATURES = 123
-SYNTH_D = 10
 SYNTH_PRIOR = 0.5
 QP_MEMORY_FRACTION = 0.4  # skip cvxpy when 3 dense n x n float64 matrices exceed this of RAM
 QP_MATRIX_COPIES = 3
@@ -117,93 +122,6 @@ class Task:
     prior: float
     gamma: float
     data_dir: str
-
-
-# --------------------------------------------------------------------------- kernels
-def kernel_block(
-    A: NDArray[np.float64], B: NDArray[np.float64], kernel: str, gamma: float
-) -> NDArray[np.float64]:
-    """``K[i, j] = k(A[i], B[j])`` for the linear or RBF kernel."""
-    if kernel == "linear":
-        return A @ B.T
-    if kernel == "rbf":
-        from sklearn.metrics.pairwise import rbf_kernel
-
-        return rbf_kernel(A, B, gamma=gamma)
-    raise ValueError(f"unknown kernel {kernel!r}")
-
-
-def kernel_expansion(
-    X: NDArray[np.float64],
-    centres: NDArray[np.float64],
-    coef: NDArray[np.float64],
-    kernel: str,
-    gamma: float,
-    max_block_bytes: int = 128 * 2**20,
-) -> NDArray[np.float64]:
-    """``Σ_k coef[k] k(x, centres[k])`` for every row x of X, in row blocks of bounded size."""
-    if kernel == "linear":
-        return X @ (centres.T @ coef)
-    out = np.empty(X.shape[0])
-    rows = max(1, max_block_bytes // (8 * max(1, centres.shape[0])))
-    for start in range(0, X.shape[0], rows):
-        stop = min(start + rows, X.shape[0])
-        out[start:stop] = kernel_block(X[start:stop], centres, kernel, gamma) @ coef
-    return out
-
-
-def pu_constants(prior: float, lam: float, n_labeled: int, n_unlabeled: int) -> tuple[float, float]:
-    """``c1 = π / (2 λ p)`` and ``c2 = 1 / (2 λ n)`` of the dual (digest §1.2)."""
-    return prior / (2.0 * lam * n_labeled), 1.0 / (2.0 * lam * n_unlabeled)
-
-
-def pu_dual_objective(
-    X_unl: NDArray[np.float64],
-    X_pos: NDArray[np.float64],
-    sigma: NDArray[np.float64],
-    kernel: str,
-    gamma: float,
-    c1: float,
-    c2: float,
-) -> float:
-    """Φ(σ) = ½ σ'K_UU σ − p'σ + Σ max(−σ, σ − c2), with p_u = c1 Σ_q k(x_u, x_q).
-
-    Independent of every solver: kernel values recomputed here, in blocks (no n x n matrix).
-    """
-    sigma = np.asarray(sigma, dtype=np.float64)
-    pvec = kernel_expansion(X_unl, X_pos, np.full(X_pos.shape[0], c1), kernel, gamma)
-    nz = sigma != 0.0
-    if kernel == "linear":
-        w = X_unl[nz].T @ sigma[nz]
-        quad = float(w @ w)
-    else:
-        quad = rbf_quadratic_form(X_unl[nz], sigma[nz], gamma)
-    return 0.5 * quad - float(pvec @ sigma) + float(np.maximum(-sigma, sigma - c2).sum())
-
-
-# --------------------------------------------------------------------------- data
-def make_synthetic(
-    n: int, prior: float, rng: np.random.Generator, d: int = SYNTH_D
-) -> tuple[NDArray[np.float64], NDArray[np.int8]]:
-    """``n`` points of a two-class Gaussian mixture with P(y=1) = prior (labels 1/0).
-
-    Each class is an equal mixture of two unit-covariance Gaussians: positives around
-    ±2 e2 + 1.5 e1, negatives around ±2 e2 − 1.5 e1 (Bayes error ≈ 7%). One row-major draw
-    per call, so the first m rows do not depend on n (nested sizes across runs).
-    """
-    from scipy.stats import norm
-
-    Z = rng.standard_normal((n, d + 2))
-    y = (Z[:, d] < norm.ppf(prior)).astype(np.int8)
-    X = Z[:, :d].copy()
-    X[:, 0] += np.where(y == 1, 1.5, -1.5)
-    X[:, 1] += np.where(Z[:, d + 1] < 0.0, 2.0, -2.0)
-    return X, y
-
-
-def scale_gamma(X: NDArray[np.float64]) -> float:
-    """scikit-learn's gamma="scale": 1 / (n_features · Var X)."""
-    return float(1.0 / (X.shape[1] * X.var()))
 
 
 def save_arrays(tmp: Path, **arrays: NDArray[Any]) -> None:
@@ -538,147 +456,6 @@ def add_comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- reporting
-def rss_cell(r: dict[str, Any]) -> str:
-    peak, start = r.get("peak_rss_fit_mb"), r.get("rss_at_fit_start_mb")
-    if peak is None:
-        return "—"
-    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
-
-
-def note_cell(r: dict[str, Any]) -> str:
-    if r["solver"] == "kernelkit":
-        return f"{r['status']}, {r['n_iter']:,} it, gap {r['kkt_gap']:.1e}"
-    if r["solver"] == "cvxpy":
-        return f"{r['status']}, {r['n_iter']} it, K {r['kernel_s']:.1f} s"
-    return f"c = {r['elkanoto_c']:.3f}"
-
-
-def results_table(rows: list[dict[str, Any]]) -> str:
-    header = [
-        "data",
-        "kernel",
-        "n",
-        "solver",
-        "reps",
-        "fit s",
-        "time / kernelkit",
-        "peak RSS MB (+growth)",
-        "dual objective Φ",
-        "rel. diff vs cvxpy",
-        "test F1",
-        "notes",
-    ]
-    body = []
-    for r in rows:
-        head = [r["dataset"], r["kernel"], f"{r['n']:,}", r["solver"], str(r["repeats"])]
-        if "fit_s" not in r:
-            reason = r.get("skipped") or "FAILED: " + r.get("error", "?")
-            body.append([*head, "—", "—", "—", "—", "—", "—", reason[:90]])
-            continue
-        body.append(
-            [
-                *head,
-                fmt(r["fit_s"], ".3f"),
-                fmt(r.get("time_ratio_vs_kernelkit"), ".2f"),
-                rss_cell(r),
-                fmt(r.get("objective"), ".8g"),
-                fmt(r.get("objective_rel_diff_vs_cvxpy"), "+.1e"),
-                fmt(r["test_f1"], ".4f"),
-                note_cell(r),
-            ]
-        )
-    return markdown_table(header, body, n_text_cols=4)
-
-
-def ratios_table(summary: list[dict[str, Any]]) -> str:
-    header = [
-        "data",
-        "kernel",
-        "n",
-        "kernelkit s",
-        "cvxpy / kernelkit",
-        "pulearn / kernelkit",
-        "Φ rel. diff (kk vs cvxpy)",
-        "max Δσ / c2",
-        "test agreement kk/cvxpy",
-        "F1 kernelkit",
-        "F1 cvxpy",
-        "F1 pulearn",
-    ]
-    body = [
-        [
-            s["dataset"],
-            s["kernel"],
-            f"{s['n']:,}",
-            fmt(s["kernelkit_fit_s"], ".3f"),
-            fmt(s["cvxpy_over_kernelkit_time"], ".1f"),
-            fmt(s["pulearn_over_kernelkit_time"], ".1f"),
-            fmt(s["kernelkit_objective_rel_diff_vs_cvxpy"], "+.1e"),
-            fmt(s["sigma_max_abs_diff_over_c2"], ".1e"),
-            fmt(s["test_prediction_agreement_kernelkit_cvxpy"], ".4f"),
-            fmt(s["kernelkit_test_f1"], ".4f"),
-            fmt(s["cvxpy_test_f1"], ".4f"),
-            fmt(s["pulearn_test_f1"], ".4f"),
-        ]
-        for s in summary
-    ]
-    return markdown_table(header, body, n_text_cols=2)
-
-
-def plot(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
-    """Two log-log panels (fit time, peak RSS vs n), one line per (dataset,) solver and kernel."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not installed: no plot", file=sys.stderr)
-        return False
-    colours = {"kernelkit": "tab:blue", "cvxpy": "tab:red", "pulearn": "tab:green"}
-    styles = {"rbf": "-", "linear": "--"}
-    markers = {"synthetic": "o", "a9a": "s"}
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    fig, axes = plt.subplots(1, 2, figsize=(11.5, 5.0))
-    lines = dict.fromkeys((r["dataset"], r["solver"], r["kernel"]) for r in rows)
-    for ax, field, label in (
-        (axes[0], "fit_s", "fit time (s)"),
-        (axes[1], "peak_rss_fit_mb", "peak RSS during fit (MiB)"),
-    ):
-        for dataset, solver, kernel in lines:
-            pts = sorted(
-                (r["n"], r[field])
-                for r in rows
-                if (r["dataset"], r["solver"], r["kernel"]) == (dataset, solver, kernel)
-                and r.get(field) is not None
-            )
-            if not pts:
-                continue
-            name = f"{solver} {kernel}" + (f" ({dataset})" if len(datasets) > 1 else "")
-            ax.plot(
-                *zip(*pts, strict=True),
-                color=colours.get(solver),
-                linestyle=styles.get(kernel, ":"),
-                marker=markers.get(dataset, "^"),
-                label=name,
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        sizes = sorted({r["n"] for r in rows})
-        ax.set_xticks(sizes, [f"{n:,}" for n in sizes], rotation=45, fontsize=7)
-        ax.set_xticks([], minor=True)  # only the measured sizes on the x axis
-        ax.set_xlabel("unlabeled points n (p = labeled positives fixed)")
-        ax.set_ylabel(label)
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("\n".join(textwrap.wrap(title, 150)), fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
-
-
-# --------------------------------------------------------------------------- main
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rbf-sizes", type=parse_int_list, default=DEFAULT_SIZES["rbf"])
