@@ -213,6 +213,32 @@ macro_rules! dispatch_kernel {
     }};
 }
 
+/// The common part of the entry points over rows: checks the kernel, prepares a callable
+/// kernel (with the GIL), parses the options, runs `job` with the GIL released and raises what
+/// a callable kernel kept.
+fn solve_rows(
+    py: Python<'_>,
+    x: &Input<'_>,
+    kernel: &Kernel,
+    options: Option<&Bound<'_, PyDict>>,
+    job: impl FnOnce(
+            &Data<'_>,
+            Option<CallableKernel>,
+            &SolveOptions,
+            &mut PythonMonitor,
+        ) -> Result<(kernelkit_solvers::Solution, f64), CoreError>
+        + Send,
+) -> PyResult<(Solution, f64)> {
+    check_kernel(kernel)?;
+    let callable = kernel.callable_source(py, x)?;
+    let kept = callable.as_ref().map(CallableKernel::error_slot);
+    let options = parse_options(options)?;
+    let rows = data(x);
+    let result = run_with_extra(py, options, |opts, monitor| job(&rows, callable, opts, monitor));
+    raise_kept(kept)?;
+    result
+}
+
 fn check_kernel(kernel: &Kernel) -> PyResult<()> {
     if kernel.is_precomputed() || kernel.is_callable() {
         Ok(())
@@ -233,20 +259,15 @@ pub(crate) fn solve_c_svc(
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    check_kernel(kernel)?;
-    let callable = kernel.callable_source(py, &x)?;
-    let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = parse_options(options)?;
-    let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    let result = run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::c_svc(
-            source, &labels, upper, opts, monitor
-        )?))
-    });
-    raise_kept(kept)?;
-    result
+    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok((
+            formulations::c_svc(source, &labels, upper, opts, monitor)?,
+            f64::NAN
+        )))
+    })?;
+    Ok(solution)
 }
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
@@ -261,19 +282,14 @@ pub(crate) fn solve_one_class(
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    check_kernel(kernel)?;
-    let callable = kernel.callable_source(py, &x)?;
-    let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = parse_options(options)?;
-    let x = data(&x);
     let upper = vector(&upper).into_owned();
-    let result = run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::one_class(
-            source, nu, upper, opts, monitor
-        )?))
-    });
-    raise_kept(kept)?;
-    result
+    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok((
+            formulations::one_class(source, nu, upper, opts, monitor)?,
+            f64::NAN
+        )))
+    })?;
+    Ok(solution)
 }
 
 /// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
@@ -290,20 +306,15 @@ pub(crate) fn solve_epsilon_svr(
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    check_kernel(kernel)?;
-    let callable = kernel.callable_source(py, &x)?;
-    let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = parse_options(options)?;
-    let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    let result = run(py, options, |opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::epsilon_svr(
-            source, &targets, epsilon, upper, opts, monitor
-        )?))
-    });
-    raise_kept(kept)?;
-    result
+    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| Ok((
+            formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
+            f64::NAN
+        )))
+    })?;
+    Ok(solution)
 }
 
 /// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ upper`, for a user-given dense `Q`.
@@ -347,20 +358,13 @@ pub(crate) fn solve_nu_svc(
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
-    check_kernel(kernel)?;
-    let callable = kernel.callable_source(py, &x)?;
-    let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = parse_options(options)?;
-    let x = data(&x);
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    let result = run_with_extra(py, options, |opts, monitor| {
+    solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
         dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svc(
             source, &labels, nu, upper, opts, monitor
         )?))
-    });
-    raise_kept(kept)?;
-    result
+    })
 }
 
 /// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
@@ -377,20 +381,13 @@ pub(crate) fn solve_nu_svr(
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
-    check_kernel(kernel)?;
-    let callable = kernel.callable_source(py, &x)?;
-    let kept = callable.as_ref().map(CallableKernel::error_slot);
-    let options = parse_options(options)?;
-    let x = data(&x);
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    let result = run_with_extra(py, options, |opts, monitor| {
+    solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
         dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svr(
             source, &targets, nu, upper, opts, monitor
         )?))
-    });
-    raise_kept(kept)?;
-    result
+    })
 }
 
 /// USMO for PU learning: labeled positives `x_positive`, unlabeled rows `x_unlabeled`, prior

@@ -74,6 +74,34 @@ impl RowSet<'_, '_> {
     }
 }
 
+/// `out[j] = K(a_i, b_j)` for every row `j` of `b`; `right_norms` are the squared norms of `b`.
+fn kernel_row(
+    a: RowSet<'_, '_>,
+    b: RowSet<'_, '_>,
+    i: usize,
+    function: KernelFunction,
+    right_norms: &[f64],
+    out: &mut [f64],
+) {
+    let d = a.n_features();
+    match (a, b) {
+        // Two wide sparse sets: merge sorted indices instead of scattering `d` values.
+        (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = merge_dot(left.row(i), right.row(j));
+            }
+        }
+        _ => {
+            let mut x = vec![0.0; d];
+            a.scatter(i, &mut x);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = b.dot_dense(j, &x);
+            }
+        }
+    }
+    function.map_row(out, a.sq_norm(i), right_norms);
+}
+
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
 pub fn cross_kernel(
     a: RowSet<'_, '_>,
@@ -96,25 +124,9 @@ pub fn cross_kernel(
     if width == 0 {
         return Ok(());
     }
-    let d = a.n_features();
     let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
     let job = |(i, out_row): (usize, &mut [f64])| {
-        match (a, b) {
-            // Two wide sparse sets: merge sorted indices instead of scattering `d` values.
-            (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
-                for (j, o) in out_row.iter_mut().enumerate() {
-                    *o = merge_dot(left.row(i), right.row(j));
-                }
-            }
-            _ => {
-                let mut x = vec![0.0; d];
-                a.scatter(i, &mut x);
-                for (j, o) in out_row.iter_mut().enumerate() {
-                    *o = b.dot_dense(j, &x);
-                }
-            }
-        }
-        function.map_row(out_row, a.sq_norm(i), &right_norms);
+        kernel_row(a, b, i, function, &right_norms, out_row);
     };
     if expected < PARALLEL_MIN_WORK {
         out.chunks_mut(width).enumerate().for_each(job);
@@ -151,21 +163,7 @@ pub fn kernel_row_sums(
     let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
     let row_sum = |i: usize| {
         let mut values = vec![0.0; width];
-        match (a, b) {
-            (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
-                for (j, v) in values.iter_mut().enumerate() {
-                    *v = merge_dot(left.row(i), right.row(j));
-                }
-            }
-            _ => {
-                let mut x = vec![0.0; d];
-                a.scatter(i, &mut x);
-                for (j, v) in values.iter_mut().enumerate() {
-                    *v = b.dot_dense(j, &x);
-                }
-            }
-        }
-        function.map_row(&mut values, a.sq_norm(i), &right_norms);
+        kernel_row(a, b, i, function, &right_norms, &mut values);
         values.iter().sum::<f64>()
     };
     Ok((0..a.n_rows()).into_par_iter().map(row_sum).collect())
