@@ -27,5 +27,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve_nu_svc, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_nu_svr, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_pu, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_frank_wolfe, m)?)?;
     Ok(())
 }

@@ -9,8 +9,8 @@ use kernelkit_kernels::{
     SignedQ, SparseKernel, SPARSE_DENSITY_THRESHOLD,
 };
 use kernelkit_solvers::{
-    formulations, BoxQp, KernelColumns, LinearRows, PuProblem, Smo, SolveError, SolveOptions,
-    Solver, Usmo,
+    formulations, BoxQp, FrankWolfe, KernelColumns, LinearRows, Method, PuProblem, RadiusRule,
+    SimplexQp, Smo, SolveError, SolveOptions, Solver, Usmo,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -110,15 +110,15 @@ fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
 /// Runs `job` with the GIL released inside a pool of `n_threads` (the calling thread watches
 /// for Ctrl-C), then turns the outcome into a Python `Solution` (or the exception that
 /// interrupted it), with the job's extra value (the scale of the ν formulations).
-fn run_with_extra(
+fn run_with_extra<E: Send>(
     py: Python<'_>,
     options: Options,
     job: impl FnOnce(
             &SolveOptions,
             &mut PythonMonitor,
-        ) -> Result<(kernelkit_solvers::Solution, f64), CoreError>
+        ) -> Result<(kernelkit_solvers::Solution, E), CoreError>
         + Send,
-) -> PyResult<(Solution, f64)> {
+) -> PyResult<(Solution, E)> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let mut monitor = PythonMonitor::new(options.callback, Arc::clone(&interrupted));
     let solve_options = options.solve;
@@ -216,7 +216,7 @@ macro_rules! dispatch_kernel {
 /// The common part of the entry points over rows: checks the kernel, prepares a callable
 /// kernel (with the GIL), parses the options, runs `job` with the GIL released and raises what
 /// a callable kernel kept.
-fn solve_rows(
+fn solve_rows<E: Send>(
     py: Python<'_>,
     x: &Input<'_>,
     kernel: &Kernel,
@@ -226,9 +226,9 @@ fn solve_rows(
             Option<CallableKernel>,
             &SolveOptions,
             &mut PythonMonitor,
-        ) -> Result<(kernelkit_solvers::Solution, f64), CoreError>
+        ) -> Result<(kernelkit_solvers::Solution, E), CoreError>
         + Send,
-) -> PyResult<(Solution, f64)> {
+) -> PyResult<(Solution, E)> {
     check_kernel(kernel)?;
     let callable = kernel.callable_source(py, x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
@@ -445,4 +445,78 @@ pub(crate) fn solve_pu(
             }
         }
     })
+}
+
+/// The L2-SVM through the minimum enclosing ball (Frank–Wolfe family) on rows `x` with labels
+/// `y ∈ {−1, +1}`. The solution's `x` is `α` on the unit simplex, `objective` is `αᵀK̃α`, `bias`
+/// is `Σ α_i y_i`, `gap` the Frank–Wolfe gap; `stats` also holds `radius2`, `delta2`,
+/// `fw_steps`, `away_steps`, `drop_steps`, `coreset_size` and `inner_iterations`.
+#[pyfunction]
+#[pyo3(signature = (
+    x, y, kernel, c, method, epsilon, sample_size=None, seed=0, sample_trials=7, init_size=20,
+    verify_full=false, radius_rule="exact", **options
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_frank_wolfe(
+    py: Python<'_>,
+    x: Input<'_>,
+    y: PyReadonlyArray1<'_, f64>,
+    kernel: &Kernel,
+    c: f64,
+    method: &str,
+    epsilon: f64,
+    sample_size: Option<usize>,
+    seed: u64,
+    sample_trials: u32,
+    init_size: usize,
+    verify_full: bool,
+    radius_rule: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    let method = match method {
+        "cvm" => Method::Cvm,
+        "fw" => Method::Fw,
+        "mfw" => Method::Mfw,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "method must be 'cvm', 'fw' or 'mfw', got {other:?}"
+            )))
+        }
+    };
+    let radius_rule = match radius_rule {
+        "exact" => RadiusRule::Exact,
+        "paper" => RadiusRule::PaperPrinted,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "radius_rule must be 'exact' or 'paper', got {other:?}"
+            )))
+        }
+    };
+    let solver = FrankWolfe {
+        method,
+        epsilon,
+        sample_size,
+        sample_trials,
+        init_size,
+        verify_full,
+        radius_rule,
+    };
+    solver.validate().map_err(CoreError::from)?;
+    let labels = vector(&y).into_owned();
+    let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
+        let opts = SolveOptions { seed, ..opts.clone() };
+        dispatch_kernel!(x, kernel, callable, |source| {
+            let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
+            Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
+        })
+    })?;
+    let stats = solution.stats.bind(py);
+    stats.set_item("radius2", report.radius2)?;
+    stats.set_item("delta2", report.delta2)?;
+    stats.set_item("fw_steps", report.toward_steps)?;
+    stats.set_item("away_steps", report.away_steps)?;
+    stats.set_item("drop_steps", report.drop_steps)?;
+    stats.set_item("coreset_size", report.coreset_size)?;
+    stats.set_item("inner_iterations", report.inner_iterations)?;
+    Ok(solution)
 }

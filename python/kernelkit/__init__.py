@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import solvers
 from ._core import __version__
 from .exceptions import ConvergenceWarning
+from .frank_wolfe import FrankWolfeSVC, MEBClassifier
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -23,6 +24,8 @@ __all__ = [
     "SVC",
     "SVR",
     "ConvergenceWarning",
+    "FrankWolfeSVC",
+    "MEBClassifier",
     "NuSVC",
     "NuSVR",
     "OneClassSVM",

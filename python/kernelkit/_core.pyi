@@ -16,6 +16,7 @@ __all__ = [
     "solve_box_qp",
     "solve_c_svc",
     "solve_epsilon_svr",
+    "solve_frank_wolfe",
     "solve_nu_svc",
     "solve_nu_svr",
     "solve_one_class",
@@ -96,7 +97,7 @@ class Solution:
     @property
     def status(self) -> str: ...
     @property
-    def stats(self) -> dict[str, int]: ...
+    def stats(self) -> dict[str, float]: ...
 
 def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
 def solve_c_svc(
@@ -153,3 +154,18 @@ def solve_pu(
     lam: float,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
+def solve_frank_wolfe(
+    x: _Rows,
+    y: NDArray[np.float64],
+    kernel: Kernel,
+    c: float,
+    method: str,
+    epsilon: float,
+    sample_size: int | None = None,
+    seed: int = 0,
+    sample_trials: int = 7,
+    init_size: int = 20,
+    verify_full: bool = False,
+    radius_rule: str = "exact",
+    **options: Unpack[_SolverOptions],
+) -> Solution: ...

@@ -86,7 +86,7 @@ fn cache_hit_and_miss(c: &mut Criterion) {
     let mut lru = c.benchmark_group("row_cache");
     lru.bench_function("get_evict_1000_columns_of_1000", |b| {
         b.iter(|| {
-            let mut cache = RowCache::new(1000, 1000 * 4 * 100);
+            let mut cache = RowCache::<f32>::new(1000, 1000 * 4 * 100);
             for k in 0..1000 {
                 let (column, _) = cache.get(k * 7 % 1000, 1000, None);
                 column[0] = 1.0;

@@ -1,8 +1,10 @@
 //! `RowCache`: LIBSVM's LRU cache of kernel columns (Chang & Lin 2011, §4.1; LIBSVM's `Cache`).
 //!
-//! * Columns are stored as `f32` (the solver's gradients stay `f64`), under a budget of
-//!   `cache_bytes / 4` values, never less than two full columns, so that the two columns of a
-//!   working pair always fit together.
+//! * Columns are stored as `f32` by default (the solver's gradients stay `f64`), as LIBSVM's
+//!   `Qfloat`; a solver whose stopping rule needs more digits (Frank–Wolfe's relative
+//!   criterion, digest 002 P15) stores `f64` (`RowCache<f64>`). The budget is
+//!   `cache_bytes / size_of::<T>()` values, never less than two full columns, so that the two
+//!   columns of a working pair always fit together.
 //! * A column may be **partial**: it holds positions `0..len` for the `len` the solver asked for
 //!   (the active-set size when shrinking). A later request for a longer prefix extends it, and
 //!   only the missing positions `len_old..len_new` are computed; [`RowCache::get`] returns where
@@ -31,10 +33,10 @@ pub struct CacheStats {
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
 
-/// LRU cache of `f32` columns indexed by position `0..n`.
+/// LRU cache of columns of `T` (`f32` by default) indexed by position `0..n`.
 #[derive(Debug, Clone)]
-pub struct RowCache {
-    columns: Vec<Vec<f32>>,
+pub struct RowCache<T = f32> {
+    columns: Vec<Vec<T>>,
     /// LRU links: `prev[n]`/`next[n]` are the sentinel; `next[sentinel]` is the least recently
     /// used column, `prev[sentinel]` the most recently used.
     prev: Vec<usize>,
@@ -44,11 +46,11 @@ pub struct RowCache {
     stats: CacheStats,
 }
 
-impl RowCache {
+impl<T: Copy + Default> RowCache<T> {
     /// A cache for `n` columns of length at most `n`, holding at most `budget_bytes` of values
     /// (raised to two full columns if smaller).
     pub fn new(n: usize, budget_bytes: usize) -> Self {
-        let budget = (budget_bytes / std::mem::size_of::<f32>()).max(2 * n);
+        let budget = (budget_bytes / std::mem::size_of::<T>()).max(2 * n);
         let sentinel = n;
         RowCache {
             columns: vec![Vec::new(); n],
@@ -57,7 +59,7 @@ impl RowCache {
             budget,
             used: 0,
             stats: CacheStats {
-                budget_bytes: (budget * std::mem::size_of::<f32>()) as u64,
+                budget_bytes: (budget * std::mem::size_of::<T>()) as u64,
                 ..CacheStats::default()
             },
         }
@@ -73,7 +75,7 @@ impl RowCache {
         self.columns.is_empty()
     }
 
-    /// The budget in `f32` values.
+    /// The budget in values.
     pub fn budget_values(&self) -> usize {
         self.budget
     }
@@ -90,13 +92,13 @@ impl RowCache {
 
     /// The counters.
     pub fn stats(&self) -> CacheStats {
-        CacheStats { bytes_in_use: (self.used * std::mem::size_of::<f32>()) as u64, ..self.stats }
+        CacheStats { bytes_in_use: (self.used * std::mem::size_of::<T>()) as u64, ..self.stats }
     }
 
     /// Column `i` with at least `len` positions, made most recently used. Returns the column and
     /// the number of leading positions that already hold values: the caller must fill
     /// `start..len` when `start < len`. Never evicts `pinned`.
-    pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [f32], usize) {
+    pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [T], usize) {
         let have = self.columns[i].len();
         if have > 0 {
             self.unlink(i);
@@ -111,7 +113,7 @@ impl RowCache {
             // Exactly `len` values: a doubling growth would hold up to twice the budget.
             let column = &mut self.columns[i];
             column.reserve_exact(len - column.len());
-            column.resize(len, 0.0);
+            column.resize(len, T::default());
             self.used += more;
             self.stats.misses += 1;
             self.stats.values_computed += more as u64;
@@ -123,7 +125,7 @@ impl RowCache {
     }
 
     /// Column `i` (which must hold at least `len` values) without touching the LRU order.
-    pub fn peek(&self, i: usize, len: usize) -> &[f32] {
+    pub fn peek(&self, i: usize, len: usize) -> &[T] {
         &self.columns[i][..len]
     }
 
@@ -204,13 +206,13 @@ mod tests {
 
     #[test]
     fn budget_is_at_least_two_columns() {
-        let cache = RowCache::new(10, 0);
+        let cache = RowCache::<f32>::new(10, 0);
         assert_eq!(cache.budget_values(), 20);
     }
 
     #[test]
     fn least_recently_used_column_is_evicted_first() {
-        let mut cache = RowCache::new(4, 4 * 8); // 8 values: two full columns
+        let mut cache = RowCache::<f32>::new(4, 4 * 8); // 8 values: two full columns
         cache.get(0, 4, None);
         cache.get(1, 4, None);
         cache.get(0, 4, None); // 1 is now least recent
@@ -224,7 +226,7 @@ mod tests {
 
     #[test]
     fn partial_columns_are_extended() {
-        let mut cache = RowCache::new(5, 1 << 10);
+        let mut cache = RowCache::<f32>::new(5, 1 << 10);
         let (col, start) = cache.get(3, 2, None);
         assert_eq!(start, 0);
         col.copy_from_slice(&[1.0, 2.0]);

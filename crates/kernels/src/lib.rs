@@ -12,7 +12,9 @@
 //!   extended partial columns and `swap_index` coherence for shrinking;
 //! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
 //!   [`SignedQ`] (`y_i y_j K_ij`, C-SVC), [`SignedQ::unsigned`] (one-class, user matrices) and
-//!   [`SvrQ`] (the doubled `2l × 2l` ε-SVR matrix).
+//!   [`SvrQ`] (the doubled `2l × 2l` ε-SVR matrix);
+//! * [`MebQ`]: the modified kernel `y_i y_j (k_ij + 1) + δ_ij / C` of the L2-SVM as a minimum
+//!   enclosing ball (Frank–Wolfe), with `f64` cached columns.
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
@@ -21,6 +23,7 @@ mod cross;
 mod dense;
 mod error;
 mod function;
+mod meb;
 mod parallel;
 mod precomputed;
 mod qmatrix;
@@ -33,6 +36,7 @@ pub use cross::{cross_kernel, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;
+pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};

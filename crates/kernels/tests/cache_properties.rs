@@ -88,7 +88,7 @@ proptest! {
         ops in prop::collection::vec(op(12), 1..80),
     ) {
         let budget_bytes = budget_columns * 4 * n / 2;
-        let mut cache = RowCache::new(n, budget_bytes);
+        let mut cache = RowCache::<f32>::new(n, budget_bytes);
         let mut oracle = Oracle {
             lru: Vec::new(),
             permutation: (0..n).collect(),

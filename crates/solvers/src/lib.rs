@@ -10,17 +10,21 @@
 //! * [`formulations`]: C-SVC, ν-SVC, ε-SVR, ν-SVR and one-class SVM as a `BoxQp` plus
 //!   post-processing.
 //! * [`Usmo`]: positive-unlabeled learning with the double hinge loss ([`PuProblem`]).
+//! * [`FrankWolfe`]: the L2-SVM as a minimum enclosing ball ([`SimplexQp`]) by the core vector
+//!   machine, Frank–Wolfe and away-step Frank–Wolfe.
 //!
 //! The crate has no Python dependency.
 
 pub mod box_qp;
 pub mod formulations;
+pub mod frank_wolfe;
 mod parallel;
 pub mod protocol;
 pub mod smo;
 pub mod usmo;
 
 pub use box_qp::BoxQp;
+pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp};
 pub use parallel::with_thread_pool;
 pub use protocol::{
     Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,

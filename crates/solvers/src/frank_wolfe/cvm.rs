@@ -1,0 +1,93 @@
+//! Algorithm 1: the core vector machine (Tsang, Kwok & Cheung 2005) as the paper runs it: the
+//! Bădoiu–Clarkson iteration on the MEB of the modified kernel.
+//!
+//! The core set is kept in the prefix `0..q` of the positions. Each iteration
+//!
+//! 1. finds the furthest point outside the core set (every other point, or a sample with the
+//!    retry rule of [`super::search`]), from `s_i = Σ_{j<q} α_j k̃_ij` computed as kernel blocks
+//!    against the core set (the `O(m·q_k)` scan of the paper);
+//! 2. stops if it lies inside `B(c, (1+ε) r)` (the rule (37) of the other methods);
+//! 3. otherwise adds it (violators only, as LibCVM) and re-solves the MEB of the core set with the
+//!    SMO engine, warm-started from the previous weights with the new point at 0, to the
+//!    tolerance `ε′ r² / 2` ([`super::core_set`]): the core set then meets the same relative
+//!    criterion as the whole set at exit.
+
+use kernelkit_kernels::KernelSource;
+
+use super::search::{best_of, best_outside_basis, Vertex};
+use super::{core_set::solve_core_set, FrankWolfe, FrankWolfeReport, Run, SimplexQp};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Status};
+
+pub(super) fn solve<K: KernelSource>(
+    config: &FrankWolfe,
+    problem: &mut SimplexQp<K>,
+    delta2: f64,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, FrankWolfeReport), SolveError> {
+    let mut run = Run::new(config, &mut problem.q, delta2, options, true);
+    run.initialize(monitor)?;
+    let status = loop {
+        let vertex = furthest_outside(&mut run);
+        let core_min = super::iterate::argmin(&run.it.s[..run.it.basis], |_| true)
+            .map(|(position, s)| Vertex { position, s });
+        let Some(vertex) = vertex else {
+            run.gap = core_min.map_or(0.0, |v| 2.0 * (run.it.r_big - v.s));
+            break Status::Converged;
+        };
+        let nearest = Vertex::better(core_min, Some(vertex)).unwrap_or(vertex);
+        run.gap = 2.0 * (run.it.r_big - nearest.s);
+        if run.satisfies_stop(&vertex) {
+            break Status::Converged;
+        }
+        if let Some(status) = run.check_limits(monitor) {
+            break status;
+        }
+        run.admit(vertex);
+        let q = run.it.basis;
+        let tol = (0.5 * run.config().relative_gap() * run.it.r2()).max(f64::MIN_POSITIVE);
+        let inner_options = SolveOptions {
+            time_limit: options.time_limit.map(|t| t.saturating_sub(run.started.elapsed())),
+            ..options.clone()
+        };
+        let positions: Vec<usize> = (0..q).collect();
+        let start = run.it.alpha[..q].to_vec();
+        let solution = solve_core_set(run.meb, &positions, q, start, tol, &inner_options, monitor)?;
+        run.report.inner_iterations += solution.iterations;
+        run.it.alpha[..q].copy_from_slice(&solution.x);
+        run.recompute_s(&positions);
+        run.report.toward_steps += 1;
+        run.iterations += 1;
+        match solution.status {
+            Status::Stopped | Status::TimeLimit | Status::NumericalError => break solution.status,
+            Status::Converged | Status::MaxIterations => {}
+        }
+    };
+    Ok(run.finish(status, 0))
+}
+
+/// The point outside the core set with the smallest `s` (sampled with retries, or exact), with
+/// `verify_full` as for the other methods.
+fn furthest_outside<K: KernelSource>(run: &mut Run<'_, K>) -> Option<Vertex> {
+    let basis = run.it.basis;
+    let n = run.meb.size();
+    let Some(sample_size) = run.config().sample_size else {
+        return best_outside_basis(run.meb, &run.it.alpha, basis, &mut run.scratch);
+    };
+    let mut best = None;
+    for _ in 0..run.config().sample_trials {
+        let sample = run.random.distinct(basis, n, sample_size);
+        best =
+            Vertex::better(best, best_of(run.meb, &run.it.alpha, basis, &sample, &mut run.scratch));
+        if best.is_some_and(|v| !run.satisfies_stop(&v)) || basis + sample.len() >= n {
+            return best;
+        }
+    }
+    if run.config().verify_full {
+        best = Vertex::better(
+            best,
+            best_outside_basis(run.meb, &run.it.alpha, basis, &mut run.scratch),
+        );
+    }
+    best
+}
