@@ -14,7 +14,7 @@
 
 use kernelkit_kernels::KernelSource;
 
-use super::search::{best_of, best_outside_basis, Vertex};
+use super::search::{best_of_sample, best_outside_basis, Vertex};
 use super::{core_set::solve_core_set, FrankWolfe, FrankWolfeReport, Run, SimplexQp};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Status};
 
@@ -77,8 +77,7 @@ fn furthest_outside<K: KernelSource>(run: &mut Run<'_, K>) -> Option<Vertex> {
     let mut best = None;
     for _ in 0..run.config().sample_trials {
         let sample = run.random.distinct(basis, n, sample_size);
-        best =
-            Vertex::better(best, best_of(run.meb, &run.it.alpha, basis, &sample, &mut run.scratch));
+        best = Vertex::better(best, best_of_sample(run.meb, &run.it.alpha, basis, &sample));
         if best.is_some_and(|v| !run.satisfies_stop(&v)) || basis + sample.len() >= n {
             return best;
         }

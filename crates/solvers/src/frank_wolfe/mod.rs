@@ -71,7 +71,7 @@ use crate::protocol::{
 use core_set::solve_core_set;
 pub use iterate::RadiusRule;
 use iterate::{argmax, argmin, Iterate, StepKind};
-use search::{best_of, best_outside_basis, Random, Vertex};
+use search::{best_of_sample, best_outside_basis, Random, Vertex};
 
 /// Iterations between renormalisations of the iterate.
 const RENORMALIZE_EVERY: u64 = 1000;
@@ -448,7 +448,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         let mut best = in_basis;
         for _ in 0..self.config.sample_trials {
             let sample = self.random.distinct(basis, n, sample_size);
-            let sampled = best_of(self.meb, &self.it.alpha, basis, &sample, &mut self.scratch);
+            let sampled = best_of_sample(self.meb, &self.it.alpha, basis, &sample);
             best = Vertex::better(best, sampled);
             if best.is_some_and(|v| !self.satisfies_stop(&v)) || basis + sample.len() >= n {
                 break;

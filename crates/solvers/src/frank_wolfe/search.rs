@@ -83,9 +83,43 @@ impl Vertex {
     }
 }
 
-/// `s_p = Σ_{t < basis} α_t k̃(p, t)` for each of `positions` (all `≥ basis`), as one kernel
-/// block, and the smallest.
-pub(crate) fn best_of<K: KernelSource>(
+/// `s_p = Σ_{t < basis} α_t k̃(p, t)` for each sampled position `p ≥ basis`, and the smallest.
+///
+/// The columns `k̃[0..basis, p]` go through the shared cache, as LibCVM's rows of sampled points
+/// do (digest §2.7): a point sampled again later costs only the entries of the points that
+/// joined the basis since (the cache's partial columns), not `basis` new kernel values.
+pub(crate) fn best_of_sample<K: KernelSource>(
+    meb: &mut MebQ<K>,
+    alpha: &[f64],
+    basis: usize,
+    positions: &[usize],
+) -> Option<Vertex> {
+    let mut best = None;
+    for &p in positions {
+        let column = meb.column(p, basis);
+        let s = dot(&alpha[..basis], column);
+        best = Vertex::better(best, Some(Vertex { position: p, s }));
+    }
+    best
+}
+
+/// `Σ a_t b_t`, in four independent lanes (the order is fixed: results do not depend on
+/// anything but the inputs).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut lanes = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
+
+/// `s_p` for each of `positions` (all `≥ basis`) as one uncached kernel block, and the smallest
+/// (for one-off scans that would only flush the cache).
+fn best_of_block<K: KernelSource>(
     meb: &mut MebQ<K>,
     alpha: &[f64],
     basis: usize,
@@ -99,11 +133,7 @@ pub(crate) fn best_of<K: KernelSource>(
     meb.uncached_columns(positions, basis, scratch);
     let mut best = None;
     for (&p, row) in positions.iter().zip(scratch.chunks_exact(basis.max(1))) {
-        let s: f64 = if basis == 0 {
-            0.0
-        } else {
-            row.iter().zip(&alpha[..basis]).filter(|(_, &a)| a != 0.0).map(|(k, a)| k * a).sum()
-        };
+        let s = if basis == 0 { 0.0 } else { dot(&alpha[..basis], row) };
         best = Vertex::better(best, Some(Vertex { position: p, s }));
     }
     best
@@ -123,7 +153,7 @@ pub(crate) fn best_outside_basis<K: KernelSource>(
     while lo < n {
         let hi = (lo + BLOCK).min(n);
         let positions: Vec<usize> = (lo..hi).collect();
-        best = Vertex::better(best, best_of(meb, alpha, basis, &positions, scratch));
+        best = Vertex::better(best, best_of_block(meb, alpha, basis, &positions, scratch));
         lo = hi;
     }
     best
