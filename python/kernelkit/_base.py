@@ -349,7 +349,7 @@ class SingleProblemSvm(KernelSvmMixin):
     n_iter_: int
     objective_increases_: int
     status_: str
-    solver_stats_: dict[str, int]
+    solver_stats_: dict[str, float]
     fit_status_: int
 
     def _store_solution(

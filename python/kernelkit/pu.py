@@ -64,7 +64,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     kkt_gap_: float
     n_iter_: int
     status_: str
-    solver_stats_: dict[str, int]
+    solver_stats_: dict[str, float]
 
     def __init__(
         self,
