@@ -20,7 +20,7 @@ from sklearn.utils.estimator_checks import (
     parametrize_with_checks,
 )
 
-from kernelkit import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from kernelkit import SVC, SVR, FrankWolfeSVC, NuSVC, NuSVR, OneClassSVM
 
 TOL_REASON = (
     "sample_weight is not equivalent to removing/repeating samples to the check's rtol=1e-7: "
@@ -55,7 +55,7 @@ def expected_failed_checks(estimator: BaseEstimator) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [SVC(), NuSVC(), SVR(), NuSVR(), OneClassSVM()],
+    [SVC(), NuSVC(), SVR(), NuSVR(), OneClassSVM(), FrankWolfeSVC()],
     expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator: BaseEstimator, check: Callable[[Any], None]) -> None:

@@ -1,0 +1,334 @@
+"""Frank–Wolfe solvers of the L2-SVM as a minimum enclosing ball (seed paper 002: CVM, FW, MFW):
+the solution against the certified cvxpy + Clarabel optimum of the dual QP (12) and against the
+float64 recomputation of everything the solver maintains incrementally.
+
+Asserted here, on small synthetic problems in full-scan mode unless stated:
+
+* the oracle bound (1 − ε′) g* ≤ g(α) ≤ g*, ε′ = 2ε + ε², and closeness of α to the unique α*,
+  through ``_core.solve_frank_wolfe`` and through FrankWolfeSVC (whose dual_coef_, intercept_,
+  objective_, radius2_, kkt_gap_, coreset_ and decision_function are recomputed in NumPy)
+  (digest A1, T6);
+* the termination certificate: every point in B(c, (1+ε) r), maintained R and r² equal to their
+  recomputation to 1e-10 relative, also for sampled mode with ``verify_full`` (A2, A8, T7, T8);
+* the maintained r² after every MFW step, and the regression for the paper's sign error in the
+  away-step radius update (A4, P3);
+* MFW's linear rate against FW's sublinear one (A6, T2, T3);
+* non-normalised (polynomial) kernels: Δ² = max_i K̃_ii, and CVM refusing them (A7, P1, P2);
+* the KKT identity y_i h(x_i) = s_i − α_i/C tying decision_function to K̃ (A5, §1.4).
+
+The oracle and the helpers are in ``kk_frank_wolfe.py``. Digest:
+``shared/papers/seed-002-frank-wolfe.md``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from kk_frank_wolfe import (
+    MAINTAINED_RTOL,
+    PROBLEMS,
+    Array,
+    assert_certificate,
+    assert_near_optimum,
+    assert_oracle_bound,
+    assert_simplex,
+    core_kernel,
+    estimator_alpha,
+    fw_gap,
+    gamma_rule,
+    make_data,
+    modified_kernel,
+    poly,
+    rbf,
+    rbf_problem,
+    reference,
+    rel,
+    solve,
+)
+from numpy.typing import NDArray
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+import kernelkit
+
+# --------------------------------------------------------------------------------------------
+# 1. acceptance: the oracle bound (digest A1 / T6), low level and estimator
+# --------------------------------------------------------------------------------------------
+# (method, ε): the paper's three methods at ε = 1e-4, and MFW (linear rate) tight at 1e-8.
+METHODS = [("cvm", 1e-4), ("fw", 1e-4), ("mfw", 1e-4), ("mfw", 1e-8)]
+
+
+@pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: f"{p[0]}-{p[1]}-C{p[4]:g}")
+@pytest.mark.parametrize(("method", "eps"), METHODS, ids=lambda v: str(v))
+def test_oracle_bound_low_level(
+    problem: tuple[str, int, int, int, float], method: str, eps: float
+) -> None:
+    """Full scan: the returned α is on the simplex and (1 − ε′) g* ≤ g(α) ≤ g* with g recomputed
+    from α in NumPy and g* from the certified cvxpy + Clarabel optimum (digest A1, T6)."""
+    x, y, gamma, kt = rbf_problem(problem)
+    ref = reference(("rbf", *problem), kt)
+    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=5_000_000)
+    assert sol.status == "converged", sol.status
+    alpha = np.asarray(sol.x)
+    assert alpha.shape == (len(y),)
+    assert_simplex(alpha, method)
+    assert_oracle_bound(kt, alpha, ref, eps, f"{method} ε={eps:g}")
+    assert_near_optimum(kt, alpha, ref, problem[4], method)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS[:4], ids=lambda p: f"{p[0]}-{p[1]}-C{p[4]:g}")
+@pytest.mark.parametrize(("method", "eps"), METHODS, ids=lambda v: str(v))
+def test_oracle_bound_estimator(
+    problem: tuple[str, int, int, int, float], method: str, eps: float
+) -> None:
+    """FrankWolfeSVC (binary, full scan): α read from dual_coef_/support_ satisfies the oracle
+    bound; intercept_ = Σ α_i y_i; decision_function(X) = Σ α_i y_i (k(x_i, x) + 1) recomputed
+    in NumPy (positive for classes_[1]); objective_ = αᵀK̃α and radius2_ = Δ² − αᵀK̃α."""
+    kind, _, d, seed, c = problem
+    x, y, gamma, kt = rbf_problem(problem)
+    ref = reference(("rbf", *problem), kt)
+    # Labels 3 / 7: classes_[1] = 7 is the positive class of decision_function.
+    labels = np.where(y > 0, 7, 3)
+    model = kernelkit.FrankWolfeSVC(
+        method=method,
+        C=c,
+        kernel="rbf",
+        gamma=gamma,
+        epsilon=eps,
+        sample_size=None,
+        random_state=0,
+        max_iter=5_000_000,
+    ).fit(x, labels)
+    assert list(model.classes_) == [3, 7]
+    assert list(np.ravel(model.status_)) == ["converged"]
+    alpha, s = estimator_alpha(model, labels)
+    np.testing.assert_array_equal(s, y)
+    assert_simplex(alpha, method)
+    assert_oracle_bound(kt, alpha, ref, eps, f"estimator {method} ε={eps:g}")
+    assert_near_optimum(kt, alpha, ref, c, f"estimator {method}")
+
+    # intercept_ = b = Σ α_i y_i (digest §1.4; not a LIBSVM-style KKT bias)
+    assert abs(float(model.intercept_[0]) - float(alpha @ y)) <= 1e-12
+    np.testing.assert_allclose(model.dual_coef_[0], (alpha * y)[model.support_], rtol=0, atol=0)
+    r = float(alpha @ kt @ alpha)
+    assert rel(float(np.ravel(model.objective_)[0]), r) <= MAINTAINED_RTOL
+    assert rel(float(np.ravel(model.radius2_)[0]), ref.delta2 - r) <= MAINTAINED_RTOL
+    assert rel(float(np.ravel(model.delta2_)[0]), ref.delta2) <= 1e-14
+    assert rel(float(np.ravel(model.radius_)[0]), math.sqrt(ref.delta2 - r)) <= MAINTAINED_RTOL
+    assert sorted(model.coreset_) == sorted(np.flatnonzero(alpha > 0))
+    _, gap, _ = fw_gap(kt, alpha)
+    assert abs(float(np.ravel(model.kkt_gap_)[0]) - gap) <= 1e-9 * ref.delta2
+    assert model.solver_stats_[0]["coreset_size"] == np.count_nonzero(alpha)
+
+    x_test, _ = make_data(kind, 50, d, seed + 100)
+    expected = (alpha * y) @ (rbf_kernel(x, x_test, gamma=gamma) + 1.0)
+    np.testing.assert_allclose(model.decision_function(x_test), expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(x_test), np.where(expected > 0, 7, 3))
+
+
+# --------------------------------------------------------------------------------------------
+# 2. the termination certificate (digest A2, T7, T8)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("problem", PROBLEMS[:3], ids=lambda p: f"{p[0]}-{p[1]}-C{p[4]:g}")
+@pytest.mark.parametrize(
+    ("method", "eps"),
+    [("cvm", 1e-3), ("cvm", 1e-6), ("fw", 1e-3), ("fw", 1e-5), ("mfw", 1e-3), ("mfw", 1e-7)],
+    ids=lambda v: str(v),
+)
+def test_termination_certificate(
+    problem: tuple[str, int, int, int, float], method: str, eps: float
+) -> None:
+    """At exit in full-scan mode every point lies in B(c, (1+ε) r) and the maintained R, r²
+    equal their float64 recomputation to 1e-10 relative (digest A2)."""
+    x, y, gamma, kt = rbf_problem(problem)
+    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=5_000_000)
+    assert sol.status == "converged"
+    assert sol.iterations > 0
+    assert_certificate(sol, kt, y, eps)
+
+
+def test_verify_full_gives_the_full_certificate() -> None:
+    """Sampled mode with ``verify_full=True`` ends with a full scan, so its exit state passes the
+    same certificate as full-scan mode (digest A8); without it the sampled exit is only
+    probabilistic, so nothing is asserted about it beyond feasibility."""
+    x, y = make_data("random", 400, 3, 7)
+    gamma, c, eps = gamma_rule(x), 10.0, 1e-4
+    kt = modified_kernel(x, y, rbf(gamma), c)
+    kernel = core_kernel("rbf", gamma)
+    for method in ("cvm", "fw", "mfw"):
+        sol = solve(x, y, kernel, c, method, eps, sample_size=59, seed=3, verify_full=True)
+        assert sol.status == "converged"
+        assert_certificate(sol, kt, y, eps)
+        loose = solve(x, y, kernel, c, method, eps, sample_size=59, seed=3)
+        assert_simplex(np.asarray(loose.x), f"{method} sampled")
+
+
+# --------------------------------------------------------------------------------------------
+# 3. the maintained radius after every step, and the paper's sign error (digest A4, P3)
+# --------------------------------------------------------------------------------------------
+RADIUS_STEPS = 300
+
+
+def _radius_trajectory(rule: str) -> tuple[Array, Array, NDArray[np.int64], NDArray[np.int64]]:
+    """Runs MFW for max_iter = 1..N on the 80-point XOR toy (full scan, seed 0) and returns per k:
+    the relative deviation of stats["radius2"] from Δ² − αᵀK̃α, the true r², and the cumulative
+    away / drop step counts. The low-level call does not warn at max_iter."""
+    x, y = make_data("xor", 80, 2, 0)
+    gamma, c = gamma_rule(x), 10.0
+    kt = modified_kernel(x, y, rbf(gamma), c)
+    delta2 = float(np.diag(kt).max())
+    kernel = core_kernel("rbf", gamma)
+    dev, r2, away, drop = [], [], [], []
+    for k in range(1, RADIUS_STEPS + 1):
+        sol = solve(x, y, kernel, c, "mfw", 1e-6, max_iter=k, radius_rule=rule)
+        if sol.status == "converged" and rule == "paper":
+            # The wrong r² also enters the stopping test (ε′ r²); later k repeat this state.
+            assert sol.iterations <= k
+        else:
+            assert sol.status == "max_iterations", (k, sol.status)
+            assert sol.iterations == k
+        alpha = np.asarray(sol.x)
+        true_r2 = delta2 - float(alpha @ kt @ alpha)
+        dev.append(rel(float(sol.stats["radius2"]), true_r2))
+        r2.append(true_r2)
+        away.append(int(sol.stats["away_steps"]))
+        drop.append(int(sol.stats["drop_steps"]))
+        if sol.status == "converged":
+            break
+    return np.array(dev), np.array(r2), np.array(away), np.array(drop)
+
+
+def test_radius_update_is_exact_after_every_step() -> None:
+    """After each of the first N MFW steps the incrementally maintained r² equals Δ² − αᵀK̃α
+    recomputed from scratch to 1e-10 relative, across FW, away and drop steps (the corrected
+    away-step formula r²_new = (1+λ)(r² − λγ²_j), digest §2.1); r² never decreases (T5)."""
+    dev, r2, away, drop = _radius_trajectory("exact")
+    assert away[-1] > 0, "the toy problem must exercise away steps"
+    assert drop[-1] > 0, "the toy problem must exercise drop steps"
+    assert np.all(np.diff(away) >= 0) and np.all(np.diff(drop) >= 0)
+    worst = int(np.argmax(dev))
+    assert dev[worst] <= MAINTAINED_RTOL, f"step {worst + 1}: relative deviation {dev[worst]:.3e}"
+    assert np.all(np.diff(r2) >= -1e-12 * r2[1:]), "r² decreased"
+
+
+def test_paper_radius_rule_fails_the_same_check() -> None:
+    """Regression for the sign typo of Alg. 3 step 21 (digest P3): with the printed formula the
+    maintained r² is exact until the first away step, then deviates far beyond 1e-10."""
+    dev, _, away, _ = _radius_trajectory("paper")
+    assert away[-1] > 0
+    first_away = int(np.argmax(away > 0))  # index of the first k whose run took an away step
+    assert np.all(dev[:first_away] <= MAINTAINED_RTOL), "FW steps must be exact under both rules"
+    assert dev[first_away:].max() > 1e4 * MAINTAINED_RTOL, dev[first_away:].max()
+
+
+# --------------------------------------------------------------------------------------------
+# 4. linear vs sublinear convergence (digest A6, T2, T3)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_mfw_needs_far_fewer_iterations_than_fw() -> None:
+    """80-point RBF XOR toy, C = 10, ε = 1e-6, full scan: both converge within the oracle bound,
+    and MFW (linear rate) needs fewer than 1/20 of FW's iterations (the digest's NumPy run:
+    3,223 vs 626,506)."""
+    x, y = make_data("xor", 80, 2, 0)
+    gamma, c, eps = gamma_rule(x), 10.0, 1e-6
+    kt = modified_kernel(x, y, rbf(gamma), c)
+    ref = reference(("toy-xor-80",), kt)
+    kernel = core_kernel("rbf", gamma)
+    fw = solve(x, y, kernel, c, "fw", eps, max_iter=5_000_000, n_jobs=1)
+    mfw = solve(x, y, kernel, c, "mfw", eps, max_iter=5_000_000, n_jobs=1)
+    assert fw.status == "converged" and mfw.status == "converged"
+    assert_oracle_bound(kt, np.asarray(fw.x), ref, eps, "fw")
+    assert_oracle_bound(kt, np.asarray(mfw.x), ref, eps, "mfw")
+    assert mfw.iterations * 20 < fw.iterations, (mfw.iterations, fw.iterations)
+    assert mfw.stats["away_steps"] > 0 and fw.stats["away_steps"] == 0
+
+
+# --------------------------------------------------------------------------------------------
+# 5. non-normalised kernels (digest A7, P1, P2)
+# --------------------------------------------------------------------------------------------
+# (gamma, degree, coef0): inhomogeneous quadratic and cubic, and the homogeneous (γ xᵀx')² of §5.8
+POLY = [(0.5, 2, 1.0), (0.3, 3, 0.5), (1.0, 2, 0.0)]
+
+
+@pytest.mark.parametrize(("gamma", "degree", "coef0"), POLY, ids=lambda v: str(v))
+@pytest.mark.parametrize(("method", "eps"), [("fw", 1e-4), ("mfw", 1e-4), ("mfw", 1e-8)])
+def test_polynomial_kernel(
+    gamma: float, degree: int, coef0: float, method: str, eps: float
+) -> None:
+    """k(x, x) varies, so Δ² must be max_i K̃_ii (P1: with Δ² = K̃_11 the loop can exit at
+    iteration 0 with garbage). FW/MFW still run (iterations > 0), converge, satisfy the oracle
+    bound with g = Δ² − αᵀK̃α and the FW-gap certificate (eq. 37), through the low level and the
+    estimator."""
+    x, y = make_data("random", 90, 3, 11)
+    x = x * np.linspace(0.3, 1.5, len(x))[:, None]  # spread the norms: a non-constant diagonal
+    c = 10.0
+    kt = modified_kernel(x, y, poly(gamma, degree, coef0), c)
+    assert np.ptp(np.diag(kt)) > 0.1 * np.diag(kt).max()
+    ref = reference(("poly", gamma, degree, coef0), kt)
+    kernel = core_kernel("poly", gamma, degree, coef0)
+    sol = solve(x, y, kernel, c, method, eps, max_iter=5_000_000)
+    assert sol.status == "converged"
+    assert sol.iterations > 0
+    assert_oracle_bound(kt, np.asarray(sol.x), ref, eps, f"poly {method}")
+    assert_certificate(sol, kt, y, eps, constant_diagonal=False)
+
+    model = kernelkit.FrankWolfeSVC(
+        method=method,
+        C=c,
+        kernel="poly",
+        gamma=gamma,
+        degree=degree,
+        coef0=coef0,
+        epsilon=eps,
+        sample_size=None,
+        random_state=0,
+        max_iter=5_000_000,
+    ).fit(x, y)
+    alpha, s = estimator_alpha(model, y)
+    np.testing.assert_array_equal(s, y)
+    assert_oracle_bound(kt, alpha, ref, eps, f"estimator poly {method}")
+    expected = (alpha * y) @ (
+        polynomial_kernel(x, x[:20], degree=degree, gamma=gamma, coef0=coef0) + 1
+    )
+    np.testing.assert_allclose(model.decision_function(x[:20]), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_cvm_refuses_a_non_constant_diagonal() -> None:
+    """CVM is only the MEB when k(x, x) is constant (eq. 17): the polynomial kernel is refused
+    with a ValueError that says why, at the low level and in the estimator."""
+    x, y = make_data("random", 40, 3, 12)
+    x = x * np.linspace(0.3, 1.5, len(x))[:, None]
+    with pytest.raises(ValueError, match=r"(?i)diagonal|kernel"):
+        solve(x, y, core_kernel("poly", 0.5, 2, 1.0), 1.0, "cvm", 1e-4)
+    with pytest.raises(ValueError, match=r"(?i)diagonal|kernel"):
+        kernelkit.FrankWolfeSVC(method="cvm", kernel="poly", gamma=0.5, degree=2, coef0=1.0).fit(
+            x, y
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# 6. classifier recovery: the KKT identity (digest A5, §1.4)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("problem", PROBLEMS[:3], ids=lambda p: f"{p[0]}-{p[1]}-C{p[4]:g}")
+def test_kkt_identity_at_a_tight_optimum(problem: tuple[str, int, int, int, float]) -> None:
+    """MFW, full scan, ε = 1e-10: with h = decision_function (positive for classes_[1], y_i = +1
+    there), y_i h(x_i) = s_i − α_i/C equals R − α_i/C on the support vectors and is ≥ R on the
+    other points (every SV on the sphere, every other point inside the ball)."""
+    c = problem[4]
+    x, y, gamma, kt = rbf_problem(problem)
+    labels = np.where(y > 0, "pos", "neg")
+    model = kernelkit.FrankWolfeSVC(
+        method="mfw", C=c, gamma=gamma, epsilon=1e-10, sample_size=None, random_state=1
+    ).fit(x, labels)
+    assert list(model.classes_) == ["neg", "pos"]
+    alpha, s = estimator_alpha(model, labels)
+    np.testing.assert_array_equal(s, y)
+    r = float(np.ravel(model.objective_)[0])
+    margin = y * model.decision_function(x)
+    # The identity y_i h(x_i) = s_i − α_i/C (digest §1.4) ties decision_function to K̃.
+    np.testing.assert_allclose(margin, kt @ alpha - alpha / c, rtol=0, atol=1e-12)
+    sv = alpha > 0
+    assert sv.any() and (~sv).any()
+    np.testing.assert_allclose(margin[sv], r - alpha[sv] / c, rtol=0, atol=1e-7)
+    assert np.all(margin[~sv] >= r - 1e-7), float((margin[~sv] - r).min())
