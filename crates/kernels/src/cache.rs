@@ -9,7 +9,11 @@
 //!   (the active-set size when shrinking). A later request for a longer prefix extends it, and
 //!   only the missing positions `len_old..len_new` are computed; [`RowCache::get`] returns where
 //!   the caller must start filling.
-//! * When space is needed, whole columns are evicted, least recently used first.
+//! * When space is needed, whole columns are evicted, least recently used first. The budget
+//!   counts allocated values: by default a column holds exactly its length (LIBSVM); with
+//!   [`Growth::Geometric`] an extended column reserves 50 % more than asked (capped at `n`), for a
+//!   caller that extends many columns one position at a time (Frank–Wolfe's growing basis),
+//!   which would otherwise copy every column at every extension.
 //! * [`RowCache::swap_index`] keeps the cache coherent when the solver exchanges positions
 //!   `i < j`: the columns of `i` and `j` trade places, and inside every cached column entries
 //!   `i` and `j` are exchanged. A column that holds `i` but not `j` cannot be repaired and is
@@ -33,6 +37,16 @@ pub struct CacheStats {
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
 
+/// How an extended column reserves memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Growth {
+    /// Exactly the requested length (LIBSVM).
+    #[default]
+    Exact,
+    /// At least 1.5 × the previous length when a cached column is extended (capped at `n`).
+    Geometric,
+}
+
 /// LRU cache of columns of `T` (`f32` by default) indexed by position `0..n`.
 #[derive(Debug, Clone)]
 pub struct RowCache<T = f32> {
@@ -42,7 +56,9 @@ pub struct RowCache<T = f32> {
     prev: Vec<usize>,
     next: Vec<usize>,
     budget: usize,
+    /// Values allocated (the capacities of the cached columns).
     used: usize,
+    growth: Growth,
     stats: CacheStats,
 }
 
@@ -58,11 +74,18 @@ impl<T: Copy + Default> RowCache<T> {
             next: vec![sentinel; n + 1],
             budget,
             used: 0,
+            growth: Growth::Exact,
             stats: CacheStats {
                 budget_bytes: (budget * std::mem::size_of::<T>()) as u64,
                 ..CacheStats::default()
             },
         }
+    }
+
+    /// The same cache with the given [`Growth`].
+    pub fn with_growth(mut self, growth: Growth) -> Self {
+        self.growth = growth;
+        self
     }
 
     /// Number of positions.
@@ -80,7 +103,7 @@ impl<T: Copy + Default> RowCache<T> {
         self.budget
     }
 
-    /// Values held now.
+    /// Values allocated now (column capacities; the lengths unless [`Growth::Geometric`]).
     pub fn used_values(&self) -> usize {
         self.used
     }
@@ -104,19 +127,26 @@ impl<T: Copy + Default> RowCache<T> {
             self.unlink(i);
         }
         if have < len {
-            let more = len - have;
+            let capacity = self.columns[i].capacity();
+            let target = match self.growth {
+                Growth::Geometric if have > 0 => len.max(have + have / 2).min(self.columns.len()),
+                _ => len,
+            };
+            let more = target.saturating_sub(capacity);
             while self.used + more > self.budget {
                 let victim = self.least_recent_excluding(pinned);
                 let Some(victim) = victim else { break };
                 self.evict(victim);
             }
-            // Exactly `len` values: a doubling growth would hold up to twice the budget.
+            // `reserve_exact`: a doubling growth would hold up to twice the budget.
             let column = &mut self.columns[i];
-            column.reserve_exact(len - column.len());
+            if target > capacity {
+                column.reserve_exact(target - column.len());
+            }
             column.resize(len, T::default());
-            self.used += more;
+            self.used += column.capacity() - capacity;
             self.stats.misses += 1;
-            self.stats.values_computed += more as u64;
+            self.stats.values_computed += (len - have) as u64;
         } else {
             self.stats.hits += 1;
         }
@@ -178,7 +208,7 @@ impl<T: Copy + Default> RowCache<T> {
 
     fn evict(&mut self, h: usize) {
         self.unlink(h);
-        self.used -= self.columns[h].len();
+        self.used -= self.columns[h].capacity();
         self.columns[h] = Vec::new();
     }
 
@@ -222,6 +252,29 @@ mod tests {
         assert_eq!(cache.cached_len(2), 4);
         assert_eq!(cache.stats().hits, 1);
         assert_eq!(cache.stats().misses, 3);
+    }
+
+    #[test]
+    fn geometric_growth_reserves_ahead_and_stays_within_the_budget() {
+        let n = 100;
+        let mut cache = RowCache::<f64>::new(n, 3 * n * 8).with_growth(Growth::Geometric);
+        for len in 1..=n {
+            for i in 0..5 {
+                let (column, start) = cache.get(i, len, None);
+                for (k, value) in column.iter_mut().enumerate().skip(start) {
+                    *value = (i * 1000 + k) as f64;
+                }
+                assert!(cache.used_values() <= cache.budget_values());
+            }
+        }
+        // Columns still cached hold the values written, whatever was evicted in between.
+        for i in 0..5 {
+            let have = cache.cached_len(i);
+            for (k, &value) in cache.peek(i, have).iter().enumerate() {
+                assert_eq!(value, (i * 1000 + k) as f64);
+            }
+        }
+        assert!(cache.stats().values_computed >= 5 * n as u64);
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod simd;
 mod source;
 mod sparse;
 
-pub use cache::{CacheStats, RowCache};
+pub use cache::{CacheStats, Growth, RowCache};
 pub use cross::{cross_kernel, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;

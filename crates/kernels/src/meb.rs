@@ -18,7 +18,7 @@
 //! [`MebQ::uncached_columns`] computes columns for points that are only looked at once (the
 //! random sample of a sampled search) as one kernel block, without evicting anything.
 
-use crate::cache::{CacheStats, RowCache};
+use crate::cache::{CacheStats, Growth, RowCache};
 use crate::source::KernelSource;
 
 /// `k̃_ij = y_i y_j (k_ij + 1) + δ_ij / C` over a cached kernel source (see the module
@@ -44,7 +44,8 @@ impl<K: KernelSource> MebQ<K> {
         let inverse_c = 1.0 / c;
         let diagonal =
             (0..kernel.len()).map(|i| kernel.diagonal_value(i) + 1.0 + inverse_c).collect();
-        let cache = RowCache::new(kernel.len(), cache_bytes);
+        // A sampled search extends the cached columns by one basis position at a time.
+        let cache = RowCache::new(kernel.len(), cache_bytes).with_growth(Growth::Geometric);
         MebQ { kernel, signs, inverse_c, diagonal, cache, scratch: Vec::new() }
     }
 

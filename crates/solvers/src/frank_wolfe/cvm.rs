@@ -77,7 +77,8 @@ fn furthest_outside<K: KernelSource>(run: &mut Run<'_, K>) -> Option<Vertex> {
     let mut best = None;
     for _ in 0..run.config().sample_trials {
         let sample = run.random.distinct(basis, n, sample_size);
-        best = Vertex::better(best, best_of_sample(run.meb, &run.it.alpha, basis, &sample));
+        best =
+            Vertex::better(best, best_of_sample(run.meb, &run.it.alpha, &run.it.s, basis, &sample));
         if best.is_some_and(|v| !run.satisfies_stop(&v)) || basis + sample.len() >= n {
             return best;
         }

@@ -435,28 +435,33 @@ impl<'a, K: KernelSource> Run<'a, K> {
         2.0 * (self.it.r_big - v.s) <= self.config.relative_gap() * self.it.r2()
     }
 
-    /// The vertex of this iteration and whether it certifies convergence (see [`search`]).
+    /// The vertex of this iteration and whether it certifies convergence (see [`search`] for the
+    /// candidates of each method).
     pub fn find_vertex(&mut self) -> (Option<Vertex>, bool) {
         let basis = self.it.basis;
-        let in_basis =
-            argmin(&self.it.s[..basis], |_| true).map(|(position, s)| Vertex { position, s });
+        let mut best = if self.config.sample_size.is_none() {
+            argmin(&self.it.s[..basis], |_| true).map(|(position, s)| Vertex { position, s })
+        } else {
+            None
+        };
         let Some(sample_size) = self.config.sample_size else {
-            let converged = in_basis.is_some_and(|v| self.satisfies_stop(&v));
-            return (in_basis, converged);
+            let converged = best.is_some_and(|v| self.satisfies_stop(&v));
+            return (best, converged);
         };
         let n = self.meb.size();
-        let mut best = in_basis;
         for _ in 0..self.config.sample_trials {
-            let sample = self.random.distinct(basis, n, sample_size);
-            let sampled = best_of_sample(self.meb, &self.it.alpha, basis, &sample);
+            let sample = self.random.distinct(0, n, sample_size);
+            let sampled = best_of_sample(self.meb, &self.it.alpha, &self.it.s, basis, &sample);
             best = Vertex::better(best, sampled);
-            if best.is_some_and(|v| !self.satisfies_stop(&v)) || basis + sample.len() >= n {
+            if best.is_some_and(|v| !self.satisfies_stop(&v)) || sample.len() >= n {
                 break;
             }
         }
         if best.is_some_and(|v| self.satisfies_stop(&v)) && self.config.verify_full {
+            let inside =
+                argmin(&self.it.s[..basis], |_| true).map(|(position, s)| Vertex { position, s });
             let outside = best_outside_basis(self.meb, &self.it.alpha, basis, &mut self.scratch);
-            best = Vertex::better(best, outside);
+            best = Vertex::better(best, Vertex::better(inside, outside));
         }
         let converged = best.is_some_and(|v| self.satisfies_stop(&v));
         (best, converged)

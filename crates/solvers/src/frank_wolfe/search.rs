@@ -2,11 +2,21 @@
 //! i.e. `argmin_i s_i` with `s = K̃α` (eqs. (20), (26), (28)).
 //!
 //! * **Full scan**: every point's `s_i` is maintained; the search is an exact argmin.
-//! * **Sampling** (§5.2.3, Theorem 1 of the paper, from Schölkopf & Smola): the candidates are
-//!   the basis (the points that have ever been in the core set, whose `s_i` is maintained) and
-//!   `sample_size` distinct points drawn uniformly from the others, whose `s_i` is computed as one
-//!   kernel block against the basis. With 59 points, the sampled maximum of the distances is in
-//!   their top 5 % with probability `1 − 0.95⁵⁹ ≥ 0.95`.
+//! * **Sampling** (§5.2.3, Theorem 1 of the paper, from Schölkopf & Smola): `sample_size`
+//!   distinct points drawn uniformly. With 59 points, the sampled maximum of the distances is in
+//!   their top 5 % with probability `1 − 0.95⁵⁹ ≥ 0.95`. `s_i` is maintained for the *basis* (the
+//!   points that have ever been in the core set) and computed for the others against the basis,
+//!   through the cache. The paper leaves the pool and the candidates open (digest P6); here:
+//!   - **FW and MFW** (Algorithms 2 and 3): the sample, drawn from all points, is the candidate
+//!     set of the vertex `i*` and of the stopping test, as the paper's "evaluate (20) on a random
+//!     subset" reads; MFW's away vertex `j*` is exact over the core set. Adding the core set to
+//!     the candidates (the digest's suggestion for MFW) makes the stopping test exact on it:
+//!     plain FW then stagnates (its core weights only decay geometrically), and MFW spends most
+//!     of its iterations there. Measured on 20,000 kddcup rows (C = 16, γ = 0.079): MFW 41,531
+//!     iterations and 9.8 s with the core set, 15,354 and 3.6 s without, test accuracy 99.65 % /
+//!     99.63 %;
+//!   - **CVM** (Algorithm 1): a sample of the points outside the core set (LibCVM's pool; the core
+//!     set is optimal after each sub-problem).
 //!
 //!   **Retry rule** (the paper leaves it open, digest P6; LibCVM uses 7): when no candidate
 //!   violates the stopping rule, a fresh sample is drawn, up to `sample_trials` samples in a row,
@@ -98,7 +108,8 @@ impl Vertex {
     }
 }
 
-/// `s_p = Σ_{t < basis} α_t k̃(p, t)` for each sampled position `p ≥ basis`, and the smallest.
+/// `s_p = Σ_{t < basis} α_t k̃(p, t)` for each sampled position `p` (the maintained `s[p]` for
+/// a basis position), and the smallest.
 ///
 /// The columns `k̃[0..basis, p]` go through the shared cache, as LibCVM's rows of sampled points
 /// do (digest §2.7): a point sampled again later costs only the entries of the points that
@@ -106,13 +117,13 @@ impl Vertex {
 pub(crate) fn best_of_sample<K: KernelSource>(
     meb: &mut MebQ<K>,
     alpha: &[f64],
+    maintained: &[f64],
     basis: usize,
     positions: &[usize],
 ) -> Option<Vertex> {
     let mut best = None;
     for &p in positions {
-        let column = meb.column(p, basis);
-        let s = dot(&alpha[..basis], column);
+        let s = if p < basis { maintained[p] } else { dot(&alpha[..basis], meb.column(p, basis)) };
         best = Vertex::better(best, Some(Vertex { position: p, s }));
     }
     best
