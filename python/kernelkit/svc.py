@@ -158,7 +158,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 weights[index],
                 np.where(signs > 0, class_weight[a], class_weight[b]),
                 kernel,
-                description=f"{type(self).__name__} {classes[a]!r} vs {classes[b]!r}",
+                description=f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}",
                 n_jobs=n_jobs,
                 stop=stop,
             )
@@ -304,6 +304,12 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 pair += 1
         predicted: NDArray[Any] = self.classes_[np.argmax(votes, axis=1)]
         return predicted
+
+
+def _label(value: Any) -> str:
+    """A class label for progress messages: ``1.0`` or ``'cat'``, not ``np.float64(1.0)``."""
+    plain = value.item() if isinstance(value, np.generic) else value
+    return repr(plain)
 
 
 def _ovr_from_ovo(decision: Float64Array, n_classes: int) -> Float64Array:
