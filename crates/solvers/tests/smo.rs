@@ -151,6 +151,40 @@ fn user_given_matrix_matches_the_kernel_path() {
     assert!((from_kernel.objective - from_gram.objective).abs() < 1e-9);
 }
 
+/// A warm start with its gradient given (`BoxQp::gradient0`) reaches the optimum of a start
+/// whose gradient the solver computes (the iterates differ by the rounding of the two
+/// gradients, so only the solutions are compared).
+#[test]
+fn a_given_warm_start_gradient_reaches_the_same_optimum() {
+    let (n, d) = (150, 3);
+    let (x, y) = two_clouds(n, d, 8);
+    let kernel = rbf(&x, n, d);
+    let q = signed_q(&kernel, &y);
+    let upper = vec![2.0; n];
+    // A feasible start: equal weight on the first positive and the first negative.
+    let mut alpha0 = vec![0.0; n];
+    let plus = y.iter().position(|&v| v == 1).unwrap();
+    let minus = y.iter().position(|&v| v == -1).unwrap();
+    alpha0[plus] = 0.7;
+    alpha0[minus] = 0.7;
+    let p = vec![-1.0; n];
+    let gradient: Vec<f64> =
+        (0..n).map(|i| p[i] + (0..n).map(|j| q[i][j] * alpha0[j]).sum::<f64>()).collect();
+    let options = SolveOptions { tol: 1e-6, ..SolveOptions::default() };
+    let solve = |gradient0: Option<Vec<f64>>| {
+        let signed =
+            SignedQ::new(rbf(&x, n, d), y.iter().map(|&v| f64::from(v)).collect(), 1 << 24);
+        let mut problem =
+            BoxQp::new(signed, p.clone(), y.clone(), upper.clone(), Some(alpha0.clone())).unwrap();
+        problem.gradient0 = gradient0;
+        Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+    };
+    let (computed, given) = (solve(None), solve(Some(gradient)));
+    assert_eq!(given.status, Status::Converged);
+    assert!((computed.objective - given.objective).abs() <= 1e-6 * computed.objective.abs());
+    assert!(kkt_violation(&q, &p, &y, &upper, &given.x) <= 1e-5);
+}
+
 struct StopAfter(u64);
 
 impl Monitor for StopAfter {

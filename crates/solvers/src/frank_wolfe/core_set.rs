@@ -88,21 +88,28 @@ impl<K: KernelSource> QMatrix for CoreSetQ<'_, K> {
     }
 }
 
-/// Solves the MEB of the points at `positions` (all `< outer_len`) from the feasible `start`
-/// (one weight per position) to the SMO tolerance `tol`. Returns the SMO solution, whose `x`
-/// follows `positions`.
+/// Where a core-set solve starts: feasible weights (one per position) and, when known, `K̃α`
+/// at those positions.
+pub(crate) struct WarmStart {
+    pub alpha: Vec<f64>,
+    pub gradient: Option<Vec<f64>>,
+}
+
+/// Solves the MEB of the points at `positions` (all `< outer_len`) from `start` to the SMO
+/// tolerance `tol`. Returns the SMO solution, whose `x` follows `positions`.
 pub(crate) fn solve_core_set<K: KernelSource>(
     meb: &mut MebQ<K>,
     positions: &[usize],
     outer_len: usize,
-    start: Vec<f64>,
+    start: WarmStart,
     tol: f64,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
     let n = positions.len();
     let view = CoreSetQ::new(meb, positions.to_vec(), outer_len);
-    let mut problem = BoxQp::new(view, vec![0.0; n], vec![1; n], vec![1.0; n], Some(start))?;
+    let mut problem = BoxQp::new(view, vec![0.0; n], vec![1; n], vec![1.0; n], Some(start.alpha))?;
+    problem.gradient0 = start.gradient;
     let inner = SolveOptions { tol, max_iter: None, ..options.clone() };
     Smo.solve(&mut problem, &inner, monitor)
 }

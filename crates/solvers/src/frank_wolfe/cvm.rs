@@ -14,8 +14,9 @@
 
 use kernelkit_kernels::KernelSource;
 
+use super::core_set::{solve_core_set, WarmStart};
 use super::search::{best_of_sample, best_outside_basis, Vertex};
-use super::{core_set::solve_core_set, FrankWolfe, FrankWolfeReport, Run, SimplexQp};
+use super::{FrankWolfe, FrankWolfeReport, Run, SimplexQp};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Status};
 
 pub(super) fn solve<K: KernelSource>(
@@ -51,11 +52,13 @@ pub(super) fn solve<K: KernelSource>(
             ..options.clone()
         };
         let positions: Vec<usize> = (0..q).collect();
-        let start = run.it.alpha[..q].to_vec();
+        // `s` is `K̃α` on the core set, the new point's included (its `α` is 0): the warm
+        // start's gradient.
+        let start =
+            WarmStart { alpha: run.it.alpha[..q].to_vec(), gradient: Some(run.it.s[..q].to_vec()) };
         let solution = solve_core_set(run.meb, &positions, q, start, tol, &inner_options, monitor)?;
         run.report.inner_iterations += solution.iterations;
-        run.it.alpha[..q].copy_from_slice(&solution.x);
-        run.recompute_s(&positions);
+        update_core_set(&mut run, &solution.x);
         run.report.toward_steps += 1;
         run.iterations += 1;
         match solution.status {
@@ -64,6 +67,28 @@ pub(super) fn solve<K: KernelSource>(
         }
     };
     Ok(run.finish(status, 0))
+}
+
+/// Sets `α = x` on the core set `0..q` and updates `s = K̃α` there by the changed weights only
+/// (`s += Σ_j Δα_j K̃[0..q, j]`; the SMO steps touch few of them), then `R = αᵀs`.
+fn update_core_set<K: KernelSource>(run: &mut Run<'_, K>, x: &[f64]) {
+    let q = x.len();
+    for (j, &new) in x.iter().enumerate() {
+        let change = new - run.it.alpha[j];
+        if change != 0.0 {
+            run.it.alpha[j] = new;
+            let column = run.meb.column(j, q);
+            for (s, &k) in run.it.s[..q].iter_mut().zip(column) {
+                *s += change * k;
+            }
+        }
+    }
+    run.it.support = run.it.alpha[..q].iter().filter(|&&a| a > 0.0).count();
+    run.it.r_big = run.it.alpha[..q].iter().zip(&run.it.s[..q]).map(|(a, s)| a * s).sum();
+    if run.iterations % super::RENORMALIZE_EVERY == 0 {
+        let positions: Vec<usize> = (0..q).collect();
+        run.recompute_s(&positions);
+    }
 }
 
 /// The point outside the core set with the smallest `s` (sampled with retries, or exact), with

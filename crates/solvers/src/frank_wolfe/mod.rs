@@ -68,7 +68,7 @@ use kernelkit_kernels::{KernelSource, MebQ};
 use crate::protocol::{
     Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
 };
-use core_set::solve_core_set;
+use core_set::{solve_core_set, WarmStart};
 pub use iterate::RadiusRule;
 use iterate::{argmax, argmin, Iterate, StepKind};
 use search::{best_of_sample, best_outside_basis, Random, Vertex};
@@ -399,7 +399,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
             self.meb,
             &positions,
             outer_len,
-            vec![1.0 / p as f64; p],
+            WarmStart { alpha: vec![1.0 / p as f64; p], gradient: None },
             tol,
             self.options,
             monitor,

@@ -134,9 +134,11 @@ fn solve_with<Q: QMatrix, S: Strategy>(
         problem.p.clone(),
         problem.upper.clone(),
     );
+    let known_gradient = problem.gradient0.clone();
     let mut run = Run {
         q: &mut problem.q,
         v: variables,
+        known_gradient,
         options,
         started: Instant::now(),
         strategy: std::marker::PhantomData::<S>,
@@ -148,25 +150,33 @@ fn solve_with<Q: QMatrix, S: Strategy>(
 struct Run<'a, Q, S> {
     q: &'a mut Q,
     v: Variables,
+    /// `BoxQp::gradient0`.
+    known_gradient: Option<Vec<f64>>,
     options: &'a SolveOptions,
     started: Instant,
     strategy: std::marker::PhantomData<S>,
 }
 
 impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
-    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
+    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
     fn initialize_gradient(&mut self) {
         let l = self.v.len();
-        self.v.gradient.copy_from_slice(&self.v.p);
+        let known = self.known_gradient.take();
+        match &known {
+            Some(g) => self.v.gradient.copy_from_slice(g),
+            None => self.v.gradient.copy_from_slice(&self.v.p),
+        }
         self.v.gradient_bar.fill(0.0);
         for i in 0..l {
-            if self.v.is_lower(i) {
+            if self.v.is_lower(i) || (known.is_some() && !self.v.is_upper(i)) {
                 continue;
             }
             let q_i = self.q.column(i, l);
             let alpha_i = self.v.alpha[i];
-            for (g, &q) in self.v.gradient.iter_mut().zip(q_i) {
-                *g += alpha_i * f64::from(q);
+            if known.is_none() {
+                for (g, &q) in self.v.gradient.iter_mut().zip(q_i) {
+                    *g += alpha_i * f64::from(q);
+                }
             }
             if self.v.is_upper(i) {
                 let u_i = self.v.upper[i];
