@@ -13,7 +13,8 @@ Protocol (digest §4.3, ../shared/BENCHMARKS.md):
   paper), ``c`` is γ = 2/d̄ (LibCVM code); digest P8. Computed once per dataset (not per OVO pair)
   and used by every solver.
 * C: the paper tunes C on [2^0, 2^12] with CVM on a 30% validation split but does not report it.
-  Default: a fixed C per dataset (``DEFAULT_C``), or ``--select-C`` to redo the paper's selection.
+  Default: a fixed C per dataset (``DEFAULT_C``: the paper's selection done once with CVM on 5,000
+  rows), or ``--select-C`` to redo the selection in the run.
   The L2-SVM dual on the simplex, min αᵀ(Q + I/C)α, is the standard squared-hinge SVM
   ½‖w‖² + ½b² + (C/2)Σξ² (margin 1, regularised bias) rescaled, so its C has the usual SVM scale
   (squared instead of linear slack) — but it is not sklearn's hinge-loss C. The sklearn/sklearnex
@@ -48,7 +49,8 @@ Datasets and splits (from ../shared/data, offline):
   The file has many duplicate rows, so test rows often equal training rows.
 
 ``--max-train``/``--max-test`` cap the rows (a seeded random subset of each split, order kept);
-``--quick`` is a smoke run (2,000 / 2,000 rows per dataset, short timeouts).
+``--quick`` is a smoke run (1,000 / 1,000 rows per dataset, max_iter 100,000 per pair, 120 s
+timeouts): it validates the script, its numbers are not the benchmark.
 
     python benches/bench_frank_wolfe.py --quick
     python benches/bench_frank_wolfe.py --datasets kddcup,letter
@@ -60,6 +62,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -106,21 +109,25 @@ SOLVER_MODULES = {
     "sklearn": "sklearn",
     "sklearnex": "sklearnex",
 }
-# C of the L2-SVM per dataset when --C / --select-C are not given (the paper does not report its
-# values; see parse_args and the final report for how they were chosen).
+# C of the L2-SVM per dataset when --C / --select-C are not given. The paper does not report its
+# C; these are the paper's selection redone once with CVM (``--select-C 1,4,16,64,256,1024,4096
+# --select-max-train 5000``, γ rule (a), seed 0: 3,500 fit / 1,500 validation rows; ties → the
+# smaller C). Validation accuracy was flat from 16 (w8a, kddcup) or 64 (shuttle) upwards.
 DEFAULT_C = {
-    "a9a": 10.0,
-    "w8a": 100.0,
-    "usps": 100.0,
-    "letter": 100.0,
-    "shuttle": 1000.0,
-    "kddcup": 1000.0,
+    "a9a": 4.0,
+    "w8a": 16.0,
+    "usps": 16.0,
+    "letter": 64.0,
+    "shuttle": 64.0,
+    "kddcup": 16.0,
 }
 GAMMA_RULES = {"a": 0.5, "b": 1.0, "c": 2.0}  # γ = factor / d̄
 GAMMA_MAX_POINTS = 5000
 LIBCVM_ALPHA_THRESHOLD = 1e-5  # LibCVM zeroes α < 1e-5/|I| (digest §2.3, P13)
 SKLEARNEX_MAX_ITER = 100_000_000  # its max_iter=-1 silently becomes 10,000 iterations
-QUICK_ROWS = 2000
+QUICK_ROWS = 1000
+QUICK_TIMEOUT = 120.0
+QUICK_MAX_ITER = 100_000  # per pair: FW's O(1/ε) tail would otherwise dominate a smoke run
 W8A_TEST_FRACTION = 0.3
 KDD_TEST_FRACTION = 0.2
 KDD_NORMAL_ID = 11
@@ -297,6 +304,33 @@ def mean_sq_dist(X: NDArray[np.float64], max_points: int, seed: int) -> float:
 
 
 # --------------------------------------------------------------------------- fits (children)
+def kernelkit_build() -> dict[str, Any] | None:
+    """The installed kernelkit extension (path, size, mtime): it may be reinstalled mid-run."""
+    spec = find_spec("kernelkit._core")
+    if spec is None or spec.origin is None:
+        return None
+    st = Path(spec.origin).stat()
+    return {
+        "path": spec.origin,
+        "size": st.st_size,
+        "mtime": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(st.st_mtime)),
+    }
+
+
+def git_head(repo: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(repo), "log", "-1", "--format=%h %ci %s"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()[:120]
+
+
 def make_estimator(cfg: FitConfig) -> Any:
     if cfg.solver in METHODS:
         import kernelkit
@@ -455,6 +489,8 @@ def fit_and_measure(cfg: FitConfig, data_dir: str) -> dict[str, Any]:
         "peak_rss_reset": peak_reset,
         "seed": cfg.seed,
     }
+    if cfg.solver in METHODS:
+        out["kernelkit_build"] = kernelkit_build()
     if cfg.solver in METHODS:
         counts = sv_counts(est)
         out.update(counts)
@@ -617,6 +653,8 @@ def run_dataset(
             if runs[solver] and "error" in runs[solver][-1]:
                 continue  # a failed or timed-out fit is not repeated
             fit_cfg = replace(cfg, solver=solver, seed=args.seed + rep)
+            if solver == "fw" and args.fw_time_limit is not None:
+                fit_cfg = replace(fit_cfg, time_limit=args.fw_time_limit)
             timeout = args.timeout if solver in METHODS else args.peer_timeout
             res = run_one(fit_cfg, tmp, not args.no_isolate, timeout)
             runs[solver].append(res)
@@ -656,7 +694,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--solvers", type=parse_str_list, default=list(ALL_SOLVERS))
     p.add_argument("--max-train", type=int, default=None, help="cap on training rows (random)")
     p.add_argument("--max-test", type=int, default=None, help="cap on test rows (random)")
-    p.add_argument("--quick", action="store_true", help=f"{QUICK_ROWS:,} train/test rows each")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"smoke run: {QUICK_ROWS:,} train/test rows, max_iter {QUICK_MAX_ITER:,} per pair, "
+        f"{QUICK_TIMEOUT:g} s timeouts",
+    )
     p.add_argument("--repeats", type=int, default=1, help="fits per solver (seed + repeat)")
     p.add_argument("--C", type=float, default=None, help="L2-SVM C for every dataset")
     p.add_argument(
@@ -677,15 +720,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sample-trials", type=int, default=7)
     p.add_argument("--init-size", type=int, default=20)
     p.add_argument("--verify-full", action="store_true")
-    p.add_argument("--max-iter", type=int, default=-1)
+    p.add_argument("--max-iter", type=int, default=-1, help="per pair, our methods (-1: none)")
     p.add_argument("--time-limit", type=float, default=None, help="s per pair (our methods)")
+    p.add_argument(
+        "--fw-time-limit",
+        type=float,
+        default=None,
+        help="s per pair for FW only (overrides --time-limit; FW's O(1/ε) tail can be very long)",
+    )
     p.add_argument("--cache-size", type=float, default=200.0, help="MB, every solver")
     p.add_argument("--n-jobs", type=int, default=1, help="threads (kernelkit, sklearnex)")
     p.add_argument("--tol", type=float, default=1e-3, help="peers' tol")
     p.add_argument(
         "--gap-budget",
         type=float,
-        default=2e9,
+        default=5e9,
         help="max n·#SV kernel evaluations for the full-scan certificate (binary; 0 = off)",
     )
     p.add_argument("--kdd-task", choices=("binary", "5class"), default="binary")
@@ -709,8 +758,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.quick:
         args.max_train = args.max_train or QUICK_ROWS
         args.max_test = args.max_test or QUICK_ROWS
-        args.timeout = min(args.timeout, 300.0)
-        args.peer_timeout = min(args.peer_timeout, 300.0)
+        args.timeout = min(args.timeout, QUICK_TIMEOUT)
+        args.peer_timeout = min(args.peer_timeout, QUICK_TIMEOUT)
+        if args.max_iter < 0:
+            args.max_iter = QUICK_MAX_ITER
     if args.out is None:
         results = Path(__file__).resolve().parent / "results"
         args.out = results / ("frank_wolfe_quick.json" if args.quick else "frank_wolfe.json")
@@ -721,15 +772,23 @@ def build_report(
     args: argparse.Namespace,
     datasets: list[dict[str, Any]],
     rows: list[dict[str, Any]],
+    raw: list[dict[str, Any]],
     missing: dict[str, str],
     base: FitConfig,
 ) -> str:
     sampling = "full scan" if base.sample_size is None else f"sample_size={base.sample_size}"
+    builds = {
+        (r["kernelkit_build"]["size"], r["kernelkit_build"]["mtime"])
+        for r in raw
+        if r.get("kernelkit_build")
+    }
     lines = [
         "## Frank–Wolfe L2-SVM solvers (seed 002) vs scikit-learn / scikit-learn-intelex\n",
         f"Our methods: FrankWolfeSVC, RBF, ε={base.epsilon:g}, {sampling}, "
         f"sample_trials={base.sample_trials}, init_size={base.init_size}, "
-        f"verify_full={base.verify_full}, cache {base.cache_size:g} MB, n_jobs={base.n_jobs}, "
+        f"verify_full={base.verify_full}, max_iter={base.max_iter} and time_limit="
+        f"{base.time_limit} s per pair (FW: {args.fw_time_limit or base.time_limit} s), cache "
+        f"{base.cache_size:g} MB, n_jobs={base.n_jobs}, "
         f"seed {args.seed}+repeat. γ = {GAMMA_RULES[args.gamma_rule]:g}/d̄ (rule "
         f"({args.gamma_rule}), d̄ over ≤ {GAMMA_MAX_POINTS} training rows)"
         + (f" overridden by γ = {args.gamma:g}" if args.gamma is not None else "")
@@ -739,6 +798,8 @@ def build_report(
         "sklearn's C.",
         "",
     ]
+    if builds:
+        lines.append(f"- kernelkit extension used: installed {sorted(b[1] for b in builds)}")
     for solver, why in missing.items():
         lines.append(f"- {solver}: {why}")
     for d in datasets:
@@ -768,6 +829,11 @@ def build_report(
         "",
         paper_table(rows),
     ]
+    if len(builds) > 1:
+        lines.append(
+            "\nwarning: the installed kernelkit extension changed during this run (fits used "
+            f"{len(builds)} builds: {sorted(b[1] for b in builds)}); rerun for comparable numbers"
+        )
     for r in rows:
         g = r.get("gap_check")
         if g and (g["R_rel_diff"] is None or abs(g["R_rel_diff"]) > 1e-6):
@@ -815,7 +881,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         gap_budget=args.gap_budget,
     )
     load_before = load_snapshot()
-    print(f"load before: {load_before['uptime']}", file=sys.stderr)
+    build_at_start = kernelkit_build()
+    print(f"load before: {load_before['uptime']}; kernelkit {build_at_start}", file=sys.stderr)
     t_start = time.perf_counter()
     datasets, rows, raw = [], [], []
     for name in args.datasets:
@@ -827,7 +894,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_ratios(rows)
     load_after = load_snapshot()
 
-    report = build_report(args, datasets, rows, missing, base)
+    report = build_report(args, datasets, rows, raw, missing, base)
     print(report)
     out: Path = args.out
     payload = {
@@ -848,6 +915,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "solvers": solvers,
             "missing_solvers": missing,
             "sklearnex_max_iter": SKLEARNEX_MAX_ITER,
+            "fw_time_limit_s": args.fw_time_limit,
             "timeout_s": args.timeout,
             "peer_timeout_s": args.peer_timeout,
             "isolated": not args.no_isolate,
@@ -855,6 +923,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "paper": PAPER,
         "machine": {**machine_info(), "extra_packages": package_versions(EXTRA_PACKAGES)},
+        "kernelkit_build_at_start": build_at_start,
+        "kernelkit_build_at_end": kernelkit_build(),
+        "repo_head": git_head(Path(__file__).resolve().parents[1]),
         "load_before": load_before,
         "load_after": load_after,
         "wall_s": time.perf_counter() - t_start,
