@@ -142,6 +142,29 @@ def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[R
     return row, note
 
 
+def accuracy_row(
+    name: str,
+    estimator: str,
+    kk: Any,
+    sk: Any,
+    train: tuple[Array, Array],
+    test: tuple[Array, Array],
+) -> Row:
+    """Fits both classifiers on ``train`` (timed) and scores them on ``test``."""
+    kk_s, sk_s = fit_timed(kk, *train), fit_timed(sk, *train)
+    (X_te, y_te) = test
+    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
+    return Row(
+        name,
+        estimator,
+        kk_s,
+        sk_s,
+        float(np.mean(kk_pred == y_te)),
+        float(np.mean(sk_pred == y_te)),
+        f"{np.mean(kk_pred == sk_pred):.1%}",
+    )
+
+
 def compare_pu(name: str, X: Array, y: Array) -> tuple[Row, str]:
     """PU learning: only 30% of the positives keep their label, the rest of the data is
     unlabeled. PUClassifier is given the prior; scikit-learn's SVC can only treat the
@@ -155,17 +178,7 @@ def compare_pu(name: str, X: Array, y: Array) -> tuple[Row, str]:
     gamma = scale_gamma(X_tr)
     kk = kernelkit.PUClassifier(prior=prior, lam=0.01, gamma=gamma, tol=SHARED["tol"])
     sk = svm.SVC(C=1.0, gamma=gamma, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
-    kk_s, sk_s = fit_timed(kk, X_tr, s), fit_timed(sk, X_tr, s)
-    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-    row = Row(
-        name,
-        "PUClassifier",
-        kk_s,
-        sk_s,
-        float(np.mean(kk_pred == y_te)),
-        float(np.mean(sk_pred == y_te)),
-        f"{np.mean(kk_pred == sk_pred):.1%}",
-    )
+    row = accuracy_row(name, "PUClassifier", kk, sk, (X_tr, s), (X_te, y_te))
     note = (
         f"PUClassifier on {name}: {labeled.sum()} of {int((y_tr == 1).sum())} training "
         f"positives labeled, prior {prior:.2f}; the scikit-learn column is SVC trained on the "
@@ -183,17 +196,7 @@ def compare_frank_wolfe(name: str, X: Array, y: Array, scale: bool) -> tuple[Row
     gamma = scale_gamma(X_tr)
     kk = kernelkit.FrankWolfeSVC(method="mfw", C=10.0, gamma=gamma, random_state=SEED)
     sk = svm.SVC(C=1.0, gamma=gamma, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
-    kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
-    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-    row = Row(
-        name,
-        "FrankWolfeSVC",
-        kk_s,
-        sk_s,
-        float(np.mean(kk_pred == y_te)),
-        float(np.mean(sk_pred == y_te)),
-        f"{np.mean(kk_pred == sk_pred):.1%}",
-    )
+    row = accuracy_row(name, "FrankWolfeSVC", kk, sk, (X_tr, y_tr), (X_te, y_te))
     note = (
         "FrankWolfeSVC: the L2-SVM as a minimum enclosing ball (MFW, C=10 on squared slacks, "
         "epsilon=1e-6, 59 sampled points per search); the scikit-learn column is SVC (hinge loss, "
