@@ -110,7 +110,8 @@ class FrankWolfeSVC(SVC):
         ``Δ² = max_i K̃_ii``.
     kkt_gap_ : ndarray of shape (n_pairs,)
         The Frank–Wolfe duality gap ``2(R − min_i (K̃α)_i)`` at exit, over the points of the
-        last search (every point when ``sample_size=None``).
+        last search (every point when ``sample_size=None``). With sampling it is an estimate
+        and can be negative: every sampled point was then strictly inside the ball.
     status_, solver_stats_
         Per binary problem: how it ended, and counters (kernel cache, ``fw_steps``,
         ``away_steps``, ``drop_steps``, ``coreset_size``, ``inner_iterations``).
