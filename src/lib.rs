@@ -5,6 +5,7 @@
 
 mod arrays;
 mod callable;
+mod constrained_svr;
 mod errors;
 mod kernel;
 mod progress;
@@ -28,5 +29,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve_nu_svr, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_pu, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_frank_wolfe, m)?)?;
+    m.add_function(wrap_pyfunction!(constrained_svr::solve_constrained_svr, m)?)?;
     Ok(())
 }

@@ -33,7 +33,7 @@ pub(crate) struct Solution {
     gap: f64,
     iterations: u64,
     status: String,
-    stats: Py<PyDict>,
+    pub(crate) stats: Py<PyDict>,
 }
 
 #[pymethods]
@@ -47,14 +47,14 @@ impl Solution {
 }
 
 /// Options shared by every entry point, as received from Python.
-struct Options {
+pub(crate) struct Options {
     solve: SolveOptions,
     callback: Option<Py<PyAny>>,
 }
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
 /// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s) and `callback`.
-fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut tol: f64 = 1e-3;
     let mut max_iter = None;
     let mut cache_size: f64 = 200.0;
@@ -110,7 +110,7 @@ fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
 /// Runs `job` with the GIL released inside a pool of `n_threads` (the calling thread watches
 /// for Ctrl-C), then turns the outcome into a Python `Solution` (or the exception that
 /// interrupted it), with the job's extra value (the scale of the ν formulations).
-fn run_with_extra<E: Send>(
+pub(crate) fn run_with_extra<E: Send>(
     py: Python<'_>,
     options: Options,
     job: impl FnOnce(

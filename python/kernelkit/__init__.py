@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import solvers
 from ._core import __version__
+from .constrained_svr import ConstrainedSVR
 from .exceptions import ConvergenceWarning
 from .frank_wolfe import FrankWolfeSVC, MEBClassifier
 from .nu_svc import NuSVC
@@ -23,6 +24,7 @@ from .svr import SVR
 __all__ = [
     "SVC",
     "SVR",
+    "ConstrainedSVR",
     "ConvergenceWarning",
     "FrankWolfeSVC",
     "MEBClassifier",

@@ -169,3 +169,20 @@ def solve_frank_wolfe(
     radius_rule: str = "exact",
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
+def solve_constrained_svr(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    c: float,
+    nu: float,
+    a_indptr: NDArray[np.int64],
+    a_indices: NDArray[np.int64],
+    a_data: NDArray[np.float64],
+    b: NDArray[np.float64],
+    gamma_indptr: NDArray[np.int64],
+    gamma_indices: NDArray[np.int64],
+    gamma_data: NDArray[np.float64],
+    d: NDArray[np.float64],
+    gamma_rule: str = "projected",
+    record_history: bool = False,
+    **options: Unpack[_SolverOptions],
+) -> tuple[Solution, NDArray[np.float64], float, dict[str, NDArray[np.float64]] | None]: ...

@@ -12,10 +12,13 @@
 //! * [`Usmo`]: positive-unlabeled learning with the double hinge loss ([`PuProblem`]).
 //! * [`FrankWolfe`]: the L2-SVM as a minimum enclosing ball ([`SimplexQp`]) by the core vector
 //!   machine, Frank–Wolfe and away-step Frank–Wolfe.
+//! * [`Gsmo`]: linear ν-SVR with linear constraints on the weights
+//!   ([`ConstrainedSvrProblem`]) by the generalized SMO.
 //!
 //! The crate has no Python dependency.
 
 pub mod box_qp;
+pub mod constrained_svr;
 pub mod formulations;
 pub mod frank_wolfe;
 mod parallel;
@@ -24,6 +27,10 @@ pub mod smo;
 pub mod usmo;
 
 pub use box_qp::BoxQp;
+pub use constrained_svr::{
+    Block, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, HistoryPoint, LinearConstraints,
+    SparseMatrix,
+};
 pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp};
 pub use parallel::with_thread_pool;
 pub use protocol::{

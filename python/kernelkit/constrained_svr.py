@@ -1,0 +1,386 @@
+"""Linear ν-SVR with linear constraints on the weights: ``kernelkit.ConstrainedSVR``."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._progress import progress_callback
+from .exceptions import ConvergenceWarning
+from .nu_svr import _check_nu
+
+__all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
+
+#: The named constraints of :class:`ConstrainedSVR`.
+CONSTRAINTS = ("nonnegative", "simplex", "increasing", "decreasing")
+GAMMA_RULES = ("projected", "paper")
+
+Constraints = tuple[sp.csr_array, Float64Array, sp.csr_array, Float64Array]
+
+
+def named_constraints(name: str | None, n_features: int) -> Constraints:
+    """``(A, b, Γ, d)`` of a named constraint on ``β ∈ R^p`` (digest §1.9).
+
+    * ``"nonnegative"``: ``A = −I``, ``b = 0`` (β ≥ 0).
+    * ``"simplex"``: ``A = −I``, ``b = 0``, ``Γ = 1ᵀ``, ``d = 1`` (β ≥ 0, Σβ = 1).
+    * ``"increasing"``: ``A = D`` with rows ``e_iᵀ − e_{i+1}ᵀ``, ``b = 0`` (β_1 ≤ … ≤ β_p).
+    * ``"decreasing"``: ``A = −D``, ``b = 0``.
+    """
+    p = n_features
+    no_rows = sp.csr_array((0, p))
+    if name is None:
+        return no_rows, np.zeros(0), no_rows, np.zeros(0)
+    if name in ("nonnegative", "simplex"):
+        a = sp.csr_array(-sp.eye_array(p))
+        if name == "nonnegative":
+            return a, np.zeros(p), no_rows, np.zeros(0)
+        return a, np.zeros(p), sp.csr_array(np.ones((1, p))), np.ones(1)
+    if name in ("increasing", "decreasing"):
+        if p < 2:
+            return no_rows, np.zeros(0), no_rows, np.zeros(0)
+        sign = 1.0 if name == "increasing" else -1.0
+        differences = sp.diags_array(
+            [np.full(p - 1, sign), np.full(p - 1, -sign)], offsets=[0, 1], shape=(p - 1, p)
+        )
+        return sp.csr_array(differences), np.zeros(p - 1), no_rows, np.zeros(0)
+    raise ValueError(f"constraint must be None or one of {CONSTRAINTS}, got {name!r}")
+
+
+def _user_rows(
+    name: str, rhs_name: str, matrix: Any, rhs: Any, n_features: int
+) -> tuple[sp.csr_array, Float64Array]:
+    """A user's constraint matrix (dense or sparse) and right-hand side, checked."""
+    if matrix is None:
+        if rhs is not None:
+            raise ValueError(f"{rhs_name} is given without {name}")
+        return sp.csr_array((0, n_features)), np.zeros(0)
+    if sp.issparse(matrix):
+        rows = sp.csr_array(matrix, dtype=np.float64)
+    else:
+        dense = np.asarray(matrix)
+        if dense.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {dense.dtype}")
+        dense = np.atleast_2d(dense.astype(np.float64))
+        if dense.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array, got {dense.ndim} dimensions")
+        rows = sp.csr_array(dense)
+    if rows.shape[1] != n_features:
+        raise ValueError(f"{name} has {rows.shape[1]} columns, but X has {n_features} features")
+    if not np.all(np.isfinite(rows.data)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    rows.sum_duplicates()
+    rows.eliminate_zeros()
+    zero_rows = np.flatnonzero(np.diff(rows.indptr) == 0)
+    if zero_rows.size:
+        raise ValueError(
+            f"{name} row {int(zero_rows[0])} is zero: a zero constraint row is void or infeasible"
+        )
+    if rhs is None:
+        values = np.zeros(rows.shape[0])
+    else:
+        values = np.atleast_1d(np.asarray(rhs, dtype=np.float64))
+        if values.ndim != 1 or values.shape[0] != rows.shape[0]:
+            raise ValueError(
+                f"{rhs_name} must have one value per row of {name} ({rows.shape[0]}), "
+                f"got shape {values.shape}"
+            )
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{rhs_name} contains NaN or infinity")
+    return rows, values
+
+
+def check_feasible(a: sp.csr_array, b: Float64Array, gamma: sp.csr_array, d: Float64Array) -> None:
+    """Raises ``ValueError`` when ``{β : Aβ ≤ b, Γβ = d}`` is empty (an LP by HiGHS): the dual
+    would be unbounded and GSMO would never stop."""
+    from scipy.optimize import linprog
+
+    p = a.shape[1]
+    result = linprog(
+        np.zeros(p),
+        A_ub=a if a.shape[0] else None,
+        b_ub=b if a.shape[0] else None,
+        A_eq=gamma if gamma.shape[0] else None,
+        b_eq=d if gamma.shape[0] else None,
+        bounds=(None, None),
+        method="highs",
+    )
+    if result.status == 2:
+        raise ValueError(
+            "the constraints are infeasible: no β satisfies A β <= b and Gamma β = d "
+            f"({result.message})"
+        )
+
+
+class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
+    """Linear ν-support vector regression with linear constraints on the weights.
+
+    Solves (Klopfenstein & Vaiter, "Linear Support Vector Regression with Linear
+    Constraints", LSVR-P)::
+
+        min ½‖β‖² + C (n ν ε + Σ_i (ξ_i + ξ*_i))
+        s.t. |y_i − x_iᵀβ − β0| ≤ ε + ξ_i(*),  ξ, ξ*, ε ≥ 0,  A β ≤ b,  Γ β = d
+
+    by the paper's generalized SMO (Algorithm 2) on the dual, which keeps β and its images
+    ``Xβ``, ``Aβ``, ``Γβ`` instead of the dual matrix. The constraints act on ``coef_`` only,
+    never on the intercept; the tube half-width ``epsilon_`` is learned (ν-SVR).
+
+    **C is scikit-learn's**: without constraints this is exactly
+    ``sklearn.svm.NuSVR(kernel="linear", C=C, nu=nu)``. The paper's ``C`` is ``C · n_samples``
+    (its loss term is ``C(νε + (1/n)Σξ)``), so pass ``C=C_paper / n_samples`` to reproduce it.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Penalty on the errors (the dual box ``0 ≤ α, α* ≤ C``).
+    nu : float, default=0.5
+        In (0, 1]: an upper bound on the fraction of errors and a lower bound on the fraction
+        of support vectors.
+    constraint : {None, "nonnegative", "simplex", "increasing", "decreasing"}, default=None
+        A named constraint: ``β ≥ 0``; ``β ≥ 0, Σβ = 1``; ``β_1 ≤ … ≤ β_p`` (isotonic, the
+        finite differences); ``β_1 ≥ … ≥ β_p``.
+    A, b : array-like or sparse of shape (k1, n_features) and (k1,), optional
+        Extra inequalities ``A β ≤ b`` (``b`` defaults to 0), after the named ones.
+    Gamma, d : array-like or sparse of shape (k2, n_features) and (k2,), optional
+        Extra equalities ``Γ β = d`` (``d`` defaults to 0). Infeasible constraints raise a
+        ``ValueError`` before solving (checked by an LP).
+    tol : float, default=1e-3
+        Stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol``; in the units of ``y`` for the
+        α blocks and of the constraint rows for γ and μ, so at convergence
+        ``max(Aβ − b) ≤ tol`` and ``max|Γβ − d| ≤ tol``.
+    max_iter : int, default=-1
+        Iteration limit (-1: none).
+    gamma_rule : {"projected", "paper"}, default="projected"
+        How the inequality multipliers are scored. ``"paper"`` is Definition 3.3 as printed,
+        which misses positive multipliers on inactive constraints and can stop at a
+        non-optimal point; keep it for reproducing the paper only.
+    record_history : bool, default=False
+        Keep ``f(θ^k)``, ``Δ^k`` and the updated block of every iteration in ``history_``.
+    cache_size : float, default=200
+        Megabytes of cached columns of ``XXᵀ``.
+    n_jobs : int or None, default=None
+        Threads for the O(n) passes (None or -1: every core); results do not depend on it.
+    callback, verbose, time_limit
+        As in :class:`kernelkit.SVC`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``β = −Xᵀ(α − α*) − Aᵀγ + Γᵀμ``.
+    intercept_ : float
+    epsilon_ : float
+        The learned tube half-width ε.
+    dual_alpha_, dual_alpha_star_ : ndarray of shape (n_samples,)
+    dual_gamma_ : ndarray of shape (k1,)
+    dual_mu_ : ndarray of shape (k2,)
+    A_, b_, Gamma_, d_
+        The constraints used (named ones first), ``A_`` and ``Gamma_`` as CSR arrays.
+    dual_objective_ : float
+        ``f(θ) = ½‖β‖² + yᵀ(α − α*) + bᵀγ − dᵀμ``.
+    primal_objective_ : float
+        The primal objective at ``(coef_, intercept_, epsilon_)``; equals
+        ``−dual_objective_`` at the optimum.
+    delta_ : float
+        The final largest violation.
+    n_iter_ : int
+    status_ : str
+        ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"``.
+    history_ : dict of ndarray
+        With ``record_history``: ``"objective"``, ``"violation"`` and ``"block"`` (1: α, 2: α*,
+        3: γ, 4: μ; 0 for the starting point), one entry per iterate.
+    solver_stats_ : dict
+        Cache counters, ``objective_increases`` (0 for a correct run) and the steps per block.
+    """
+
+    coef_: Float64Array
+    intercept_: float
+    epsilon_: float
+
+    def __init__(
+        self,
+        *,
+        C: float = 1.0,
+        nu: float = 0.5,
+        constraint: str | None = None,
+        A: Any = None,
+        b: Any = None,
+        Gamma: Any = None,
+        d: Any = None,
+        tol: float = 1e-3,
+        max_iter: int = -1,
+        gamma_rule: str = "projected",
+        record_history: bool = False,
+        cache_size: float = 200,
+        n_jobs: int | None = None,
+        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
+        verbose: bool | int = False,
+        time_limit: float | None = None,
+    ) -> None:
+        self.C = C
+        self.nu = nu
+        self.constraint = constraint
+        self.A = A
+        self.b = b
+        self.Gamma = Gamma
+        self.d = d
+        self.tol = tol
+        self.max_iter = max_iter
+        self.gamma_rule = gamma_rule
+        self.record_history = record_history
+        self.cache_size = cache_size
+        self.n_jobs = n_jobs
+        self.callback = callback
+        self.verbose = verbose
+        self.time_limit = time_limit
+
+    def _check_params(self) -> None:
+        _check_positive("C", self.C)
+        _check_nu(self.nu)
+        if self.constraint is not None and self.constraint not in CONSTRAINTS:
+            raise ValueError(
+                f"constraint must be None or one of {CONSTRAINTS}, got {self.constraint!r}"
+            )
+        if self.gamma_rule not in GAMMA_RULES:
+            raise ValueError(f"gamma_rule must be one of {GAMMA_RULES}, got {self.gamma_rule!r}")
+        _check_positive("tol", self.tol)
+        _check_positive("cache_size", self.cache_size)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
+        if self.max_iter == 0 or self.max_iter < -1:
+            raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {self.max_iter}")
+        if self.time_limit is not None:
+            _check_positive("time_limit", self.time_limit)
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable or None")
+        resolve_n_jobs(self.n_jobs)
+
+    def _constraints(self, n_features: int) -> Constraints:
+        """The named constraint's rows followed by the user's, checked for feasibility."""
+        a, b, gamma, d = named_constraints(self.constraint, n_features)
+        user_a, user_b = _user_rows("A", "b", self.A, self.b, n_features)
+        user_gamma, user_d = _user_rows("Gamma", "d", self.Gamma, self.d, n_features)
+        if user_a.shape[0] or user_gamma.shape[0]:
+            a = sp.csr_array(sp.vstack([a, user_a]))
+            b = np.concatenate([b, user_b])
+            gamma = sp.csr_array(sp.vstack([gamma, user_gamma]))
+            d = np.concatenate([d, user_d])
+            check_feasible(a, b, gamma, d)
+        return a, b, gamma, d
+
+    def fit(self, X: Any, y: Any) -> ConstrainedSVR:
+        """Fits the model.
+
+        Parameters
+        ----------
+        X : array-like or sparse of shape (n_samples, n_features)
+            Training rows (sparse input is densified).
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            y_numeric=True,
+            ensure_min_samples=2,
+        )
+        rows = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        target = np.ascontiguousarray(y, dtype=np.float64)
+        n, p = rows.shape
+        a, b, gamma, d = self._constraints(p)
+        options = {
+            "tol": float(self.tol),
+            "max_iter": None if self.max_iter == -1 else int(self.max_iter),
+            "cache_size": float(self.cache_size),
+            "n_jobs": resolve_n_jobs(self.n_jobs),
+            "time_limit": None if self.time_limit is None else float(self.time_limit),
+        }
+        with progress_callback(self.callback, self.verbose, type(self).__name__) as callback:
+            solution, coef, epsilon, history = _core.solve_constrained_svr(
+                rows,
+                target,
+                float(self.C),
+                float(self.nu),
+                a.indptr.astype(np.int64),
+                a.indices.astype(np.int64),
+                a.data.astype(np.float64),
+                b,
+                gamma.indptr.astype(np.int64),
+                gamma.indices.astype(np.int64),
+                gamma.data.astype(np.float64),
+                d,
+                gamma_rule=self.gamma_rule,
+                record_history=bool(self.record_history),
+                callback=callback,
+                **options,
+            )
+        theta = np.asarray(solution.x)
+        k1 = a.shape[0]
+        self.dual_alpha_ = theta[:n]
+        self.dual_alpha_star_ = theta[n : 2 * n]
+        self.dual_gamma_ = theta[2 * n : 2 * n + k1]
+        self.dual_mu_ = theta[2 * n + k1 :]
+        self.coef_ = np.asarray(coef)
+        self.intercept_ = float(solution.bias)
+        self.epsilon_ = float(epsilon)
+        self.A_, self.b_, self.Gamma_, self.d_ = a, b, gamma, d
+        self.dual_objective_ = float(solution.objective)
+        self.primal_objective_ = self._primal_objective(rows, target)
+        self.delta_ = float(solution.gap)
+        self.n_iter_ = int(solution.iterations)
+        self.status_ = solution.status
+        self.solver_stats_ = dict(solution.stats)
+        if history is not None:
+            self.history_ = {key: np.asarray(value) for key, value in history.items()}
+            self.history_["block"] = self.history_["block"].astype(np.int8)
+        if solution.status != "converged":
+            warnings.warn(
+                f"the solver stopped before convergence ({solution.status}); the model is the "
+                "last iterate. Raise max_iter / time_limit, or check the callback.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _primal_objective(self, X: Float64Array, y: Float64Array) -> float:
+        """``½‖β‖² + C (n ν ε + Σ (ξ + ξ*))`` at the fitted ``(β, β0, ε)``."""
+        residual = y - X @ self.coef_ - self.intercept_
+        slack = np.maximum(np.abs(residual) - self.epsilon_, 0.0).sum()
+        loss = len(y) * float(self.nu) * self.epsilon_ + slack
+        return float(0.5 * self.coef_ @ self.coef_ + float(self.C) * loss)
+
+    def predict(self, X: Any) -> NDArray[np.float64]:
+        """``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like or sparse of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
