@@ -40,6 +40,10 @@ from numpy.typing import NDArray
 Array = NDArray[np.float64]
 
 KINDS = ("none", "nonnegative", "simplex", "increasing", "decreasing", "general")
+# Relative gap under which two candidates of the greedy selection count as tied. Ties are
+# systematic, not accidental: after an unclipped pair step the two gradients are equal in exact
+# arithmetic, so free variables share one gradient value up to rounding.
+TIE_RTOL = 1e-9
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,6 +288,9 @@ class GsmoResult:
     converged: bool
     objective: list[float] = field(default_factory=list)  # f(θ^k), k = 0..n_iter (history)
     block: list[int] = field(default_factory=list)  # 0 for k = 0, then 1..4
+    # near_tie[k]: the selection at θ^k (of step k + 1) had a runner-up within TIE_RTOL (two
+    # blocks, or two candidates of the chosen block): rounding may decide it either way.
+    near_tie: list[bool] = field(default_factory=list)
     betas: list[Array] = field(default_factory=list)  # β^k (history with keep_betas)
 
 
@@ -350,6 +357,8 @@ def gsmo(
         if k >= max_iter:
             break
         blk = [d1, d2, d3, d4].index(delta)  # first block on ties
+        if history:
+            res.near_tie.append(_near_tie(g, up, lo, ups, los, gg, gm, ga, gamma_rule, blk))
         if blk <= 1:
             ii, jj, vec, gv, sg = (i, j, al, g, -1.0) if blk == 0 else (i2, j2, als, -g, 1.0)
             eta = max(qd[ii] + qd[jj] - 2 * x[ii] @ x[jj], 1e-12)
@@ -389,6 +398,45 @@ def gsmo(
     res.coef, res.intercept, res.epsilon = beta, 0.5 * (ra - rs), -0.5 * (ra + rs)
     res.n_iter, res.delta = k, float(delta)
     return res
+
+
+def _runner_up_close(values: Array, largest: bool) -> bool:
+    """Whether the best two entries of ``values`` (max or min) are within TIE_RTOL."""
+    if len(values) < 2:
+        return False
+    v = np.sort(values)
+    a, b = (v[-1], v[-2]) if largest else (v[0], v[1])
+    return bool(abs(a - b) <= TIE_RTOL * max(1.0, abs(a)))
+
+
+def _near_tie(
+    g: Array,
+    up: NDArray[np.bool_],
+    lo: NDArray[np.bool_],
+    ups: NDArray[np.bool_],
+    los: NDArray[np.bool_],
+    gg: Array,
+    gm: Array,
+    ga: Array,
+    gamma_rule: str,
+    blk: int,
+) -> bool:
+    if gamma_rule == "projected":
+        v3 = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0))
+    else:
+        v3 = -gg
+    scores = [float(g[lo].max() - g[up].min()), float((-g)[los].max() - (-g)[ups].min())]
+    scores += [float(v3.max())] if len(gg) else []
+    scores += [float(np.abs(gm).max())] if len(gm) else []
+    if _runner_up_close(np.array(scores), True):
+        return True
+    if blk == 0:
+        return _runner_up_close(g[up], False) or _runner_up_close(g[lo], True)
+    if blk == 1:
+        return _runner_up_close(-g[ups], False) or _runner_up_close(-g[los], True)
+    if blk == 2:
+        return _runner_up_close(v3, True)
+    return _runner_up_close(np.abs(gm), True)
 
 
 def gamma_kkt_violation(cons: Constraints, beta: Array, gamma: Array) -> tuple[int, float]:

@@ -15,6 +15,7 @@ __all__ = [
     "kernel_matrix",
     "solve_box_qp",
     "solve_c_svc",
+    "solve_constrained_svr",
     "solve_epsilon_svr",
     "solve_frank_wolfe",
     "solve_nu_svc",

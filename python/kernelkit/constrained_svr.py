@@ -304,13 +304,6 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         target = np.ascontiguousarray(y, dtype=np.float64)
         n, p = rows.shape
         a, b, gamma, d = self._constraints(p)
-        options = {
-            "tol": float(self.tol),
-            "max_iter": None if self.max_iter == -1 else int(self.max_iter),
-            "cache_size": float(self.cache_size),
-            "n_jobs": resolve_n_jobs(self.n_jobs),
-            "time_limit": None if self.time_limit is None else float(self.time_limit),
-        }
         with progress_callback(self.callback, self.verbose, type(self).__name__) as callback:
             solution, coef, epsilon, history = _core.solve_constrained_svr(
                 rows,
@@ -328,7 +321,11 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
                 gamma_rule=self.gamma_rule,
                 record_history=bool(self.record_history),
                 callback=callback,
-                **options,
+                tol=float(self.tol),
+                max_iter=None if self.max_iter == -1 else int(self.max_iter),
+                cache_size=float(self.cache_size),
+                n_jobs=resolve_n_jobs(self.n_jobs),
+                time_limit=None if self.time_limit is None else float(self.time_limit),
             )
         theta = np.asarray(solution.x)
         k1 = a.shape[0]

@@ -95,9 +95,10 @@ impl PairExtremes {
 
     fn scan(state: &State, y: &[f64], c: f64, start: usize, end: usize) -> Self {
         let mut e = PairExtremes::EMPTY;
-        for i in start..end {
-            let g = y[i] - state.r[i];
-            let (a, s) = (state.alpha[i], state.alpha_star[i]);
+        let rows = y[start..end].iter().zip(&state.r[start..end]);
+        let bounds = state.alpha[start..end].iter().zip(&state.alpha_star[start..end]);
+        for (offset, ((&y_i, &r_i), (&a, &s))) in rows.zip(bounds).enumerate() {
+            let (i, g) = (start + offset, y_i - r_i);
             if a < c {
                 e.alpha_up.below(g, i);
             }
@@ -166,16 +167,17 @@ impl Selection {
                 .collect();
             chunks.iter().fold(PairExtremes::EMPTY, |acc, chunk| acc.merge(chunk))
         };
-        let alpha = (extremes.alpha_up.exists() && extremes.alpha_low.exists()).then(|| Pair {
+        let alpha = (extremes.alpha_up.exists() && extremes.alpha_low.exists()).then_some(Pair {
             up: extremes.alpha_up.index,
             low: extremes.alpha_low.index,
             violation: extremes.alpha_low.value - extremes.alpha_up.value,
         });
-        let alpha_star = (extremes.star_up.exists() && extremes.star_low.exists()).then(|| Pair {
-            up: extremes.star_up.index,
-            low: extremes.star_low.index,
-            violation: extremes.star_up.value - extremes.star_low.value,
-        });
+        let alpha_star =
+            (extremes.star_up.exists() && extremes.star_low.exists()).then_some(Pair {
+                up: extremes.star_up.index,
+                low: extremes.star_low.index,
+                violation: extremes.star_up.value - extremes.star_low.value,
+            });
         let mut gamma = Extreme::none(f64::NEG_INFINITY);
         for (u, (&b_u, &s_u)) in b.iter().zip(&state.s).enumerate() {
             let gradient = b_u - s_u;
