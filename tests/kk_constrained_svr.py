@@ -308,7 +308,7 @@ def gsmo(
 ) -> GsmoResult:
     """Algorithm 2 with β-state gradients (digest §1.6, §2.4), LIBSVM initialisation, exact
     bound assignment on clipped steps, the η guard and free-SV recovery of (β0, ε) (§1.8)."""
-    n, p = x.shape
+    n = x.shape[0]
     A, b, G, d = cons.A, cons.b, cons.G, cons.d
     ub = c
     al, als = np.zeros(n), np.zeros(n)
@@ -421,10 +421,8 @@ def _near_tie(
     gamma_rule: str,
     blk: int,
 ) -> bool:
-    if gamma_rule == "projected":
-        v3 = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0))
-    else:
-        v3 = -gg
+    projected = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0))
+    v3 = projected if gamma_rule == "projected" else -gg
     scores = [float(g[lo].max() - g[up].min()), float((-g)[los].max() - (-g)[ups].min())]
     scores += [float(v3.max())] if len(gg) else []
     scores += [float(np.abs(gm).max())] if len(gm) else []

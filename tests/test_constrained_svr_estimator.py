@@ -14,7 +14,7 @@ Asserted here:
   simplex tends to the min-norm feasible point e/p (digest §5.7);
 * max_iter = 1 and a callback returning True stop with the documented status and a
   ConvergenceWarning, at a feasible dual point;
-* pickle, sklearn.base.clone, float32 / int / sparse X.
+* pickle, sklearn.base.clone, float32 / int / sparse X, and scikit-learn's estimator checks.
 
 Helpers and the oracle: ``kk_constrained_svr.py``. Digest:
 ``shared/papers/seed-003-svr-constraints.md``.
@@ -46,6 +46,7 @@ from kk_constrained_svr import (
 )
 from sklearn.base import clone
 from sklearn.metrics import r2_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelkit import ConstrainedSVR, ConvergenceWarning
 
@@ -88,7 +89,9 @@ def assert_same_constraints(got: Constraints, expected: Constraints) -> None:
     np.testing.assert_array_equal(got.d, expected.d)
 
 
-def assert_matches_qp(model: ConstrainedSVR, x: Array, y: Array, cons: Constraints, key: Any) -> None:
+def assert_matches_qp(
+    model: ConstrainedSVR, x: Array, y: Array, cons: Constraints, key: Any
+) -> None:
     """coef_ = the Clarabel β to 1e-6 relative; constraints within tol."""
     qp = qp_reference(key, x, y, cons, model.C, model.nu)
     err = np.max(np.abs(model.coef_ - qp.beta)) / max(1.0, float(np.max(np.abs(qp.beta))))
@@ -110,6 +113,15 @@ def test_predict_is_linear_and_score_is_r2(constraint: str | None) -> None:
     assert model.score(x_test, y_test) == pytest.approx(r2_score(y_test, expected), abs=1e-12)
     assert isinstance(model.intercept_, float) and isinstance(model.epsilon_, float)
     assert not hasattr(model, "history_"), "history_ without record_history=True"
+    assert model.n_features_in_ == P
+    with pytest.raises(ValueError, match=r"(?i)features"):
+        model.predict(x_test[:, :-1])
+
+
+@parametrize_with_checks([ConstrainedSVR(), ConstrainedSVR(constraint="simplex")])
+def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
+    """scikit-learn's estimator contract (clone, fit/predict shapes, idempotence, ...)."""
+    check(estimator)
 
 
 # --------------------------------------------------------------------------------------------
@@ -213,11 +225,14 @@ def raises_naming(name: str, fit: Callable[[], Any], also: str | None = None) ->
         ("C", {"C": 0.0}),
         ("C", {"C": -1.0}),
         ("C", {"C": np.nan}),
+        ("C", {"C": "1"}),
         ("nu", {"nu": 0.0}),
         ("nu", {"nu": -0.2}),
         ("nu", {"nu": 1.5}),
         ("constraint", {"constraint": "positive"}),
         ("gamma_rule", {"gamma_rule": "literal"}),
+        ("tol", {"tol": 0.0}),
+        ("max_iter", {"max_iter": 0}),
         ("A", {"A": np.ones((2, P + 1)), "b": np.zeros(2)}),
         ("A", {"A": np.ones(P + 3)}),
         ("b", {"A": np.ones((2, P)), "b": np.zeros(3)}),
@@ -376,7 +391,9 @@ def test_callback_returning_true_stops() -> None:
     assert len(stops) == 1, "the callback was called again after returning True"
     assert model.n_iter_ < full.n_iter_
     assert model.n_iter_ <= int(stops[0]["iteration"]) + 1
-    assert model.dual_objective_ >= full.dual_objective_ - 1e-9 * max(1.0, abs(full.dual_objective_))
+    assert model.dual_objective_ >= full.dual_objective_ - 1e-9 * max(
+        1.0, abs(full.dual_objective_)
+    )
     _assert_valid_iterate(model, x, y, 10 / n, 0.5)
 
 
