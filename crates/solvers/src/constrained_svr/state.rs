@@ -29,6 +29,26 @@ pub(crate) fn update_rows(out: &mut [f64], f: impl Fn(usize, &mut [f64]) + Sync)
     }
 }
 
+/// `r += X Δβ` for a `Δβ` given by its non-zeros.
+pub(crate) fn add_rows_times(
+    r: &mut [f64],
+    x: &DenseRows<'_>,
+    coordinates: &[usize],
+    deltas: &[f64],
+) {
+    let dense = coordinates.len() == x.n_features();
+    update_rows(r, |start, chunk| {
+        for (t, value) in chunk.iter_mut().enumerate() {
+            let row = x.row(start + t);
+            *value += if dense {
+                row.iter().zip(deltas).map(|(a, d)| a * d).sum::<f64>()
+            } else {
+                coordinates.iter().zip(deltas).map(|(&l, &d)| row[l] * d).sum::<f64>()
+            };
+        }
+    });
+}
+
 /// The dual iterate and its β-state.
 #[derive(Debug, Clone)]
 pub(crate) struct State {
@@ -130,12 +150,7 @@ impl State {
         for (&l, &delta) in coordinates.iter().zip(deltas) {
             self.beta[l] += delta;
         }
-        update_rows(&mut self.r, |start, chunk| {
-            for (t, value) in chunk.iter_mut().enumerate() {
-                let row = x.row(start + t);
-                *value += coordinates.iter().zip(deltas).map(|(&l, &d)| row[l] * d).sum::<f64>();
-            }
-        });
+        add_rows_times(&mut self.r, x, coordinates, deltas);
         inequalities.add_image(coordinates, deltas, &mut self.s);
         equalities.add_image(coordinates, deltas, &mut self.q);
     }

@@ -20,7 +20,7 @@ use kernelkit_kernels::DenseRows;
 use super::constraints::LinearConstraints;
 use super::gram::GramColumns;
 use super::select::{Block, Pair};
-use super::state::{update_rows, State};
+use super::state::{add_rows_times, update_rows, State};
 
 /// Lower bound on the curvature `η` of a pair step (LIBSVM's τ).
 const MIN_CURVATURE: f64 = 1e-12;
@@ -77,25 +77,27 @@ pub(crate) fn pair_step(
     // β = −Xᵀα + Xᵀα*: the sign of a block's variables in β.
     let sign = if block == Block::Alpha { -1.0 } else { 1.0 };
     let values = if block == Block::Alpha { &mut state.alpha } else { &mut state.alpha_star };
-    let eta = gram.diagonal(i) + gram.diagonal(j);
-    let (column_i, column_j) = gram.pair(i, j);
-    let eta = eta - 2.0 * column_i[j];
+    let (x_i, x_j) = (gram.rows().row(i), gram.rows().row(j));
+    let curvature = if gram.worth_caching() {
+        None
+    } else {
+        let distance: f64 = x_i.iter().zip(x_j).map(|(a, b)| (a - b) * (a - b)).sum();
+        Some(distance)
+    };
+    let eta = match curvature {
+        Some(distance) => distance,
+        None => gram.diagonal(i) + gram.diagonal(j) - 2.0 * gram.pair(i, j).0[j],
+    };
     let (old_i, old_j) = (values[i], values[j]);
     let (new_i, new_j) = pair_values(old_i, old_j, pair.violation, eta, data.c);
     values[i] = new_i;
     values[j] = new_j;
     let (delta_i, delta_j) = (new_i - old_i, new_j - old_j);
     let (weight_i, weight_j) = (sign * delta_i, sign * delta_j);
-    update_rows(&mut state.r, |start, chunk| {
-        let (ci, cj) = (&column_i[start..], &column_j[start..]);
-        for ((r, &ki), &kj) in chunk.iter_mut().zip(ci).zip(cj) {
-            *r += weight_i * ki + weight_j * kj;
-        }
-    });
     state.linear -= sign * (data.y[i] * delta_i + data.y[j] * delta_j);
-    let (x_i, x_j) = (gram.rows().row(i), gram.rows().row(j));
     scratch.coordinates.clear();
     scratch.deltas.clear();
+    let (x_i, x_j) = (gram.rows().row(i), gram.rows().row(j));
     for (l, (&a, &b)) in x_i.iter().zip(x_j).enumerate() {
         let delta = weight_i * a + weight_j * b;
         if delta != 0.0 {
@@ -103,6 +105,18 @@ pub(crate) fn pair_step(
             scratch.coordinates.push(l);
             scratch.deltas.push(delta);
         }
+    }
+    if curvature.is_none() {
+        // Both columns are cached (`pair` above filled them).
+        let (column_i, column_j) = gram.pair(i, j);
+        update_rows(&mut state.r, |start, chunk| {
+            let (ci, cj) = (&column_i[start..], &column_j[start..]);
+            for ((r, &ki), &kj) in chunk.iter_mut().zip(ci).zip(cj) {
+                *r += weight_i * ki + weight_j * kj;
+            }
+        });
+    } else {
+        add_rows_times(&mut state.r, gram.rows(), &scratch.coordinates, &scratch.deltas);
     }
     data.inequalities.add_image(&scratch.coordinates, &scratch.deltas, &mut state.s);
     data.equalities.add_image(&scratch.coordinates, &scratch.deltas, &mut state.q);
