@@ -281,3 +281,27 @@ fn duplicate_rows_and_invalid_problems() {
     );
     assert!(columns.unwrap_err().to_string().contains("features"));
 }
+
+#[test]
+fn many_features_take_the_parallel_weight_updates() {
+    // p ≥ 4096: pair steps form a dense Δβ in parallel chunks and update Aβ by rows.
+    let data = regression(20, 4100, 21);
+    let (c, nu) = (3e-3, 0.5);
+    let run = |threads, options: &SolveOptions| {
+        with_thread_pool(threads, || {
+            fit(&data, Kind::NonNegative, c, nu, GammaRule::ProjectedGradient, options)
+        })
+        .unwrap()
+    };
+    let limited = SolveOptions { max_iter: Some(400), ..options(1e-6) };
+    let (one, two) = (run(1, &limited), run(2, &limited));
+    assert!(one.report.steps[0] + one.report.steps[1] > 50, "{:?}", one.report.steps);
+    assert_eq!(one.report.coef, two.report.coef);
+    assert_eq!(one.solution.x, two.solution.x);
+    let full = run(2, &options(1e-6));
+    assert_eq!(full.solution.status, Status::Converged);
+    let p = primal(&data, c, nu, &full.report);
+    let gap = p + full.solution.objective;
+    assert!(gap.abs() <= 1e-5 * p.abs().max(1.0), "gap {gap}");
+    assert!(full.report.coef.iter().all(|&b| b >= -1e-6));
+}

@@ -2,6 +2,7 @@
 //! `Γβ = d`) of the constrained ν-SVR, stored twice: by rows (`A_j·β`, `‖A_j‖²`, the γ/μ steps
 //! `Δβ = ±δ A_jᵀ`) and by columns (`A·Δβ` for a `Δβ` that touches few coordinates).
 
+use super::state::{update_rows, Change};
 use crate::protocol::SolveError;
 
 /// A sparse `n_rows × n_cols` matrix in compressed-row form.
@@ -260,6 +261,19 @@ impl LinearConstraints {
     /// Whether there is no constraint.
     pub fn is_empty(&self) -> bool {
         self.rhs.is_empty()
+    }
+
+    /// `values += M Δβ`: by the columns of `M` for a sparse change, by its rows (in parallel
+    /// when there are many) for a dense one.
+    pub(crate) fn add_change(&self, change: Change<'_>, values: &mut [f64]) {
+        match change {
+            Change::Sparse { coordinates, deltas } => self.add_image(coordinates, deltas, values),
+            Change::Dense(delta) => update_rows(values, |start, chunk| {
+                for (t, value) in chunk.iter_mut().enumerate() {
+                    *value += self.matrix.row_dot(start + t, delta);
+                }
+            }),
+        }
     }
 
     /// `values += M Δβ` for a `Δβ` given by its non-zeros (`coordinates`, `deltas`).

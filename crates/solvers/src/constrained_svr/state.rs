@@ -29,24 +29,41 @@ pub(crate) fn update_rows(out: &mut [f64], f: impl Fn(usize, &mut [f64]) + Sync)
     }
 }
 
-/// `r += X Δβ` for a `Δβ` given by its non-zeros.
-pub(crate) fn add_rows_times(
-    r: &mut [f64],
-    x: &DenseRows<'_>,
-    coordinates: &[usize],
-    deltas: &[f64],
-) {
-    let dense = coordinates.len() == x.n_features();
+/// A change `Δβ` of the weights: its non-zeros (the steps on one constraint row, and pair
+/// steps with few features), or every coordinate (pair steps with many features, computed in
+/// parallel).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Change<'a> {
+    /// `Δβ_l = deltas[t]` for `l = coordinates[t]`, zero elsewhere.
+    Sparse { coordinates: &'a [usize], deltas: &'a [f64] },
+    /// `Δβ` itself.
+    Dense(&'a [f64]),
+}
+
+/// `r += X Δβ`.
+pub(crate) fn add_rows_times(r: &mut [f64], x: &DenseRows<'_>, change: Change<'_>) {
     update_rows(r, |start, chunk| {
         for (t, value) in chunk.iter_mut().enumerate() {
             let row = x.row(start + t);
-            *value += if dense {
-                row.iter().zip(deltas).map(|(a, d)| a * d).sum::<f64>()
-            } else {
-                coordinates.iter().zip(deltas).map(|(&l, &d)| row[l] * d).sum::<f64>()
+            *value += match change {
+                Change::Dense(deltas) => row.iter().zip(deltas).map(|(a, d)| a * d).sum::<f64>(),
+                Change::Sparse { coordinates, deltas } => {
+                    coordinates.iter().zip(deltas).map(|(&l, &d)| row[l] * d).sum::<f64>()
+                }
             };
         }
     });
+}
+
+/// `Σ v_l²`, over fixed chunks in parallel when `v` is long (the same sum for any thread count).
+pub(crate) fn sum_of_squares(v: &[f64]) -> f64 {
+    if v.len() < PARALLEL_MIN_LEN {
+        v.iter().map(|x| x * x).sum()
+    } else {
+        let partial: Vec<f64> =
+            v.par_chunks(ROW_CHUNK).map(|chunk| chunk.iter().map(|x| x * x).sum()).collect();
+        partial.iter().sum()
+    }
 }
 
 /// The dual iterate and its β-state.
@@ -95,7 +112,7 @@ impl State {
 
     /// `f(θ) = ½‖β‖² + lᵀθ`.
     pub(crate) fn objective(&self) -> f64 {
-        0.5 * self.beta.iter().map(|b| b * b).sum::<f64>() + self.linear
+        0.5 * sum_of_squares(&self.beta) + self.linear
     }
 
     /// Recomputes β, `r`, `s`, `q` and `lᵀθ` from θ (no drift of the incremental updates).
@@ -150,7 +167,7 @@ impl State {
         for (&l, &delta) in coordinates.iter().zip(deltas) {
             self.beta[l] += delta;
         }
-        add_rows_times(&mut self.r, x, coordinates, deltas);
+        add_rows_times(&mut self.r, x, Change::Sparse { coordinates, deltas });
         inequalities.add_image(coordinates, deltas, &mut self.s);
         equalities.add_image(coordinates, deltas, &mut self.q);
     }

@@ -20,7 +20,9 @@ use kernelkit_kernels::DenseRows;
 use super::constraints::LinearConstraints;
 use super::gram::GramColumns;
 use super::select::{Block, Pair};
-use super::state::{add_rows_times, update_rows, State};
+use kernelkit_kernels::PARALLEL_MIN_LEN;
+
+use super::state::{add_rows_times, update_rows, Change, State};
 
 /// Lower bound on the curvature `η` of a pair step (LIBSVM's τ).
 const MIN_CURVATURE: f64 = 1e-12;
@@ -30,6 +32,8 @@ const MIN_CURVATURE: f64 = 1e-12;
 pub(crate) struct Scratch {
     coordinates: Vec<usize>,
     deltas: Vec<f64>,
+    /// A dense `Δβ` (pair steps with at least `PARALLEL_MIN_LEN` features).
+    dense: Vec<f64>,
 }
 
 /// The constant data of the problem a step needs.
@@ -95,17 +99,40 @@ pub(crate) fn pair_step(
     let (delta_i, delta_j) = (new_i - old_i, new_j - old_j);
     let (weight_i, weight_j) = (sign * delta_i, sign * delta_j);
     state.linear -= sign * (data.y[i] * delta_i + data.y[j] * delta_j);
+    let x = gram.rows();
+    let (x_i, x_j) = (x.row(i), x.row(j));
+    let wide = x_i.len() >= PARALLEL_MIN_LEN;
     scratch.coordinates.clear();
     scratch.deltas.clear();
-    let (x_i, x_j) = (gram.rows().row(i), gram.rows().row(j));
-    for (l, (&a, &b)) in x_i.iter().zip(x_j).enumerate() {
-        let delta = weight_i * a + weight_j * b;
-        if delta != 0.0 {
-            state.beta[l] += delta;
-            scratch.coordinates.push(l);
-            scratch.deltas.push(delta);
+    if wide {
+        scratch.dense.resize(x_i.len(), 0.0);
+        update_rows(&mut scratch.dense, |start, chunk| {
+            let (a, b) = (&x_i[start..], &x_j[start..]);
+            for ((delta, &a), &b) in chunk.iter_mut().zip(a).zip(b) {
+                *delta = weight_i * a + weight_j * b;
+            }
+        });
+        let dense = &scratch.dense;
+        update_rows(&mut state.beta, |start, chunk| {
+            for (beta, &delta) in chunk.iter_mut().zip(&dense[start..]) {
+                *beta += delta;
+            }
+        });
+    } else {
+        for (l, (&a, &b)) in x_i.iter().zip(x_j).enumerate() {
+            let delta = weight_i * a + weight_j * b;
+            if delta != 0.0 {
+                state.beta[l] += delta;
+                scratch.coordinates.push(l);
+                scratch.deltas.push(delta);
+            }
         }
     }
+    let change = if wide {
+        Change::Dense(&scratch.dense)
+    } else {
+        Change::Sparse { coordinates: &scratch.coordinates, deltas: &scratch.deltas }
+    };
     if curvature.is_none() {
         // Both columns are cached (`pair` above filled them).
         let (column_i, column_j) = gram.pair(i, j);
@@ -116,10 +143,10 @@ pub(crate) fn pair_step(
             }
         });
     } else {
-        add_rows_times(&mut state.r, gram.rows(), &scratch.coordinates, &scratch.deltas);
+        add_rows_times(&mut state.r, gram.rows(), change);
     }
-    data.inequalities.add_image(&scratch.coordinates, &scratch.deltas, &mut state.s);
-    data.equalities.add_image(&scratch.coordinates, &scratch.deltas, &mut state.q);
+    data.inequalities.add_change(change, &mut state.s);
+    data.equalities.add_change(change, &mut state.q);
 }
 
 /// A step on one multiplier: `γ_u` (`block = Gamma`) or `μ_u`.
