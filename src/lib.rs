@@ -30,5 +30,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve_pu, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_frank_wolfe, m)?)?;
     m.add_function(wrap_pyfunction!(constrained_svr::solve_constrained_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve_klr, m)?)?;
     Ok(())
 }

@@ -9,8 +9,8 @@ use kernelkit_kernels::{
     SignedQ, SparseKernel, SPARSE_DENSITY_THRESHOLD,
 };
 use kernelkit_solvers::{
-    formulations, BoxQp, FrankWolfe, KernelColumns, LinearRows, Method, PuProblem, RadiusRule,
-    SimplexQp, Smo, SolveError, SolveOptions, Solver, Usmo,
+    formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
+    PuProblem, RadiusRule, SimplexQp, Smo, SolveError, SolveOptions, Solver, Usmo, WorkingSetRule,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -519,4 +519,54 @@ pub(crate) fn solve_frank_wolfe(
     stats.set_item("coreset_size", report.coreset_size)?;
     stats.set_item("inner_iterations", report.inner_iterations)?;
     Ok(solution)
+}
+
+/// Sparse kernel logistic regression (problem (22) of Consolo, Manno & Amaldi) on rows `x` with
+/// labels `y ∈ {−1, +1}`. Returns the solution (`x` = α, `bias` = b) and, when
+/// `record_history`, the objective and the squared step norm of every iteration.
+#[pyfunction]
+#[pyo3(signature = (
+    x, y, kernel, c, lam, bound_eps, selection="second_order", record_history=false, **options
+))]
+#[allow(clippy::too_many_arguments)]
+#[allow(clippy::type_complexity)]
+pub(crate) fn solve_klr(
+    py: Python<'_>,
+    x: Input<'_>,
+    y: PyReadonlyArray1<'_, f64>,
+    kernel: &Kernel,
+    c: f64,
+    lam: f64,
+    bound_eps: f64,
+    selection: &str,
+    record_history: bool,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(Solution, Option<Py<PyDict>>)> {
+    let rule = match selection {
+        "second_order" => WorkingSetRule::SecondOrder,
+        "first_order" => WorkingSetRule::FirstOrder,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "selection must be 'second_order' or 'first_order', got {other:?}"
+            )))
+        }
+    };
+    let solver = KlrSmo { rule, record_history };
+    let labels = vector(&y).into_owned();
+    let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, |source| {
+            let mut problem =
+                KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
+            Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
+        })
+    })?;
+    let history = if record_history {
+        let dict = PyDict::new(py);
+        dict.set_item("objective", PyArray1::from_vec(py, report.objectives))?;
+        dict.set_item("step_norm2", PyArray1::from_vec(py, report.step_norms))?;
+        Some(dict.unbind())
+    } else {
+        None
+    };
+    Ok((solution, history))
 }

@@ -13,6 +13,7 @@ from ._core import __version__
 from .constrained_svr import ConstrainedSVR
 from .exceptions import ConvergenceWarning
 from .frank_wolfe import FrankWolfeSVC, MEBClassifier
+from .klr import SparseKernelLogisticRegression
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -33,6 +34,7 @@ __all__ = [
     "OneClassSVM",
     "PUClassifier",
     "Solver",
+    "SparseKernelLogisticRegression",
     "__version__",
     "solvers",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "solve_constrained_svr",
     "solve_epsilon_svr",
     "solve_frank_wolfe",
+    "solve_klr",
     "solve_nu_svc",
     "solve_nu_svr",
     "solve_one_class",
@@ -187,3 +188,14 @@ def solve_constrained_svr(
     record_history: bool = False,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, NDArray[np.float64], float, dict[str, NDArray[np.float64]] | None]: ...
+def solve_klr(
+    x: _Rows,
+    y: NDArray[np.float64],
+    kernel: Kernel,
+    c: float,
+    lam: float,
+    bound_eps: float,
+    selection: str = "second_order",
+    record_history: bool = False,
+    **options: Unpack[_SolverOptions],
+) -> tuple[Solution, dict[str, NDArray[np.float64]] | None]: ...

@@ -12,15 +12,19 @@
 //! * [`Usmo`]: positive-unlabeled learning with the double hinge loss ([`PuProblem`]).
 //! * [`FrankWolfe`]: the L2-SVM as a minimum enclosing ball ([`SimplexQp`]) by the core vector
 //!   machine, Frank–Wolfe and away-step Frank–Wolfe.
+//! * [`KlrSmo`]: sparse kernel logistic regression ([`KlrProblem`]) by SMO with a second-order
+//!   working set and a safeguarded Newton subproblem.
 //! * [`Gsmo`]: linear ν-SVR with linear constraints on the weights
 //!   ([`ConstrainedSvrProblem`]) by the generalized SMO.
 //!
 //! The crate has no Python dependency.
 
 pub mod box_qp;
+mod columns;
 pub mod constrained_svr;
 pub mod formulations;
 pub mod frank_wolfe;
+pub mod klr;
 mod parallel;
 pub mod protocol;
 pub mod smo;
@@ -32,6 +36,7 @@ pub use constrained_svr::{
     SparseMatrix,
 };
 pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp};
+pub use klr::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
 pub use parallel::with_thread_pool;
 pub use protocol::{
     Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,

@@ -8,17 +8,15 @@
 //! cache holds (on 20,000 × 20 with a 200 MB cache, 87 % of the column requests missed), and
 //! the direct update is cheaper than computing two columns.
 
-use kernelkit_kernels::{
-    CacheStats, DenseKernel, DenseRows, KernelFunction, KernelSource, RowCache,
-};
+use kernelkit_kernels::{CacheStats, DenseKernel, DenseRows, KernelFunction};
 
+use crate::columns::CachedColumns;
 use crate::protocol::SolveError;
 
 /// `K = XXᵀ` by cached columns.
 #[derive(Debug)]
 pub(crate) struct GramColumns<'a> {
-    kernel: DenseKernel<'a>,
-    cache: RowCache<f64>,
+    columns: CachedColumns<DenseKernel<'a>>,
     worth_caching: bool,
 }
 
@@ -28,7 +26,7 @@ impl<'a> GramColumns<'a> {
         let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
         let worth_caching =
             n.saturating_mul(n).saturating_mul(std::mem::size_of::<f64>()) <= cache_bytes;
-        Ok(GramColumns { kernel, cache: RowCache::new(n, cache_bytes), worth_caching })
+        Ok(GramColumns { columns: CachedColumns::new(kernel, cache_bytes), worth_caching })
     }
 
     /// Whether the whole Gram matrix fits in the cache budget (then pair steps use columns).
@@ -38,31 +36,20 @@ impl<'a> GramColumns<'a> {
 
     /// The training rows.
     pub(crate) fn rows(&self) -> &DenseRows<'a> {
-        self.kernel.rows()
+        self.columns.kernel().rows()
     }
 
     /// `K_ii = ‖x_i‖²`.
     pub(crate) fn diagonal(&self, i: usize) -> f64 {
-        self.kernel.diagonal_value(i)
-    }
-
-    fn fill(&mut self, i: usize, pinned: Option<usize>) {
-        let n = self.kernel.len();
-        let (column, start) = self.cache.get(i, n, pinned);
-        if start < n {
-            self.kernel.fill_block(&[i], start, n, &mut column[start..]);
-        }
+        self.columns.diagonal()[i]
     }
 
     /// Columns `K[:, i]` and `K[:, j]` together.
     pub(crate) fn pair(&mut self, i: usize, j: usize) -> (&[f64], &[f64]) {
-        let n = self.kernel.len();
-        self.fill(i, None);
-        self.fill(j, Some(i));
-        (self.cache.peek(i, n), self.cache.peek(j, n))
+        self.columns.pair(i, j)
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
-        self.cache.stats()
+        self.columns.stats()
     }
 }

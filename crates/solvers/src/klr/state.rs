@@ -1,0 +1,269 @@
+//! The iterate of the KLR SMO: α, `F = K(α∘y)` and the per-point terms that change only when
+//! `α_s` does (`y_s·log(α_s/(C − α_s)) − λ y_s`, the entropy curvature `C/(α_s(C − α_s))` and
+//! `C·G(α_s/C)`), so that an iteration evaluates logarithms for two points only.
+
+use rayon::prelude::*;
+
+use kernelkit_kernels::{KernelSource, PARALLEL_MIN_LEN};
+
+/// Points per parallel task in the O(n) passes (fixed: results do not depend on threads).
+const CHUNK: usize = 4096;
+
+/// Rows of the kernel computed at once when `F` is built from scratch.
+const BLOCK_ROWS: usize = 64;
+
+/// (value, index), ties to the smaller index.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Extreme {
+    pub value: f64,
+    pub index: usize,
+}
+
+impl Extreme {
+    const fn none(value: f64) -> Self {
+        Extreme { value, index: usize::MAX }
+    }
+    pub(crate) fn exists(&self) -> bool {
+        self.index != usize::MAX
+    }
+    #[inline]
+    fn above(&mut self, value: f64, index: usize) {
+        if value > self.value || (value == self.value && value.is_finite() && index < self.index) {
+            *self = Extreme { value, index };
+        }
+    }
+    #[inline]
+    fn below(&mut self, value: f64, index: usize) {
+        if value < self.value || (value == self.value && value.is_finite() && index < self.index) {
+            *self = Extreme { value, index };
+        }
+    }
+}
+
+/// Runs `scan(start, end)` over fixed chunks of `0..n` (in parallel when long) and folds the
+/// chunk results in order with `merge`.
+fn chunked<T: Send + Copy>(
+    n: usize,
+    scan: impl Fn(usize, usize) -> T + Sync,
+    merge: impl Fn(T, T) -> T,
+) -> T {
+    if n < PARALLEL_MIN_LEN {
+        return scan(0, n);
+    }
+    let parts: Vec<T> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|k| scan(k * CHUNK, ((k + 1) * CHUNK).min(n)))
+        .collect();
+    parts.into_iter().reduce(merge).expect("n > 0")
+}
+
+/// The SMO iterate.
+#[derive(Debug, Clone)]
+pub(crate) struct State {
+    pub c: f64,
+    pub lambda: f64,
+    /// γ and C − γ.
+    pub lower: f64,
+    pub upper: f64,
+    pub y: Vec<f64>,
+    pub alpha: Vec<f64>,
+    /// `F_s = Σ_j α_j y_j K_sj`.
+    pub f: Vec<f64>,
+    /// `y_s log(α_s/(C − α_s)) − λ y_s`, so that `gneg_s = −F_s − log_term_s`.
+    pub log_term: Vec<f64>,
+    /// `C/(α_s(C − α_s))`.
+    pub curvature: Vec<f64>,
+    /// `C·G(α_s/C)`.
+    pub entropy: Vec<f64>,
+}
+
+impl State {
+    /// The feasible start `α_i = s / m_{class(i)}` (module documentation), with `F = 0` (the
+    /// caller computes it).
+    pub(crate) fn initial(y: &[f64], c: f64, lambda: f64, bound: f64) -> Self {
+        let positives = y.iter().filter(|&&v| v > 0.0).count() as f64;
+        let negatives = y.len() as f64 - positives;
+        let (minority, majority) = (positives.min(negatives), positives.max(negatives));
+        let (lower, upper) = (bound, c - bound);
+        let (smallest, largest) = (majority * lower, minority * upper);
+        let s = if (smallest..=largest).contains(&1.0) {
+            1.0
+        } else {
+            (minority * c / 2.0).clamp(smallest * (1.0 + 1e-9), largest).min(largest)
+        };
+        let mut state = State {
+            c,
+            lambda,
+            lower,
+            upper,
+            y: y.to_vec(),
+            alpha: y.iter().map(|&v| s / if v > 0.0 { positives } else { negatives }).collect(),
+            f: vec![0.0; y.len()],
+            log_term: vec![0.0; y.len()],
+            curvature: vec![0.0; y.len()],
+            entropy: vec![0.0; y.len()],
+        };
+        for i in 0..y.len() {
+            let value = state.alpha[i].clamp(lower, upper);
+            state.set_alpha(i, value);
+        }
+        state
+    }
+
+    /// Sets `α_i` and its cached terms.
+    pub(crate) fn set_alpha(&mut self, i: usize, value: f64) {
+        let (a, c) = (value, self.c);
+        let complement = c - a;
+        self.alpha[i] = a;
+        self.log_term[i] = self.y[i] * (a.ln() - complement.ln()) - self.lambda * self.y[i];
+        self.curvature[i] = c / (a * complement);
+        self.entropy[i] = a * (a / c).ln() + complement * (complement / c).ln();
+    }
+
+    /// `gneg_i = −y_i ∇f_i`.
+    #[inline]
+    pub(crate) fn gneg(&self, i: usize) -> f64 {
+        -self.f[i] - self.log_term[i]
+    }
+
+    /// `i ∈ I_up`: α_i can move in the direction of `y_i`.
+    #[inline]
+    pub(crate) fn in_up(&self, i: usize) -> bool {
+        if self.y[i] > 0.0 {
+            self.alpha[i] < self.upper
+        } else {
+            self.alpha[i] > self.lower
+        }
+    }
+
+    /// `i ∈ I_low`: α_i can move against `y_i`.
+    #[inline]
+    pub(crate) fn in_low(&self, i: usize) -> bool {
+        if self.y[i] > 0.0 {
+            self.alpha[i] > self.lower
+        } else {
+            self.alpha[i] < self.upper
+        }
+    }
+
+    /// Recomputes `F = K(α∘y)` from the kernel, in blocks of rows.
+    pub(crate) fn compute_f<K: KernelSource>(&mut self, kernel: &K) {
+        let n = self.y.len();
+        let weights: Vec<f64> = self.alpha.iter().zip(&self.y).map(|(a, y)| a * y).collect();
+        let mut block = vec![0.0; BLOCK_ROWS * n];
+        let mut rows = Vec::with_capacity(BLOCK_ROWS);
+        for start in (0..n).step_by(BLOCK_ROWS) {
+            let end = (start + BLOCK_ROWS).min(n);
+            rows.clear();
+            rows.extend(start..end);
+            let block = &mut block[..(end - start) * n];
+            kernel.fill_block(&rows, 0, n, block);
+            for (r, values) in block.chunks_exact(n).enumerate() {
+                self.f[start + r] = values.iter().zip(&weights).map(|(k, w)| k * w).sum();
+            }
+        }
+    }
+
+    /// `m = max_{I_up} gneg` (with `i*`) and `M = min_{I_low} gneg` (with `j^MVP`).
+    pub(crate) fn violating_pair(&self) -> (Extreme, Extreme) {
+        chunked(
+            self.y.len(),
+            |start, end| {
+                let (mut up, mut low) =
+                    (Extreme::none(f64::NEG_INFINITY), Extreme::none(f64::INFINITY));
+                for i in start..end {
+                    let g = self.gneg(i);
+                    up.above(if self.in_up(i) { g } else { f64::NEG_INFINITY }, i);
+                    low.below(if self.in_low(i) { g } else { f64::INFINITY }, i);
+                }
+                (up, low)
+            },
+            |(mut up, mut low), (later_up, later_low)| {
+                if later_up.exists() {
+                    up.above(later_up.value, later_up.index);
+                }
+                if later_low.exists() {
+                    low.below(later_low.value, later_low.index);
+                }
+                (up, low)
+            },
+        )
+    }
+
+    /// The second-order choice of `j` for `i` with `gneg_i = m` (eqs. (34)–(35)).
+    pub(crate) fn second_order_partner(
+        &self,
+        i: usize,
+        m: f64,
+        column_i: &[f64],
+        diagonal: &[f64],
+    ) -> Option<usize> {
+        let (k_ii, h_i) = (diagonal[i], self.curvature[i]);
+        let best = chunked(
+            self.y.len(),
+            |start, end| {
+                let mut best = Extreme::none(f64::NEG_INFINITY);
+                for j in start..end {
+                    let g = self.gneg(j);
+                    if g < m && self.in_low(j) {
+                        let v = m - g;
+                        let q = k_ii + diagonal[j] - 2.0 * column_i[j] + h_i + self.curvature[j];
+                        best.above(v * v / q, j);
+                    }
+                }
+                best
+            },
+            |mut best, later| {
+                if later.exists() {
+                    best.above(later.value, later.index);
+                }
+                best
+            },
+        );
+        best.exists().then_some(best.index)
+    }
+
+    /// `f(α) = ½ Σ α_i y_i F_i + Σ C·G(α_i/C) − λ Σ α_i`.
+    pub(crate) fn objective(&self) -> f64 {
+        let terms = |start: usize, end: usize| {
+            (start..end)
+                .map(|i| {
+                    0.5 * self.alpha[i] * self.y[i] * self.f[i] + self.entropy[i]
+                        - self.lambda * self.alpha[i]
+                })
+                .sum::<f64>()
+        };
+        chunked(self.y.len(), terms, |a, b| a + b)
+    }
+
+    /// `F += d_i K[:, i] + d_j K[:, j]`.
+    pub(crate) fn update_f(&mut self, d_i: f64, d_j: f64, column_i: &[f64], column_j: &[f64]) {
+        let apply = |offset: usize, chunk: &mut [f64]| {
+            let (ci, cj) = (&column_i[offset..], &column_j[offset..]);
+            for ((f, &ki), &kj) in chunk.iter_mut().zip(ci).zip(cj) {
+                *f += d_i * ki + d_j * kj;
+            }
+        };
+        if self.f.len() < PARALLEL_MIN_LEN {
+            apply(0, &mut self.f);
+        } else {
+            self.f.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| apply(k * CHUNK, chunk));
+        }
+    }
+
+    /// The KKT bias: the mean of `gneg` over the free variables, else `(m + M)/2`.
+    pub(crate) fn bias(&self, m: f64, big_m: f64) -> f64 {
+        let (mut sum, mut count) = (0.0, 0usize);
+        for i in 0..self.y.len() {
+            if self.alpha[i] > self.lower && self.alpha[i] < self.upper {
+                sum += self.gneg(i);
+                count += 1;
+            }
+        }
+        if count > 0 {
+            sum / count as f64
+        } else {
+            0.5 * (m + big_m)
+        }
+    }
+}
