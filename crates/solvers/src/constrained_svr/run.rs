@@ -47,6 +47,10 @@ pub(super) fn solve(
             }
         }
         let Some((block, _)) = best.filter(|_| violation > options.tol) else {
+            // A NaN is never selected: an empty selection must not pass for convergence.
+            if !(objective.is_finite() && state.r.iter().all(|v| v.is_finite())) {
+                break Status::NumericalError;
+            }
             if fresh {
                 break Status::Converged;
             }

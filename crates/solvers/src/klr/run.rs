@@ -38,6 +38,10 @@ pub(super) fn solve<K: KernelSource>(
         let (up, low) = state.violating_pair();
         (m, big_m) = (up.value, low.value);
         if !(up.exists() && low.exists()) || m - big_m <= options.tol {
+            // A NaN is never selected: an empty set must not pass for convergence.
+            if !state.f.iter().all(|v| v.is_finite()) {
+                break Status::NumericalError;
+            }
             if fresh {
                 break Status::Converged;
             }

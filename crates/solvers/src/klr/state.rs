@@ -89,7 +89,7 @@ impl State {
         let s = if (smallest..=largest).contains(&1.0) {
             1.0
         } else {
-            (minority * c / 2.0).clamp(smallest * (1.0 + 1e-9), largest).min(largest)
+            (minority * c / 2.0).clamp((smallest * (1.0 + 1e-9)).min(largest), largest)
         };
         let mut state = State {
             c,
