@@ -126,26 +126,6 @@ impl State {
         -self.f[i] - self.log_term[i]
     }
 
-    /// `i ∈ I_up`: α_i can move in the direction of `y_i`.
-    #[inline]
-    pub(crate) fn in_up(&self, i: usize) -> bool {
-        if self.y[i] > 0.0 {
-            self.alpha[i] < self.upper
-        } else {
-            self.alpha[i] > self.lower
-        }
-    }
-
-    /// `i ∈ I_low`: α_i can move against `y_i`.
-    #[inline]
-    pub(crate) fn in_low(&self, i: usize) -> bool {
-        if self.y[i] > 0.0 {
-            self.alpha[i] > self.lower
-        } else {
-            self.alpha[i] < self.upper
-        }
-    }
-
     /// Recomputes `F = K(α∘y)` from the kernel, in blocks of rows.
     pub(crate) fn compute_f<K: KernelSource>(&mut self, kernel: &K) {
         let n = self.y.len();
@@ -171,10 +151,17 @@ impl State {
             |start, end| {
                 let (mut up, mut low) =
                     (Extreme::none(f64::NEG_INFINITY), Extreme::none(f64::INFINITY));
-                for i in start..end {
-                    let g = self.gneg(i);
-                    up.above(if self.in_up(i) { g } else { f64::NEG_INFINITY }, i);
-                    low.below(if self.in_low(i) { g } else { f64::INFINITY }, i);
+                let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
+                let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
+                for (offset, ((&f, &log_term), (&y, &a))) in terms.zip(points).enumerate() {
+                    // Set membership is random by index: no branches but the rare updates.
+                    let g = -f - log_term;
+                    let (positive, above_lower, below_upper) =
+                        (y > 0.0, a > self.lower, a < self.upper);
+                    let is_up = (positive & below_upper) | (!positive & above_lower);
+                    let is_low = (positive & above_lower) | (!positive & below_upper);
+                    up.above(if is_up { g } else { f64::NEG_INFINITY }, start + offset);
+                    low.below(if is_low { g } else { f64::INFINITY }, start + offset);
                 }
                 (up, low)
             },
@@ -203,13 +190,20 @@ impl State {
             self.y.len(),
             |start, end| {
                 let mut best = Extreme::none(f64::NEG_INFINITY);
-                for j in start..end {
-                    let g = self.gneg(j);
-                    if g < m && self.in_low(j) {
-                        let v = m - g;
-                        let q = k_ii + diagonal[j] - 2.0 * column_i[j] + h_i + self.curvature[j];
-                        best.above(v * v / q, j);
-                    }
+                let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
+                let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
+                let kernel = column_i[start..end].iter().zip(&diagonal[start..end]);
+                let curvature = &self.curvature[start..end];
+                for (offset, (((&f, &log_term), (&y, &a)), ((&k_ij, &k_jj), &h_j))) in
+                    terms.zip(points).zip(kernel.zip(curvature)).enumerate()
+                {
+                    let g = -f - log_term;
+                    let positive = y > 0.0;
+                    let is_low = (positive & (a > self.lower)) | (!positive & (a < self.upper));
+                    let v = m - g;
+                    let q = k_ii + k_jj - 2.0 * k_ij + h_i + h_j;
+                    let score = if is_low & (g < m) { v * v / q } else { f64::NEG_INFINITY };
+                    best.above(score, start + offset);
                 }
                 best
             },
