@@ -151,13 +151,17 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
         check_classification_targets(labels)
-        self._check_precomputed_fit(X_checked)
         classes, encoded = np.unique(labels, return_inverse=True)
+        if len(classes) == 1:
+            raise ValueError(
+                f"y has 1 class ({classes[0]!r}): SparseKernelLogisticRegression needs 2 classes"
+            )
         if len(classes) != 2:
             raise ValueError(
-                f"SparseKernelLogisticRegression is binary: y has {len(classes)} class(es), "
-                "expected 2"
+                "Only binary classification is supported. SparseKernelLogisticRegression needs "
+                f"exactly 2 classes in y, got {len(classes)}"
             )
+        self._check_precomputed_fit(X_checked)
         signs = np.where(encoded == 1, 1.0, -1.0)
         kernel = self._kernel_spec(X_checked)
         every = np.arange(X_checked.shape[0])
@@ -187,6 +191,11 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         if history is not None:
             self.history_ = {key: np.asarray(value) for key, value in history.items()}
         return self
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def decision_function(self, X: Any) -> Float64Array:
         """``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.

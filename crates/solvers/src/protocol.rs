@@ -86,6 +86,9 @@ pub enum Status {
     Stopped,
     /// A non-finite value appeared.
     NumericalError,
+    /// The objective stopped decreasing before the tolerance was met (the tolerance is below
+    /// what floating point can resolve for this problem).
+    Stalled,
 }
 
 impl Status {
@@ -97,6 +100,7 @@ impl Status {
             Status::TimeLimit => "time_limit",
             Status::Stopped => "stopped",
             Status::NumericalError => "numerical_error",
+            Status::Stalled => "stalled",
         }
     }
 }

@@ -62,7 +62,9 @@ pub(super) fn solve<K: KernelSource>(
         run.report.toward_steps += 1;
         run.iterations += 1;
         match solution.status {
-            Status::Stopped | Status::TimeLimit | Status::NumericalError => break solution.status,
+            Status::Stopped | Status::TimeLimit | Status::NumericalError | Status::Stalled => {
+                break solution.status
+            }
             Status::Converged | Status::MaxIterations => {}
         }
     };

@@ -12,6 +12,14 @@ use crate::protocol::{Control, Monitor, Progress, Solution, SolveOptions, SolveS
 /// Relative slack of the per-step decrease count (round-off of `f`).
 const DECREASE_SLACK: f64 = 1e-12;
 
+/// Iterations (per point, and at least [`STALLED_MIN`]) without a new smallest gap `m − M` before
+/// the solve is declared stalled: the gradients carry round-off of order `ulp(C)/γ` (the `log`
+/// of `C − α` near the upper bound; digest pitfall 17), and a tolerance below that floor can
+/// never be met. The objective cannot serve here: its own round-off (`n·ε·Σ|terms|`) exceeds
+/// the decrease of a late SMO step.
+const STALLED_PER_POINT: u64 = 50;
+const STALLED_MIN: u64 = 50_000;
+
 pub(super) fn solve<K: KernelSource>(
     solver: &KlrSmo,
     problem: &mut KlrProblem<K>,
@@ -33,6 +41,9 @@ pub(super) fn solve<K: KernelSource>(
     }
     let mut iterations = 0u64;
     let mut fresh = true;
+    // The smallest gap so far and the iteration that reached it.
+    let (mut best_gap, mut best_at) = (f64::INFINITY, 0u64);
+    let stall_window = (STALLED_PER_POINT * n as u64).max(STALLED_MIN);
     let (mut m, mut big_m);
     let status = loop {
         let (up, low) = state.violating_pair();
@@ -56,6 +67,11 @@ pub(super) fn solve<K: KernelSource>(
         }
         if options.max_iter.is_some_and(|limit| iterations >= limit) {
             break Status::MaxIterations;
+        }
+        if m - big_m < best_gap {
+            (best_gap, best_at) = (m - big_m, iterations);
+        } else if iterations - best_at >= stall_window {
+            break Status::Stalled;
         }
         if iterations > 0 && iterations % options.report_every == 0 {
             if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {

@@ -1,0 +1,374 @@
+"""SparseKernelLogisticRegression (seed paper 004) as a scikit-learn estimator: parameter and
+data validation, the infeasible γ-box, stopping early (max_iter, callback), persistence, the
+precomputed kernel and scikit-learn's estimator checks.
+
+Asserted here:
+
+* bad parameters and bad data raise ValueError / TypeError naming the parameter (C ≤ 0,
+  λ < 0 or not finite, bound_eps ≤ 0 or ≥ C/2, unknown selection, one or three classes,
+  NaN / inf in X, mismatched lengths);
+* an infeasible box γ·n_majority > (C − γ)·n_minority raises a ValueError mentioning
+  "infeasible", while C just above the threshold fits a feasible point (digest §2.5, §3.6);
+* max_iter = 1 and a callback returning True stop with the documented status and a
+  ConvergenceWarning at a feasible point of (22) with a usable model;
+* pickle, sklearn.base.clone, sparse X, kernel="precomputed" equal to the RBF fit;
+* scikit-learn's estimator checks (``parametrize_with_checks``).
+
+Helpers: ``kk_klr.py``. Digest: ``shared/papers/seed-004-sparse-klr.md``.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from kk_klr import BOUND_EPS, PAPER_GAMMA, Array, kkt, objective, rbf, wisconsin
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kernelkit import ConvergenceWarning, SparseKernelLogisticRegression
+
+
+def data(n: int = 60, seed: int = 0) -> tuple[Array, Array]:
+    return wisconsin(n, seed=seed)
+
+
+def fit_quietly(
+    est: SparseKernelLogisticRegression, x: Any, y: Any
+) -> SparseKernelLogisticRegression:
+    """Fit and require convergence (a ConvergenceWarning is an error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est.fit(x, y)
+    assert est.status_ == "converged", est.status_
+    return est
+
+
+def assert_feasible(est: SparseKernelLogisticRegression, y: Array) -> None:
+    """alpha_ is a feasible point of (22): γ ≤ α ≤ C − γ, Σα_i y_i = 0 (1e-10 relative)."""
+    alpha = np.asarray(est.alpha_, dtype=np.float64)
+    eps, c = float(est.bound_eps), float(est.C)
+    assert np.all(alpha >= eps) and np.all(alpha <= c - eps), (alpha.min(), alpha.max())
+    assert abs(float(alpha @ y)) <= 1e-10 * float(alpha.sum())
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------
+def raises_naming(name: str, fit: Callable[[], Any], also: str | None = None) -> str:
+    """fit() raises ValueError or TypeError whose message names ``name`` (as a word)."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        fit()
+    message = str(info.value)
+    assert re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message), (
+        f"{type(info.value).__name__} does not name {name!r}: {message!r}"
+    )
+    if also is not None:
+        assert re.search(also, message), f"{message!r} does not match {also!r}"
+    return message
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("C", {"C": 0.0}),
+        ("C", {"C": -1.0}),
+        ("C", {"C": np.nan}),
+        ("C", {"C": np.inf}),
+        ("lam", {"lam": -0.1}),
+        ("lam", {"lam": -1e-300}),
+        ("lam", {"lam": np.nan}),
+        ("lam", {"lam": np.inf}),
+        ("bound_eps", {"bound_eps": 0.0}),
+        ("bound_eps", {"bound_eps": -1e-5}),
+        ("bound_eps", {"bound_eps": np.nan}),
+        ("bound_eps", {"C": 1.0, "bound_eps": 0.5}),
+        ("bound_eps", {"C": 1e-3, "bound_eps": 0.6e-3}),
+        ("selection", {"selection": "third_order"}),
+        ("selection", {"selection": "2ord"}),
+        ("tol", {"tol": 0.0}),
+        ("max_iter", {"max_iter": 0}),
+        ("kernel", {"kernel": "laplace"}),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_bad_parameters(name: str, params: dict[str, Any]) -> None:
+    x, y = data()
+    raises_naming(name, lambda: SparseKernelLogisticRegression(**params).fit(x, y))
+
+
+def test_bound_eps_just_below_half_c_is_accepted() -> None:
+    """bound_eps < C/2 is the documented limit: the box [γ, C − γ] is then non-empty."""
+    x, y = data()
+    # 37 positives, 23 negatives: 0.3·37 ≤ 0.7·23, so the box is also feasible for Σα_i y_i = 0.
+    est = fit_quietly(SparseKernelLogisticRegression(C=1.0, bound_eps=0.3, gamma=0.5), x, y)
+    assert_feasible(est, y)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3])
+def test_not_two_classes_rejected(n_classes: int) -> None:
+    x, y = data()
+    labels = np.arange(len(y)) % n_classes
+    raises_naming("y", lambda: SparseKernelLogisticRegression().fit(x, labels))
+
+
+def test_infeasible_box_rejected() -> None:
+    """2 positives among 60: Σα_i y_i = 0 in [γ, C − γ] needs 58γ ≤ 2(C − γ), i.e.
+    C ≥ 30γ = 3e-4. Below: a ValueError mentioning "infeasible" (before any iteration); just
+    above: a converged fit at a feasible point."""
+    x, _ = data()
+    y = np.where(np.arange(len(x)) < 2, 1.0, -1.0)
+    threshold = BOUND_EPS * (1 + 58 / 2)
+    for c in (1e-4, 0.99 * threshold):
+        with pytest.raises(ValueError, match=r"(?i)infeasible"):
+            SparseKernelLogisticRegression(C=c, max_iter=1_000_000).fit(x, y)
+    for c in (1.01 * threshold, 1e-3):
+        est = fit_quietly(SparseKernelLogisticRegression(C=c, gamma=0.5, tol=1e-8), x, y)
+        assert_feasible(est, y)
+    # Balanced classes are feasible for any C > 2γ.
+    balanced = np.where(np.arange(len(x)) % 2 == 0, 1.0, -1.0)
+    est = fit_quietly(SparseKernelLogisticRegression(C=2.5 * BOUND_EPS, gamma=0.5), x, balanced)
+    assert_feasible(est, balanced)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_non_finite_x_rejected(bad: float) -> None:
+    x, y = data()
+    x = x.copy()
+    x[3, 2] = bad
+    raises_naming("X", lambda: SparseKernelLogisticRegression().fit(x, y), r"(?i)nan|inf")
+    est = SparseKernelLogisticRegression(gamma=0.5).fit(*data())
+    raises_naming("X", lambda: est.predict(x), r"(?i)nan|inf")
+
+
+def test_mismatched_lengths_rejected() -> None:
+    x, y = data()
+    with pytest.raises(ValueError, match=r"(?i)inconsistent|length|samples|mismatch"):
+        SparseKernelLogisticRegression().fit(x, y[:-3])
+
+
+def test_wrong_number_of_features_at_predict() -> None:
+    x, y = data()
+    est = fit_quietly(SparseKernelLogisticRegression(gamma=0.5), x, y)
+    assert est.n_features_in_ == x.shape[1]
+    with pytest.raises(ValueError, match=r"(?i)features"):
+        est.predict(x[:, :5])
+
+
+# --------------------------------------------------------------------------------------------
+# stopping early
+# --------------------------------------------------------------------------------------------
+def assert_usable(est: SparseKernelLogisticRegression, x: Array, y: Array) -> None:
+    """A stopped fit is still a feasible point with consistent reported quantities."""
+    assert_feasible(est, y)
+    k = rbf(x, gamma=PAPER_GAMMA)
+    c, lam = float(est.C), float(est.lam)
+    f = objective(k, y, est.alpha_, c, lam)
+    assert abs(est.objective_ - f) <= 1e-10 * max(1.0, abs(f))
+    gap = kkt(k, y, est.alpha_, c, lam).gap
+    assert abs(est.kkt_gap_ - gap) <= 1e-9 * max(1.0, abs(gap))
+    assert est.kkt_gap_ > est.tol
+    d = est.decision_function(x)
+    assert np.all(np.isfinite(d))
+    np.testing.assert_array_equal(est.predict(x), np.where(d > 0, 1.0, -1.0))
+
+
+def test_max_iter_one_warns() -> None:
+    x, y = data()
+    est = SparseKernelLogisticRegression(C=10.0, lam=1.0, gamma=0.5, max_iter=1, tol=1e-8)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(x, y)
+    assert est.status_ == "max_iterations"
+    assert est.n_iter_ == 1
+    assert_usable(est, x, y)
+
+
+def test_tolerance_below_round_off_stalls_instead_of_hanging() -> None:
+    """With C = 100, λ = 100 the gradients near the upper bound carry round-off of order
+    ulp(C)/γ ≈ 1e-9, so the gap cannot reach 1e-12 (digest pitfall 17): the fit must end with
+    status "stalled" and a ConvergenceWarning, at a point as good as floating point allows."""
+    x, y = data()
+    converged = fit_quietly(
+        SparseKernelLogisticRegression(C=100.0, lam=100.0, gamma=0.5, tol=1e-8), x, y
+    )
+    est = SparseKernelLogisticRegression(C=100.0, lam=100.0, gamma=0.5, tol=1e-12)
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        est.fit(x, y)
+    assert est.status_ == "stalled"
+    assert_feasible(est, y)
+    assert 1e-12 < est.kkt_gap_ <= 1e-8
+    k = rbf(x)
+    state = kkt(k, np.where(y == est.classes_[1], 1.0, -1.0), est.alpha_, 100.0, 100.0)
+    assert state.gap <= 1e-8
+    assert objective(k, np.where(y == est.classes_[1], 1.0, -1.0), est.alpha_, 100.0, 100.0) <= (
+        converged.objective_ + 1e-9 * abs(converged.objective_)
+    )
+
+
+def test_callback_returning_true_stops() -> None:
+    """A fit of ~2000 iterations (full Wisconsin) stopped by its first progress report."""
+    x, y = wisconsin()
+    params: dict[str, Any] = {"C": 100.0, "lam": 100 / 9, "gamma": 0.5, "tol": 1e-8}
+    calls: list[dict[str, Any]] = []
+
+    def record(progress: Any) -> None:
+        calls.append(dict(progress))
+
+    full = fit_quietly(SparseKernelLogisticRegression(callback=record, **params), x, y)
+    if not calls:
+        pytest.fail(f"no progress report in a {full.n_iter_}-iteration fit")
+    assert all("iteration" in c for c in calls)
+    stops: list[dict[str, Any]] = []
+
+    def stop(progress: Any) -> bool:
+        stops.append(dict(progress))
+        return True
+
+    est = SparseKernelLogisticRegression(callback=stop, **params)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(x, y)
+    assert est.status_ == "stopped"
+    assert len(stops) == 1, "the callback was called again after returning True"
+    assert 0 < est.n_iter_ < full.n_iter_
+    assert est.n_iter_ <= int(stops[0]["iteration"]) + 1
+    assert est.objective_ >= full.objective_
+    assert_usable(est, x, y)
+
+
+# --------------------------------------------------------------------------------------------
+# persistence, clone, input types
+# --------------------------------------------------------------------------------------------
+FITTED = (
+    "classes_",
+    "alpha_",
+    "support_",
+    "support_vectors_",
+    "dual_coef_",
+    "intercept_",
+    "sparsity_",
+    "rho_",
+    "objective_",
+    "kkt_gap_",
+    "n_iter_",
+    "status_",
+)
+
+
+def assert_same_fit(a: SparseKernelLogisticRegression, b: SparseKernelLogisticRegression) -> None:
+    for name in FITTED:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_pickle_round_trip() -> None:
+    x, y = data(seed=13)
+    labels = np.where(y > 0, "benign", "malignant")
+    est = fit_quietly(
+        SparseKernelLogisticRegression(C=10.0, lam=1.0, gamma=0.5, record_history=True), x, labels
+    )
+    back = pickle.loads(pickle.dumps(est))
+    assert_same_fit(est, back)
+    np.testing.assert_array_equal(back.predict(x), est.predict(x))
+    np.testing.assert_array_equal(back.predict_proba(x), est.predict_proba(x))
+    for key in ("objective", "step_norm2"):
+        np.testing.assert_array_equal(back.history_[key], est.history_[key])
+    assert back.get_params() == est.get_params()
+
+
+def test_clone_gives_an_unfitted_copy_that_refits_identically() -> None:
+    x, y = data(seed=14)
+    est = SparseKernelLogisticRegression(
+        C=5.0, lam=0.5, gamma=0.5, bound_eps=1e-6, selection="first_order", tol=1e-7
+    )
+    fit_quietly(est, x, y)
+    assert not hasattr(est, "history_"), "history_ without record_history=True"
+    copy = clone(est)
+    assert not hasattr(copy, "alpha_")
+    params, copied = est.get_params(), copy.get_params()
+    assert set(params) >= {
+        "C",
+        "lam",
+        "kernel",
+        "gamma",
+        "degree",
+        "coef0",
+        "bound_eps",
+        "selection",
+        "tol",
+        "max_iter",
+        "cache_size",
+        "n_jobs",
+        "callback",
+        "verbose",
+        "time_limit",
+        "record_history",
+    }
+    assert params == copied
+    assert_same_fit(fit_quietly(copy, x, y), est)
+
+
+def test_sparse_x_equals_dense() -> None:
+    x, y = data(seed=15)
+    x = np.where(x < 0.2, 0.0, x)  # some structural zeros
+    params: dict[str, Any] = {"C": 10.0, "lam": 1.0, "gamma": 0.5, "tol": 1e-9}
+    dense = fit_quietly(SparseKernelLogisticRegression(**params), x, y)
+    sparse = fit_quietly(SparseKernelLogisticRegression(**params), sp.csr_matrix(x), y)
+    np.testing.assert_allclose(sparse.alpha_, dense.alpha_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(
+        sparse.decision_function(sp.csr_matrix(x)), dense.decision_function(x), atol=1e-8
+    )
+
+
+@pytest.mark.parametrize("lam", [0.0, 1000 / 9])
+def test_precomputed_kernel_equals_rbf(lam: float) -> None:
+    """kernel="precomputed" on K = exp(−0.5‖x − x'‖²) (train × train, then test × train) is the
+    gamma = 0.5 RBF fit: same α (1e-9·C), support, decision values and probabilities. (Not the
+    same path: kernel values differ in the last bit, which flips near-ties after ~10³ steps.)"""
+    x, y = wisconsin()
+    perm = np.random.default_rng(2).permutation(len(y))
+    tr, te = perm[:400], perm[400:]
+    c = 1000.0
+    params: dict[str, Any] = {"C": c, "lam": lam, "tol": 1e-8, "max_iter": 1_000_000}
+    direct = fit_quietly(SparseKernelLogisticRegression(gamma=PAPER_GAMMA, **params), x[tr], y[tr])
+    gram = rbf(x[tr], gamma=PAPER_GAMMA)
+    pre = fit_quietly(SparseKernelLogisticRegression(kernel="precomputed", **params), gram, y[tr])
+    np.testing.assert_allclose(pre.alpha_, direct.alpha_, rtol=0, atol=1e-9 * c)
+    np.testing.assert_array_equal(pre.support_, direct.support_)
+    k_test = rbf(x[te], x[tr], gamma=PAPER_GAMMA)
+    d_pre, d_direct = pre.decision_function(k_test), direct.decision_function(x[te])
+    np.testing.assert_allclose(d_pre, d_direct, rtol=0, atol=1e-7 * (1 + np.abs(d_direct).max()))
+    np.testing.assert_allclose(pre.predict_proba(k_test), direct.predict_proba(x[te]), atol=1e-9)
+    with pytest.raises(ValueError, match=r"(?i)square|precomputed|shape"):
+        SparseKernelLogisticRegression(kernel="precomputed").fit(x[tr], y[tr])
+
+
+# --------------------------------------------------------------------------------------------
+# scikit-learn's estimator checks
+# --------------------------------------------------------------------------------------------
+def expected_failed_checks(estimator: Any) -> dict[str, str]:
+    """fit has no sample_weight, so no sample-weight check runs. One check cannot pass with a
+    precomputed kernel: check_decision_proba_consistency feeds raw feature rows (not a Gram
+    matrix: it ignores the pairwise tag) to fit."""
+    if estimator.get_params()["kernel"] == "precomputed":
+        return {
+            "check_decision_proba_consistency": (
+                "the check passes an 80 x 4 feature matrix to fit, ignoring the pairwise tag; "
+                "a precomputed kernel must be square"
+            )
+        }
+    return {}
+
+
+@parametrize_with_checks(
+    [SparseKernelLogisticRegression(), SparseKernelLogisticRegression(kernel="precomputed")],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
+    """scikit-learn's contract for a binary-only classifier (clone, fit/predict shapes,
+    idempotence, the binary-only tag and its error, ...)."""
+    check(estimator)
