@@ -7,6 +7,7 @@ PNG output of ``reproduce_constrained_svr.py`` and ``bench_constrained_svr.py``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,29 @@ PAPER_TABLE2: dict[tuple[str, int], dict[str, tuple[tuple[float, float], tuple[f
         "IR": ((0.312, 0.05), (0.513, 0.13)),
     },
 }
+
+
+def kernelkit_build() -> dict[str, Any] | None:
+    """The installed kernelkit extension (path, size, mtime): it may be reinstalled mid-run."""
+    import time
+    from importlib.util import find_spec
+
+    spec = find_spec("kernelkit._core")
+    if spec is None or spec.origin is None:
+        return None
+    st = Path(spec.origin).stat()
+    return {
+        "path": spec.origin,
+        "size": st.st_size,
+        "mtime": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(st.st_mtime)),
+    }
+
+
+def build_note(start: dict[str, Any] | None, end: dict[str, Any] | None) -> str | None:
+    """A warning when the kernelkit extension changed during the run."""
+    if start == end:
+        return None
+    return f"WARNING: the kernelkit extension was reinstalled during the run ({start} -> {end})"
 
 
 # --------------------------------------------------------------------------- conventions
@@ -235,6 +259,146 @@ def print_checks(checks: Sequence[Mapping[str, Any]]) -> None:
         print(f"{c['status']:<5} {c['name']}: {c['detail']}")
 
 
+# --------------------------------------------------------------------------- aggregation
+FIG4_SETTINGS = ("noiseless", "SNR 30")
+FIG4_SOLVERS = {"SMO": None, "GSMO": "simplex"}
+
+
+def aggregate_table(
+    results: list[dict[str, Any]], part: str, estimators: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per (noise/SNR): summary mean (sd) per estimator, and CV / σ statistics."""
+    summary: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for noise in NOISES:
+        for snr in SNRS:
+            key = f"{noise}/{snr}"
+            runs = [r for r in results if r["task"][:3] == [part, noise, snr] and "error" not in r]
+            if not runs:
+                continue
+            summary[key] = {
+                e: summarise([r["metrics"][e] for r in runs])
+                for e in estimators
+                if all(e in r["metrics"] for r in runs)
+            }
+            cv: dict[str, Any] = {}
+            for e in {k for r in runs for k in r["cv"]}:
+                sel = [r["cv"][e] for r in runs if e in r["cv"]]
+                cv[e] = {
+                    "C_paper": dict(Counter(f"{s['C_paper']:.4g}" for s in sel)),
+                    "nu": dict(Counter(f"{s['nu']:.3g}" for s in sel)),
+                    "C_at_grid_edge": sum(s["C_at_grid_edge"] for s in sel),
+                    "refit_status": dict(Counter(s["status"] for s in sel)),
+                }
+            extra[key] = {"reps": len(runs), "sigma": mean_sd([r["sigma"] for r in runs]), "cv": cv}
+    return summary, extra
+
+
+def fit_cost(results: list[dict[str, Any]], part: str) -> dict[str, Any]:
+    stats = [r["fit_stats"] for r in results if r["task"][0] == part and "fit_stats" in r]
+    fits = sum(s["fits"] for s in stats)
+    secs = sum(s["seconds"] for s in stats)
+    statuses: Counter[str] = Counter()
+    for s in stats:
+        statuses.update(s["statuses"])
+    return {
+        "fits": fits,
+        "fit_seconds": secs,
+        "seconds_per_fit": secs / fits if fits else None,
+        "mean_iterations": sum(s["iterations"] for s in stats) / fits if fits else None,
+        "max_iterations": max((s["max_iterations"] for s in stats), default=None),
+        "statuses": dict(statuses),
+        "task_seconds": sum(r["seconds"] for r in results if r["task"][0] == part),
+    }
+
+
+def fig4_summary(results: list[dict[str, Any]], tol: float) -> dict[str, Any]:
+    header = ["setting", "solver", "reps", "iterations median [min, max]", "converged",
+              "final Δ (max)", "objective increases", "GSMO ≤ SMO iterations"]  # fmt: skip
+    rows, histories, stats = [], {}, {}
+    for setting in FIG4_SETTINGS:
+        runs = sorted(
+            (r for r in results if r["task"][:2] == ["fig4", setting] and r.get("solvers")),
+            key=lambda r: r["task"][2],
+        )
+        if not runs:
+            continue
+        both = [r for r in runs if set(FIG4_SOLVERS) <= set(r["solvers"])]
+        le = sum(r["solvers"]["GSMO"]["n_iter"] <= r["solvers"]["SMO"]["n_iter"] for r in both)
+        stats[setting] = {"reps": len(both), "gsmo_le_smo": le}
+        histories[setting] = {}
+        for solver in FIG4_SOLVERS:
+            its = [r["solvers"][solver]["n_iter"] for r in runs]
+            stats[setting][solver] = {"iterations": its}
+            rows.append(
+                [
+                    setting,
+                    solver,
+                    str(len(its)),
+                    f"{np.median(its):.0f} [{min(its)}, {max(its)}]",
+                    str(sum(r["solvers"][solver]["status"] == "converged" for r in runs)),
+                    f"{max(r['solvers'][solver]['delta'] for r in runs):.2e}",
+                    str(sum(r["solvers"][solver]["objective_increases"] for r in runs)),
+                    f"{le}/{len(both)}" if solver == "GSMO" else "",
+                ]
+            )
+            histories[setting][solver] = [
+                r["solvers"][solver]["history"] for r in runs if "history" in r["solvers"][solver]
+            ]
+    return {
+        "title": "Fig. 4: n = 200, p = 25, paper C = 1 (C_sklearn = 1/200), ν = 0.5, "
+        f"tol {tol:g}; GSMO = simplex constraint, SMO = none",
+        "tol": tol,
+        "header": header,
+        "rows": rows,
+        "stats": stats,
+        "histories": histories,
+    }
+
+
+def fig4_checks(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    if "noiseless" in stats:
+        s = stats["noiseless"]
+        out.append(check("Fig. 4 noiseless: GSMO iterations ≤ SMO's (paper: GSMO faster)",
+                         s["gsmo_le_smo"] >= s["reps"] / 2,
+                         f"{s['gsmo_le_smo']}/{s['reps']} repetitions", gate=False))  # fmt: skip
+    if "SNR 30" in stats:
+        s = stats["SNR 30"]
+        more = s["reps"] - s["gsmo_le_smo"]
+        out.append(check("Fig. 4 SNR 30: GSMO needs more iterations than SMO (paper)",
+                         more >= s["reps"] / 2, f"{more}/{s['reps']} repetitions",
+                         gate=False))  # fmt: skip
+    return out
+
+
+def edge_text(v: dict[str, Any]) -> str:
+    edges = ", ".join(f"{e} {c['C_at_grid_edge']}/{v['reps']}" for e, c in v["cv"].items())
+    return f" — C at a grid edge: {edges}" if edges else ""
+
+
+def noise_text(key: str, sigma: float) -> str:
+    if key.startswith("laplacian"):
+        return f"Laplace b = σ/√2 mean {sigma / math.sqrt(2.0):.1f}"
+    return f"σ mean {sigma:.1f}"
+
+
+def tuple_key(key: str) -> tuple[str, int]:
+    noise, snr = key.split("/")
+    return noise, int(snr)
+
+
+def cost_line(label: str, cost: dict[str, Any]) -> str:
+    if not cost["fits"]:
+        return f"{label}: no ConstrainedSVR fits."
+    st = ", ".join(f"{k} {v}" for k, v in cost["statuses"].items())
+    return (
+        f"{label}: {cost['fits']:,} ConstrainedSVR fits, {cost['fit_seconds']:.0f} s fitting "
+        f"({1e3 * cost['seconds_per_fit']:.2f} ms/fit, mean {cost['mean_iterations']:.0f} "
+        f"iterations, max {cost['max_iterations']:,}; status: {st})."
+    )
+
+
 # --------------------------------------------------------------------------- tables
 def ms(pair: Sequence[float] | None, spec: str = ".3f") -> str:
     if pair is None or not np.isfinite(pair[0]):
@@ -350,9 +514,10 @@ def plot_fig4(fig4: Mapping[str, Any], path: Path) -> str | None:
     settings = list(fig4["histories"])
     fig, axes = plt.subplots(3, len(settings), figsize=(5.5 * len(settings), 10), squeeze=False)
     colours = {"SMO": "tab:gray", "GSMO": "tab:blue"}
+    styles = {"SMO": "-", "GSMO": "--"}  # dashed: the curves coincide when SMO's β is feasible
     for j, setting in enumerate(settings):
         for solver, reps in fig4["histories"][setting].items():
-            c = colours.get(solver)
+            c, ls = colours.get(solver), styles.get(solver, "-")
             for r, h in enumerate(reps):
                 it = np.asarray(h["iteration"])
                 obj = np.asarray(h["objective"], dtype=np.float64)
@@ -360,10 +525,10 @@ def plot_fig4(fig4: Mapping[str, Any], path: Path) -> str | None:
                 lw, alpha = (1.8, 1.0) if r == 0 else (0.6, 0.35)
                 label = solver if r == 0 else None
                 if r == 0:
-                    axes[0][j].plot(it, obj, color=c, lw=lw, label=label)
+                    axes[0][j].plot(it, obj, color=c, ls=ls, lw=lw, label=label)
                 sub = np.maximum(obj - obj[-1], 1e-16)
-                axes[1][j].semilogy(it, sub, color=c, lw=lw, alpha=alpha, label=label)
-                axes[2][j].semilogy(it, np.maximum(viol, 1e-16), color=c, lw=lw, alpha=alpha)
+                axes[1][j].semilogy(it, sub, color=c, ls=ls, lw=lw, alpha=alpha, label=label)
+                axes[2][j].semilogy(it, np.maximum(viol, 1e-16), color=c, ls=ls, lw=lw, alpha=alpha)
         axes[0][j].set_title(f"{setting}: f(θ^k), repetition 0")
         axes[1][j].set_title(f"{setting}: f(θ^k) − f(θ^final)")
         axes[2][j].set_title(f"{setting}: Δ^k (max violation)")
@@ -417,6 +582,7 @@ def plot_bench(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str
                     [b for _, b in pts],
                     marker=P_MARKERS[k % len(P_MARKERS)],
                     color=BENCH_COLOURS.get(solver.split(" ")[0]),
+                    ls="--" if "tol=" in solver else "-",
                     label=label,
                     alpha=0.9,
                 )

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import math
 import multiprocessing as mp
 import os
 import sys
@@ -54,6 +53,8 @@ from typing import Any
 import numpy as np
 from _common import load_snapshot, machine_info, package_versions, write_json
 from constrained_svr_report import (
+    FIG4_SETTINGS,
+    FIG4_SOLVERS,
     NOISES,
     PAPER_TABLE1,
     PAPER_TABLE1_NOISE,
@@ -61,25 +62,31 @@ from constrained_svr_report import (
     SNRS,
     TABLE1_ESTIMATORS,
     FloatArray,
+    aggregate_table,
+    build_note,
     coef_metrics,
+    cost_line,
     draw_noise,
+    edge_text,
+    fig4_checks,
+    fig4_summary,
+    fit_cost,
+    kernelkit_build,
     markdown_reproduction,
-    mean_sd,
     noise_sigma,
+    noise_text,
     plot_fig4,
     print_checks,
     print_table,
-    summarise,
     table1_checks,
     table2_checks,
     table_rows,
+    tuple_key,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PARTS = ("table1", "table2", "fig4")
 TABLE2_ROWS = ("ISVR", "ISVR β+β0", "IR")  # "ISVR β+β0": the fitted values, for information
-FIG4_SETTINGS = ("noiseless", "SNR 30")
-FIG4_SOLVERS = {"SMO": None, "GSMO": "simplex"}
 PACKAGES = ("kernelkit", "numpy", "scipy", "scikit-learn", "matplotlib", "threadpoolctl")
 BETA_TEXT = {
     "matched": "one draw for all repetitions, matched to the paper's σ (n‖β*‖² ≈ 100 · 773.1²)",
@@ -388,116 +395,6 @@ def build_tasks(parts: Sequence[str], reps: dict[str, int]) -> list[tuple[Any, .
     return tasks
 
 
-def aggregate_table(
-    results: list[dict[str, Any]], part: str, estimators: Sequence[str]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Per (noise/SNR): summary mean (sd) per estimator, and CV / σ statistics."""
-    summary: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for noise in NOISES:
-        for snr in SNRS:
-            key = f"{noise}/{snr}"
-            runs = [r for r in results if r["task"][:3] == [part, noise, snr] and "error" not in r]
-            if not runs:
-                continue
-            summary[key] = {
-                e: summarise([r["metrics"][e] for r in runs])
-                for e in estimators
-                if all(e in r["metrics"] for r in runs)
-            }
-            cv: dict[str, Any] = {}
-            for e in {k for r in runs for k in r["cv"]}:
-                sel = [r["cv"][e] for r in runs if e in r["cv"]]
-                cv[e] = {
-                    "C_paper": dict(Counter(f"{s['C_paper']:.4g}" for s in sel)),
-                    "nu": dict(Counter(f"{s['nu']:.3g}" for s in sel)),
-                    "C_at_grid_edge": sum(s["C_at_grid_edge"] for s in sel),
-                    "refit_status": dict(Counter(s["status"] for s in sel)),
-                }
-            extra[key] = {"reps": len(runs), "sigma": mean_sd([r["sigma"] for r in runs]), "cv": cv}
-    return summary, extra
-
-
-def fit_cost(results: list[dict[str, Any]], part: str) -> dict[str, Any]:
-    stats = [r["fit_stats"] for r in results if r["task"][0] == part and "fit_stats" in r]
-    fits = sum(s["fits"] for s in stats)
-    secs = sum(s["seconds"] for s in stats)
-    statuses: Counter[str] = Counter()
-    for s in stats:
-        statuses.update(s["statuses"])
-    return {
-        "fits": fits,
-        "fit_seconds": secs,
-        "seconds_per_fit": secs / fits if fits else None,
-        "mean_iterations": sum(s["iterations"] for s in stats) / fits if fits else None,
-        "max_iterations": max((s["max_iterations"] for s in stats), default=None),
-        "statuses": dict(statuses),
-        "task_seconds": sum(r["seconds"] for r in results if r["task"][0] == part),
-    }
-
-
-def fig4_summary(results: list[dict[str, Any]], cfg: Config) -> dict[str, Any]:
-    header = ["setting", "solver", "reps", "iterations median [min, max]", "converged",
-              "final Δ (max)", "objective increases", "GSMO ≤ SMO iterations"]  # fmt: skip
-    rows, histories, stats = [], {}, {}
-    for setting in FIG4_SETTINGS:
-        runs = sorted(
-            (r for r in results if r["task"][:2] == ["fig4", setting] and r.get("solvers")),
-            key=lambda r: r["task"][2],
-        )
-        if not runs:
-            continue
-        both = [r for r in runs if set(FIG4_SOLVERS) <= set(r["solvers"])]
-        le = sum(r["solvers"]["GSMO"]["n_iter"] <= r["solvers"]["SMO"]["n_iter"] for r in both)
-        stats[setting] = {"reps": len(both), "gsmo_le_smo": le}
-        histories[setting] = {}
-        for solver in FIG4_SOLVERS:
-            its = [r["solvers"][solver]["n_iter"] for r in runs]
-            stats[setting][solver] = {"iterations": its}
-            rows.append(
-                [
-                    setting,
-                    solver,
-                    str(len(its)),
-                    f"{np.median(its):.0f} [{min(its)}, {max(its)}]",
-                    str(sum(r["solvers"][solver]["status"] == "converged" for r in runs)),
-                    f"{max(r['solvers'][solver]['delta'] for r in runs):.2e}",
-                    str(sum(r["solvers"][solver]["objective_increases"] for r in runs)),
-                    f"{le}/{len(both)}" if solver == "GSMO" else "",
-                ]
-            )
-            histories[setting][solver] = [
-                r["solvers"][solver]["history"] for r in runs if "history" in r["solvers"][solver]
-            ]
-    return {
-        "title": "Fig. 4: n = 200, p = 25, paper C = 1 (C_sklearn = 1/200), ν = 0.5, "
-        f"tol {cfg.fig4_tol:g}; GSMO = simplex constraint, SMO = none",
-        "tol": cfg.fig4_tol,
-        "header": header,
-        "rows": rows,
-        "stats": stats,
-        "histories": histories,
-    }
-
-
-def fig4_checks(stats: dict[str, Any]) -> list[dict[str, Any]]:
-    from constrained_svr_report import check
-
-    out = []
-    if "noiseless" in stats:
-        s = stats["noiseless"]
-        out.append(check("Fig. 4 noiseless: GSMO iterations ≤ SMO's (paper: GSMO faster)",
-                         s["gsmo_le_smo"] >= s["reps"] / 2,
-                         f"{s['gsmo_le_smo']}/{s['reps']} repetitions", gate=False))  # fmt: skip
-    if "SNR 30" in stats:
-        s = stats["SNR 30"]
-        more = s["reps"] - s["gsmo_le_smo"]
-        out.append(check("Fig. 4 SNR 30: GSMO needs more iterations than SMO (paper)",
-                         more >= s["reps"] / 2, f"{more}/{s['reps']} repetitions",
-                         gate=False))  # fmt: skip
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default 50; quick 3)")
@@ -549,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.setdefault(var, str(args.threads))
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     load_start = load_snapshot()
+    build_start = kernelkit_build()
     cv_text = (
         f"{cfg.folds}-fold shuffled KFold (seeded), neg MSE of Xβ + β0 on the held-out rows; "
         f"Table 1 grid {n_c}×{n_nu}: paper C ∈ logspace(−3, 3, {n_c}), "
@@ -596,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         "packages": package_versions(PACKAGES),
         "load_start": load_start,
         "have_constrained_svr": have,
+        "kernelkit_build": build_start,
         "errors": [{"task": r["task"], "error": r["error"]} for r in errors],
     }
     checks: list[dict[str, Any]] = []
@@ -608,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{k}: {v['reps']} reps, {noise_text(k, v['sigma'][0])} (paper "
             f"{PAPER_TABLE1_NOISE[tuple_key(k)]:g}); CV picks: "
             + "; ".join(f"{e} C_paper {c['C_paper']}, ν {c['nu']}" for e, c in v["cv"].items())
+            + edge_text(v)
             for k, v in extra.items()
         ]
         for n in notes:
@@ -633,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         notes = [
             f"{k}: {v['reps']} reps, σ mean {v['sigma'][0]:.3f}; CV picks: "
             + "; ".join(f"{e} C_paper {c['C_paper']}, ν {c['nu']}" for e, c in v["cv"].items())
+            + edge_text(v)
             for k, v in extra.items()
         ]
         notes.append("'ISVR β+β0' scores the fitted values β_i + β0 (the paper scores β̂).")
@@ -652,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         cost_lines.append(cost_line("Table 2", cost))
     if "fig4" in parts and have:
-        fig4 = fig4_summary(results, cfg)
+        fig4 = fig4_summary(results, cfg.fig4_tol)
         png = args.out.parent / "constrained_svr_fig4.png"
         note = plot_fig4(fig4, png) if fig4["histories"] else "no histories"
         fig4["png"] = None if note else str(png)
@@ -672,6 +573,9 @@ def main(argv: list[str] | None = None) -> int:
     if errors:
         print(f"\n{len(errors)} task(s) failed; first: {errors[0]['task']}: {errors[0]['error']}")
     cost_lines.append(f"Total wall time {wall_s:.0f} s with {args.jobs} process(es).")
+    build_end = kernelkit_build()
+    if note := build_note(build_start, build_end):
+        cost_lines.append(note)
     print("\n" + "\n".join(cost_lines))
     out.update(
         checks=checks,
@@ -684,28 +588,6 @@ def main(argv: list[str] | None = None) -> int:
     args.out.with_suffix(".md").write_text(markdown_reproduction(out))
     print(f"wrote {args.out} and {args.out.with_suffix('.md').name}")
     return 0
-
-
-def noise_text(key: str, sigma: float) -> str:
-    if key.startswith("laplacian"):
-        return f"Laplace b = σ/√2 mean {sigma / math.sqrt(2.0):.1f}"
-    return f"σ mean {sigma:.1f}"
-
-
-def tuple_key(key: str) -> tuple[str, int]:
-    noise, snr = key.split("/")
-    return noise, int(snr)
-
-
-def cost_line(label: str, cost: dict[str, Any]) -> str:
-    if not cost["fits"]:
-        return f"{label}: no ConstrainedSVR fits."
-    st = ", ".join(f"{k} {v}" for k, v in cost["statuses"].items())
-    return (
-        f"{label}: {cost['fits']:,} ConstrainedSVR fits, {cost['fit_seconds']:.0f} s fitting "
-        f"({1e3 * cost['seconds_per_fit']:.2f} ms/fit, mean {cost['mean_iterations']:.0f} "
-        f"iterations, max {cost['max_iterations']:,}; status: {st})."
-    )
 
 
 if __name__ == "__main__":
