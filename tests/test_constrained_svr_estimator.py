@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from kk_callbacks import fit_stopped_by_callback
 from kk_constrained_svr import (
     Array,
     Constraints,
@@ -369,28 +370,9 @@ def test_callback_returning_true_stops() -> None:
     n, p = 60, 8
     x, y = make_problem("simplex", n, p, 0)
     params: dict[str, Any] = {"C": 10 / n, "nu": 0.5, "constraint": "simplex", "tol": 1e-8}
-    calls: list[dict[str, Any]] = []
-
-    def record(progress: Any) -> None:
-        calls.append(dict(progress))
-
-    full = fit_quietly(ConstrainedSVR(callback=record, **params), x, y)
-    if not calls:
-        pytest.fail(f"no progress report in a {full.n_iter_}-iteration fit")
-    assert all("iteration" in c for c in calls)
-    stops: list[dict[str, Any]] = []
-
-    def stop(progress: Any) -> bool:
-        stops.append(dict(progress))
-        return True
-
-    model = ConstrainedSVR(callback=stop, **params)
-    with pytest.warns(ConvergenceWarning):
-        model.fit(x, y)
-    assert model.status_ == "stopped"
-    assert len(stops) == 1, "the callback was called again after returning True"
-    assert model.n_iter_ < full.n_iter_
-    assert model.n_iter_ <= int(stops[0]["iteration"]) + 1
+    full, model, _ = fit_stopped_by_callback(
+        lambda callback: ConstrainedSVR(callback=callback, **params), x, y
+    )
     assert model.dual_objective_ >= full.dual_objective_ - 1e-9 * max(
         1.0, abs(full.dual_objective_)
     )

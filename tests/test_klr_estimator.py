@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from kk_callbacks import fit_stopped_by_callback
 from kk_klr import BOUND_EPS, PAPER_GAMMA, Array, kkt, objective, rbf, wisconsin
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -215,28 +216,9 @@ def test_callback_returning_true_stops() -> None:
     """A fit of ~2000 iterations (full Wisconsin) stopped by its first progress report."""
     x, y = wisconsin()
     params: dict[str, Any] = {"C": 100.0, "lam": 100 / 9, "gamma": 0.5, "tol": 1e-8}
-    calls: list[dict[str, Any]] = []
-
-    def record(progress: Any) -> None:
-        calls.append(dict(progress))
-
-    full = fit_quietly(SparseKernelLogisticRegression(callback=record, **params), x, y)
-    if not calls:
-        pytest.fail(f"no progress report in a {full.n_iter_}-iteration fit")
-    assert all("iteration" in c for c in calls)
-    stops: list[dict[str, Any]] = []
-
-    def stop(progress: Any) -> bool:
-        stops.append(dict(progress))
-        return True
-
-    est = SparseKernelLogisticRegression(callback=stop, **params)
-    with pytest.warns(ConvergenceWarning):
-        est.fit(x, y)
-    assert est.status_ == "stopped"
-    assert len(stops) == 1, "the callback was called again after returning True"
-    assert 0 < est.n_iter_ < full.n_iter_
-    assert est.n_iter_ <= int(stops[0]["iteration"]) + 1
+    full, est, _ = fit_stopped_by_callback(
+        lambda callback: SparseKernelLogisticRegression(callback=callback, **params), x, y
+    )
     assert est.objective_ >= full.objective_
     assert_usable(est, x, y)
 

@@ -56,6 +56,23 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+def check_solver_params(estimator: Any) -> None:
+    """The solver options every estimator has: ``tol``, ``cache_size``, ``max_iter``,
+    ``time_limit``, ``callback`` and ``n_jobs``."""
+    _check_positive("tol", estimator.tol)
+    _check_positive("cache_size", estimator.cache_size)
+    max_iter = estimator.max_iter
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+        raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
+    if max_iter == 0 or max_iter < -1:
+        raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {max_iter}")
+    if estimator.time_limit is not None:
+        _check_positive("time_limit", estimator.time_limit)
+    if estimator.callback is not None and not callable(estimator.callback):
+        raise TypeError("callback must be callable or None")
+    resolve_n_jobs(estimator.n_jobs)
+
+
 class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     """Parameters and helpers common to every SVM estimator.
 
@@ -111,17 +128,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             _check_positive("gamma", self.gamma)
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite real number, got {self.coef0!r}")
-        _check_positive("tol", self.tol)
-        _check_positive("cache_size", self.cache_size)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
-        if self.max_iter == 0 or self.max_iter < -1:
-            raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {self.max_iter}")
-        if self.time_limit is not None:
-            _check_positive("time_limit", self.time_limit)
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable or None")
-        resolve_n_jobs(self.n_jobs)
+        check_solver_params(self)
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
         X = validate_data(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -14,7 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_positive, check_solver_params, resolve_n_jobs
 from ._progress import progress_callback
 from .exceptions import ConvergenceWarning
 from .nu_svr import _check_nu
@@ -251,17 +250,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             )
         if self.gamma_rule not in GAMMA_RULES:
             raise ValueError(f"gamma_rule must be one of {GAMMA_RULES}, got {self.gamma_rule!r}")
-        _check_positive("tol", self.tol)
-        _check_positive("cache_size", self.cache_size)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
-        if self.max_iter == 0 or self.max_iter < -1:
-            raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {self.max_iter}")
-        if self.time_limit is not None:
-            _check_positive("time_limit", self.time_limit)
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable or None")
-        resolve_n_jobs(self.n_jobs)
+        check_solver_params(self)
 
     def _constraints(self, n_features: int) -> Constraints:
         """The named constraint's rows followed by the user's, checked for feasibility."""
