@@ -192,15 +192,15 @@ mod tests {
 
     #[test]
     fn pair_values_assign_bounds_exactly() {
-        let c = 0.3;
+        let c = 0.5;
         // Unclipped: moves by violation / eta.
         assert_eq!(pair_values(0.1, 0.2, 0.05, 1.0, c), (0.1 + 0.05, 0.2 - 0.05));
-        // Clipped at v_j = 0: the partner takes the whole sum.
-        assert_eq!(pair_values(0.1 + 1e-17, 0.2, 10.0, 1.0, c), (0.1 + 1e-17 + 0.2, 0.0));
-        // Clipped at v_i = C.
-        assert_eq!(pair_values(0.25, 0.2, 10.0, 1.0, c), (c, 0.25 + 0.2 - c));
+        // Clipped at v_j = 0: the partner takes the whole sum, and v_j is exactly 0.
+        assert_eq!(pair_values(0.1, 0.2, 10.0, 1.0, c), (0.1 + 0.2, 0.0));
+        // Clipped at v_i = C: exactly C.
+        assert_eq!(pair_values(0.45, 0.2, 10.0, 1.0, c), (c, 0.45 + 0.2 - c));
         // Duplicate rows (eta = 0) go to a bound instead of dividing by zero.
         let (a, b) = pair_values(0.1, 0.2, 1e-3, 0.0, c);
-        assert!(a.is_finite() && b.is_finite() && (a == c || b == 0.0));
+        assert!(a.is_finite() && b.is_finite() && (a == c || b == 0.0), "{a} {b}");
     }
 }
