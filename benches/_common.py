@@ -344,3 +344,21 @@ def parse_int_list(text: str) -> list[int]:
 
 def parse_str_list(text: str) -> list[str]:
     return [tok.strip() for tok in text.split(",") if tok.strip()]
+
+
+# --------------------------------------------------------------------------- checks
+def check(name: str, ok: bool | None, detail: str, gate: bool = True) -> dict[str, Any]:
+    """A check result: PASS/FAIL when gated, INFO otherwise (SKIP when ``ok`` is None)."""
+    if ok is None:
+        status = "SKIP"
+    elif not gate:
+        status = "INFO"
+    else:
+        status = "PASS" if ok else "FAIL"
+    return {"name": name, "status": status, "ok": ok, "detail": detail}
+
+
+def print_checks(checks: Sequence[Mapping[str, Any]]) -> None:
+    """One line per check: status, name, detail."""
+    for c in checks:
+        print(f"{c['status']:<5} {c['name']}: {c['detail']}")

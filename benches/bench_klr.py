@@ -55,6 +55,7 @@ from klr_data import (
     load,
     minmax_apply,
     minmax_fit,
+    parse_max_rows,
     stratified_subsample,
 )
 
@@ -319,21 +320,6 @@ def plot(per: dict[str, Any], path: Path, title: str) -> str | None:
     return None
 
 
-def parse_caps(text: str | None) -> dict[str, int]:
-    if text is None:
-        return dict(DEFAULT_MAX_ROWS)
-    if text.strip().lower() in ("", "none"):
-        return {}
-    out: dict[str, int] = {}
-    for tok in text.split(","):
-        if "=" in tok:
-            k, v = tok.split("=", 1)
-            out[k.strip()] = int(v)
-        else:
-            out.update(dict.fromkeys(ALL_DATASETS, int(tok)))
-    return out
-
-
 def floats(text: str) -> list[float]:
     return [float(t) for t in text.split(",") if t.strip()]
 
@@ -369,7 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.n_lam = a.n_lam or (4 if a.quick else 10)
     a.nystroem = ([int(v) for v in floats(a.nystroem)] if a.nystroem
                   else ([100, 300] if a.quick else list(DEFAULT_NYSTROEM)))  # fmt: skip
-    caps = parse_caps(a.max_rows) if a.max_rows is not None or not a.quick else {"spambase": 1500}
+    caps = (
+        parse_max_rows(a.max_rows, DEFAULT_MAX_ROWS)
+        if a.max_rows is not None or not a.quick
+        else {"spambase": 1500}
+    )
     out_path = a.out or RESULTS / ("klr_bench_quick.json" if a.quick else "klr_bench.json")
     try:
         klr_class(a.stand_in)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import fmt, markdown_table
+from _common import check, fmt, markdown_table
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
@@ -143,17 +143,6 @@ def summarise(per_rep: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, 
 
 
 # --------------------------------------------------------------------------- checks
-def check(name: str, ok: bool | None, detail: str, gate: bool = True) -> dict[str, Any]:
-    """A check result: PASS/FAIL when gated, INFO otherwise (SKIP when ``ok`` is None)."""
-    if ok is None:
-        status = "SKIP"
-    elif not gate:
-        status = "INFO"
-    else:
-        status = "PASS" if ok else "FAIL"
-    return {"name": name, "status": status, "ok": ok, "detail": detail}
-
-
 def table1_checks(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The orderings the paper reports at SNR 10 (digest §5.10) and, for information, the
     Gaussian SNR 20 spread."""
@@ -252,11 +241,6 @@ def table2_checks(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                 )
             )
     return out
-
-
-def print_checks(checks: Sequence[Mapping[str, Any]]) -> None:
-    for c in checks:
-        print(f"{c['status']:<5} {c['name']}: {c['detail']}")
 
 
 # --------------------------------------------------------------------------- aggregation

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,3 +190,20 @@ if __name__ == "__main__":
             f"{nm:<11} {info['rows']:>6} x {info['features']:<3} paper {info['paper_shape']} "
             f"classes {info['class_counts']}  [{info['source']}]"
         )
+
+
+def parse_max_rows(text: str | None, default: Mapping[str, int]) -> dict[str, int]:
+    """Row caps from the command line: ``None`` → ``default``; ``"none"`` → no cap; ``"2500"`` →
+    every dataset; ``"magic=6000,ring=3000"`` → per dataset."""
+    if text is None:
+        return dict(default)
+    if text.strip().lower() in ("", "none"):
+        return {}
+    out: dict[str, int] = {}
+    for tok in text.split(","):
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out[k.strip()] = int(v)
+        else:
+            out.update(dict.fromkeys(ALL_DATASETS, int(tok)))
+    return out

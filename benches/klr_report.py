@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import fmt, markdown_table
+from _common import check, fmt, markdown_table
 
 Pair = tuple[float, float]  # (accuracy, ratio of selected points)
 
@@ -123,17 +123,6 @@ def mean_of(values: Sequence[float | None]) -> float | None:
 
 
 # --------------------------------------------------------------------------- checks
-def check(name: str, ok: bool | None, detail: str, gate: bool = True) -> dict[str, Any]:
-    """A check result: PASS/FAIL when gated, INFO otherwise (SKIP when ``ok`` is None)."""
-    if ok is None:
-        status = "SKIP"
-    elif not gate:
-        status = "INFO"
-    else:
-        status = "PASS" if ok else "FAIL"
-    return {"name": name, "status": status, "ok": ok, "detail": detail}
-
-
 def averages(per_dataset: Mapping[str, Any], method: str) -> dict[str, Any]:
     """Our and the paper's averages of (accuracy, ratio) over the datasets that ran."""
     names = [n for n, d in per_dataset.items() if method in d["methods"]]
@@ -233,11 +222,6 @@ def acceptance_checks(per_dataset: Mapping[str, Any], table4: Mapping[str, Any])
             )
         )
     return out
-
-
-def print_checks(checks: Sequence[Mapping[str, Any]]) -> None:
-    for c in checks:
-        print(f"{c['status']:<5} {c['name']}: {c['detail']}")
 
 
 # --------------------------------------------------------------------------- tables

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import load_snapshot, machine_info, package_versions, write_json
+from _common import load_snapshot, machine_info, package_versions, print_checks, write_json
 from constrained_svr_report import (
     FIG4_SETTINGS,
     FIG4_SOLVERS,
@@ -76,7 +76,6 @@ from constrained_svr_report import (
     noise_sigma,
     noise_text,
     plot_fig4,
-    print_checks,
     print_table,
     table1_checks,
     table2_checks,

@@ -63,13 +63,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import load_snapshot, machine_info, package_versions, write_json
+from _common import load_snapshot, machine_info, package_versions, print_checks, write_json
 from klr_data import (
     ALL_DATASETS,
     DATA_DIR,
     DataMissing,
     describe,
     load,
+    parse_max_rows,
 )
 from klr_protocol import Config, ok, prepared, run_task
 from klr_report import (
@@ -79,7 +80,6 @@ from klr_report import (
     comparison_rows,
     markdown_report,
     plot,
-    print_checks,
     print_table,
     table4_rows,
 )
@@ -217,21 +217,6 @@ def table4(results: list[dict[str, Any]], names: Sequence[str], cfg: Config) -> 
 
 
 # --------------------------------------------------------------------------- main
-def parse_max_rows(text: str | None) -> dict[str, int]:
-    if text is None:
-        return dict(DEFAULT_MAX_ROWS)
-    if text.strip().lower() in ("", "none"):
-        return {}
-    out: dict[str, int] = {}
-    for tok in text.split(","):
-        if "=" in tok:
-            k, v = tok.split("=", 1)
-            out[k.strip()] = int(v)
-        else:
-            out.update(dict.fromkeys(ALL_DATASETS, int(tok)))
-    return out
-
-
 def protocol_text(cfg: Config, mode: str) -> list[str]:
     cs = ", ".join(f"{c:g}" for c in cfg.C_grid)
     return [
@@ -304,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         gamma=0.5, bound_eps=1e-5, tol=args.tol, max_iter=max_iter,
         time_limit=args.time_limit or None, threads=args.threads, cache_size=args.cache_size,
         seed=args.seed, table4_folds=min(t4, args.folds), lam_choice=not args.no_lam_choice,
-        max_rows=tuple(sorted(parse_max_rows(args.max_rows).items())),
+        max_rows=tuple(sorted(parse_max_rows(args.max_rows, DEFAULT_MAX_ROWS).items())),
         stand_in=args.stand_in, data_dir=str(args.data),
     )  # fmt: skip
     out_path = args.out or RESULTS / ("klr_tables_quick.json" if args.quick else "klr_tables.json")
