@@ -23,15 +23,12 @@ Helpers and the oracle: ``kk_constrained_svr.py``. Digest:
 from __future__ import annotations
 
 import pickle
-import re
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from kk_callbacks import fit_stopped_by_callback
 from kk_constrained_svr import (
     Array,
     Constraints,
@@ -45,6 +42,7 @@ from kk_constrained_svr import (
     qp_reference,
     stack,
 )
+from kk_estimators import fit_stopped_by_callback, raises_naming
 from sklearn.base import clone
 from sklearn.metrics import r2_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -208,18 +206,6 @@ def test_sparse_constraints_equal_dense() -> None:
 # --------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------
-def raises_naming(name: str, fit: Callable[[], Any], also: str | None = None) -> None:
-    """fit() raises ValueError or TypeError whose message names ``name`` (as a word)."""
-    with pytest.raises((ValueError, TypeError)) as info:
-        fit()
-    message = str(info.value)
-    assert re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message), (
-        f"{type(info.value).__name__} does not name {name!r}: {message!r}"
-    )
-    if also is not None:
-        assert re.search(also, message), f"{message!r} does not match {also!r}"
-
-
 @pytest.mark.parametrize(
     ("name", "params"),
     [

@@ -20,15 +20,13 @@ Helpers: ``kk_klr.py``. Digest: ``shared/papers/seed-004-sparse-klr.md``.
 from __future__ import annotations
 
 import pickle
-import re
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from kk_callbacks import fit_stopped_by_callback
+from kk_estimators import fit_stopped_by_callback, raises_naming
 from kk_klr import BOUND_EPS, PAPER_GAMMA, Array, kkt, objective, rbf, wisconsin
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -62,19 +60,6 @@ def assert_feasible(est: SparseKernelLogisticRegression, y: Array) -> None:
 # --------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------
-def raises_naming(name: str, fit: Callable[[], Any], also: str | None = None) -> str:
-    """fit() raises ValueError or TypeError whose message names ``name`` (as a word)."""
-    with pytest.raises((ValueError, TypeError)) as info:
-        fit()
-    message = str(info.value)
-    assert re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message), (
-        f"{type(info.value).__name__} does not name {name!r}: {message!r}"
-    )
-    if also is not None:
-        assert re.search(also, message), f"{message!r} does not match {also!r}"
-    return message
-
-
 @pytest.mark.parametrize(
     ("name", "params"),
     [

@@ -1,8 +1,10 @@
-"""A shared check of the progress callback: it is called during a fit, and returning True
-stops the fit at its first report (status "stopped", a ConvergenceWarning, fewer iterations)."""
+"""Checks shared by the estimator tests: errors that name the bad parameter, and the progress
+callback (called during a fit; returning True stops the fit at its first report, with status
+"stopped", a ConvergenceWarning and fewer iterations)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -43,3 +45,17 @@ def fit_stopped_by_callback(make: Callable[..., Any], x: Any, y: Any) -> tuple[A
     assert 0 < stopped.n_iter_ < full.n_iter_
     assert stopped.n_iter_ <= int(stops[0]["iteration"]) + 1
     return full, stopped, int(stops[0]["iteration"])
+
+
+def raises_naming(name: str, fit: Callable[[], Any], also: str | None = None) -> str:
+    """fit() raises ValueError or TypeError whose message names ``name`` (as a word); returns
+    the message."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        fit()
+    message = str(info.value)
+    assert re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message), (
+        f"{type(info.value).__name__} does not name {name!r}: {message!r}"
+    )
+    if also is not None:
+        assert re.search(also, message), f"{message!r} does not match {also!r}"
+    return message
