@@ -87,21 +87,26 @@ def compare_classifier(name: str, X: Array, y: Array, scale: bool, estimator: st
     )
 
 
-def compare_regressor(name: str, X: Array, y: Array, estimator: str = "SVR") -> Row:
+def regression_split(X: Array, y: Array) -> tuple[Array, Array, Array, Array]:
+    """Train/test split with standardized features and targets."""
     X_tr, X_te, y_tr, y_te = split(X, y, stratify=False)
     X_tr, X_te = standardize(X_tr, X_te)
     y_scaler = StandardScaler().fit(y_tr[:, None])
     y_tr, y_te = (y_scaler.transform(v[:, None]).ravel() for v in (y_tr, y_te))
-    tube = {"nu": 0.5} if estimator == "NuSVR" else {"epsilon": 0.1}
-    params: dict[str, Any] = {
-        "C": 1.0,
-        **tube,
-        "kernel": "rbf",
-        "gamma": scale_gamma(X_tr),
-        **SHARED,
-    }
-    kk, sk = getattr(kernelkit, estimator)(**params), getattr(svm, estimator)(**params)
-    kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
+    return X_tr, X_te, y_tr, y_te
+
+
+def r2_row(
+    name: str,
+    estimator: str,
+    kk: Any,
+    sk: Any,
+    train: tuple[Array, Array],
+    test: tuple[Array, Array],
+) -> Row:
+    """Fits both regressors on ``train`` (timed) and scores them (R²) on ``test``."""
+    kk_s, sk_s = fit_timed(kk, *train), fit_timed(sk, *train)
+    X_te, y_te = test
     kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
     return Row(
         name,
@@ -112,6 +117,20 @@ def compare_regressor(name: str, X: Array, y: Array, estimator: str = "SVR") -> 
         float(r2_score(y_te, sk_pred)),
         f"max|Δ| {np.max(np.abs(kk_pred - sk_pred)):.1e}",
     )
+
+
+def compare_regressor(name: str, X: Array, y: Array, estimator: str = "SVR") -> Row:
+    X_tr, X_te, y_tr, y_te = regression_split(X, y)
+    tube = {"nu": 0.5} if estimator == "NuSVR" else {"epsilon": 0.1}
+    params: dict[str, Any] = {
+        "C": 1.0,
+        **tube,
+        "kernel": "rbf",
+        "gamma": scale_gamma(X_tr),
+        **SHARED,
+    }
+    kk, sk = getattr(kernelkit, estimator)(**params), getattr(svm, estimator)(**params)
+    return r2_row(name, estimator, kk, sk, (X_tr, y_tr), (X_te, y_te))
 
 
 def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[Row, str]:
@@ -209,30 +228,22 @@ def compare_frank_wolfe(name: str, X: Array, y: Array, scale: bool) -> tuple[Row
 def compare_constrained(name: str, X: Array, y: Array) -> tuple[list[Row], str]:
     """Linear ν-SVR: without constraints beside scikit-learn's NuSVR(kernel="linear") (the same
     model), and with β >= 0 beside scikit-learn's non-negative least squares."""
-    X_tr, X_te, y_tr, y_te = split(X, y, stratify=False)
-    X_tr, X_te = standardize(X_tr, X_te)
-    y_scaler = StandardScaler().fit(y_tr[:, None])
-    y_tr, y_te = (y_scaler.transform(v[:, None]).ravel() for v in (y_tr, y_te))
-    rows = []
+    X_tr, X_te, y_tr, y_te = regression_split(X, y)
     pairs = [
         ("ConstrainedSVR", None, svm.NuSVR(kernel="linear", C=1.0, nu=0.5, tol=SHARED["tol"])),
         ("ConstrainedSVR β>=0", "nonnegative", LinearRegression(positive=True)),
     ]
-    for label, constraint, sk in pairs:
-        kk = kernelkit.ConstrainedSVR(C=1.0, nu=0.5, constraint=constraint, tol=SHARED["tol"])
-        kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
-        kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-        rows.append(
-            Row(
-                name,
-                label,
-                kk_s,
-                sk_s,
-                float(r2_score(y_te, kk_pred)),
-                float(r2_score(y_te, sk_pred)),
-                f"max|Δ| {np.max(np.abs(kk_pred - sk_pred)):.1e}",
-            )
+    rows = [
+        r2_row(
+            name,
+            label,
+            kernelkit.ConstrainedSVR(C=1.0, nu=0.5, constraint=constraint, tol=SHARED["tol"]),
+            sk,
+            (X_tr, y_tr),
+            (X_te, y_te),
         )
+        for label, constraint, sk in pairs
+    ]
     note = (
         "ConstrainedSVR: linear nu-SVR (C=1, nu=0.5) by the generalized SMO; without constraints "
         "beside scikit-learn's NuSVR(kernel='linear') (the same model), with constraint="
