@@ -45,10 +45,16 @@ impl<K: KernelSource> CachedColumns<K> {
 
     /// Columns `K[:, i]` and `K[:, j]` together.
     pub(crate) fn pair(&mut self, i: usize, j: usize) -> (&[f64], &[f64]) {
+        let (column_i, column_j, _) = self.pair_and_kernel(i, j);
+        (column_i, column_j)
+    }
+
+    /// Columns `K[:, i]` and `K[:, j]` together, with the kernel source.
+    pub(crate) fn pair_and_kernel(&mut self, i: usize, j: usize) -> (&[f64], &[f64], &K) {
         let n = self.diagonal.len();
         self.fill(i, None);
         self.fill(j, Some(i));
-        (self.cache.peek(i, n), self.cache.peek(j, n))
+        (self.cache.peek(i, n), self.cache.peek(j, n), &self.kernel)
     }
 
     /// Cache counters.

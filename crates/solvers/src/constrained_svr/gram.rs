@@ -1,10 +1,10 @@
 //! Columns of the Gram matrix `K = XXᵀ` for the α and α* pair steps of GSMO, from the shared
-//! LRU [`RowCache`] (in `f64`: the solver's stopping rule goes down to 1e-8 and below).
+//! LRU [`RowCache`](kernelkit_kernels::RowCache) (in `f64`: the solver's stopping rule goes down to 1e-8 and below).
 //!
 //! A pair step updates `Xβ` either from two Gram columns (O(n) once cached, O(np) each to
 //! compute) or directly as `X Δβ` (O(np), one streaming pass). Columns pay off only when they
-//! are reused; [`GramColumns::worth_caching`] says whether the whole Gram matrix fits in the
-//! budget. When it does not, the working pairs of GSMO touch more distinct points than the
+//! are reused; [`GramColumns::rows_and_pair`] gives columns only when the whole Gram matrix fits
+//! in the budget. When it does not, the working pairs of GSMO touch more distinct points than the
 //! cache holds (on 20,000 × 20 with a 200 MB cache, 87 % of the column requests missed), and
 //! the direct update is cheaper than computing two columns.
 
@@ -12,6 +12,9 @@ use kernelkit_kernels::{CacheStats, DenseKernel, DenseRows, KernelFunction};
 
 use crate::columns::CachedColumns;
 use crate::protocol::SolveError;
+
+/// Two columns of `K`.
+pub(crate) type ColumnPair<'c> = (&'c [f64], &'c [f64]);
 
 /// `K = XXᵀ` by cached columns.
 #[derive(Debug)]
@@ -29,11 +32,6 @@ impl<'a> GramColumns<'a> {
         Ok(GramColumns { columns: CachedColumns::new(kernel, cache_bytes), worth_caching })
     }
 
-    /// Whether the whole Gram matrix fits in the cache budget (then pair steps use columns).
-    pub(crate) fn worth_caching(&self) -> bool {
-        self.worth_caching
-    }
-
     /// The training rows.
     pub(crate) fn rows(&self) -> &DenseRows<'a> {
         self.columns.kernel().rows()
@@ -44,9 +42,19 @@ impl<'a> GramColumns<'a> {
         self.columns.diagonal()[i]
     }
 
-    /// Columns `K[:, i]` and `K[:, j]` together.
-    pub(crate) fn pair(&mut self, i: usize, j: usize) -> (&[f64], &[f64]) {
-        self.columns.pair(i, j)
+    /// The training rows and, when the whole Gram matrix fits in the cache budget (then pair
+    /// steps use columns), the columns `K[:, i]` and `K[:, j]`.
+    pub(crate) fn rows_and_pair(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (&DenseRows<'a>, Option<ColumnPair<'_>>) {
+        if self.worth_caching {
+            let (column_i, column_j, kernel) = self.columns.pair_and_kernel(i, j);
+            (kernel.rows(), Some((column_i, column_j)))
+        } else {
+            (self.columns.kernel().rows(), None)
+        }
     }
 
     pub(crate) fn stats(&self) -> CacheStats {

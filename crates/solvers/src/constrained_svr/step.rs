@@ -81,16 +81,12 @@ pub(crate) fn pair_step(
     // β = −Xᵀα + Xᵀα*: the sign of a block's variables in β.
     let sign = if block == Block::Alpha { -1.0 } else { 1.0 };
     let values = if block == Block::Alpha { &mut state.alpha } else { &mut state.alpha_star };
-    let (x_i, x_j) = (gram.rows().row(i), gram.rows().row(j));
-    let curvature = if gram.worth_caching() {
-        None
-    } else {
-        let distance: f64 = x_i.iter().zip(x_j).map(|(a, b)| (a - b) * (a - b)).sum();
-        Some(distance)
-    };
-    let eta = match curvature {
-        Some(distance) => distance,
-        None => gram.diagonal(i) + gram.diagonal(j) - 2.0 * gram.pair(i, j).0[j],
+    let (k_ii, k_jj) = (gram.diagonal(i), gram.diagonal(j));
+    let (x, columns) = gram.rows_and_pair(i, j);
+    let (x_i, x_j) = (x.row(i), x.row(j));
+    let eta = match columns {
+        Some((column_i, _)) => k_ii + k_jj - 2.0 * column_i[j],
+        None => x_i.iter().zip(x_j).map(|(a, b)| (a - b) * (a - b)).sum(),
     };
     let (old_i, old_j) = (values[i], values[j]);
     let (new_i, new_j) = pair_values(old_i, old_j, pair.violation, eta, data.c);
@@ -99,8 +95,6 @@ pub(crate) fn pair_step(
     let (delta_i, delta_j) = (new_i - old_i, new_j - old_j);
     let (weight_i, weight_j) = (sign * delta_i, sign * delta_j);
     state.linear -= sign * (data.y[i] * delta_i + data.y[j] * delta_j);
-    let x = gram.rows();
-    let (x_i, x_j) = (x.row(i), x.row(j));
     let wide = x_i.len() >= PARALLEL_MIN_LEN;
     scratch.coordinates.clear();
     scratch.deltas.clear();
@@ -133,17 +127,14 @@ pub(crate) fn pair_step(
     } else {
         Change::Sparse { coordinates: &scratch.coordinates, deltas: &scratch.deltas }
     };
-    if curvature.is_none() {
-        // Both columns are cached (`pair` above filled them).
-        let (column_i, column_j) = gram.pair(i, j);
-        update_rows(&mut state.r, |start, chunk| {
+    match columns {
+        Some((column_i, column_j)) => update_rows(&mut state.r, |start, chunk| {
             let (ci, cj) = (&column_i[start..], &column_j[start..]);
             for ((r, &ki), &kj) in chunk.iter_mut().zip(ci).zip(cj) {
                 *r += weight_i * ki + weight_j * kj;
             }
-        });
-    } else {
-        add_rows_times(&mut state.r, gram.rows(), change);
+        }),
+        None => add_rows_times(&mut state.r, x, change),
     }
     data.inequalities.add_change(change, &mut state.s);
     data.equalities.add_change(change, &mut state.q);
