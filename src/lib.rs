@@ -3,6 +3,7 @@
 //! The glue only converts arrays ([`arrays`]), releases the GIL around the Rust work, bridges
 //! progress, callbacks and Ctrl-C ([`progress`]), and maps errors ([`errors`]).
 
+mod aid;
 mod arrays;
 mod callable;
 mod constrained_svr;
@@ -31,5 +32,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve_frank_wolfe, m)?)?;
     m.add_function(wrap_pyfunction!(constrained_svr::solve_constrained_svr, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_klr, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_lad, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_svm, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_s3vm, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aggregated_kernel, m)?)?;
     Ok(())
 }

@@ -48,8 +48,8 @@ impl Solution {
 
 /// Options shared by every entry point, as received from Python.
 pub(crate) struct Options {
-    solve: SolveOptions,
-    callback: Option<Py<PyAny>>,
+    pub(crate) solve: SolveOptions,
+    pub(crate) callback: Option<Py<PyAny>>,
 }
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,

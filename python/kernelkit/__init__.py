@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import solvers
 from ._core import __version__
+from .aid import AIDClassifier, AIDRegressor, AIDSemiSupervisedClassifier
 from .constrained_svr import ConstrainedSVR
 from .exceptions import ConvergenceWarning
 from .frank_wolfe import FrankWolfeSVC, MEBClassifier
@@ -25,6 +26,9 @@ from .svr import SVR
 __all__ = [
     "SVC",
     "SVR",
+    "AIDClassifier",
+    "AIDRegressor",
+    "AIDSemiSupervisedClassifier",
     "ConstrainedSVR",
     "ConvergenceWarning",
     "FrankWolfeSVC",

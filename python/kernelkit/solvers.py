@@ -23,7 +23,7 @@ from . import _core
 from ._base import resolve_n_jobs
 from ._core import Solution
 
-__all__ = ["BoxQp", "Smo", "Solution", "Solver"]
+__all__ = ["BoxQp", "Smo", "Solution", "Solver", "aggregated_kernel"]
 
 ProgressCallback = Callable[[Mapping[str, Any]], "bool | None"]
 
@@ -114,3 +114,26 @@ class Smo:
             time_limit=self.time_limit,
             callback=callback,
         )
+
+
+def aggregated_kernel(
+    X: ArrayLike,
+    clusters: ArrayLike,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+) -> NDArray[np.float64]:
+    """AID's aggregated kernel: ``K̄[k, q] = mean_{i ∈ C_k, j ∈ C_q} K(x_i, x_j)``, the block
+    means of the Gram matrix over the clusters (Park & Klabjan, Appendix B). Cluster ids may be
+    any integers; the rows and columns of the result follow their order of first appearance."""
+    rows = np.ascontiguousarray(X, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got shape {rows.shape}")
+    if not np.all(np.isfinite(rows)):
+        raise ValueError("X contains NaN or infinity")
+    ids = np.asarray(clusters)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError("clusters must be a 1-D array of integer cluster ids")
+    function = _core.Kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
+    return _core.aggregated_kernel(rows, np.ascontiguousarray(ids, dtype=np.int64), function)

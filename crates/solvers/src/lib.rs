@@ -17,8 +17,12 @@
 //! * [`Gsmo`]: linear ν-SVR with linear constraints on the weights
 //!   ([`ConstrainedSvrProblem`]) by the generalized SMO.
 //!
+//! * [`aid`]: the Aggregate and Iterative Disaggregate meta-algorithm ([`Aid`]) for LAD
+//!   regression, the C-SVM and the semi-supervised SVM, over any inner solver.
+//!
 //! The crate has no Python dependency.
 
+pub mod aid;
 pub mod box_qp;
 mod columns;
 pub mod constrained_svr;
@@ -30,6 +34,7 @@ pub mod protocol;
 pub mod smo;
 pub mod usmo;
 
+pub use aid::{Aid, AidOptions, AidStatus};
 pub use box_qp::BoxQp;
 pub use constrained_svr::{
     Block, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, HistoryPoint, LinearConstraints,

@@ -61,7 +61,7 @@ mod core_set;
 mod cvm;
 mod iterate;
 mod run;
-mod search;
+pub(crate) mod search;
 
 use kernelkit_kernels::{KernelSource, MebQ};
 

@@ -1,0 +1,274 @@
+//! The soft-margin C-SVM in AID (Park & Klabjan §3.2, eqs. (5)–(10), Prop. 3–4, Appendix B).
+//!
+//! Original problem (5)/(7): `E* = min_{w,b} ½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))`, `b`
+//! unregularised (the paper's `M` is our `C`). Clusters never mix labels (§3.2). The aggregated
+//! problem (9)/(20) is the same SVM on the cluster means `φ̄_k = mean_{i∈C_k} φ(x_i)` with the
+//! per-cluster bound `C·|C_k|`; its dual (21) is the [`BoxQp`]
+//!
+//! ```text
+//! min_α ½ Σ_{k,q} α_k α_q y_k y_q K̄(k,q) − Σ_k α_k   s.t.  Σ_k y_k α_k = 0,  0 ≤ α_k ≤ C|C_k|,
+//! ```
+//!
+//! with `K̄(k,q) = mean_{i∈C_k, j∈C_q} K(x_i, x_j)` (the block mean of the Gram matrix, never
+//! `K(x̄_k, x̄_q)`; digest §7.8), solved by the inner solver `S` (LIBSVM's SMO by default). For
+//! the linear kernel `K̄` is the linear kernel of the centroids `x̄_k` and `w = Σ_k α_k y_k x̄_k`
+//! is explicit; for other kernels [`AggregatedGram`](crate::aid::AggregatedGram) keeps `K̄`.
+//!
+//! Every row gets `f_i = w·φ(x_i) + b`, computed as `Σ_j α̂_j y_j K(x_j, x_i) + b` with
+//! `α̂_j = α_k/|C_k|` for `j ∈ C_k` (the dual reconstruction at the end of §3.2, feasible for
+//! (6) and giving the same `w`). Then `g_i = 1 − y_i f_i`, `E^t` (10), and
+//! `F^t = ½‖w‖² + C Σ_k |C_k| max(0, 1 − y_k f̄_k)` with `f̄_k = mean_{i∈C_k} f_i`
+//! (Appendix B: `w·φ̄_k + b` is the cluster mean of `f`). The certified lower bound is the dual
+//! value `Σ_k α_k − ½‖w‖² ≤ F^t ≤ E*` (weak duality; the bound needs only label-pure clusters).
+//! A cluster is pure when all its `g_i ≤ 0` or all `g_i ≥ 0` (the weak form of Step 2a (ii) is
+//! what the proof of Prop. 3 uses; digest §7.4); an impure one splits into `{g > 0}`, `{g ≤ 0}`.
+//!
+//! Warm start (digest §3.4): the new cluster's `α` is the sum of its rows' `α̂`, which keeps the
+//! bounds and `Σ y α` and gives the previous solution's objective.
+
+use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, PrecomputedGram, SignedQ};
+use rayon::prelude::*;
+
+use crate::aid::driver::{AggregatedModel, Round};
+use crate::aid::kernel_gram::AggregatedGram;
+use crate::aid::partition::{Partition, Split};
+use crate::box_qp::BoxQp;
+use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
+
+/// The fit of one SVM round, on the original rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvmFit {
+    /// `α̂_i y_i` for every row (`α̂_i = α_k/|C_k|`).
+    pub dual_coef: Vec<f64>,
+    /// `w` (linear kernel only; empty otherwise).
+    pub w: Vec<f64>,
+    /// `b`.
+    pub bias: f64,
+    /// `f_i` on the training rows.
+    pub decision: Vec<f64>,
+}
+
+/// The data of an SVM problem: dense rows, labels ±1, `C`, the kernel.
+#[derive(Debug, Clone, Copy)]
+pub struct SvmData<'a> {
+    /// `n × d`, row-major.
+    pub x: &'a [f64],
+    /// Columns.
+    pub d: usize,
+    /// Labels, each −1 or +1.
+    pub y: &'a [i8],
+    /// The penalty `C > 0`.
+    pub c: f64,
+    /// The kernel.
+    pub kernel: KernelFunction,
+}
+
+impl SvmData<'_> {
+    /// Checks shapes, labels, `C` and finiteness.
+    pub fn validate(&self) -> Result<(), SolveError> {
+        let n = self.y.len();
+        if self.x.len() != n * self.d {
+            return Err(SolveError::LengthMismatch {
+                name: "X",
+                expected: n * self.d,
+                actual: self.x.len(),
+            });
+        }
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(SolveError::InvalidProblem {
+                name: "C",
+                reason: format!("{} must be finite and > 0", self.c),
+            });
+        }
+        if self.y.iter().any(|&v| v != 1 && v != -1) {
+            return Err(SolveError::InvalidProblem {
+                name: "y",
+                reason: "labels must be -1 or +1".into(),
+            });
+        }
+        if let Some(i) = self.x.iter().position(|v| !v.is_finite()) {
+            return Err(SolveError::InvalidProblem {
+                name: "X",
+                reason: format!("value {i} is not finite"),
+            });
+        }
+        self.kernel.validate()?;
+        Ok(())
+    }
+}
+
+/// Per-row evaluation shared by the SVM and the labeled part of S3VM: masks and cells of
+/// `g_i = 1 − y_i f_i` (bit 0: `g ≥ 0` side, bit 1: `g ≤ 0` side), and `Σ_i max(0, g_i)`.
+pub(crate) fn hinge_cells(decision: &[f64], y: &[i8], tol: f64) -> (Vec<u8>, Vec<u8>, f64) {
+    let g: Vec<f64> = decision.iter().zip(y).map(|(f, &l)| 1.0 - f64::from(l) * f).collect();
+    let masks = g.iter().map(|&g| u8::from(g >= -tol) | (u8::from(g <= tol) << 1)).collect();
+    let cells = g.iter().map(|&g| u8::from(g <= 0.0)).collect();
+    (masks, cells, g.iter().map(|g| g.max(0.0)).sum())
+}
+
+/// `Σ_k α_k y_k x̄_k` for dense centroids.
+pub(crate) fn linear_weights(
+    centroids: &[f64],
+    d: usize,
+    alpha: &[f64],
+    signs: &[f64],
+) -> Vec<f64> {
+    let mut w = vec![0.0; d];
+    for (k, row) in centroids.chunks(d.max(1)).enumerate().take(alpha.len()) {
+        let coef = alpha[k] * signs[k];
+        if coef != 0.0 {
+            for (wj, xj) in w.iter_mut().zip(row) {
+                *wj += coef * xj;
+            }
+        }
+    }
+    w
+}
+
+/// `f_i = x_i·w + b` for every row.
+pub(crate) fn linear_decision(x: &[f64], d: usize, w: &[f64], b: f64) -> Vec<f64> {
+    x.par_chunks(d.max(1))
+        .map(|row| row.iter().zip(w).map(|(a, c)| a * c).sum::<f64>() + b)
+        .collect()
+}
+
+/// The SVM of AID with inner solver `S`.
+#[derive(Debug)]
+pub struct SvmModel<'a, S> {
+    data: SvmData<'a>,
+    solver: S,
+    options: SolveOptions,
+    purity_tol: f64,
+    /// `α̂_i` of the previous round (warm start).
+    row_alpha: Vec<f64>,
+    /// The aggregated Gram matrix, for non-linear kernels.
+    gram: Option<AggregatedGram<'a>>,
+}
+
+impl<'a, S> SvmModel<'a, S>
+where
+    S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>
+        + for<'g> Solver<BoxQp<SignedQ<PrecomputedGram<'g>>>>,
+{
+    /// A model over `data`; `options` go to every inner solve (`cache_bytes` also bounds the
+    /// full-kernel column cache of the non-linear case).
+    pub fn new(data: SvmData<'a>, solver: S, options: SolveOptions) -> Result<Self, SolveError> {
+        data.validate()?;
+        let n = data.y.len();
+        let gram = if data.kernel == KernelFunction::Linear {
+            None
+        } else {
+            Some(AggregatedGram::new(data.x, data.d, data.kernel, options.cache_bytes)?)
+        };
+        Ok(SvmModel { data, solver, options, purity_tol: 1e-9, row_alpha: vec![0.0; n], gram })
+    }
+
+    /// Cache counters of the full-kernel columns (non-linear kernels).
+    pub fn kernel_evaluations(&self) -> u64 {
+        self.gram.as_ref().map_or(0, |g| g.stats().values_computed)
+    }
+
+    fn warm_start(&self, partition: &Partition, upper: &[f64]) -> Vec<f64> {
+        partition.sums(&self.row_alpha).iter().zip(upper).map(|(&a, &u)| a.clamp(0.0, u)).collect()
+    }
+}
+
+impl<'a, S> AggregatedModel for SvmModel<'a, S>
+where
+    S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>
+        + for<'g> Solver<BoxQp<SignedQ<PrecomputedGram<'g>>>>,
+{
+    type Fit = SvmFit;
+
+    fn n_rows(&self) -> usize {
+        self.data.y.len()
+    }
+
+    fn solve(
+        &mut self,
+        partition: &Partition,
+        splits: &[Split],
+        inner: &mut dyn Monitor,
+    ) -> Result<(Round, SvmFit), SolveError> {
+        let data = self.data;
+        let k = partition.len();
+        let labels: Vec<i8> = (0..k).map(|c| data.y[partition.members(c)[0] as usize]).collect();
+        let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
+        let upper: Vec<f64> = (0..k).map(|c| data.c * partition.size(c)).collect();
+        let alpha0 = self.warm_start(partition, &upper);
+        let p = vec![-1.0; k];
+        let (solution, w, w_norm2) = if let Some(gram) = self.gram.as_mut() {
+            gram.update(partition, splits)?;
+            let means = gram.means();
+            let kernel = PrecomputedGram::new(&means, k, k)?;
+            let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
+            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
+            let solution = self.solver.solve(&mut problem, &self.options, inner)?;
+            let coef: Vec<f64> = solution.x.iter().zip(&signs).map(|(a, s)| a * s).collect();
+            let w_norm2 = quadratic_form(&means, k, &coef);
+            (solution, Vec::new(), w_norm2)
+        } else {
+            let centroids = partition.centroids(data.x, data.d);
+            let rows = DenseRows::from_vec(centroids.clone(), k, data.d)?;
+            let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
+            let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
+            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
+            let solution = self.solver.solve(&mut problem, &self.options, inner)?;
+            let w = linear_weights(&centroids, data.d, &solution.x, &signs);
+            let w_norm2 = w.iter().map(|v| v * v).sum::<f64>();
+            (solution, w, w_norm2)
+        };
+        if solution.status == Status::NumericalError || !solution.bias.is_finite() {
+            return Err(SolveError::InvalidProblem {
+                name: "aggregated SVM",
+                reason: "the inner solver failed".into(),
+            });
+        }
+        let alpha = solution.x;
+        let b = solution.bias;
+        for (c, &alpha_c) in alpha.iter().enumerate() {
+            let share = alpha_c / partition.size(c);
+            for &i in partition.members(c) {
+                self.row_alpha[i as usize] = share;
+            }
+        }
+        let dual_coef: Vec<f64> =
+            self.row_alpha.iter().zip(data.y).map(|(a, &l)| a * f64::from(l)).collect();
+        let decision = match self.gram.as_mut() {
+            Some(gram) => gram.decision(&dual_coef, b),
+            None => linear_decision(data.x, data.d, &w, b),
+        };
+        let (masks, cells, hinge) = hinge_cells(&decision, data.y, self.purity_tol);
+        let cluster_f = partition.means(&decision);
+        let aggregated_hinge: f64 =
+            (0..k).map(|c| partition.size(c) * (1.0 - signs[c] * cluster_f[c]).max(0.0)).sum();
+        let round = Round {
+            aggregated_objective: 0.5 * w_norm2 + data.c * aggregated_hinge,
+            lower_bound: alpha.iter().sum::<f64>() - 0.5 * w_norm2,
+            full_objective: 0.5 * w_norm2 + data.c * hinge,
+            masks,
+            cells,
+        };
+        Ok((round, SvmFit { dual_coef, w, bias: b, decision }))
+    }
+
+    fn purity_certifies_optimality(&self) -> bool {
+        true
+    }
+}
+
+/// `cᵀ M c` for a symmetric row-major `k × k` matrix.
+pub(crate) fn quadratic_form(m: &[f64], k: usize, c: &[f64]) -> f64 {
+    m.par_chunks(k.max(1))
+        .zip(c.par_iter())
+        .map(
+            |(row, &ci)| {
+                if ci == 0.0 {
+                    0.0
+                } else {
+                    ci * row.iter().zip(c).map(|(a, b)| a * b).sum::<f64>()
+                }
+            },
+        )
+        .sum()
+}

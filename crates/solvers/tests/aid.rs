@@ -1,0 +1,224 @@
+//! AID (Park & Klabjan 2016) against direct solves of the full problems, and its invariants.
+
+use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
+use kernelkit_solvers::aid::{
+    lad_partition, s3vm_partition, svm_partition, AggregatedGram, Aid, AidOptions, AidResult,
+    AidStatus, ClarabelLp, Initial, LadModel, NoAidMonitor, Partition, S3vmData, S3vmModel,
+    SvmData, SvmModel, WeightedLad,
+};
+use kernelkit_solvers::formulations::c_svc;
+use kernelkit_solvers::{NoMonitor, Smo, SolveOptions, Solver};
+
+/// A small deterministic generator (SplitMix64) and standard normals by Box–Muller.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform().max(1e-300), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+fn assert_monotone_bounds<F>(result: &AidResult<F>, optimum: f64) {
+    for pair in result.history.windows(2) {
+        assert!(pair[1].lower_bound >= pair[0].lower_bound, "lower bound decreased");
+        assert!(pair[1].upper_bound <= pair[0].upper_bound, "upper bound increased");
+    }
+    for entry in &result.history {
+        assert!(entry.lower_bound <= optimum * (1.0 + 1e-7) + 1e-9, "{entry:?} vs {optimum}");
+        // The direct solve is itself accurate to about 1e-8 (f32 kernel cache).
+        assert!(entry.upper_bound >= optimum * (1.0 - 1e-7), "{entry:?} vs {optimum}");
+        assert!(entry.aggregated_objective <= optimum * (1.0 + 1e-6) + 1e-9, "{entry:?}");
+    }
+}
+
+fn lad_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>, usize) {
+    let mut rng = Rng(seed);
+    let d = 4;
+    let beta = [1.5, -2.0, 0.5, 3.0];
+    let mut x = Vec::with_capacity(n * d);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        let row = [rng.normal(), rng.normal(), rng.normal(), 1.0];
+        let noise = rng.normal() / (0.2 + rng.uniform());
+        y.push(row.iter().zip(&beta).map(|(a, b)| a * b).sum::<f64>() + noise);
+        x.extend_from_slice(&row);
+    }
+    (x, y, d)
+}
+
+#[test]
+fn lad_reaches_the_direct_optimum_from_kmeans_and_random_starts() {
+    let (x, y, d) = lad_data(300, 1);
+    let mut full = WeightedLad { x: x.clone(), d, y: y.clone(), weights: vec![1.0; y.len()] };
+    let options = SolveOptions { tol: 1e-10, ..SolveOptions::default() };
+    let optimum = ClarabelLp.solve(&mut full, &options, &mut NoMonitor).unwrap().objective;
+    let aid = Aid { options: AidOptions { tol: 0.0, max_iter: 200, time_limit: None } };
+    for initial in [Initial::KMeans { k: 9, seed: 3 }, Initial::Random { k: 9, seed: 4 }] {
+        let mut model = LadModel::new(&x, d, &y, ClarabelLp, options.clone()).unwrap();
+        let start = lad_partition(&x, d, &y, &initial).unwrap();
+        let result = aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap();
+        assert_eq!(result.status, AidStatus::Optimal, "{initial:?}");
+        assert!(
+            (result.objective - optimum).abs() <= 1e-7 * optimum,
+            "{} vs {optimum}",
+            result.objective
+        );
+        assert_monotone_bounds(&result, optimum);
+        assert!(result.history.windows(2).all(|p| p[1].n_clusters > p[0].n_clusters));
+    }
+}
+
+fn svm_data(n: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
+    let mut rng = Rng(seed);
+    let mut x = Vec::with_capacity(2 * n);
+    let mut y = Vec::with_capacity(n);
+    for i in 0..n {
+        let label: i8 = if i % 3 == 0 { -1 } else { 1 };
+        let shift = f64::from(label);
+        x.extend_from_slice(&[rng.normal() + shift, 0.5 * rng.normal() - shift]);
+        y.push(label);
+    }
+    (x, y)
+}
+
+/// `½ αᵀQα + C Σ hinge` of the full problem from a direct SMO solve.
+fn direct_svm_objective(x: &[f64], y: &[i8], c: f64, kernel: KernelFunction) -> f64 {
+    let n = y.len();
+    let source = DenseKernel::new(DenseRows::new(x, n, 2).unwrap(), kernel).unwrap();
+    let options = SolveOptions { tol: 1e-9, ..SolveOptions::default() };
+    let solution = c_svc(source.clone(), y, vec![c; n], &options, &mut NoMonitor).unwrap();
+    let mut gram = vec![0.0; n * n];
+    source.fill_block(&(0..n).collect::<Vec<_>>(), 0, n, &mut gram);
+    let coef: Vec<f64> = solution.x.iter().zip(y).map(|(a, &l)| a * f64::from(l)).collect();
+    let f: Vec<f64> = (0..n)
+        .map(|i| (0..n).map(|j| coef[j] * gram[j * n + i]).sum::<f64>() + solution.bias)
+        .collect();
+    let norm2: f64 = (0..n).map(|i| coef[i] * (f[i] - solution.bias)).sum();
+    0.5 * norm2
+        + c * f.iter().zip(y).map(|(fi, &l)| (1.0 - f64::from(l) * fi).max(0.0)).sum::<f64>()
+}
+
+#[test]
+fn svm_reaches_the_direct_optimum_linear_and_rbf() {
+    let options = SolveOptions { tol: 1e-9, ..SolveOptions::default() };
+    let aid = Aid { options: AidOptions { tol: 0.0, max_iter: 200, time_limit: None } };
+    for (kernel, n) in [(KernelFunction::Linear, 240), (KernelFunction::Rbf { gamma: 0.7 }, 120)] {
+        let (x, y) = svm_data(n, 5);
+        let c = 0.5;
+        let optimum = direct_svm_objective(&x, &y, c, kernel);
+        for initial in [Initial::KMeans { k: 6, seed: 1 }, Initial::Random { k: 6, seed: 2 }] {
+            let data = SvmData { x: &x, d: 2, y: &y, c, kernel };
+            let mut model = SvmModel::new(data, Smo, options.clone()).unwrap();
+            let start = svm_partition(&x, 2, &y, c, kernel, &initial, &options).unwrap();
+            let result = aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap();
+            assert_eq!(result.status, AidStatus::Optimal, "{kernel:?} {initial:?}");
+            let relative = (result.objective - optimum).abs() / optimum;
+            assert!(relative <= 1e-6, "{kernel:?} {initial:?}: {} vs {optimum}", result.objective);
+            assert_monotone_bounds(&result, optimum);
+            // Label-pure clusters throughout: the final partition never mixes classes.
+            for k in 0..result.partition.len() {
+                let rows = result.partition.members(k);
+                assert!(rows.iter().all(|&i| y[i as usize] == y[rows[0] as usize]));
+            }
+        }
+    }
+}
+
+fn block_means(x: &[f64], d: usize, kernel: KernelFunction, partition: &Partition) -> Vec<f64> {
+    let n = x.len() / d;
+    let source = DenseKernel::new(DenseRows::new(x, n, d).unwrap(), kernel).unwrap();
+    let mut gram = vec![0.0; n * n];
+    source.fill_block(&(0..n).collect::<Vec<_>>(), 0, n, &mut gram);
+    let k = partition.len();
+    let mut out = vec![0.0; k * k];
+    for a in 0..k {
+        for b in 0..k {
+            let mut sum = 0.0;
+            for &i in partition.members(a) {
+                for &j in partition.members(b) {
+                    sum += gram[i as usize * n + j as usize];
+                }
+            }
+            out[a * k + b] = sum / (partition.size(a) * partition.size(b));
+        }
+    }
+    out
+}
+
+#[test]
+fn aggregated_kernel_is_the_block_mean_after_every_split() {
+    let mut rng = Rng(11);
+    let (n, d) = (70, 3);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+    let kernel = KernelFunction::Rbf { gamma: 0.3 };
+    let labels: Vec<i64> = (0..n).map(|_| (rng.uniform() * 5.0) as i64).collect();
+    let mut partition = Partition::from_labels(&labels).unwrap();
+    let mut gram = AggregatedGram::new(&x, d, kernel, 1 << 20).unwrap();
+    gram.update(&partition, &[]).unwrap();
+    for round in 0..4 {
+        let expected = block_means(&x, d, kernel, &partition);
+        for (got, want) in gram.means().iter().zip(&expected) {
+            assert!((got - want).abs() <= 1e-12, "round {round}: {got} vs {want}");
+        }
+        // Split about half of the clusters into up to three random cells.
+        let clusters: Vec<usize> = (0..partition.len()).filter(|&k| k % 2 == round % 2).collect();
+        let cells: Vec<u8> = (0..n).map(|_| (rng.uniform() * 3.0) as u8).collect();
+        let splits = partition.split(&clusters, &cells);
+        gram.update(&partition, &splits).unwrap();
+    }
+    // The block mean is not the kernel of the centroids (digest §7.8).
+    let centroids = partition.centroids(&x, d);
+    let k = partition.len();
+    let source = DenseKernel::new(DenseRows::new(&centroids, k, d).unwrap(), kernel).unwrap();
+    let mut at_centroids = vec![0.0; k * k];
+    source.fill_block(&(0..k).collect::<Vec<_>>(), 0, k, &mut at_centroids);
+    let differs = gram.means().iter().zip(&at_centroids).any(|(a, b)| (a - b).abs() > 1e-3);
+    assert!(differs);
+}
+
+#[test]
+fn s3vm_counterexample_stops_pure_above_the_optimum() {
+    // Digest §8.3: a pure final partition whose objective is 23% above the true optimum.
+    let labeled = [
+        [0.8916122155234119, 1.8144604997673728],
+        [0.20330949437098766, 2.1889871203074502],
+        [-1.4309529073488443, -4.4875957073615735],
+        [-1.0473224241970343, -0.9081861979290371],
+    ];
+    let unlabeled = [
+        [-2.350201041222289, 0.9483438837883948],
+        [2.3739863658103646, -2.3122003491613996],
+        [1.5119200189951172, 1.7347695999188917],
+        [-1.9007691129550595, -0.8861873527727842],
+        [-2.1864004502714027, -1.1574301735286947],
+        [-0.10001032165079214, 2.3324370192729154],
+        [-1.2778335217016896, -3.1093459151316014],
+    ];
+    let x: Vec<f64> = labeled.iter().chain(&unlabeled).flatten().copied().collect();
+    let y: Vec<i8> = vec![1, 1, -1, -1, 0, 0, 0, 0, 0, 0, 0];
+    let clusters: Vec<i64> = vec![0, 1, 2, 3, 10, 11, 12, 13, 14, 11, 14];
+    let options = SolveOptions { tol: 1e-10, ..SolveOptions::default() };
+    let data = S3vmData { x: &x, d: 2, y: &y, c_labeled: 0.5, c_unlabeled: 0.1 };
+    let mut model = S3vmModel::new(data, Smo, options, 12).unwrap();
+    let start = s3vm_partition(&x, 2, &y, &Initial::Given(clusters)).unwrap();
+    let aid = Aid { options: AidOptions { tol: 0.0, max_iter: 10, time_limit: None } };
+    let result = aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap();
+    assert_eq!(result.status, AidStatus::Pure);
+    assert_eq!(result.history.len(), 1);
+    assert!(
+        (result.last_aggregated_objective - 0.3241388).abs() < 1e-6,
+        "{}",
+        result.last_aggregated_objective
+    );
+    assert!((result.objective - result.last_aggregated_objective).abs() < 1e-9);
+    // The brute-force optimum of the digest, 0.2639187, is far below.
+    assert!(result.objective > 0.2639187 * 1.2);
+}
