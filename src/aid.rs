@@ -7,7 +7,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use kernelkit_solvers::aid::{
     lad_partition, s3vm_partition, svm_partition, AggregatedGram, AggregatedModel, Aid,
@@ -108,20 +107,10 @@ struct Run {
     callback: Option<Py<PyAny>>,
 }
 
-fn parse_run(
-    tol: f64,
-    max_iter: usize,
-    time_limit: Option<f64>,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Run> {
+fn parse_run(tol: f64, max_iter: usize, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
     let parsed = parse_options(options)?;
-    let time_limit = match time_limit {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            return Err(PyValueError::new_err(format!("time_limit = {t} must be > 0 (seconds)")))
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
-    let aid = Aid { options: AidOptions { tol, max_iter, time_limit } };
+    // `time_limit` bounds the whole run (checked between aggregated solves) and each inner solve.
+    let aid = Aid { options: AidOptions { tol, max_iter, time_limit: parsed.solve.time_limit } };
     Ok(Run { aid, inner: parsed.solve, callback: parsed.callback })
 }
 
@@ -179,7 +168,7 @@ fn result_dict<'py, F>(py: Python<'py>, result: &AidResult<F>) -> PyResult<Bound
 
 /// AID for LAD: `min_β Σ|y − Xβ|` (`X` includes any intercept column).
 #[pyfunction]
-#[pyo3(signature = (x, y, init, n_clusters, seed, gap_tol, max_solves, time_limit=None, **options))]
+#[pyo3(signature = (x, y, init, n_clusters, seed, gap_tol, max_solves, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aid_lad<'py>(
     py: Python<'py>,
@@ -190,7 +179,6 @@ pub(crate) fn aid_lad<'py>(
     seed: u64,
     gap_tol: f64,
     max_solves: usize,
-    time_limit: Option<f64>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = matrix(&x);
@@ -199,7 +187,7 @@ pub(crate) fn aid_lad<'py>(
         return Err(PyValueError::new_err(format!("X has {} rows but y has {}", x.rows, y.len())));
     }
     let initial = initial(init, n_clusters, seed, y.len())?;
-    let run = parse_run(gap_tol, max_solves, time_limit, options)?;
+    let run = parse_run(gap_tol, max_solves, options)?;
     let d = x.cols;
     let model =
         LadModel::new(&x.values, d, &y, ClarabelLp, run.inner.clone()).map_err(CoreError::from)?;
@@ -211,7 +199,7 @@ pub(crate) fn aid_lad<'py>(
 
 /// AID for the C-SVM (labels ±1) with any built-in kernel.
 #[pyfunction]
-#[pyo3(signature = (x, y, kernel, c, init, n_clusters, seed, gap_tol, max_solves, time_limit=None, **options))]
+#[pyo3(signature = (x, y, kernel, c, init, n_clusters, seed, gap_tol, max_solves, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aid_svm<'py>(
     py: Python<'py>,
@@ -224,7 +212,6 @@ pub(crate) fn aid_svm<'py>(
     seed: u64,
     gap_tol: f64,
     max_solves: usize,
-    time_limit: Option<f64>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = matrix(&x);
@@ -238,7 +225,7 @@ pub(crate) fn aid_svm<'py>(
     }
     let function = kernel.function()?;
     let initial = initial(init, n_clusters, seed, labels.len())?;
-    let run = parse_run(gap_tol, max_solves, time_limit, options)?;
+    let run = parse_run(gap_tol, max_solves, options)?;
     let data = SvmData { x: &x.values, d: x.cols, y: &labels, c, kernel: function };
     let inner = run.inner.clone();
     let model = SvmModel::new(data, Smo, inner.clone()).map_err(CoreError::from)?;
@@ -258,7 +245,7 @@ pub(crate) fn aid_svm<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     x, y, c, c_unlabeled, exact_max_clusters, init, n_clusters, seed, gap_tol, max_solves,
-    time_limit=None, **options
+    **options
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aid_s3vm<'py>(
@@ -273,7 +260,6 @@ pub(crate) fn aid_s3vm<'py>(
     seed: u64,
     gap_tol: f64,
     max_solves: usize,
-    time_limit: Option<f64>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = matrix(&x);
@@ -295,7 +281,7 @@ pub(crate) fn aid_s3vm<'py>(
         )));
     }
     let initial = initial(init, n_clusters, seed, labels.len())?;
-    let run = parse_run(gap_tol, max_solves, time_limit, options)?;
+    let run = parse_run(gap_tol, max_solves, options)?;
     let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled };
     let model = S3vmModel::new(data, Smo, run.inner.clone(), exact_max_clusters)
         .map_err(CoreError::from)?;

@@ -12,6 +12,10 @@ __all__ = [
     "Kernel",
     "Solution",
     "__version__",
+    "aggregated_kernel",
+    "aid_lad",
+    "aid_s3vm",
+    "aid_svm",
     "kernel_matrix",
     "solve_box_qp",
     "solve_c_svc",
@@ -199,3 +203,44 @@ def solve_klr(
     record_history: bool = False,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, dict[str, NDArray[np.float64]] | None]: ...
+
+_AidInit = str | NDArray[np.int64]
+
+def aid_lad(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    init: _AidInit,
+    n_clusters: int,
+    seed: int,
+    gap_tol: float,
+    max_solves: int,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
+def aid_svm(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    kernel: Kernel,
+    c: float,
+    init: _AidInit,
+    n_clusters: int,
+    seed: int,
+    gap_tol: float,
+    max_solves: int,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
+def aid_s3vm(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    c: float,
+    c_unlabeled: float,
+    exact_max_clusters: int,
+    init: _AidInit,
+    n_clusters: int,
+    seed: int,
+    gap_tol: float,
+    max_solves: int,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
+def aggregated_kernel(
+    x: NDArray[np.float64], clusters: NDArray[np.int64], kernel: Kernel
+) -> NDArray[np.float64]: ...

@@ -62,6 +62,11 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
     n_iter_: int
     labels_: NDArray[np.int64]
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified
+        return tags
+
     def _check_aid_params(self) -> None:
         _check_positive("tol", self.tol)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
@@ -148,7 +153,9 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
             }
         return options
 
-    def _store_result(self, result: Mapping[str, Any]) -> None:
+    def _store_result(
+        self, result: Mapping[str, Any], warn_on: tuple[str, ...] = UNFINISHED
+    ) -> None:
         self.history_ = [dict(entry) for entry in result["history"]]
         self.objective_ = float(result["objective"])
         self.lower_bound_ = float(result["lower_bound"])
@@ -156,13 +163,20 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         self.status_ = str(result["status"])
         self.n_iter_ = int(result["n_iter"])
         self.labels_ = np.asarray(result["labels"], dtype=np.int64)
-        if self.status_ in UNFINISHED:
+        if self.status_ in warn_on:
             warnings.warn(
                 f"{type(self).__name__} stopped ({self.status_}) after {self.n_iter_} aggregated "
                 f"solves with relative gap {self.gap_:.3g} > tol = {self.tol}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
+
+    def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:
+        """Validated training rows (dense, float64, C order) and a 1-D ``y``."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric)
+        if sp.issparse(X):
+            X = X.toarray()
+        return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y)
 
     def _dense(self, X: Any, *, reset: bool) -> Float64Array:
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
@@ -269,12 +283,8 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     def fit(self, X: Any, y: Any) -> AIDRegressor:
         """Fits the LAD model on ``X`` (dense, or sparse densified) and ``y``."""
         self._check_aid_params()
-        X = self._dense(X, reset=True)
-        y = np.ascontiguousarray(np.asarray(y, dtype=np.float64))
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be a vector of length {X.shape[0]}, got shape {y.shape}")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
+        X, y = self._dense_xy(X, y, y_numeric=True)
+        y = np.ascontiguousarray(y, dtype=np.float64)
         n, m = X.shape
         design = np.hstack([X, np.ones((n, 1))]) if self.fit_intercept else X
         design = np.ascontiguousarray(design)
@@ -298,6 +308,25 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
 
 
+class _BinaryClassifierMixin(ClassifierMixin):  # type: ignore[misc]
+    """scikit-learn's classifier mixin, tagged binary-only."""
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _check_binary(n_classes: int, what: str) -> None:
+    if n_classes == 1:
+        raise ValueError(f"{what} has 1 class: the AID classifiers need 2 classes")
+    if n_classes != 2:
+        raise ValueError(
+            f"Only binary classification is supported: {what} needs exactly 2 classes, "
+            f"got {n_classes}"
+        )
+
+
 def _default_svm_clusters(n: int, m: int) -> int:
     """The paper's SVM rule, read as ``1.1m + 1`` clusters per class (digest §3.2)."""
     return min(n, max(math.ceil(2 * (1.1 * m + 1)), math.ceil(1e-4 * n), 2))
@@ -314,7 +343,7 @@ def _inner_solver(solver: Any) -> Smo:
     return solver
 
 
-class AIDClassifier(ClassifierMixin, _AidBase):  # type: ignore[misc]
+class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     """Binary C-SVM by AID: ``min ½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))``.
 
     The same objective as :class:`kernelkit.SVC` and scikit-learn's ``SVC`` with that ``C``
@@ -419,26 +448,20 @@ class AIDClassifier(ClassifierMixin, _AidBase):  # type: ignore[misc]
             variance = float(X.var())
             return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
         if self.gamma == "auto":
-            return 1.0 / X.shape[1]
+            return 1.0 / int(X.shape[1])
         return float(self.gamma)
 
-    def _labels(self, y: Any, n: int) -> Float64Array:
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be a vector of length {n}, got shape {y.shape}")
+    def _labels(self, y: NDArray[Any]) -> Float64Array:
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"AIDClassifier is binary: y needs exactly 2 classes, got {len(self.classes_)}"
-            )
+        _check_binary(len(self.classes_), "y")
         return np.where(encoded == 1, 1.0, -1.0)
 
     def fit(self, X: Any, y: Any) -> AIDClassifier:
         """Fits the SVM on ``X`` (dense, or sparse densified) and the two classes of ``y``."""
         self._check_params()
-        X = self._dense(X, reset=True)
-        signs = self._labels(y, X.shape[0])
+        X, labels = self._dense_xy(X, y, y_numeric=False)
+        signs = self._labels(labels)
         n, m = X.shape
         params = (str(self.kernel), self._resolve_gamma(X), int(self.degree), float(self.coef0))
         kernel = _core.Kernel(params[0], gamma=params[1], degree=params[2], coef0=params[3])
@@ -490,10 +513,11 @@ class AIDClassifier(ClassifierMixin, _AidBase):  # type: ignore[misc]
 
     def predict(self, X: Any) -> NDArray[Any]:
         """The class of each row."""
+        check_is_fitted(self, "classes_")
         return np.asarray(self.classes_[(self.decision_function(X) >= 0).astype(int)])
 
 
-class AIDSemiSupervisedClassifier(ClassifierMixin, _AidBase):  # type: ignore[misc]
+class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     """Linear semi-supervised SVM (S3VM) by AID — a heuristic.
 
     Minimises ``½‖w‖² + C Σ_labeled max(0, 1 − y_i f_i) + C_unlabeled Σ_unlabeled
@@ -589,21 +613,14 @@ class AIDSemiSupervisedClassifier(ClassifierMixin, _AidBase):  # type: ignore[mi
     def fit(self, X: Any, y: Any) -> AIDSemiSupervisedClassifier:
         """Fits on ``X`` and ``y`` with ``-1`` marking the unlabeled rows."""
         self._check_params()
-        X = self._dense(X, reset=True)
+        X, y = self._dense_xy(X, y, y_numeric=False)
         n = X.shape[0]
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must be a vector of length {n}, got shape {y.shape}")
+        check_classification_targets(y)
         if not np.issubdtype(y.dtype, np.number):
             raise ValueError("y must be numeric, with -1 marking unlabeled rows")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
         labeled = y != -1
         self.classes_ = np.unique(y[labeled])
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"the labeled rows (y != -1) need exactly 2 classes, got {len(self.classes_)}"
-            )
+        _check_binary(len(self.classes_), "the labeled rows of y (y != -1)")
         core_y = np.zeros(n)
         core_y[labeled] = np.where(y[labeled] == self.classes_[1], 1.0, -1.0)
         init, k = self._init_and_k(n, min(n, max(10, math.ceil(0.01 * n))))
@@ -622,7 +639,9 @@ class AIDSemiSupervisedClassifier(ClassifierMixin, _AidBase):  # type: ignore[mi
         self.coef_ = np.asarray(result["coef"], dtype=np.float64).reshape(1, -1)
         self.intercept_ = np.array([float(result["bias"])])
         self.aggregated_objective_ = float(result["aggregated_objective"])
-        self._store_result(result)
+        # max_iter is the S3VM's budget (the paper's AID1 / AID5), not a failure to converge:
+        # its gap is measured against a weak bound.
+        self._store_result(result, warn_on=("time_limit", "stopped"))
         self.transduction_ = np.where(labeled, y, self.predict(X))
         return self
 
@@ -634,4 +653,5 @@ class AIDSemiSupervisedClassifier(ClassifierMixin, _AidBase):  # type: ignore[mi
 
     def predict(self, X: Any) -> NDArray[Any]:
         """The class of each row (``f ≥ 0`` → ``classes_[1]``, Lemma 1)."""
+        check_is_fitted(self, "coef_")
         return np.asarray(self.classes_[(self.decision_function(X) >= 0).astype(int)])

@@ -126,7 +126,7 @@ def aggregated_kernel(
 ) -> NDArray[np.float64]:
     """AID's aggregated kernel: ``K̄[k, q] = mean_{i ∈ C_k, j ∈ C_q} K(x_i, x_j)``, the block
     means of the Gram matrix over the clusters (Park & Klabjan, Appendix B). Cluster ids may be
-    any integers; the rows and columns of the result follow their order of first appearance."""
+    any integers; row and column ``k`` of the result belong to the ``k``-th smallest id."""
     rows = np.ascontiguousarray(X, dtype=np.float64)
     if rows.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got shape {rows.shape}")
@@ -136,4 +136,12 @@ def aggregated_kernel(
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError("clusters must be a 1-D array of integer cluster ids")
     function = _core.Kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
-    return _core.aggregated_kernel(rows, np.ascontiguousarray(ids, dtype=np.int64), function)
+    _, index = np.unique(ids, return_inverse=True)
+    index = np.ascontiguousarray(index.ravel(), dtype=np.int64)
+    # The core numbers clusters by first appearance; put them back in sorted-id order.
+    _, first = np.unique(index, return_index=True)
+    order = index[np.sort(first)]
+    means = _core.aggregated_kernel(rows, index, function)
+    out = np.empty_like(means)
+    out[np.ix_(order, order)] = means
+    return out
