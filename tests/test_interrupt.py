@@ -30,8 +30,23 @@ MULTICLASS_SCRIPT = SCRIPT.replace(
     "rng.integers(0, 2, size=6000)", "rng.integers(0, 4, size=6000)"
 ).replace("n_jobs=1", "n_jobs=2")
 
+#: AID: the inner SMO solves watch for Ctrl-C, and so does the loop between them (about 17 s
+#: uninterrupted: random labels split every cluster down to single rows).
+AID_SCRIPT = SCRIPT.replace(
+    "from kernelkit import SVC",
+    "from kernelkit import AIDClassifier\nfrom kernelkit.solvers import Smo",
+).replace(
+    "SVC(C=1000.0, gamma=0.05, tol=1e-12, cache_size=1, n_jobs=1)",
+    "AIDClassifier(C=1000.0, kernel='rbf', gamma=0.05, tol=1e-12, solver=Smo(tol=1e-12), "
+    "cache_size=1, n_jobs=1)",
+)
 
-@pytest.mark.parametrize("script", [SCRIPT, MULTICLASS_SCRIPT], ids=["binary", "pairs_on_threads"])
+
+@pytest.mark.parametrize(
+    "script",
+    [SCRIPT, MULTICLASS_SCRIPT, AID_SCRIPT],
+    ids=["binary", "pairs_on_threads", "aid"],
+)
 def test_sigint_stops_a_long_fit_with_keyboard_interrupt(script: str) -> None:
     process = subprocess.Popen(
         [sys.executable, "-c", script],
