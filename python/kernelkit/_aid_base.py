@@ -1,0 +1,223 @@
+"""Shared machinery of the AID estimators (:mod:`kernelkit.aid`): parameter checks, the initial
+clusters, progress, the call into the core and the fitted bookkeeping."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import validate_data
+
+from ._base import Float64Array, _check_positive, resolve_n_jobs
+from .exceptions import ConvergenceWarning
+from .solvers import Smo
+
+Callback = Callable[[Mapping[str, Any]], "bool | None"]
+AID_KERNELS = ("linear", "rbf", "poly", "sigmoid")
+#: Statuses that end a fit before its tolerance is met.
+UNFINISHED = ("max_iter", "time_limit", "stopped")
+
+
+class _AidBase(BaseEstimator):  # type: ignore[misc]
+    """Parameters, checks and bookkeeping shared by the AID estimators."""
+
+    tol: float
+    max_iter: int
+    n_clusters: int | None
+    init: str | Any
+    random_state: int | None
+    time_limit: float | None
+    n_jobs: int | None
+    verbose: bool | int
+    callback: Callback | None
+
+    history_: list[dict[str, float]]
+    objective_: float
+    lower_bound_: float
+    gap_: float
+    status_: str
+    n_iter_: int
+    labels_: NDArray[np.int64]
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified
+        return tags
+
+    def _check_aid_params(self) -> None:
+        _check_positive("tol", self.tol)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1 (aggregated solves), got {self.max_iter}")
+        if self.n_clusters is not None and (
+            isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral)
+        ):
+            raise TypeError(f"n_clusters must be an int or None, got {self.n_clusters!r}")
+        if self.n_clusters is not None and self.n_clusters < 1:
+            raise ValueError(f"n_clusters must be >= 1, got {self.n_clusters}")
+        if isinstance(self.init, str) and self.init not in ("kmeans", "random"):
+            raise ValueError(
+                f"init must be 'kmeans', 'random' or an array of cluster ids, got {self.init!r}"
+            )
+        if self.time_limit is not None:
+            _check_positive("time_limit", self.time_limit)
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable or None")
+        resolve_n_jobs(self.n_jobs)
+
+    def _init_and_k(self, n: int, default_k: int) -> tuple[Any, int]:
+        """The ``init`` argument of the core (a string or int64 ids) and the cluster count."""
+        if isinstance(self.init, str):
+            k = default_k if self.n_clusters is None else int(self.n_clusters)
+            if k > n:
+                raise ValueError(f"n_clusters = {k} exceeds the number of samples {n}")
+            return self.init, max(1, min(k, n))
+        ids = np.asarray(self.init)
+        if ids.ndim != 1 or ids.shape[0] != n:
+            raise ValueError(
+                f"init must have one cluster id per sample ({n}), got shape {ids.shape}"
+            )
+        if not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"init cluster ids must be integers, got dtype {ids.dtype}")
+        return np.ascontiguousarray(ids, dtype=np.int64), 1
+
+    def _seed(self) -> int:
+        if self.random_state is None:
+            return int(np.random.default_rng().integers(0, 2**63 - 1))
+        if isinstance(self.random_state, numbers.Integral) and not isinstance(
+            self.random_state, bool
+        ):
+            return int(self.random_state) % (2**63)
+        if isinstance(self.random_state, np.random.RandomState):
+            return int(self.random_state.randint(0, 2**31 - 1))
+        raise TypeError(
+            f"random_state must be None, an int or a RandomState, got {self.random_state!r}"
+        )
+
+    def _progress(self) -> Callback | None:
+        """The user's callback, with a line per aggregated solve on stderr when verbose."""
+        callback, name = self.callback, type(self).__name__
+        if not self.verbose:
+            return callback
+
+        def report(info: Mapping[str, Any]) -> bool | None:
+            print(
+                f"{name}: iteration {info['iteration']}, {info['n_clusters']} clusters, "
+                f"bounds [{info['lower_bound']:.6g}, {info['upper_bound']:.6g}], "
+                f"gap {info['gap']:.3g}",
+                file=sys.stderr,
+            )
+            return callback(info) if callback is not None else None
+
+        return report
+
+    def _core_options(self, inner: Smo | None = None) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "n_jobs": resolve_n_jobs(self.n_jobs),
+            "callback": self._progress(),
+            "time_limit": None if self.time_limit is None else float(self.time_limit),
+            "seed": self._seed(),
+            "tol": float(self.tol),
+            "max_iter": int(self.max_iter),
+        }
+        if inner is not None:
+            options["inner"] = {
+                "tol": float(inner.tol),
+                "max_iter": inner.max_iter,
+                "shrinking": bool(inner.shrinking),
+                "cache_size": float(inner.cache_size),
+            }
+        return options
+
+    def _store_result(
+        self, result: Mapping[str, Any], warn_on: tuple[str, ...] = UNFINISHED
+    ) -> None:
+        self.history_ = [dict(entry) for entry in result["history"]]
+        self.objective_ = float(result["objective"])
+        self.lower_bound_ = float(result["lower_bound"])
+        self.gap_ = float(self.history_[-1]["gap"])
+        self.status_ = str(result["status"])
+        self.n_iter_ = int(result["n_iter"])
+        self.labels_ = np.asarray(result["labels"], dtype=np.int64)
+        if self.status_ in warn_on:
+            warnings.warn(
+                f"{type(self).__name__} stopped ({self.status_}) after {self.n_iter_} aggregated "
+                f"solves with relative gap {self.gap_:.3g} > tol = {self.tol}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:
+        """Validated training rows (dense, float64, C order) and a 1-D ``y``."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric)
+        if sp.issparse(X):
+            X = X.toarray()
+        return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y)
+
+    def _dense(self, X: Any, *, reset: bool) -> Float64Array:
+        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
+        if sp.issparse(X):
+            X = X.toarray()
+        return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _run(
+    entry: Callable[..., dict[str, Any]], *args: Any, options: dict[str, Any]
+) -> dict[str, Any]:
+    """Calls a core AID entry point with the estimator options split into AID's own and the
+    inner solver's."""
+    inner = options.pop("inner", {})
+    return entry(
+        *args,
+        options.pop("seed"),
+        options.pop("tol"),
+        options.pop("max_iter"),
+        time_limit=options.pop("time_limit"),
+        n_jobs=options["n_jobs"],
+        callback=options["callback"],
+        **inner,
+    )
+
+
+class _BinaryClassifierMixin(ClassifierMixin):  # type: ignore[misc]
+    """scikit-learn's classifier mixin, tagged binary-only."""
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _check_binary(n_classes: int, what: str) -> None:
+    if n_classes == 1:
+        raise ValueError(f"{what} has 1 class: the AID classifiers need 2 classes")
+    if n_classes != 2:
+        raise ValueError(
+            f"Only binary classification is supported: {what} needs exactly 2 classes, "
+            f"got {n_classes}"
+        )
+
+
+def _default_svm_clusters(n: int, m: int) -> int:
+    """The paper's SVM rule, read as ``1.1m + 1`` clusters per class (digest §3.2)."""
+    return min(n, max(math.ceil(2 * (1.1 * m + 1)), math.ceil(1e-4 * n), 2))
+
+
+def _inner_solver(solver: Any) -> Smo:
+    if solver is None:
+        return Smo(tol=1e-6)
+    if not isinstance(solver, Smo):
+        raise TypeError(
+            "solver must be None or a kernelkit.solvers.Smo (the aggregated problems are "
+            f"weighted C-SVMs), got {type(solver).__name__}"
+        )
+    return solver
