@@ -27,7 +27,6 @@ from . import _core
 from ._aid_base import (
     AID_KERNELS,
     Callback,
-    Float64Array,
     _AidBase,
     _BinaryClassifierMixin,
     _check_binary,
@@ -35,7 +34,7 @@ from ._aid_base import (
     _inner_solver,
     _run,
 )
-from ._base import _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_positive, resolve_n_jobs
 from .solvers import Smo
 
 __all__ = ["AIDClassifier", "AIDRegressor", "AIDSemiSupervisedClassifier"]
