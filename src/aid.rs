@@ -121,7 +121,7 @@ fn run_aid<M: AggregatedModel + Send>(
     run: Run,
     model: M,
     partition: impl FnOnce() -> Result<Partition, SolveError> + Send,
-) -> PyResult<(AidResult<M::Fit>, M)>
+) -> PyResult<(AidResult<M::Fit>, f64, M)>
 where
     M::Fit: Send,
 {
@@ -137,20 +137,27 @@ where
     let mut model = model;
     let (outcome, signal) = run_interruptible(py, &interrupted, || {
         kernelkit_solvers::with_thread_pool(threads, || {
+            let clock = std::time::Instant::now();
             let start = partition()?;
-            aid.run(&mut model, start, &mut monitor)
+            let init_time = clock.elapsed().as_secs_f64();
+            aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
         })
     });
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }
-    let result = outcome.map_err(CoreError::from)?.map_err(CoreError::from)?;
-    Ok((result, model))
+    let (result, init_time) = outcome.map_err(CoreError::from)?.map_err(CoreError::from)?;
+    Ok((result, init_time, model))
 }
 
 /// The common part of every result dict.
-fn result_dict<'py, F>(py: Python<'py>, result: &AidResult<F>) -> PyResult<Bound<'py, PyDict>> {
+fn result_dict<'py, F>(
+    py: Python<'py>,
+    result: &AidResult<F>,
+    init_time: f64,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    out.set_item("init_time", init_time)?;
     out.set_item("objective", result.objective)?;
     out.set_item("aggregated_objective", result.last_aggregated_objective)?;
     out.set_item("lower_bound", result.lower_bound)?;
@@ -191,8 +198,9 @@ pub(crate) fn aid_lad<'py>(
     let d = x.cols;
     let model =
         LadModel::new(&x.values, d, &y, ClarabelLp, run.inner.clone()).map_err(CoreError::from)?;
-    let (result, _) = run_aid(py, run, model, || lad_partition(&x.values, d, &y, &initial))?;
-    let out = result_dict(py, &result)?;
+    let (result, init_time, _) =
+        run_aid(py, run, model, || lad_partition(&x.values, d, &y, &initial))?;
+    let out = result_dict(py, &result, init_time)?;
     out.set_item("coef", PyArray1::from_vec(py, result.fit.beta))?;
     Ok(out)
 }
@@ -229,10 +237,10 @@ pub(crate) fn aid_svm<'py>(
     let data = SvmData { x: &x.values, d: x.cols, y: &labels, c, kernel: function };
     let inner = run.inner.clone();
     let model = SvmModel::new(data, Smo, inner.clone()).map_err(CoreError::from)?;
-    let (result, model) = run_aid(py, run, model, || {
+    let (result, init_time, model) = run_aid(py, run, model, || {
         svm_partition(data.x, data.d, data.y, c, function, &initial, &inner)
     })?;
-    let out = result_dict(py, &result)?;
+    let out = result_dict(py, &result, init_time)?;
     let fit = result.fit;
     out.set_item("dual_coef", PyArray1::from_vec(py, fit.dual_coef))?;
     out.set_item("coef", PyArray1::from_vec(py, fit.w))?;
@@ -285,9 +293,9 @@ pub(crate) fn aid_s3vm<'py>(
     let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled };
     let model = S3vmModel::new(data, Smo, run.inner.clone(), exact_max_clusters)
         .map_err(CoreError::from)?;
-    let (result, model) =
+    let (result, init_time, model) =
         run_aid(py, run, model, || s3vm_partition(data.x, data.d, data.y, &initial))?;
-    let out = result_dict(py, &result)?;
+    let out = result_dict(py, &result, init_time)?;
     out.set_item("coef", PyArray1::from_vec(py, result.fit.w))?;
     out.set_item("bias", result.fit.bias)?;
     out.set_item("svm_solves", model.svm_solves)?;

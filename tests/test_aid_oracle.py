@@ -467,10 +467,15 @@ def tiny_s3vm(seed: int) -> tuple[Array, Array, Any]:
 
 
 @functools.cache
-def tiny_fit(seed: int) -> AIDSemiSupervisedClassifier:
+def tiny_fit(seed: int, exact_max_clusters: int = 12) -> AIDSemiSupervisedClassifier:
     x, s, labeled = tiny_s3vm(seed)
     est = AIDSemiSupervisedClassifier(
-        C=1.0, C_unlabeled=0.3, init=np.arange(14), solver=Smo(tol=1e-10), random_state=0
+        C=1.0,
+        C_unlabeled=0.3,
+        init=np.arange(14),
+        exact_max_clusters=exact_max_clusters,
+        solver=Smo(tol=1e-10),
+        random_state=0,
     )
     return fit_clean(est, x, s3vm_targets(labeled, s, 3, 7))
 
@@ -540,6 +545,21 @@ def test_s3vm_singletons_exact(seed: int) -> None:
     w, b = np.asarray(est.coef_, dtype=np.float64)[0], float(np.asarray(est.intercept_)[0])
     own = s3vm_objective(x, labeled, s, w, b, 1.0, 0.3)
     assert rel(est.objective_, own) <= SELF_RTOL, (est.objective_, own)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_s3vm_local_search_is_feasible_and_no_better_than_exact(seed: int) -> None:
+    """exact_max_clusters=0 takes the local search: its answer is a feasible point, so it is
+    never below the brute-force optimum, and its objective is its own model's objective."""
+    x, s, labeled = tiny_s3vm(seed)
+    e_star = s3vm_brute_force(x, labeled, s, 1.0, 0.3)
+    est = tiny_fit(seed, exact_max_clusters=0)
+    assert est.objective_ >= e_star * (1 - 1e-9), (est.objective_, e_star)
+    assert est.aggregated_objective_ >= e_star * (1 - 1e-9)
+    w, b = np.asarray(est.coef_, dtype=np.float64)[0], float(np.asarray(est.intercept_)[0])
+    own = s3vm_objective(x, labeled, s, w, b, 1.0, 0.3)
+    assert rel(est.objective_, own) <= SELF_RTOL, (est.objective_, own)
+    assert est.lower_bound_ <= e_star * (1 + 1e-9)
 
 
 # --------------------------------------------------------------------------------------------

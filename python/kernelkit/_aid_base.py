@@ -46,6 +46,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
     status_: str
     n_iter_: int
     labels_: NDArray[np.int64]
+    init_time_: float
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -147,6 +148,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         self.gap_ = float(self.history_[-1]["gap"])
         self.status_ = str(result["status"])
         self.n_iter_ = int(result["n_iter"])
+        self.init_time_ = float(result["init_time"])
         self.labels_ = np.asarray(result["labels"], dtype=np.int64)
         if self.status_ in warn_on:
             warnings.warn(

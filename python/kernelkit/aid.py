@@ -83,6 +83,8 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         A certified lower bound of the optimum (the aggregated LP's dual value).
     gap_, status_, n_iter_, labels_
         Final relative gap, how the fit ended, aggregated solves, final cluster of each row.
+    init_time_ : float
+        Seconds spent on the initial clusters (``history_`` times start after them).
     history_ : list of dict
         One entry per aggregated solve: ``n_clusters``, ``lower_bound`` (non-decreasing),
         ``upper_bound`` (non-increasing), ``gap``, ``time``, ``aggregated_objective`` (the
@@ -332,7 +334,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     **AID-S3VM is a heuristic.** The paper claims that a pure partition is optimal (Prop. 5);
     that is false: the unlabeled loss is not convex, so the aggregated optimum is no lower bound
     and AID can stop, pure, above the optimum (``status_ == "pure"``, never ``"optimal"``). The
-    regression test ``test_s3vm_counterexample`` reproduces an instance.
+    regression test ``test_s3vm_counterexample_is_pure_but_not_optimal`` reproduces an instance.
 
     Parameters
     ----------
@@ -344,7 +346,10 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         Aggregated solves (the paper's AID1 / AID5 are ``max_iter=1`` / ``5``).
     exact_max_clusters : int, default=12
         Branch and bound up to this many unlabeled clusters, local search beyond.
-    tol, n_clusters, init, solver, random_state, time_limit, n_jobs, verbose, callback
+    tol : float, default=1e-4
+        Stop when ``(upper − lower)/upper ≤ tol`` (``status_ == "gap"``), a valid certificate,
+        but ``lower_bound_`` (the labeled-only SVM) is weak, so this rarely triggers.
+    n_clusters, init, solver, random_state, time_limit, n_jobs, verbose, callback
         As in :class:`AIDClassifier` (default ``n_clusters``: ``max(10, 0.01 n)``; ``"kmeans"``
         clusters the features within the labeled classes and the unlabeled rows).
 

@@ -231,7 +231,7 @@ impl Aid {
                 } else {
                     AidStatus::Pure
                 })
-            } else if model.purity_certifies_optimality() && gap <= options.tol {
+            } else if gap <= options.tol {
                 Some(AidStatus::Gap)
             } else if control == Control::Stop {
                 Some(AidStatus::Stopped)
