@@ -142,7 +142,7 @@ where
             let init_time = clock.elapsed().as_secs_f64();
             aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
         })
-    });
+    })?;
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }

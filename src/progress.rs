@@ -11,6 +11,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use kernelkit_solvers::{Control, Monitor, Progress};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -69,13 +70,13 @@ impl Monitor for PythonMonitor {
 
 /// Runs `job` on a scoped thread with the GIL released, while this thread checks for signals
 /// every [`SIGNAL_POLL`]. On a signal whose handler raises (Ctrl-C), sets `interrupted` and keeps
-/// the exception, which is returned once the job has stopped. A panic of the job is resumed on
-/// this thread, where pyo3 turns it into a Python exception.
+/// the exception, which is returned once the job has stopped. A panic of the job (a bug) becomes
+/// a `RuntimeError` naming it as an internal error, never an abort.
 pub(crate) fn run_interruptible<T: Send>(
     py: Python<'_>,
     interrupted: &Arc<AtomicBool>,
     job: impl FnOnce() -> T + Send,
-) -> (T, Option<PyErr>) {
+) -> PyResult<(T, Option<PyErr>)> {
     py.detach(|| {
         std::thread::scope(|scope| {
             let (done, finished) = mpsc::channel::<()>();
@@ -94,9 +95,31 @@ pub(crate) fn run_interruptible<T: Send>(
                 }
             }
             match worker.join() {
-                Ok(result) => (result, signal),
-                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(result) => Ok((result, signal)),
+                Err(panic) => Err(internal_error(panic.as_ref())),
             }
         })
     })
+}
+
+/// The Python exception for a Rust panic: a bug in kernelkit, reported with its message.
+fn internal_error(payload: &(dyn std::any::Any + Send)) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    PyRuntimeError::new_err(format!(
+        "kernelkit internal error (a bug; please report it): {message}"
+    ))
+}
+
+/// Panics inside a solver thread, to test that the panic reaches Python as a `RuntimeError`.
+#[pyfunction]
+pub(crate) fn _panic_in_solver_thread(py: Python<'_>) -> PyResult<()> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let (never, _) = run_interruptible(py, &interrupted, || -> u8 {
+        panic!("deliberate panic for the test suite")
+    })?;
+    Err(PyRuntimeError::new_err(format!("the panic was lost ({never})")))
 }

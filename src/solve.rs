@@ -126,7 +126,7 @@ pub(crate) fn run_with_extra<E: Send>(
         kernelkit_solvers::with_thread_pool(solve_options.n_threads, || {
             job(&solve_options, &mut monitor)
         })
-    });
+    })?;
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }

@@ -12,6 +12,7 @@ __all__ = [
     "Kernel",
     "Solution",
     "__version__",
+    "_panic_in_solver_thread",
     "aggregated_kernel",
     "aid_lad",
     "aid_s3vm",
@@ -244,3 +245,4 @@ def aid_s3vm(
 def aggregated_kernel(
     x: NDArray[np.float64], clusters: NDArray[np.int64], kernel: Kernel
 ) -> NDArray[np.float64]: ...
+def _panic_in_solver_thread() -> None: ...
