@@ -100,6 +100,20 @@ fn initial(init: &Bound<'_, PyAny>, n_clusters: usize, seed: u64, n: usize) -> P
     Ok(Initial::Given(labels))
 }
 
+/// Checks that `X` and `y` have the same rows, then reads the initial clusters.
+fn start(
+    init: &Bound<'_, PyAny>,
+    n_clusters: usize,
+    seed: u64,
+    rows: usize,
+    n: usize,
+) -> PyResult<Initial> {
+    if rows != n {
+        return Err(PyValueError::new_err(format!("X has {rows} rows but y has {n}")));
+    }
+    initial(init, n_clusters, seed, n)
+}
+
 /// Everything an AID entry point needs besides the data.
 struct Run {
     aid: Aid,
@@ -190,10 +204,7 @@ pub(crate) fn aid_lad<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = matrix(&x);
     let y = vector(&y);
-    if x.rows != y.len() {
-        return Err(PyValueError::new_err(format!("X has {} rows but y has {}", x.rows, y.len())));
-    }
-    let initial = initial(init, n_clusters, seed, y.len())?;
+    let initial = start(init, n_clusters, seed, x.rows, y.len())?;
     let run = parse_run(gap_tol, max_solves, options)?;
     let d = x.cols;
     let model =
@@ -224,15 +235,8 @@ pub(crate) fn aid_svm<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = matrix(&x);
     let labels = crate::arrays::signs(&y, "y")?;
-    if x.rows != labels.len() {
-        return Err(PyValueError::new_err(format!(
-            "X has {} rows but y has {}",
-            x.rows,
-            labels.len()
-        )));
-    }
     let function = kernel.function()?;
-    let initial = initial(init, n_clusters, seed, labels.len())?;
+    let initial = start(init, n_clusters, seed, x.rows, labels.len())?;
     let run = parse_run(gap_tol, max_solves, options)?;
     let data = SvmData { x: &x.values, d: x.cols, y: &labels, c, kernel: function };
     let inner = run.inner.clone();
@@ -281,14 +285,7 @@ pub(crate) fn aid_s3vm<'py>(
             other => Err(PyValueError::new_err(format!("y[{i}] = {other} is not -1, 0 or +1"))),
         })
         .collect::<PyResult<_>>()?;
-    if x.rows != labels.len() {
-        return Err(PyValueError::new_err(format!(
-            "X has {} rows but y has {}",
-            x.rows,
-            labels.len()
-        )));
-    }
-    let initial = initial(init, n_clusters, seed, labels.len())?;
+    let initial = start(init, n_clusters, seed, x.rows, labels.len())?;
     let run = parse_run(gap_tol, max_solves, options)?;
     let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled };
     let model = S3vmModel::new(data, Smo, run.inner.clone(), exact_max_clusters)

@@ -70,6 +70,25 @@ fn check_k(k: usize, n: usize) -> Result<(), SolveError> {
     Ok(())
 }
 
+/// Per-row cluster ids from `initial`; `kmeans(k, seed)` makes the model's k-means start.
+fn start_labels(
+    initial: &Initial,
+    n: usize,
+    kmeans: impl FnOnce(usize, u64) -> Result<Vec<i64>, SolveError>,
+) -> Result<Vec<i64>, SolveError> {
+    match initial {
+        Initial::Given(labels) => Ok(labels.clone()),
+        Initial::Random { k, seed } => {
+            check_k(*k, n)?;
+            Ok(random_labels(n, *k, *seed))
+        }
+        Initial::KMeans { k, seed } => {
+            check_k(*k, n)?;
+            kmeans(*k, *seed)
+        }
+    }
+}
+
 /// `k` split over groups in proportion to their sizes, at least 1 each (groups absent get 0).
 fn share(k: usize, group_sizes: &[usize]) -> Vec<usize> {
     let n: usize = group_sizes.iter().sum();
@@ -129,35 +148,27 @@ pub fn lad_partition(
     initial: &Initial,
 ) -> Result<Partition, SolveError> {
     let n = y.len();
-    let labels = match initial {
-        Initial::Given(labels) => labels.clone(),
-        Initial::Random { k, seed } => {
-            check_k(*k, n)?;
-            random_labels(n, *k, *seed)
-        }
-        Initial::KMeans { k, seed } => {
-            check_k(*k, n)?;
-            let rows = sample_rows(n, sample_size(n, d), *seed);
-            let mut sample = WeightedLad {
-                x: rows.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect(),
-                d,
-                y: rows.iter().map(|&i| y[i]).collect(),
-                weights: vec![1.0; rows.len()],
-            };
-            let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
-            let beta = ClarabelLp.solve(&mut sample, &options, &mut NoMonitor)?.x;
-            let residuals: Vec<f64> = x
-                .par_chunks(d.max(1))
-                .zip(y.par_iter())
-                .map(|(row, &t)| t - row.iter().zip(&beta).map(|(a, b)| a * b).sum::<f64>())
-                .collect();
-            let points = standardized_pairs(&residuals, y);
-            weighted_kmeans(&points, 2, &vec![1.0; n], *k, 1, *seed)
-                .into_iter()
-                .map(i64::from)
-                .collect()
-        }
-    };
+    let labels = start_labels(initial, n, |k, seed| {
+        let rows = sample_rows(n, sample_size(n, d), seed);
+        let mut sample = WeightedLad {
+            x: rows.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect(),
+            d,
+            y: rows.iter().map(|&i| y[i]).collect(),
+            weights: vec![1.0; rows.len()],
+        };
+        let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
+        let beta = ClarabelLp.solve(&mut sample, &options, &mut NoMonitor)?.x;
+        let residuals: Vec<f64> = x
+            .par_chunks(d.max(1))
+            .zip(y.par_iter())
+            .map(|(row, &t)| t - row.iter().zip(&beta).map(|(a, b)| a * b).sum::<f64>())
+            .collect();
+        let points = standardized_pairs(&residuals, y);
+        Ok(weighted_kmeans(&points, 2, &vec![1.0; n], k, 1, seed)
+            .into_iter()
+            .map(i64::from)
+            .collect())
+    })?;
     Partition::from_labels(&labels)
 }
 
@@ -185,18 +196,10 @@ pub fn svm_partition(
 ) -> Result<Partition, SolveError> {
     let n = y.len();
     let group: Vec<u8> = y.iter().map(|&l| u8::from(l > 0)).collect();
-    let labels = match initial {
-        Initial::Given(labels) => labels.clone(),
-        Initial::Random { k, seed } => {
-            check_k(*k, n)?;
-            random_labels(n, *k, *seed)
-        }
-        Initial::KMeans { k, seed } => {
-            check_k(*k, n)?;
-            let decision = sample_svm_decision(x, d, y, c, kernel, *seed, options)?;
-            kmeans_per_group(&decision, 1, &group, 2, *k, *seed)
-        }
-    };
+    let labels = start_labels(initial, n, |k, seed| {
+        let decision = sample_svm_decision(x, d, y, c, kernel, seed, options)?;
+        Ok(kmeans_per_group(&decision, 1, &group, 2, k, seed))
+    })?;
     Ok(Partition::from_labels(&labels)?.refine_by(&group))
 }
 
@@ -251,17 +254,8 @@ pub fn s3vm_partition(
 ) -> Result<Partition, SolveError> {
     let n = y.len();
     let group: Vec<u8> = y.iter().map(|&l| (l + 1) as u8).collect();
-    let labels = match initial {
-        Initial::Given(labels) => labels.clone(),
-        Initial::Random { k, seed } => {
-            check_k(*k, n)?;
-            random_labels(n, *k, *seed)
-        }
-        Initial::KMeans { k, seed } => {
-            check_k(*k, n)?;
-            kmeans_per_group(x, d, &group, 3, *k, *seed)
-        }
-    };
+    let labels =
+        start_labels(initial, n, |k, seed| Ok(kmeans_per_group(x, d, &group, 3, k, seed)))?;
     Ok(Partition::from_labels(&labels)?.refine_by(&group))
 }
 

@@ -179,6 +179,11 @@ impl Partition {
             .collect()
     }
 
+    /// The value of each cluster's first row: the cluster's label when clusters are label-pure.
+    pub fn labels<T: Copy>(&self, values: &[T]) -> Vec<T> {
+        self.members.iter().map(|rows| values[rows[0] as usize]).collect()
+    }
+
     /// The per-cluster sums of a per-row vector.
     pub fn sums(&self, values: &[f64]) -> Vec<f64> {
         self.members.iter().map(|rows| rows.iter().map(|&i| values[i as usize]).sum()).collect()

@@ -276,7 +276,7 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
     ) -> Result<(Round, SvmFit), SolveError> {
         let data = self.data;
         let k = partition.len();
-        let labels: Vec<i8> = (0..k).map(|c| data.y[partition.members(c)[0] as usize]).collect();
+        let labels: Vec<i8> = partition.labels(data.y);
         let weights = (0..k)
             .map(|c| {
                 partition.size(c) * if labels[c] == 0 { data.c_unlabeled } else { data.c_labeled }

@@ -192,7 +192,7 @@ where
     ) -> Result<(Round, SvmFit), SolveError> {
         let data = self.data;
         let k = partition.len();
-        let labels: Vec<i8> = (0..k).map(|c| data.y[partition.members(c)[0] as usize]).collect();
+        let labels: Vec<i8> = partition.labels(data.y);
         let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
         let upper: Vec<f64> = (0..k).map(|c| data.c * partition.size(c)).collect();
         let alpha0 = self.warm_start(partition, &upper);
