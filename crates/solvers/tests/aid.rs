@@ -9,22 +9,8 @@ use kernelkit_solvers::aid::{
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{NoMonitor, Smo, SolveOptions, Solver};
 
-/// A small deterministic generator (SplitMix64) and standard normals by Box–Muller.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
+mod common;
+use common::Random;
 
 fn assert_monotone_bounds<F>(result: &AidResult<F>, optimum: f64) {
     for pair in result.history.windows(2) {
@@ -40,7 +26,7 @@ fn assert_monotone_bounds<F>(result: &AidResult<F>, optimum: f64) {
 }
 
 fn lad_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>, usize) {
-    let mut rng = Rng(seed);
+    let mut rng = Random(seed);
     let d = 4;
     let beta = [1.5, -2.0, 0.5, 3.0];
     let mut x = Vec::with_capacity(n * d);
@@ -77,7 +63,7 @@ fn lad_reaches_the_direct_optimum_from_kmeans_and_random_starts() {
 }
 
 fn svm_data(n: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut rng = Rng(seed);
+    let mut rng = Random(seed);
     let mut x = Vec::with_capacity(2 * n);
     let mut y = Vec::with_capacity(n);
     for i in 0..n {
@@ -155,7 +141,7 @@ fn block_means(x: &[f64], d: usize, kernel: KernelFunction, partition: &Partitio
 
 #[test]
 fn aggregated_kernel_is_the_block_mean_after_every_split() {
-    let mut rng = Rng(11);
+    let mut rng = Random(11);
     let (n, d) = (70, 3);
     let x: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
     let kernel = KernelFunction::Rbf { gamma: 0.3 };

@@ -9,22 +9,8 @@ use kernelkit_solvers::{
     NoMonitor, Solution, SolveOptions, SparseMatrix, Status,
 };
 
-/// SplitMix64 with Box–Muller normals (deterministic test data).
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.next().max(1e-300), self.next());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-}
+mod common;
+use common::Random;
 
 struct Data {
     x: Vec<f64>,
@@ -96,7 +82,7 @@ fn constraints(kind: Kind, p: usize, seed: u64) -> (LinearConstraints, LinearCon
             let b = (0..k1)
                 .map(|j| {
                     let row = &a[j * p..(j + 1) * p];
-                    row.iter().zip(&point).map(|(u, v)| u * v).sum::<f64>() + random.next()
+                    row.iter().zip(&point).map(|(u, v)| u * v).sum::<f64>() + random.uniform()
                 })
                 .collect();
             let g: Vec<f64> = (0..k2 * p).map(|_| random.normal()).collect();

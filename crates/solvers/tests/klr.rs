@@ -8,24 +8,18 @@ use kernelkit_solvers::{
     with_thread_pool, KlrProblem, KlrSmo, NoMonitor, Solution, SolveOptions, Status, WorkingSetRule,
 };
 
+mod common;
+use common::Random;
+
 /// Two overlapping Gaussian blobs in `d` dimensions (SplitMix64 + Box–Muller).
 fn blobs(n: usize, d: usize, seed: u64, positive_share: f64) -> (Vec<f64>, Vec<f64>) {
-    let mut state = seed;
-    let mut uniform = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = Random(seed);
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);
     for _ in 0..n {
-        let label = if uniform() < positive_share { 1.0 } else { -1.0 };
+        let label = if random.uniform() < positive_share { 1.0 } else { -1.0 };
         for _ in 0..d {
-            let (u, v) = (uniform().max(1e-300), uniform());
-            let normal = (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos();
-            x.push(normal + 0.8 * label);
+            x.push(random.normal() + 0.8 * label);
         }
         y.push(label);
     }
