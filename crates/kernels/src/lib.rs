@@ -24,6 +24,7 @@ mod dense;
 mod error;
 mod function;
 mod meb;
+mod padded;
 mod parallel;
 mod precomputed;
 mod qmatrix;

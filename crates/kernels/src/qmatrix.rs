@@ -13,6 +13,8 @@
 //!
 //! `Q` values are `f32`, as LIBSVM's `Qfloat`; the diagonal is `f64`.
 
+use rayon::prelude::*;
+
 use crate::cache::{CacheStats, RowCache};
 use crate::source::KernelSource;
 
@@ -97,6 +99,27 @@ impl<K: KernelSource> SignedQ<K> {
     }
 }
 
+impl<K: KernelSource> SignedQ<K> {
+    /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
+    /// (each pinned while the other is made room for, so neither loses its prefix).
+    fn fill_pair(&mut self, i: usize, j: usize, start: usize, len: usize) {
+        let width = len - start;
+        self.scratch.resize(2 * width, 0.0);
+        self.kernel.fill_block(&[i, j], start, len, &mut self.scratch);
+        for (k, pinned) in [(i, Some(j)), (j, Some(i))] {
+            let (column, have) = self.cache.get(k, len, pinned);
+            debug_assert_eq!(have, start);
+            let values = if k == i { &self.scratch[..width] } else { &self.scratch[width..] };
+            let s_k = self.signs[k];
+            for ((q, &value), &s_t) in
+                column[start..].iter_mut().zip(values).zip(&self.signs[start..len])
+            {
+                *q = (s_k * s_t * value) as f32;
+            }
+        }
+    }
+}
+
 impl<K: KernelSource> QMatrix for SignedQ<K> {
     fn size(&self) -> usize {
         self.signs.len()
@@ -112,8 +135,14 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
     }
 
     fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        self.ensure(i, len, None);
-        self.ensure(j, len, Some(i));
+        let (have_i, have_j) = (self.cache.cached_len(i), self.cache.cached_len(j));
+        if i != j && have_i == have_j && have_i < len {
+            // Both columns miss the same positions: one block, one pass over the data.
+            self.fill_pair(i, j, have_i, len);
+        } else {
+            self.ensure(i, len, None);
+            self.ensure(j, len, Some(i));
+        }
         (self.cache.peek(i, len), self.cache.peek(j, len))
     }
 
@@ -189,26 +218,81 @@ impl<K: KernelSource> SvrQ<K> {
         }
     }
 
-    /// Builds `Q[0..len, i]` into buffer `slot`.
-    fn assemble(&mut self, i: usize, len: usize, slot: usize) {
+    /// Makes the kernel rows of the points behind positions `i` and `j` resident (the missing
+    /// ones computed as one block), each pinned while the other is made room for.
+    fn ensure_rows(&mut self, i: usize, j: usize) {
         let l = self.kernel.len();
-        let real = self.index[i];
-        let (row, start) = self.cache.get(real, l, None);
-        if start < l {
-            self.scratch.resize(l - start, 0.0);
-            self.kernel.fill_block(&[real], start, l, &mut self.scratch);
-            for (q, &k) in row[start..].iter_mut().zip(&self.scratch) {
-                *q = k as f32;
+        let (real_i, real_j) = (self.index[i], self.index[j]);
+        let reals: &[(usize, usize)] = if real_i == real_j {
+            &[(real_i, real_i)]
+        } else {
+            &[(real_i, real_j), (real_j, real_i)]
+        };
+        let missing: Vec<usize> = reals
+            .iter()
+            .map(|&(real, _)| real)
+            .filter(|&real| self.cache.cached_len(real) < l)
+            .collect();
+        if !missing.is_empty() {
+            self.scratch.resize(missing.len() * l, 0.0);
+            self.kernel.fill_block(&missing, 0, l, &mut self.scratch);
+        }
+        for &(real, other) in reals {
+            let (row, start) = self.cache.get(real, l, Some(other));
+            if let Some(m) = missing.iter().position(|&r| r == real) {
+                let values = &self.scratch[m * l..(m + 1) * l];
+                for (q, &k) in row[start..].iter_mut().zip(&values[start..]) {
+                    *q = k as f32;
+                }
             }
         }
-        let row = self.cache.peek(real, l);
-        let s_i = self.signs[i] as f32;
-        let buffer = &mut self.buffers[slot];
-        for ((b, &s_k), &k) in buffer[..len].iter_mut().zip(&self.signs[..len]).zip(&self.index) {
-            *b = s_i * (s_k as f32) * row[k];
+    }
+
+    /// Builds `Q[0..len, i]` into buffer `slot_i` and `Q[0..len, j]` into the other buffer
+    /// (when `j` is given) in one pass over the position maps.
+    fn assemble(&mut self, i: usize, j: Option<usize>, len: usize, slot_i: usize) {
+        self.ensure_rows(i, j.unwrap_or(i));
+        let l = self.kernel.len();
+        let SvrQ { cache, signs, index, buffers, .. } = self;
+        let [first, second] = buffers;
+        let (buffer_i, buffer_j) = if slot_i == 0 { (first, second) } else { (second, first) };
+        let row_i = cache.peek(index[i], l);
+        let s_i = signs[i] as f32;
+        let row_j = j.map(|j| (cache.peek(index[j], l), signs[j] as f32));
+        // Elementwise, so chunking (in parallel for long columns) does not change any value.
+        let body = |(lo, (out_i, out_j)): (usize, (&mut [f32], &mut [f32]))| {
+            let positions = signs[lo..].iter().zip(&index[lo..]);
+            match row_j {
+                None => {
+                    for (b, (&s_k, &k)) in out_i.iter_mut().zip(positions) {
+                        *b = s_i * (s_k as f32) * row_i[k];
+                    }
+                }
+                Some((row_j, s_j)) => {
+                    for ((b_i, b_j), (&s_k, &k)) in
+                        out_i.iter_mut().zip(out_j.iter_mut()).zip(positions)
+                    {
+                        *b_i = s_i * (s_k as f32) * row_i[k];
+                        *b_j = s_j * (s_k as f32) * row_j[k];
+                    }
+                }
+            }
+        };
+        let (out_i, out_j) = (&mut buffer_i[..len], &mut buffer_j[..len]);
+        if len < crate::PARALLEL_MIN_LEN {
+            body((0, (out_i, out_j)));
+        } else {
+            out_i
+                .par_chunks_mut(ASSEMBLE_CHUNK)
+                .zip(out_j.par_chunks_mut(ASSEMBLE_CHUNK))
+                .enumerate()
+                .for_each(|(c, pair)| body((c * ASSEMBLE_CHUNK, pair)));
         }
     }
 }
+
+/// Positions per parallel task when assembling SVR columns.
+const ASSEMBLE_CHUNK: usize = 4096;
 
 impl<K: KernelSource> QMatrix for SvrQ<K> {
     fn size(&self) -> usize {
@@ -222,13 +306,12 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     fn column(&mut self, i: usize, len: usize) -> &[f32] {
         let slot = self.next_buffer;
         self.next_buffer = 1 - slot;
-        self.assemble(i, len, slot);
+        self.assemble(i, None, len, slot);
         &self.buffers[slot][..len]
     }
 
     fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        self.assemble(i, len, 0);
-        self.assemble(j, len, 1);
+        self.assemble(i, Some(j), len, 0);
         self.next_buffer = 0;
         (&self.buffers[0][..len], &self.buffers[1][..len])
     }

@@ -42,8 +42,33 @@ fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
 /// Sixteen independent accumulators: four AVX2 vectors of four lanes.
 const LANES: usize = 16;
 
+/// Below this length a dot product uses one vector of four accumulators: the reduction of
+/// sixteen would cost more than the products of a short row.
+const SHORT: usize = 64;
+
+#[inline(always)]
+fn dot_short<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let xs = x.chunks_exact(4);
+    let zs = z.chunks_exact(4);
+    let (x_tail, z_tail) = (xs.remainder(), zs.remainder());
+    for (a, b) in xs.zip(zs) {
+        for k in 0..4 {
+            acc[k] = multiply_add::<FMA>(a[k], b[k], acc[k]);
+        }
+    }
+    let mut tail = 0.0;
+    for (a, b) in x_tail.iter().zip(z_tail) {
+        tail = multiply_add::<FMA>(*a, *b, tail);
+    }
+    ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail
+}
+
 #[inline(always)]
 fn dot_generic<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
+    if x.len().min(z.len()) < SHORT {
+        return dot_short::<FMA>(x, z);
+    }
     let mut acc = [0.0f64; LANES];
     let xs = x.chunks_exact(LANES);
     let zs = z.chunks_exact(LANES);
@@ -82,6 +107,47 @@ pub fn dot(x: &[f64], z: &[f64]) -> f64 {
         // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
         Level::Avx2Fma => unsafe { dot_avx2(x, z) },
         Level::Baseline => dot_generic::<false>(x, z),
+    }
+}
+
+#[inline(always)]
+fn dot_rows_generic<const FMA: bool>(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+    let d = left[0].len();
+    for (c, z) in rows.chunks_exact(d).enumerate() {
+        for (x, out) in left.iter().zip(outs.iter_mut()) {
+            out[c] = dot_generic::<FMA>(x, z);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_rows_avx2(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+    dot_rows_generic::<true>(left, rows, outs);
+}
+
+/// `outs[r][c] = ⟨left[r], row c of rows⟩` for the row-major `rows` (rows as long as every
+/// `left[r]`, one output entry per row): one pass over `rows` for all the left vectors, each
+/// product exactly [`dot`].
+///
+/// # Panics
+/// If `left` is empty, `left` and `outs` differ in length, the lengths of `left` differ, or an
+/// output is shorter than the number of rows.
+pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+    assert!(!left.is_empty() && left.len() == outs.len(), "dot_rows: one output per left row");
+    let d = left[0].len();
+    assert!(left.iter().all(|x| x.len() == d), "dot_rows: left rows of different lengths");
+    let n_rows = if d == 0 { 0 } else { rows.len() / d };
+    assert!(outs.iter().all(|o| o.len() >= n_rows), "dot_rows: output too short");
+    if d == 0 {
+        outs.iter_mut().for_each(|o| o.fill(0.0));
+        return;
+    }
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+        Level::Avx2Fma => unsafe { dot_rows_avx2(left, rows, outs) },
+        Level::Baseline => dot_rows_generic::<false>(left, rows, outs),
     }
 }
 
@@ -183,11 +249,18 @@ mod tests {
 
     #[test]
     fn dot_matches_a_plain_sum() {
-        for len in [0, 1, 15, 16, 17, 123, 300] {
+        for len in [0, 1, 3, 4, 7, 8, 15, 16, 17, 21, 63, 64, 65, 123, 300] {
             let x: Vec<f64> = (0..len).map(|k| (k as f64 * 0.7).sin()).collect();
             let z: Vec<f64> = (0..len).map(|k| (k as f64 * 1.3).cos()).collect();
             let plain: f64 = x.iter().zip(&z).map(|(a, b)| a * b).sum();
             assert!((dot(&x, &z) - plain).abs() <= 1e-12 * (len as f64 + 1.0));
+            if len > 0 {
+                let rows: Vec<f64> = z.iter().chain(&x).copied().collect();
+                let (mut a, mut b) = (vec![0.0; 2], vec![0.0; 2]);
+                dot_rows(&[&x, &z], &rows, &mut [&mut a, &mut b]);
+                assert_eq!(a, [dot(&x, &z), dot(&x, &x)]);
+                assert_eq!(b, [dot(&z, &z), dot(&z, &x)]);
+            }
         }
     }
 }

@@ -188,18 +188,17 @@ impl Block<'_, '_> {
             return;
         }
         // SAFETY (every `out.row` below): this task is the only one writing columns c0..c1,
-        // and each window is dropped before the next is taken.
+        // and the windows alive at the same time belong to distinct rows.
         if d == 0 {
             for r in 0..n_left {
                 unsafe { out.row(r, c0, c1) }.fill(0.0);
             }
         } else if n_left < GEMM_MIN_ROWS {
-            for r in 0..n_left {
-                let x = &self.left[r * d..(r + 1) * d];
-                for (o, z) in unsafe { out.row(r, c0, c1) }.iter_mut().zip(right.chunks_exact(d)) {
-                    *o = crate::simd::dot(x, z);
-                }
-            }
+            // One pass over the right rows for all the (at most three) left rows.
+            let left: Vec<&[f64]> = self.left.chunks_exact(d).collect();
+            let mut windows: Vec<&mut [f64]> =
+                (0..n_left).map(|r| unsafe { out.row(r, c0, c1) }).collect();
+            crate::simd::dot_rows(&left, right, &mut windows);
         } else {
             // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
             // `right` read as its transpose (d × n_cols), and the n_left × n_cols window of

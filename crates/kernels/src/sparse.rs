@@ -6,10 +6,11 @@
 //! dense row would, which is what bounds a single kernel column.
 //!
 //! Shrinking permutes positions. When the rows have similar lengths (at most twice the mean,
-//! as one-hot data has), they are also kept in a padded copy in *position* order, where a swap
-//! moves the two rows: a kernel column then reads the rows sequentially instead of jumping
-//! through a permutation, which the memory prefetcher rewards. Otherwise positions map to rows
-//! through a permutation and rows never move.
+//! as one-hot data has), they are also kept in a padded copy in *position* order
+//! ([`PaddedRows`], in a compact lossless encoding), where a swap moves the two rows: a kernel
+//! column then reads the rows sequentially instead of jumping through a permutation, which the
+//! memory prefetcher rewards, and two requested rows share one pass. Otherwise positions map to
+//! rows through a permutation and rows never move.
 
 use std::borrow::Cow;
 
@@ -17,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
+use crate::padded::PaddedRows;
 use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
 use crate::source::KernelSource;
 
@@ -30,69 +32,9 @@ pub struct CsrRows<'a> {
     n_features: usize,
     sq_norms: Vec<f64>,
     permutation: Vec<usize>,
+    /// The rows again, in position order and a compact encoding, when their lengths are
+    /// similar ([`PaddedRows`]).
     padded: Option<PaddedRows>,
-}
-
-/// The rows in position order, each in a slot of `width` entries.
-#[derive(Debug, Clone)]
-struct PaddedRows {
-    width: usize,
-    indices: Vec<u32>,
-    values: Vec<f64>,
-    lens: Vec<u32>,
-    sq_norms: Vec<f64>,
-}
-
-impl PaddedRows {
-    /// Pads rows whose longest is at most twice the mean length (and not empty).
-    fn build(
-        indptr: &[usize],
-        indices: &[u32],
-        values: &[f64],
-        sq_norms: &[f64],
-    ) -> Option<PaddedRows> {
-        let n = indptr.len().checked_sub(1)?;
-        let width = indptr.windows(2).map(|w| w[1] - w[0]).max()?;
-        let nnz = indptr[n];
-        if width == 0 || width * n > 2 * nnz + n {
-            return None;
-        }
-        let mut padded = PaddedRows {
-            width,
-            indices: vec![0; width * n],
-            values: vec![0.0; width * n],
-            lens: Vec::with_capacity(n),
-            sq_norms: sq_norms.to_vec(),
-        };
-        for r in 0..n {
-            let (lo, hi) = (indptr[r], indptr[r + 1]);
-            padded.indices[r * width..r * width + hi - lo].copy_from_slice(&indices[lo..hi]);
-            padded.values[r * width..r * width + hi - lo].copy_from_slice(&values[lo..hi]);
-            padded.lens.push((hi - lo) as u32);
-        }
-        Some(padded)
-    }
-
-    #[inline]
-    fn row(&self, position: usize) -> (&[u32], &[f64]) {
-        let lo = position * self.width;
-        let hi = lo + self.lens[position] as usize;
-        (&self.indices[lo..hi], &self.values[lo..hi])
-    }
-
-    fn swap(&mut self, i: usize, j: usize) {
-        if i == j {
-            return;
-        }
-        let w = self.width;
-        let (lo, hi) = (i.min(j), i.max(j));
-        let (head, tail) = self.indices.split_at_mut(hi * w);
-        head[lo * w..(lo + 1) * w].swap_with_slice(&mut tail[..w]);
-        let (head, tail) = self.values.split_at_mut(hi * w);
-        head[lo * w..(lo + 1) * w].swap_with_slice(&mut tail[..w]);
-        self.lens.swap(i, j);
-        self.sq_norms.swap(i, j);
-    }
 }
 
 impl<'a> CsrRows<'a> {
@@ -134,7 +76,7 @@ impl<'a> CsrRows<'a> {
         let sq_norms: Vec<f64> = (0..n_rows)
             .map(|r| values[indptr[r]..indptr[r + 1]].iter().map(|v| v * v).sum())
             .collect();
-        let padded = PaddedRows::build(&indptr, &indices, &values, &sq_norms);
+        let padded = PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features);
         Ok(CsrRows {
             indptr,
             indices,
@@ -200,9 +142,6 @@ impl<'a> CsrRows<'a> {
     /// The stored (column, value) pairs of the row at `position`.
     #[inline]
     pub fn row(&self, position: usize) -> (&[u32], &[f64]) {
-        if let Some(padded) = &self.padded {
-            return padded.row(position);
-        }
         let r = self.permutation[position];
         let (lo, hi) = (self.indptr[r], self.indptr[r + 1]);
         (&self.indices[lo..hi], &self.values[lo..hi])
@@ -212,7 +151,7 @@ impl<'a> CsrRows<'a> {
     #[inline]
     pub fn sq_norm(&self, position: usize) -> f64 {
         if let Some(padded) = &self.padded {
-            return padded.sq_norms[position];
+            return padded.sq_norm(position);
         }
         self.sq_norms[self.permutation[position]]
     }
@@ -353,17 +292,39 @@ impl<'a> SparseKernel<'a> {
         c1: usize,
         out: &ColumnWindows<'_>,
     ) {
-        let mut norms = Vec::with_capacity(c1 - c0);
+        let positions = start + c0..start + c1;
+        let norms: Vec<f64> = positions.clone().map(|p| self.rows.sq_norm(p)).collect();
+        if let (Some(padded), LeftRows::Dense { values: x, n_features: d }) =
+            (&self.rows.padded, left)
+        {
+            let left_row = |r: usize| &x[r * d..(r + 1) * d];
+            // Two requested rows per pass over the slots.
+            for r in (0..left_norms.len()).step_by(2) {
+                // SAFETY: the caller owns columns c0..c1 of every row of `out`; rows r and r + 1
+                // are distinct.
+                let window = unsafe { out.row(r, c0, c1) };
+                if r + 1 < left_norms.len() {
+                    let next = unsafe { out.row(r + 1, c0, c1) };
+                    padded.inner_products_pair(
+                        (left_row(r), left_row(r + 1)),
+                        start + c0,
+                        (&mut *window, &mut *next),
+                    );
+                    self.function.map_row(next, left_norms[r + 1], &norms);
+                } else {
+                    padded.inner_products(left_row(r), start + c0, window);
+                }
+                self.function.map_row(window, left_norms[r], &norms);
+            }
+            return;
+        }
         for (r, &norm_x) in left_norms.iter().enumerate() {
             // SAFETY: the caller owns columns c0..c1 of every row of `out`.
             let window = unsafe { out.row(r, c0, c1) };
-            let positions = start + c0..start + c1;
             for (o, position) in window.iter_mut().zip(positions.clone()) {
                 let (indices, values) = self.rows.row(position);
                 *o = left.dot(r, indices, values);
             }
-            norms.clear();
-            norms.extend(positions.map(|p| self.rows.sq_norm(p)));
             self.function.map_row(window, norm_x, &norms);
         }
     }
