@@ -137,7 +137,7 @@ pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
     assert!(!left.is_empty() && left.len() == outs.len(), "dot_rows: one output per left row");
     let d = left[0].len();
     assert!(left.iter().all(|x| x.len() == d), "dot_rows: left rows of different lengths");
-    let n_rows = if d == 0 { 0 } else { rows.len() / d };
+    let n_rows = rows.len().checked_div(d).unwrap_or(0);
     assert!(outs.iter().all(|o| o.len() >= n_rows), "dot_rows: output too short");
     if d == 0 {
         outs.iter_mut().for_each(|o| o.fill(0.0));
