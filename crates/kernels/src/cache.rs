@@ -17,9 +17,12 @@
 //! * [`RowCache::swap_index`] keeps the cache coherent when the solver exchanges positions
 //!   `i < j`: the columns of `i` and `j` trade places, and inside every cached column entries
 //!   `i` and `j` are exchanged. A column that holds `i` but not `j` cannot be repaired and is
-//!   dropped, as LIBSVM does. The cached columns are also listed densely with their lengths, so
-//!   that this pass (one per swap, thousands of swaps per shrinking) reads one small array
-//!   rather than walking the LRU list through the column headers.
+//!   dropped by LIBSVM; here it keeps its prefix `0..i`, which is still exact. The exchanges
+//!   inside the columns are applied *lazily*: a swap is logged, and a column replays the swaps
+//!   it missed when it is next requested (or when the log reaches its limit). Eager exchanges
+//!   touch two random cache lines of every cached column per swap, thousands of swaps per
+//!   shrinking (8 % of an a9a fit in the issue-9 profile); replayed ones stay inside one column,
+//!   and columns evicted before their next use never pay.
 
 /// Counters of a [`RowCache`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,6 +42,10 @@ pub struct CacheStats {
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
 
+/// Pending swaps (at least one per position) after which every column is brought up to date,
+/// so that the log stays bounded.
+const PENDING_LIMIT: usize = 1 << 16;
+
 /// How an extended column reserves memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Growth {
@@ -57,11 +64,10 @@ pub struct RowCache<T = f32> {
     /// used column, `prev[sentinel]` the most recently used.
     prev: Vec<usize>,
     next: Vec<usize>,
-    /// The cached columns and their lengths, densely (order irrelevant), so that
-    /// [`RowCache::swap_index`] scans a small contiguous array instead of the linked list.
-    resident: Vec<(usize, usize)>,
-    /// `slot[h]`: where column `h` sits in `resident` (`NIL` when absent).
-    slot: Vec<usize>,
+    /// Position swaps not yet applied inside the columns, oldest first, as `(lo, hi)`.
+    pending: Vec<(u32, u32)>,
+    /// `synced[h]`: how many entries of `pending` column `h` already reflects.
+    synced: Vec<usize>,
     budget: usize,
     /// Values allocated (the capacities of the cached columns).
     used: usize,
@@ -79,8 +85,8 @@ impl<T: Copy + Default> RowCache<T> {
             columns: vec![Vec::new(); n],
             prev: vec![sentinel; n + 1],
             next: vec![sentinel; n + 1],
-            resident: Vec::new(),
-            slot: vec![NIL; n],
+            pending: Vec::new(),
+            synced: vec![0; n],
             budget,
             used: 0,
             growth: Growth::Exact,
@@ -117,8 +123,26 @@ impl<T: Copy + Default> RowCache<T> {
         self.used
     }
 
-    /// Length of the cached prefix of column `i` (0 when absent).
+    /// Length of the cached prefix of column `i` (0 when absent), counting the swaps not yet
+    /// applied to it.
     pub fn cached_len(&self, i: usize) -> usize {
+        let mut len = self.columns[i].len();
+        if len == 0 {
+            return 0;
+        }
+        for &(lo, hi) in &self.pending[self.synced[i].min(self.pending.len())..] {
+            let (lo, hi) = (lo as usize, hi as usize);
+            if len > lo && len <= hi {
+                len = lo;
+            }
+        }
+        len
+    }
+
+    /// [`RowCache::cached_len`], after applying the pending swaps to column `i` (cheaper when
+    /// many swaps are pending).
+    pub fn refresh(&mut self, i: usize) -> usize {
+        self.sync(i);
         self.columns[i].len()
     }
 
@@ -131,6 +155,7 @@ impl<T: Copy + Default> RowCache<T> {
     /// the number of leading positions that already hold values: the caller must fill
     /// `start..len` when `start < len`. Never evicts `pinned`.
     pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [T], usize) {
+        self.sync(i);
         let have = self.columns[i].len();
         if have > 0 {
             self.unlink(i);
@@ -154,18 +179,27 @@ impl<T: Copy + Default> RowCache<T> {
             }
             column.resize(len, T::default());
             self.used += column.capacity() - capacity;
-            self.set_resident_len(i, len);
             self.stats.misses += 1;
             self.stats.values_computed += (len - have) as u64;
         } else {
             self.stats.hits += 1;
         }
-        self.link_most_recent(i);
+        if !self.columns[i].is_empty() {
+            self.link_most_recent(i);
+        }
         (&mut self.columns[i][..len], have.min(len))
     }
 
     /// Column `i` (which must hold at least `len` values) without touching the LRU order.
+    ///
+    /// # Panics
+    /// If a position swap happened since column `i` was last returned by [`RowCache::get`]
+    /// (its entries would be in the old order).
     pub fn peek(&self, i: usize, len: usize) -> &[T] {
+        assert!(
+            self.columns[i].is_empty() || self.synced[i] == self.pending.len(),
+            "RowCache::peek: column {i} has swaps pending; call get first"
+        );
         &self.columns[i][..len]
     }
 
@@ -174,6 +208,10 @@ impl<T: Copy + Default> RowCache<T> {
         if i == j {
             return;
         }
+        // Columns i and j must be current before they trade places: their `synced` counts
+        // travel with them.
+        self.sync(i);
+        self.sync(j);
         if !self.columns[i].is_empty() {
             self.unlink(i);
         }
@@ -181,12 +219,6 @@ impl<T: Copy + Default> RowCache<T> {
             self.unlink(j);
         }
         self.columns.swap(i, j);
-        self.slot.swap(i, j);
-        for h in [i, j] {
-            if let Some(entry) = self.resident.get_mut(self.slot[h]) {
-                entry.0 = h;
-            }
-        }
         if !self.columns[i].is_empty() {
             self.link_most_recent(i);
         }
@@ -194,29 +226,49 @@ impl<T: Copy + Default> RowCache<T> {
             self.link_most_recent(j);
         }
         let (lo, hi) = (i.min(j), i.max(j));
-        let mut k = 0;
-        while k < self.resident.len() {
-            let (h, len) = self.resident[k];
-            if len > hi {
-                self.columns[h].swap(lo, hi);
-            } else if len > lo {
-                // `evict` moves the last resident entry into slot k: look at k again.
-                self.evict(h);
-                continue;
-            }
-            k += 1;
+        self.pending.push((lo as u32, hi as u32));
+        // Columns i and j now hold entries in the old order too: they are behind by one swap,
+        // like every other column.
+        let behind = self.pending.len() - 1;
+        self.synced[i] = behind;
+        self.synced[j] = behind;
+        if self.pending.len() >= PENDING_LIMIT.max(self.columns.len()) {
+            self.sync_all();
         }
     }
 
-    /// Records that column `h` now holds `len` values (adding it to `resident` if new).
-    fn set_resident_len(&mut self, h: usize, len: usize) {
-        match self.resident.get_mut(self.slot[h]) {
-            Some(entry) => entry.1 = len,
-            None => {
-                self.slot[h] = self.resident.len();
-                self.resident.push((h, len));
+    /// Applies the pending swaps to column `h`: entries `lo` and `hi` are exchanged when the
+    /// column holds both, and a column that holds `lo` but not `hi` keeps only its valid
+    /// prefix `0..lo` (LIBSVM drops it; the prefix is still exact). An emptied column is
+    /// evicted.
+    fn sync(&mut self, h: usize) {
+        let from = self.synced[h].min(self.pending.len());
+        self.synced[h] = self.pending.len();
+        if self.columns[h].is_empty() {
+            return;
+        }
+        let column = &mut self.columns[h];
+        for &(lo, hi) in &self.pending[from..] {
+            let (lo, hi) = (lo as usize, hi as usize);
+            let len = column.len();
+            if len > hi {
+                column.swap(lo, hi);
+            } else if len > lo {
+                column.truncate(lo);
             }
         }
+        if column.is_empty() {
+            self.evict(h);
+        }
+    }
+
+    /// Brings every column up to date and forgets the pending swaps.
+    fn sync_all(&mut self) {
+        for h in 0..self.columns.len() {
+            self.sync(h);
+        }
+        self.pending.clear();
+        self.synced.fill(0);
     }
 
     fn least_recent_excluding(&self, pinned: Option<usize>) -> Option<usize> {
@@ -235,13 +287,6 @@ impl<T: Copy + Default> RowCache<T> {
         self.unlink(h);
         self.used -= self.columns[h].capacity();
         self.columns[h] = Vec::new();
-        let k = std::mem::replace(&mut self.slot[h], NIL);
-        if k != NIL {
-            self.resident.swap_remove(k);
-            if let Some(&(moved, _)) = self.resident.get(k) {
-                self.slot[moved] = k;
-            }
-        }
     }
 
     fn unlink(&mut self, h: usize) {
@@ -335,7 +380,8 @@ mod tests {
                 }
             }
             for h in 0..n {
-                for (k, &v) in cache.peek(h, cache.cached_len(h)).iter().enumerate() {
+                let len = cache.refresh(h);
+                for (k, &v) in cache.peek(h, len).iter().enumerate() {
                     assert_eq!(v, value(original[h], original[k]));
                 }
             }

@@ -18,6 +18,7 @@
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
+mod bitmap;
 mod cache;
 mod cross;
 mod dense;

@@ -135,7 +135,7 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
     }
 
     fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        let (have_i, have_j) = (self.cache.cached_len(i), self.cache.cached_len(j));
+        let (have_i, have_j) = (self.cache.refresh(i), self.cache.refresh(j));
         if i != j && have_i == have_j && have_i < len {
             // Both columns miss the same positions: one block, one pass over the data.
             self.fill_pair(i, j, have_i, len);
@@ -167,7 +167,7 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {
         let missing: Vec<usize> =
-            indices.iter().copied().filter(|&k| self.cache.cached_len(k) < len).collect();
+            indices.iter().copied().filter(|&k| self.cache.refresh(k) < len).collect();
         if missing.is_empty() {
             return;
         }

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
+use crate::bitmap::BinaryRows;
 use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
@@ -34,7 +35,10 @@ pub struct CsrRows<'a> {
     permutation: Vec<usize>,
     /// The rows again, in position order and a compact encoding, when their lengths are
     /// similar ([`PaddedRows`]).
-    padded: Option<PaddedRows>,
+    padded: Option<Box<PaddedRows>>,
+    /// The rows again as bit sets, in position order, when every value is `1.0` and there are
+    /// at most 1,024 features ([`BinaryRows`]).
+    binary: Option<BinaryRows>,
 }
 
 impl<'a> CsrRows<'a> {
@@ -76,7 +80,9 @@ impl<'a> CsrRows<'a> {
         let sq_norms: Vec<f64> = (0..n_rows)
             .map(|r| values[indptr[r]..indptr[r + 1]].iter().map(|v| v * v).sum())
             .collect();
-        let padded = PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features);
+        let padded =
+            PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features).map(Box::new);
+        let binary = BinaryRows::build(&indptr, &indices, &values, n_features);
         Ok(CsrRows {
             indptr,
             indices,
@@ -86,6 +92,7 @@ impl<'a> CsrRows<'a> {
             sq_norms,
             permutation: (0..n_rows).collect(),
             padded,
+            binary,
         })
     }
 
@@ -161,6 +168,9 @@ impl<'a> CsrRows<'a> {
         self.permutation.swap(i, j);
         if let Some(padded) = &mut self.padded {
             padded.swap(i, j);
+        }
+        if let Some(binary) = &mut self.binary {
+            binary.swap(i, j);
         }
     }
 }
@@ -294,6 +304,21 @@ impl<'a> SparseKernel<'a> {
     ) {
         let positions = start + c0..start + c1;
         let norms: Vec<f64> = positions.clone().map(|p| self.rows.sq_norm(p)).collect();
+        if let (Some(binary), LeftRows::Dense { values: x, n_features: d }) =
+            (&self.rows.binary, left)
+        {
+            let queries: Option<Vec<Vec<u64>>> =
+                (0..left_norms.len()).map(|r| binary.query(&x[r * d..(r + 1) * d])).collect();
+            if let Some(queries) = queries {
+                for (r, query) in queries.iter().enumerate() {
+                    // SAFETY: the caller owns columns c0..c1 of every row of `out`.
+                    let window = unsafe { out.row(r, c0, c1) };
+                    binary.inner_products(query, start + c0, window);
+                    self.function.map_row(window, left_norms[r], &norms);
+                }
+                return;
+            }
+        }
         if let (Some(padded), LeftRows::Dense { values: x, n_features: d }) =
             (&self.rows.padded, left)
         {
@@ -405,6 +430,31 @@ mod tests {
             for p in [0, 9, 1499] {
                 assert_eq!(sparse.diagonal_value(p), dense.diagonal_value(p));
             }
+        }
+    }
+
+    #[test]
+    fn binary_rows_give_the_dense_kernel_bitwise_under_swaps() {
+        // 0/1 data of unequal row lengths (not padded) over 150 features: the bit-set path.
+        let (n, d) = (700, 150);
+        let values: Vec<f64> =
+            (0..n * d).map(|k| f64::from(u8::from((k * 7 + k / d) % 9 < 2))).collect();
+        let function = KernelFunction::Rbf { gamma: 0.07 };
+        let mut dense = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), function).unwrap();
+        let rows = CsrRows::from_dense(&values, n, d).unwrap();
+        assert!(rows.binary.is_some());
+        let mut sparse = SparseKernel::new(rows, function).unwrap();
+        for (i, j) in [(0, 600), (3, 9), (77, 699)] {
+            dense.swap_index(i, j);
+            sparse.swap_index(i, j);
+        }
+        let rows = [0, 9, 699];
+        let mut expected = vec![0.0; rows.len() * (n - 1)];
+        let mut got = expected.clone();
+        dense.fill_block(&rows, 1, n, &mut expected);
+        sparse.fill_block(&rows, 1, n, &mut got);
+        for (a, b) in got.iter().zip(&expected) {
+            assert!((a - b).abs() <= 1e-14 * b.abs().max(1.0), "{a} vs {b}");
         }
     }
 
