@@ -196,6 +196,9 @@ pub struct SvrQ<K> {
     scratch: Vec<f64>,
     buffers: [Vec<f32>; 2],
     next_buffer: usize,
+    /// `(position, len)` of the column each buffer holds, until the next swap: SMO asks for
+    /// `Q_i` in the working-set scan and again with `Q_j` for the step.
+    assembled: [Option<(usize, usize)>; 2],
 }
 
 impl<K: KernelSource> SvrQ<K> {
@@ -215,7 +218,13 @@ impl<K: KernelSource> SvrQ<K> {
             scratch: Vec::new(),
             buffers: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
             next_buffer: 0,
+            assembled: [None, None],
         }
+    }
+
+    /// The buffer holding `Q[0..len', i]` with `len' ≥ len`, if any.
+    fn holding(&self, i: usize, len: usize) -> Option<usize> {
+        (0..2).find(|&slot| matches!(self.assembled[slot], Some((p, l)) if p == i && l >= len))
     }
 
     /// Makes the kernel rows of the points behind positions `i` and `j` resident (the missing
@@ -304,19 +313,39 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     }
 
     fn column(&mut self, i: usize, len: usize) -> &[f32] {
-        let slot = self.next_buffer;
+        let slot = match self.holding(i, len) {
+            Some(slot) => slot,
+            None => {
+                let slot = self.next_buffer;
+                self.assemble(i, None, len, slot);
+                self.assembled[slot] = Some((i, len));
+                slot
+            }
+        };
+        // The other buffer is the one to overwrite next, so that this column stays valid.
         self.next_buffer = 1 - slot;
-        self.assemble(i, None, len, slot);
         &self.buffers[slot][..len]
     }
 
     fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        self.assemble(i, Some(j), len, 0);
-        self.next_buffer = 0;
-        (&self.buffers[0][..len], &self.buffers[1][..len])
+        let slot_i = match self.holding(i, len) {
+            Some(slot_i) => {
+                self.assemble(j, None, len, 1 - slot_i);
+                slot_i
+            }
+            None => {
+                self.assemble(i, Some(j), len, 0);
+                0
+            }
+        };
+        self.assembled[slot_i] = Some((i, len));
+        self.assembled[1 - slot_i] = Some((j, len));
+        self.next_buffer = slot_i;
+        (&self.buffers[slot_i][..len], &self.buffers[1 - slot_i][..len])
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {
+        self.assembled = [None, None];
         self.signs.swap(i, j);
         self.index.swap(i, j);
         self.diagonal.swap(i, j);

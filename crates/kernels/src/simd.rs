@@ -151,6 +151,76 @@ pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
     }
 }
 
+#[inline(always)]
+fn dot_feature_major_generic<const FMA: bool>(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    for (x, out) in left.iter().zip(outs.iter_mut()) {
+        let width = out.len();
+        for (k, &x_k) in x.iter().enumerate() {
+            let column = &by_feature[k * stride + first..k * stride + first + width];
+            if k == 0 {
+                for (o, &z) in out.iter_mut().zip(column) {
+                    *o = x_k * z;
+                }
+            } else {
+                for (o, &z) in out.iter_mut().zip(column) {
+                    *o = multiply_add::<FMA>(x_k, z, *o);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_feature_major_avx2(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    dot_feature_major_generic::<true>(left, by_feature, stride, first, outs);
+}
+
+/// `outs[r][c] = ⟨left[r], z_{first + c}⟩` for rows `z` stored *feature-major* in `by_feature`
+/// (`by_feature[k · stride + t]` is feature `k` of row `t`): each product is summed over the
+/// features in order, and the loop over `c` vectorises, which a row-by-row dot product of a
+/// short row cannot (its reduction costs more than its few products).
+///
+/// # Panics
+/// If `left` and `outs` differ in length, or a row `z` needed is outside `by_feature`.
+pub fn dot_feature_major(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    assert_eq!(left.len(), outs.len(), "dot_feature_major: one output per left row");
+    for (x, out) in left.iter().zip(outs.iter()) {
+        if !x.is_empty() {
+            assert!(
+                (x.len() - 1) * stride + first + out.len() <= by_feature.len(),
+                "dot_feature_major: rows outside the data"
+            );
+        }
+    }
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+        Level::Avx2Fma => unsafe { dot_feature_major_avx2(left, by_feature, stride, first, outs) },
+        Level::Baseline => {
+            dot_feature_major_generic::<false>(left, by_feature, stride, first, outs)
+        }
+    }
+}
+
 const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
@@ -245,6 +315,23 @@ mod tests {
         let mut nan = [f64::NAN];
         exp_in_place(&mut nan);
         assert!(nan[0].is_nan());
+    }
+
+    #[test]
+    fn feature_major_products_match_plain_sums() {
+        let (n, d) = (37, 9);
+        let rows: Vec<f64> = (0..n * d).map(|k| ((k * 29) % 23) as f64 / 5.0 - 2.0).collect();
+        let by_feature: Vec<f64> = (0..d * n).map(|k| rows[(k % n) * d + k / n]).collect();
+        let x: Vec<f64> = (0..d).map(|k| k as f64 * 0.3 - 1.0).collect();
+        let z: Vec<f64> = (0..d).map(|k| (k as f64).cos()).collect();
+        let (mut a, mut b) = (vec![0.0; n - 4], vec![0.0; n - 4]);
+        dot_feature_major(&[&x, &z], &by_feature, n, 4, &mut [&mut a, &mut b]);
+        for c in 0..n - 4 {
+            let row = &rows[(c + 4) * d..(c + 5) * d];
+            let plain = |v: &[f64]| v.iter().zip(row).fold(0.0, |s, (p, q)| p * q + s);
+            assert!((a[c] - plain(&x)).abs() <= 1e-13);
+            assert!((b[c] - plain(&z)).abs() <= 1e-13);
+        }
     }
 
     #[test]

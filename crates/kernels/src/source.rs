@@ -46,13 +46,28 @@ pub trait KernelSource: Send + Sync {
 pub struct DenseKernel<'a> {
     rows: DenseRows<'a>,
     function: KernelFunction,
+    /// The rows again, feature-major (`by_feature[k · n + t]` is feature `k` of the row at
+    /// position `t`), when rows are short ([`NARROW_MAX_FEATURES`]): one or two columns are
+    /// then computed by [`crate::simd::dot_feature_major`].
+    by_feature: Option<Vec<f64>>,
 }
+
+/// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
+const NARROW_MAX_FEATURES: usize = 64;
+/// ... unless the copy would exceed this many values (128 MB).
+const NARROW_MAX_VALUES: usize = 1 << 24;
 
 impl<'a> DenseKernel<'a> {
     /// Combines rows and a kernel function, validating the function's parameters.
     pub fn new(rows: DenseRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
         function.validate()?;
-        Ok(DenseKernel { rows, function })
+        let (n, d) = (rows.n_rows(), rows.n_features());
+        let by_feature =
+            (d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES).then(|| {
+                let values = rows.rows(0, n);
+                (0..d * n).map(|k| values[(k % n) * d + k / n]).collect()
+            });
+        Ok(DenseKernel { rows, function, by_feature })
     }
 
     /// The kernel function.
@@ -89,6 +104,7 @@ impl KernelSource for DenseKernel<'_> {
             left: &left,
             left_norms: &left_norms,
             right: &self.rows,
+            right_by_feature: self.by_feature.as_deref(),
             right_offset: start,
             function: self.function,
             n_features: d,
@@ -98,6 +114,12 @@ impl KernelSource for DenseKernel<'_> {
 
     fn swap_index(&mut self, i: usize, j: usize) {
         self.rows.swap_rows(i, j);
+        if let Some(by_feature) = &mut self.by_feature {
+            let n = self.rows.n_rows();
+            for k in 0..self.rows.n_features() {
+                by_feature.swap(k * n + i, k * n + j);
+            }
+        }
     }
 }
 
@@ -129,6 +151,7 @@ pub fn kernel_block(
             left: a.rows(lo, hi),
             left_norms: &a.sq_norms()[lo..hi],
             right: b,
+            right_by_feature: None,
             right_offset: 0,
             function,
             n_features: a.n_features(),
@@ -148,6 +171,8 @@ struct Block<'a, 'b> {
     left: &'a [f64],
     left_norms: &'a [f64],
     right: &'a DenseRows<'b>,
+    /// `right` feature-major, when the kernel keeps that copy.
+    right_by_feature: Option<&'a [f64]>,
     right_offset: usize,
     function: KernelFunction,
     n_features: usize,
@@ -198,7 +223,16 @@ impl Block<'_, '_> {
             let left: Vec<&[f64]> = self.left.chunks_exact(d).collect();
             let mut windows: Vec<&mut [f64]> =
                 (0..n_left).map(|r| unsafe { out.row(r, c0, c1) }).collect();
-            crate::simd::dot_rows(&left, right, &mut windows);
+            match self.right_by_feature {
+                Some(by_feature) => crate::simd::dot_feature_major(
+                    &left,
+                    by_feature,
+                    self.right.n_rows(),
+                    self.right_offset + c0,
+                    &mut windows,
+                ),
+                None => crate::simd::dot_rows(&left, right, &mut windows),
+            }
         } else {
             // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
             // `right` read as its transpose (d × n_cols), and the n_left × n_cols window of

@@ -1,4 +1,6 @@
-//! One C-SVC solve with the SMO engine, with and without shrinking, on 1 and 2 threads.
+//! One C-SVC solve with the SMO engine, with and without shrinking, on 1 and 2 threads; and one
+//! ε-SVR solve on short dense rows (537_houses-like: 8 features), where the O(n) passes and
+//! the column assembly weigh as much as the kernel.
 //!
 //! `cargo bench -p kernelkit-solvers --bench smo_solve`
 
@@ -6,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction};
-use kernelkit_solvers::formulations::c_svc;
+use kernelkit_solvers::formulations::{c_svc, epsilon_svr};
 use kernelkit_solvers::{with_thread_pool, NoMonitor, SolveOptions};
 
 /// a9a-like binary features with a label that depends on a few of them, plus noise.
@@ -61,5 +63,46 @@ fn smo_solve(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, smo_solve);
+/// Smooth targets of 8 features in [−1, 1], plus noise.
+fn regression(n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut uniform = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let x: Vec<f64> = (0..n * d).map(|_| uniform()).collect();
+    let y = (0..n)
+        .map(|i| (2.0 * x[i * d]).sin() + x[i * d + 1] * x[i * d + 2] + 0.3 * uniform())
+        .collect();
+    (x, y)
+}
+
+fn svr_solve(c: &mut Criterion) {
+    let (n, d) = (8000, 8);
+    let (x, y) = regression(n, d);
+    let mut group = c.benchmark_group("epsilon_svr_rbf_8000x8");
+    group.sample_size(10);
+    for threads in [1usize, 2] {
+        let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
+        group.bench_with_input(BenchmarkId::new("threads", threads), &options, |b, options| {
+            b.iter(|| {
+                with_thread_pool(threads, || {
+                    let kernel = DenseKernel::new(
+                        DenseRows::new(&x, n, d).unwrap(),
+                        KernelFunction::Rbf { gamma: 0.125 },
+                    )
+                    .unwrap();
+                    let upper = vec![1.0; n];
+                    black_box(epsilon_svr(kernel, &y, 0.1, upper, options, &mut NoMonitor).unwrap())
+                })
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, smo_solve, svr_solve);
 criterion_main!(benches);
