@@ -16,7 +16,9 @@
 //!    set, after which the gradient is reconstructed and the test repeated on the full set;
 //! 3. solves the two-variable subproblem analytically ([`step`], Chang & Lin §4.1.2);
 //! 4. updates `G += Q_{:,i}Δα_i + Q_{:,j}Δα_j` on the active set (parallel, fixed chunks) and
-//!    `Ḡ` when a variable enters or leaves its upper bound;
+//!    `Ḡ` when a variable enters or leaves its upper bound; the first scan of the next
+//!    iteration's step 1 runs in the same pass over the updated gradient (the selection is the
+//!    same; one pass over the active set is saved per iteration);
 //! 5. every `min(l, 1000)` iterations, shrinks the active set ([`shrinking`]).
 //!
 //! At exit the gradient is made exact on every position, ρ is computed ([`rho`]), and the
@@ -199,6 +201,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         let mut counter = l.min(1000) + 1;
         let mut gap = f64::INFINITY;
         let mut status = Status::Converged;
+        // The first scan of the next selection, when the last step computed it.
+        let mut first: Option<S::First> = None;
 
         loop {
             if self.options.max_iter.is_some_and(|m| iteration >= m) {
@@ -228,9 +232,16 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 if self.options.shrinking {
                     active_size = S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol);
                     stats.min_active_size = stats.min_active_size.min(active_size as u64);
+                    // Positions moved and the gradient may have been rebuilt.
+                    first = None;
                 }
             }
-            let mut selection = self.select_working_set(active_size);
+            let mut selection = match first.take() {
+                Some(first) => {
+                    S::select_after_first(self.q, &self.v, active_size, self.options.tol, first)
+                }
+                None => self.select_working_set(active_size),
+            };
             gap = selection.gap;
             if selection.pair.is_none() {
                 // Optimal on the active set: check the whole set.
@@ -245,7 +256,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             }
             let Some((i, j)) = selection.pair else { unreachable!() };
             iteration += 1;
-            let change = self.update_pair(i, j, active_size);
+            let (change, next_first) = self.update_pair(i, j, active_size);
+            first = Some(next_first);
             if !change.is_finite() {
                 status = Status::NumericalError;
                 break;
@@ -275,18 +287,20 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         S::select(self.q, &self.v, active_size, self.options.tol)
     }
 
-    /// One SMO step on `(i, j)`: new α, gradient, bounds and `Ḡ`.
-    fn update_pair(&mut self, i: usize, j: usize, active_size: usize) -> StepOutcome {
+    /// One SMO step on `(i, j)`: new α, gradient, bounds and `Ḡ`; also returns the first scan
+    /// of the next selection, computed in the same pass as the gradient update.
+    fn update_pair(&mut self, i: usize, j: usize, active_size: usize) -> (StepOutcome, S::First) {
         let (q_ii, q_jj) = (self.v.diagonal[i], self.v.diagonal[j]);
         let (q_i, q_j) = self.q.column_pair(i, j, active_size);
         let step = step::take_step(&mut self.v, i, j, f64::from(q_i[j]), q_ii, q_jj);
         let (d_i, d_j) = (step.delta_i, step.delta_j);
-        update_gradient(&mut self.v.gradient[..active_size], q_i, q_j, d_i, d_j);
-
+        // The bounds first: the scan fused into the gradient update reads them.
         let was_upper_i = self.v.is_upper(i);
         let was_upper_j = self.v.is_upper(j);
         self.v.update_bound(i);
         self.v.update_bound(j);
+        let first = update_gradient_and_scan::<S>(&mut self.v, active_size, q_i, q_j, d_i, d_j);
+
         let l = self.v.len();
         for (k, was_upper) in [(i, was_upper_i), (j, was_upper_j)] {
             if was_upper != self.v.is_upper(k) {
@@ -298,11 +312,12 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 }
             }
         }
-        StepOutcome {
+        let outcome = StepOutcome {
             objective_change: step.objective_change,
             objective_scale: step.objective_scale,
             finite: self.v.alpha[i].is_finite() && self.v.alpha[j].is_finite(),
-        }
+        };
+        (outcome, first)
     }
 }
 
@@ -319,19 +334,35 @@ impl StepOutcome {
     }
 }
 
-/// `G[k] += Q_i[k]·Δα_i + Q_j[k]·Δα_j` for every active `k`, in parallel over fixed chunks.
-fn update_gradient(gradient: &mut [f64], q_i: &[f32], q_j: &[f32], d_i: f64, d_j: f64) {
-    let body = |(g, (a, b)): (&mut [f64], (&[f32], &[f32]))| {
+/// `G[k] += Q_i[k]·Δα_i + Q_j[k]·Δα_j` for every active `k`, in parallel over fixed chunks, and
+/// in the same pass the first scan of the next selection over the updated gradient (the chunk
+/// results merged in order, so the scan does not depend on the thread count).
+fn update_gradient_and_scan<S: Strategy>(
+    v: &mut Variables,
+    active_size: usize,
+    q_i: &[f32],
+    q_j: &[f32],
+    d_i: f64,
+    d_j: f64,
+) -> S::First {
+    let Variables { gradient, y, bound, .. } = v;
+    let (gradient, y, bound) =
+        (&mut gradient[..active_size], &y[..active_size], &bound[..active_size]);
+    let body = |offset: usize, g: &mut [f64], (a, b): (&[f32], &[f32]), (y, bound)| {
         for ((g, &a), &b) in g.iter_mut().zip(a).zip(b) {
             *g += f64::from(a) * d_i + f64::from(b) * d_j;
         }
+        S::first_scan(y, bound, g, offset)
     };
-    if gradient.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
-        body((gradient, (q_i, q_j)));
-    } else {
-        gradient
-            .par_chunks_mut(UPDATE_CHUNK)
-            .zip(q_i.par_chunks(UPDATE_CHUNK).zip(q_j.par_chunks(UPDATE_CHUNK)))
-            .for_each(body);
+    if active_size < kernelkit_kernels::PARALLEL_MIN_LEN {
+        return body(0, gradient, (q_i, q_j), (y, bound));
     }
+    let parts: Vec<S::First> = gradient
+        .par_chunks_mut(UPDATE_CHUNK)
+        .zip(q_i.par_chunks(UPDATE_CHUNK).zip(q_j.par_chunks(UPDATE_CHUNK)))
+        .zip(y.par_chunks(UPDATE_CHUNK).zip(bound.par_chunks(UPDATE_CHUNK)))
+        .enumerate()
+        .map(|(c, ((g, columns), labels))| body(c * UPDATE_CHUNK, g, columns, labels))
+        .collect();
+    parts.into_iter().fold(S::NO_FIRST, S::merge_first)
 }

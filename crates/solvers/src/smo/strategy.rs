@@ -13,18 +13,49 @@
 use kernelkit_kernels::QMatrix;
 
 use super::shrinking::Shrinker;
-use super::state::Variables;
+use super::state::{Bound, Variables};
+use super::working_set::ArgMax;
 use super::{rho, working_set};
 
 /// The parts of SMO that depend on the equality constraints.
 pub(crate) trait Strategy {
+    /// What the first scan of the selection finds (its arg-maxima over `I_up`).
+    type First: Copy + Send;
+    /// The first scan of an empty range.
+    const NO_FIRST: Self::First;
+
+    /// The first scan over the chunk of positions `offset..offset + y.len()`, from slices: it
+    /// reads nothing else, so the engine runs it inside the gradient update (one pass instead
+    /// of two per iteration).
+    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> Self::First;
+
+    /// Merges the first scans of two consecutive chunks (ties to the later one).
+    fn merge_first(earlier: Self::First, later: Self::First) -> Self::First;
+
+    /// The rest of the selection, given the first scan of positions `0..active_size`.
+    fn select_after_first<Q: QMatrix>(
+        q: &mut Q,
+        v: &Variables,
+        active_size: usize,
+        tol: f64,
+        first: Self::First,
+    ) -> working_set::Selection;
+
     /// Selects a working pair on positions `0..active_size` (None: optimal within `tol`).
     fn select<Q: QMatrix>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
         tol: f64,
-    ) -> working_set::Selection;
+    ) -> working_set::Selection {
+        let first = working_set::chunked(
+            active_size,
+            |lo, hi| Self::first_scan(&v.y[lo..hi], &v.bound[lo..hi], &v.gradient[lo..hi], lo),
+            Self::merge_first,
+            Self::NO_FIRST,
+        );
+        Self::select_after_first(q, v, active_size, tol, first)
+    }
 
     /// Shrinks the active set; returns its new size.
     fn shrink<Q: QMatrix>(
@@ -47,13 +78,25 @@ pub(crate) trait Strategy {
 pub(crate) struct OneEquality;
 
 impl Strategy for OneEquality {
-    fn select<Q: QMatrix>(
+    type First = ArgMax;
+    const NO_FIRST: ArgMax = ArgMax::EMPTY;
+
+    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
+        working_set::max_up(y, bound, gradient, offset)
+    }
+
+    fn merge_first(earlier: ArgMax, later: ArgMax) -> ArgMax {
+        earlier.merge(later)
+    }
+
+    fn select_after_first<Q: QMatrix>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
         tol: f64,
+        first: ArgMax,
     ) -> working_set::Selection {
-        let (first, g_max) = working_set::select_first(v, active_size);
+        let ArgMax(g_max, first) = first;
         let Some(i) = first else {
             return working_set::Selection { pair: None, gap: 0.0 };
         };
@@ -85,13 +128,24 @@ impl Strategy for OneEquality {
 pub(crate) struct TwoEqualities;
 
 impl Strategy for TwoEqualities {
-    fn select<Q: QMatrix>(
+    type First = (ArgMax, ArgMax);
+    const NO_FIRST: (ArgMax, ArgMax) = (ArgMax::EMPTY, ArgMax::EMPTY);
+
+    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> (ArgMax, ArgMax) {
+        super::working_set_nu::first_extremes(y, bound, gradient, offset)
+    }
+
+    fn merge_first(earlier: (ArgMax, ArgMax), later: (ArgMax, ArgMax)) -> (ArgMax, ArgMax) {
+        super::working_set_nu::merge_extremes(earlier, later)
+    }
+
+    fn select_after_first<Q: QMatrix>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
         tol: f64,
+        (positive, negative): (ArgMax, ArgMax),
     ) -> working_set::Selection {
-        let (positive, negative) = super::working_set_nu::select_first(v, active_size);
         match (positive.1, negative.1) {
             (Some(ip), Some(i_n)) => {
                 let (q_ip, q_in) = q.column_pair(ip, i_n, active_size);

@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::state::Variables;
+use super::state::{Bound, Variables};
 use super::TAU;
 
 /// Positions per parallel task in the scans.
@@ -54,16 +54,17 @@ impl ArgMax {
     }
 }
 
-/// `−y_t G_t` for `t ∈ I_up`, maximised: LIBSVM's first scan.
-fn max_up(v: &Variables, lo: usize, hi: usize) -> ArgMax {
+/// `−y_t G_t` for `t ∈ I_up`, maximised: LIBSVM's first scan, over the chunk of positions
+/// `offset..offset + y.len()` given as slices (so that it can run inside the gradient update).
+pub(crate) fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
     let mut best = ArgMax::EMPTY;
-    for t in lo..hi {
-        if v.y[t] == 1 {
-            if !v.is_upper(t) {
-                best.offer(-v.gradient[t], t);
+    for (k, ((&y_t, &bound_t), &g_t)) in y.iter().zip(bound).zip(gradient).enumerate() {
+        if y_t == 1 {
+            if bound_t != Bound::Upper {
+                best.offer(-g_t, offset + k);
             }
-        } else if !v.is_lower(t) {
-            best.offer(v.gradient[t], t);
+        } else if bound_t != Bound::Lower {
+            best.offer(g_t, offset + k);
         }
     }
     best
@@ -125,12 +126,6 @@ pub(crate) fn chunked<T: Send>(
     let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, len, SCAN_CHUNK).collect();
     let parts: Vec<T> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
     parts.into_iter().fold(empty, merge)
-}
-
-/// The index `i` of LIBSVM's first scan (`None` when `I_up` is empty) and `m(α)`.
-pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Option<usize>, f64) {
-    let best = chunked(active_size, |lo, hi| max_up(v, lo, hi), ArgMax::merge, ArgMax::EMPTY);
-    (best.1, best.0)
 }
 
 /// The second scan given `i` and its column `Q[0..active_size, i]`.

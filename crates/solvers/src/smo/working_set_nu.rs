@@ -6,7 +6,7 @@
 //! the pair is `(i⁺, j)` or `(i⁻, j)` by the label of `j`. Optimal within `tol` when
 //! `max(m⁺ − M⁺, m⁻ − M⁻) < tol`. Ties go to the last index, as in LIBSVM.
 
-use super::state::Variables;
+use super::state::{Bound, Variables};
 use super::working_set::{chunked, ArgMax, Selection};
 use super::TAU;
 
@@ -15,26 +15,33 @@ pub(crate) type Extreme = ArgMax;
 
 const EMPTY: Extreme = ArgMax::EMPTY;
 
-/// `(m⁺, i⁺)` and `(m⁻, i⁻)`.
-pub(crate) fn select_first(v: &Variables, active_size: usize) -> (Extreme, Extreme) {
-    chunked(
-        active_size,
-        |lo, hi| {
-            let (mut positive, mut negative) = (EMPTY, EMPTY);
-            for t in lo..hi {
-                if v.y[t] == 1 {
-                    if !v.is_upper(t) {
-                        positive.offer(-v.gradient[t], t);
-                    }
-                } else if !v.is_lower(t) {
-                    negative.offer(v.gradient[t], t);
-                }
+/// `(m⁺, i⁺)` and `(m⁻, i⁻)` over the chunk of positions `offset..offset + y.len()`, given as
+/// slices (so that it can run inside the gradient update).
+pub(crate) fn first_extremes(
+    y: &[i8],
+    bound: &[Bound],
+    gradient: &[f64],
+    offset: usize,
+) -> (Extreme, Extreme) {
+    let (mut positive, mut negative) = (EMPTY, EMPTY);
+    for (k, ((&y_t, &bound_t), &g_t)) in y.iter().zip(bound).zip(gradient).enumerate() {
+        if y_t == 1 {
+            if bound_t != Bound::Upper {
+                positive.offer(-g_t, offset + k);
             }
-            (positive, negative)
-        },
-        |(p1, n1): (Extreme, Extreme), (p2, n2)| (p1.merge(p2), n1.merge(n2)),
-        (EMPTY, EMPTY),
-    )
+        } else if bound_t != Bound::Lower {
+            negative.offer(g_t, offset + k);
+        }
+    }
+    (positive, negative)
+}
+
+/// Merges the extremes of two consecutive chunks.
+pub(crate) fn merge_extremes(
+    (p1, n1): (Extreme, Extreme),
+    (p2, n2): (Extreme, Extreme),
+) -> (Extreme, Extreme) {
+    (p1.merge(p2), n1.merge(n2))
 }
 
 /// The second scan, given each label's first index and its column (when it exists).
