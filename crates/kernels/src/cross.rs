@@ -3,8 +3,9 @@
 //!
 //! Two dense sets go through the GEMM of [`crate::kernel_block`]. When either side is CSR,
 //! each left row is scattered into a dense scratch vector once and its inner products with the
-//! right rows cost one multiply-add per stored value (CSR) or a vectorised dot (dense); no side
-//! is ever densified as a whole.
+//! right rows cost one multiply-add per stored value (CSR) or a vectorised dot (dense); binary
+//! CSR rows against a 0/1 left row count shared features on bit sets instead
+//! ([`crate::bitmap`]). No side is ever densified as a whole.
 
 use rayon::prelude::*;
 
@@ -94,8 +95,12 @@ fn kernel_row(
         _ => {
             let mut x = vec![0.0; d];
             a.scatter(i, &mut x);
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = b.dot_dense(j, &x);
+            let counted =
+                matches!(b, RowSet::Sparse(right) if right.binary_inner_products(&x, out));
+            if !counted {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = b.dot_dense(j, &x);
+                }
             }
         }
     }
@@ -180,10 +185,20 @@ mod tests {
             (0..m * d).map(|k| if k % 3 == 0 { (k % 7) as f64 - 3.0 } else { 0.0 }).collect();
         let b: Vec<f64> =
             (0..n * d).map(|k| if k % 4 == 1 { (k % 5) as f64 * 0.5 } else { 0.0 }).collect();
+        assert_storage_pairs_agree(&a, &b, (m, n, d));
+        // Binary rows (the bit-set path when both sides are sparse), over two words of bits.
+        let d = 100;
+        let bits = |k: usize| f64::from(u8::from((k * 13 + k / 7) % 5 == 0));
+        let a: Vec<f64> = (0..m * d).map(bits).collect();
+        let b: Vec<f64> = (0..n * d).map(|k| bits(k + 3)).collect();
+        assert_storage_pairs_agree(&a, &b, (m, n, d));
+    }
+
+    fn assert_storage_pairs_agree(a: &[f64], b: &[f64], (m, n, d): (usize, usize, usize)) {
         let (dense_a, dense_b) =
-            (DenseRows::new(&a, m, d).unwrap(), DenseRows::new(&b, n, d).unwrap());
+            (DenseRows::new(a, m, d).unwrap(), DenseRows::new(b, n, d).unwrap());
         let (sparse_a, sparse_b) =
-            (CsrRows::from_dense(&a, m, d).unwrap(), CsrRows::from_dense(&b, n, d).unwrap());
+            (CsrRows::from_dense(a, m, d).unwrap(), CsrRows::from_dense(b, n, d).unwrap());
         let f = KernelFunction::Rbf { gamma: 0.2 };
         let mut expected = vec![0.0; m * n];
         cross_kernel(RowSet::Dense(&dense_a), RowSet::Dense(&dense_b), f, &mut expected).unwrap();

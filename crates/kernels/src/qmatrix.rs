@@ -189,8 +189,10 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 #[derive(Debug)]
 pub struct SvrQ<K> {
     kernel: K,
-    signs: Vec<f64>,
-    index: Vec<usize>,
+    /// `s_p` (exact in `f32`, the type of the assembled columns).
+    signs: Vec<f32>,
+    /// The point behind each position (`u32`: the assembly streams it with the signs).
+    index: Vec<u32>,
     diagonal: Vec<f64>,
     cache: RowCache,
     scratch: Vec<f64>,
@@ -205,8 +207,9 @@ impl<K: KernelSource> SvrQ<K> {
     /// The `2l × 2l` matrix for the `l` points of `kernel`.
     pub fn new(kernel: K, cache_bytes: usize) -> Self {
         let l = kernel.len();
+        assert!(u32::try_from(l).is_ok(), "SvrQ: at most 2^32 - 1 points");
         let signs = (0..2 * l).map(|k| if k < l { 1.0 } else { -1.0 }).collect();
-        let index = (0..2 * l).map(|k| k % l.max(1)).collect();
+        let index = (0..2 * l).map(|k| (k % l.max(1)) as u32).collect();
         let diagonal = (0..2 * l).map(|k| kernel.diagonal_value(k % l)).collect();
         let cache = RowCache::new(l, cache_bytes);
         SvrQ {
@@ -231,7 +234,7 @@ impl<K: KernelSource> SvrQ<K> {
     /// ones computed as one block), each pinned while the other is made room for.
     fn ensure_rows(&mut self, i: usize, j: usize) {
         let l = self.kernel.len();
-        let (real_i, real_j) = (self.index[i], self.index[j]);
+        let (real_i, real_j) = (self.index[i] as usize, self.index[j] as usize);
         let reals: &[(usize, usize)] = if real_i == real_j {
             &[(real_i, real_i)]
         } else {
@@ -265,24 +268,24 @@ impl<K: KernelSource> SvrQ<K> {
         let SvrQ { cache, signs, index, buffers, .. } = self;
         let [first, second] = buffers;
         let (buffer_i, buffer_j) = if slot_i == 0 { (first, second) } else { (second, first) };
-        let row_i = cache.peek(index[i], l);
-        let s_i = signs[i] as f32;
-        let row_j = j.map(|j| (cache.peek(index[j], l), signs[j] as f32));
+        let row_i = cache.peek(index[i] as usize, l);
+        let s_i = signs[i];
+        let row_j = j.map(|j| (cache.peek(index[j] as usize, l), signs[j]));
         // Elementwise, so chunking (in parallel for long columns) does not change any value.
         let body = |(lo, (out_i, out_j)): (usize, (&mut [f32], &mut [f32]))| {
             let positions = signs[lo..].iter().zip(&index[lo..]);
             match row_j {
                 None => {
                     for (b, (&s_k, &k)) in out_i.iter_mut().zip(positions) {
-                        *b = s_i * (s_k as f32) * row_i[k];
+                        *b = s_i * s_k * row_i[k as usize];
                     }
                 }
                 Some((row_j, s_j)) => {
                     for ((b_i, b_j), (&s_k, &k)) in
                         out_i.iter_mut().zip(out_j.iter_mut()).zip(positions)
                     {
-                        *b_i = s_i * (s_k as f32) * row_i[k];
-                        *b_j = s_j * (s_k as f32) * row_j[k];
+                        *b_i = s_i * s_k * row_i[k as usize];
+                        *b_j = s_j * s_k * row_j[k as usize];
                     }
                 }
             }
@@ -356,7 +359,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     }
 
     fn is_cached(&self, i: usize, _len: usize) -> bool {
-        self.cache.cached_len(self.index[i]) >= self.kernel.len()
+        self.cache.cached_len(self.index[i] as usize) >= self.kernel.len()
     }
 
     fn cache_capacity(&self, _len: usize) -> usize {
@@ -367,7 +370,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         let l = self.kernel.len();
         let mut missing: Vec<usize> = indices
             .iter()
-            .map(|&k| self.index[k])
+            .map(|&k| self.index[k] as usize)
             .filter(|&real| self.cache.cached_len(real) < l)
             .collect();
         missing.sort_unstable();

@@ -163,6 +163,16 @@ impl<'a> CsrRows<'a> {
         self.sq_norms[self.permutation[position]]
     }
 
+    /// `out[p] = ⟨x, row at position p⟩` for `p < out.len()` by counting shared features, when
+    /// the rows are binary ([`BinaryRows`]) and `x` is a 0/1 vector; `false` (and nothing
+    /// written) otherwise.
+    pub(crate) fn binary_inner_products(&self, x: &[f64], out: &mut [f64]) -> bool {
+        let Some(binary) = &self.binary else { return false };
+        let Some(query) = binary.query(x) else { return false };
+        binary.inner_products(&query, 0, out);
+        true
+    }
+
     /// Exchanges positions `i` and `j`.
     pub fn swap_rows(&mut self, i: usize, j: usize) {
         self.permutation.swap(i, j);

@@ -307,9 +307,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 let u_k = self.v.upper[k];
                 let sign = if was_upper { -1.0 } else { 1.0 };
                 let q_k = self.q.column(k, l);
-                for (g, &q) in self.v.gradient_bar.iter_mut().zip(q_k) {
-                    *g += sign * u_k * f64::from(q);
-                }
+                add_scaled_column(&mut self.v.gradient_bar, q_k, sign * u_k);
             }
         }
         let outcome = StepOutcome {
@@ -331,6 +329,20 @@ struct StepOutcome {
 impl StepOutcome {
     fn is_finite(&self) -> bool {
         self.finite && self.objective_change.is_finite()
+    }
+}
+
+/// `target[k] += scale · column[k]` (the `Ḡ` update), in parallel over fixed chunks.
+fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
+    let body = |(g, q): (&mut [f64], &[f32])| {
+        for (g, &q) in g.iter_mut().zip(q) {
+            *g += scale * f64::from(q);
+        }
+    };
+    if target.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
+        body((target, column));
+    } else {
+        target.par_chunks_mut(UPDATE_CHUNK).zip(column.par_chunks(UPDATE_CHUNK)).for_each(body);
     }
 }
 
