@@ -89,13 +89,30 @@ impl<K: KernelSource> SignedQ<K> {
         if start < len {
             self.scratch.resize(len - start, 0.0);
             self.kernel.fill_block(&[i], start, len, &mut self.scratch);
-            let s_i = self.signs[i];
-            for ((q, &k), &s_k) in
-                column[start..].iter_mut().zip(&self.scratch).zip(&self.signs[start..len])
-            {
-                *q = (s_i * s_k * k) as f32;
-            }
+            store_signed(
+                &mut column[start..],
+                &self.scratch,
+                self.signs[i],
+                &self.signs[start..len],
+            );
         }
+    }
+}
+
+/// `column[t] = (s · signs[t] · values[t]) as f32`: elementwise, in parallel for long columns.
+fn store_signed(column: &mut [f32], values: &[f64], s: f64, signs: &[f64]) {
+    let body = |(column, (values, signs)): (&mut [f32], (&[f64], &[f64]))| {
+        for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
+            *q = (s * s_t * value) as f32;
+        }
+    };
+    if column.len() < crate::PARALLEL_MIN_LEN {
+        body((column, (values, signs)));
+    } else {
+        column
+            .par_chunks_mut(ASSEMBLE_CHUNK)
+            .zip(values.par_chunks(ASSEMBLE_CHUNK).zip(signs.par_chunks(ASSEMBLE_CHUNK)))
+            .for_each(body);
     }
 }
 
@@ -110,12 +127,7 @@ impl<K: KernelSource> SignedQ<K> {
             let (column, have) = self.cache.get(k, len, pinned);
             debug_assert_eq!(have, start);
             let values = if k == i { &self.scratch[..width] } else { &self.scratch[width..] };
-            let s_k = self.signs[k];
-            for ((q, &value), &s_t) in
-                column[start..].iter_mut().zip(values).zip(&self.signs[start..len])
-            {
-                *q = (s_k * s_t * value) as f32;
-            }
+            store_signed(&mut column[start..], values, self.signs[k], &self.signs[start..len]);
         }
     }
 }
@@ -303,7 +315,7 @@ impl<K: KernelSource> SvrQ<K> {
     }
 }
 
-/// Positions per parallel task when assembling SVR columns.
+/// Positions per parallel task when converting or assembling columns.
 const ASSEMBLE_CHUNK: usize = 4096;
 
 impl<K: KernelSource> QMatrix for SvrQ<K> {
