@@ -42,8 +42,8 @@ pub struct CacheStats {
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
 
-/// Pending swaps (at least one per position) after which every column is brought up to date,
-/// so that the log stays bounded.
+/// Once the log of pending swaps holds `max(n, PENDING_LIMIT)` entries, every column replays it
+/// and it is cleared, so that it stays bounded.
 const PENDING_LIMIT: usize = 1 << 16;
 
 /// How an extended column reserves memory.
