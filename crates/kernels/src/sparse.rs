@@ -288,6 +288,28 @@ impl LeftRows {
     }
 }
 
+/// The requested rows of a block with their squared norms and, when the data is binary, their
+/// bit sets (built once per block, not once per parallel window).
+struct LeftBlock {
+    rows: LeftRows,
+    norms: Vec<f64>,
+    queries: Option<Vec<Vec<u64>>>,
+}
+
+impl LeftBlock {
+    fn new(data: &CsrRows<'_>, positions: &[usize]) -> LeftBlock {
+        let rows = LeftRows::new(data, positions);
+        let norms = positions.iter().map(|&p| data.sq_norm(p)).collect();
+        let queries = match (&data.binary, &rows) {
+            (Some(binary), LeftRows::Dense { values: x, n_features: d }) => {
+                (0..positions.len()).map(|r| binary.query(&x[r * d..(r + 1) * d])).collect()
+            }
+            _ => None,
+        };
+        LeftBlock { rows, norms, queries }
+    }
+}
+
 /// A kernel function over CSR rows.
 #[derive(Debug, Clone)]
 pub struct SparseKernel<'a> {
@@ -305,29 +327,23 @@ impl<'a> SparseKernel<'a> {
     /// Columns `c0..c1` of the block of `left` rows against positions `start..`.
     fn window(
         &self,
-        left: &LeftRows,
-        left_norms: &[f64],
+        block: &LeftBlock,
         start: usize,
         c0: usize,
         c1: usize,
         out: &ColumnWindows<'_>,
     ) {
+        let LeftBlock { rows: left, norms: left_norms, queries } = block;
         let positions = start + c0..start + c1;
         let norms: Vec<f64> = positions.clone().map(|p| self.rows.sq_norm(p)).collect();
-        if let (Some(binary), LeftRows::Dense { values: x, n_features: d }) =
-            (&self.rows.binary, left)
-        {
-            let queries: Option<Vec<Vec<u64>>> =
-                (0..left_norms.len()).map(|r| binary.query(&x[r * d..(r + 1) * d])).collect();
-            if let Some(queries) = queries {
-                for (r, query) in queries.iter().enumerate() {
-                    // SAFETY: the caller owns columns c0..c1 of every row of `out`.
-                    let window = unsafe { out.row(r, c0, c1) };
-                    binary.inner_products(query, start + c0, window);
-                    self.function.map_row(window, left_norms[r], &norms);
-                }
-                return;
+        if let (Some(binary), Some(queries)) = (&self.rows.binary, queries) {
+            for (r, query) in queries.iter().enumerate() {
+                // SAFETY: the caller owns columns c0..c1 of every row of `out`.
+                let window = unsafe { out.row(r, c0, c1) };
+                binary.inner_products(query, start + c0, window);
+                self.function.map_row(window, left_norms[r], &norms);
             }
+            return;
         }
         if let (Some(padded), LeftRows::Dense { values: x, n_features: d }) =
             (&self.rows.padded, left)
@@ -381,16 +397,15 @@ impl KernelSource for SparseKernel<'_> {
         if width == 0 || rows.is_empty() {
             return;
         }
-        let left = LeftRows::new(&self.rows, rows);
-        let left_norms: Vec<f64> = rows.iter().map(|&p| self.rows.sq_norm(p)).collect();
+        let block = LeftBlock::new(&self.rows, rows);
         let average_nnz = self.rows.nnz() / self.rows.n_rows.max(1) + 1;
         let windows = ColumnWindows::new(out, width);
         if rows.len() * width * average_nnz < PARALLEL_MIN_WORK {
-            self.window(&left, &left_norms, start, 0, width, &windows);
+            self.window(&block, start, 0, width, &windows);
         } else {
             let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
             chunks.into_par_iter().for_each(|(c0, c1)| {
-                self.window(&left, &left_norms, start, c0, c1, &windows);
+                self.window(&block, start, c0, c1, &windows);
             });
         }
     }
