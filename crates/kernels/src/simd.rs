@@ -151,6 +151,9 @@ pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
     }
 }
 
+/// Outputs accumulated in registers at a time by [`dot_feature_major`].
+const FEATURE_MAJOR_BLOCK: usize = 8;
+
 #[inline(always)]
 fn dot_feature_major_generic<const FMA: bool>(
     left: &[&[f64]],
@@ -159,19 +162,35 @@ fn dot_feature_major_generic<const FMA: bool>(
     first: usize,
     outs: &mut [&mut [f64]],
 ) {
+    const B: usize = FEATURE_MAJOR_BLOCK;
     for (x, out) in left.iter().zip(outs.iter_mut()) {
+        let Some((&x_0, rest)) = x.split_first() else {
+            out.fill(0.0);
+            continue;
+        };
         let width = out.len();
-        for (k, &x_k) in x.iter().enumerate() {
-            let column = &by_feature[k * stride + first..k * stride + first + width];
-            if k == 0 {
-                for (o, &z) in out.iter_mut().zip(column) {
-                    *o = x_k * z;
-                }
-            } else {
-                for (o, &z) in out.iter_mut().zip(column) {
-                    *o = multiply_add::<FMA>(x_k, z, *o);
+        // Feature k of rows first + c .. first + c + B.
+        let block = |k: usize, c: usize| &by_feature[k * stride + first + c..][..B];
+        let full = width - width % B;
+        for c in (0..full).step_by(B) {
+            // B sums kept in registers over all features, stored once.
+            let mut acc = [0.0f64; B];
+            for (a, &z) in acc.iter_mut().zip(block(0, c)) {
+                *a = x_0 * z;
+            }
+            for (k, &x_k) in rest.iter().enumerate() {
+                for (a, &z) in acc.iter_mut().zip(block(k + 1, c)) {
+                    *a = multiply_add::<FMA>(x_k, z, *a);
                 }
             }
+            out[c..c + B].copy_from_slice(&acc);
+        }
+        for (c, o) in out.iter_mut().enumerate().skip(full) {
+            let mut sum = x_0 * by_feature[first + c];
+            for (k, &x_k) in rest.iter().enumerate() {
+                sum = multiply_add::<FMA>(x_k, by_feature[(k + 1) * stride + first + c], sum);
+            }
+            *o = sum;
         }
     }
 }
@@ -190,8 +209,9 @@ fn dot_feature_major_avx2(
 
 /// `outs[r][c] = ⟨left[r], z_{first + c}⟩` for rows `z` stored *feature-major* in `by_feature`
 /// (`by_feature[k · stride + t]` is feature `k` of row `t`): each product is summed over the
-/// features in order, and the loop over `c` vectorises, which a row-by-row dot product of a
-/// short row cannot (its reduction costs more than its few products).
+/// features in order, blocks of eight outputs staying in registers over all features, so the
+/// loop vectorises across rows, which a row-by-row dot product of a short row cannot (its
+/// reduction costs more than its few products).
 ///
 /// # Panics
 /// If `left` and `outs` differ in length, or a row `z` needed is outside `by_feature`.
