@@ -89,6 +89,39 @@ pub(crate) struct PaddedRows {
     sq_norms: Vec<f64>,
 }
 
+/// Runs `$body` with `$indices` and `$values` bound to the concrete slices of the rows'
+/// encoding, so that the inner loop is compiled once per encoding (six combinations).
+macro_rules! with_encoding {
+    ($rows:expr, |$indices:ident, $values:ident| $body:block) => {
+        match (&$rows.indices, &$rows.values) {
+            (Indices::Narrow($indices), Values::Ones) => {
+                let $values = &Ones;
+                $body
+            }
+            (Indices::Narrow($indices), Values::Single(v)) => {
+                let $values: &[f32] = v;
+                $body
+            }
+            (Indices::Narrow($indices), Values::Double(v)) => {
+                let $values: &[f64] = v;
+                $body
+            }
+            (Indices::Wide($indices), Values::Ones) => {
+                let $values = &Ones;
+                $body
+            }
+            (Indices::Wide($indices), Values::Single(v)) => {
+                let $values: &[f32] = v;
+                $body
+            }
+            (Indices::Wide($indices), Values::Double(v)) => {
+                let $values: &[f64] = v;
+                $body
+            }
+        }
+    };
+}
+
 impl PaddedRows {
     /// Pads rows whose longest is at most twice the mean length (and not empty); `None` for
     /// rows of very unequal lengths, which padding would inflate.
@@ -169,7 +202,12 @@ impl PaddedRows {
     /// `out[c] = ⟨x, row at position first + c⟩`, for a dense `x` of `n_features` values.
     pub(crate) fn inner_products(&self, x: &[f64], first: usize, out: &mut [f64]) {
         assert_eq!(x.len(), self.n_features, "PaddedRows: x has the wrong length");
-        self.dispatch(|rows, indices, values| rows.products(indices, values, x, first, out));
+        with_encoding!(self, |indices, values| {
+            for (c, o) in out.iter_mut().enumerate() {
+                let (lo, len) = self.slot(first + c);
+                *o = dot(x, &indices[lo..lo + len], &SlotWindow { values, offset: lo });
+            }
+        });
     }
 
     /// [`PaddedRows::inner_products`] for two vectors in one pass over the rows.
@@ -184,77 +222,13 @@ impl PaddedRows {
             "PaddedRows: x or z has the wrong length"
         );
         assert_eq!(out_x.len(), out_z.len(), "PaddedRows: outputs of different lengths");
-        self.dispatch(|rows, indices, values| {
-            rows.products_pair(indices, values, (x, z), first, (out_x, out_z))
+        with_encoding!(self, |indices, values| {
+            for (c, (o_x, o_z)) in out_x.iter_mut().zip(out_z.iter_mut()).enumerate() {
+                let (lo, len) = self.slot(first + c);
+                let window = SlotWindow { values, offset: lo };
+                (*o_x, *o_z) = dot_pair((x, z), &indices[lo..lo + len], &window);
+            }
         });
-    }
-
-    /// Runs `job` with the concrete index and value encodings.
-    #[inline(always)]
-    fn dispatch(&self, job: impl FnOnce(&Self, IndexSlice<'_>, ValueSlice<'_>)) {
-        let indices = match &self.indices {
-            Indices::Narrow(v) => IndexSlice::Narrow(v),
-            Indices::Wide(v) => IndexSlice::Wide(v),
-        };
-        let values = match &self.values {
-            Values::Ones => ValueSlice::Ones,
-            Values::Single(v) => ValueSlice::Single(v),
-            Values::Double(v) => ValueSlice::Double(v),
-        };
-        job(self, indices, values);
-    }
-
-    fn products(
-        &self,
-        indices: IndexSlice<'_>,
-        values: ValueSlice<'_>,
-        x: &[f64],
-        first: usize,
-        out: &mut [f64],
-    ) {
-        macro_rules! run {
-            ($i:expr, $v:expr) => {
-                for (c, o) in out.iter_mut().enumerate() {
-                    let (lo, len) = self.slot(first + c);
-                    *o = dot(x, &$i[lo..lo + len], &SlotWindow { values: $v, offset: lo });
-                }
-            };
-        }
-        match (indices, values) {
-            (IndexSlice::Narrow(i), ValueSlice::Ones) => run!(i, &Ones),
-            (IndexSlice::Narrow(i), ValueSlice::Single(v)) => run!(i, v),
-            (IndexSlice::Narrow(i), ValueSlice::Double(v)) => run!(i, v),
-            (IndexSlice::Wide(i), ValueSlice::Ones) => run!(i, &Ones),
-            (IndexSlice::Wide(i), ValueSlice::Single(v)) => run!(i, v),
-            (IndexSlice::Wide(i), ValueSlice::Double(v)) => run!(i, v),
-        }
-    }
-
-    fn products_pair(
-        &self,
-        indices: IndexSlice<'_>,
-        values: ValueSlice<'_>,
-        (x, z): (&[f64], &[f64]),
-        first: usize,
-        (out_x, out_z): (&mut [f64], &mut [f64]),
-    ) {
-        macro_rules! run {
-            ($i:expr, $v:expr) => {
-                for (c, (o_x, o_z)) in out_x.iter_mut().zip(out_z.iter_mut()).enumerate() {
-                    let (lo, len) = self.slot(first + c);
-                    let window = SlotWindow { values: $v, offset: lo };
-                    (*o_x, *o_z) = dot_pair((x, z), &$i[lo..lo + len], &window);
-                }
-            };
-        }
-        match (indices, values) {
-            (IndexSlice::Narrow(i), ValueSlice::Ones) => run!(i, &Ones),
-            (IndexSlice::Narrow(i), ValueSlice::Single(v)) => run!(i, v),
-            (IndexSlice::Narrow(i), ValueSlice::Double(v)) => run!(i, v),
-            (IndexSlice::Wide(i), ValueSlice::Ones) => run!(i, &Ones),
-            (IndexSlice::Wide(i), ValueSlice::Single(v)) => run!(i, v),
-            (IndexSlice::Wide(i), ValueSlice::Double(v)) => run!(i, v),
-        }
     }
 
     /// Start and length of the slot at `position`.
@@ -262,19 +236,6 @@ impl PaddedRows {
     fn slot(&self, position: usize) -> (usize, usize) {
         (position * self.width, self.lens[position] as usize)
     }
-}
-
-#[derive(Clone, Copy)]
-enum IndexSlice<'a> {
-    Narrow(&'a [u16]),
-    Wide(&'a [u32]),
-}
-
-#[derive(Clone, Copy)]
-enum ValueSlice<'a> {
-    Ones,
-    Single(&'a [f32]),
-    Double(&'a [f64]),
 }
 
 /// The values of one slot: entry `k` is `values[offset + k]`.
