@@ -1,0 +1,186 @@
+"""Threads and processes: concurrent fits in Python threads, the GIL released during a fit,
+``n_jobs``'s meaning, and a fitted model used in forked and spawned worker processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+import kernelkit
+from kernelkit._base import resolve_n_jobs
+
+FORK_TIMEOUT_S = 120
+
+
+def _classification(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    return make_classification(
+        n_samples=n, n_features=8, n_informative=5, n_classes=3, random_state=seed
+    )
+
+
+def _regression(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    x, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+    return x, y / np.std(y)
+
+
+def _models() -> list[tuple[Any, tuple[np.ndarray, np.ndarray]]]:
+    """One fit of each solver family, small enough to run many times."""
+    xc, yc = _classification()
+    xb, yb = _classification(seed=1)
+    yb = (yb == 0).astype(int)
+    xr, yr = _regression()
+    return [
+        (kernelkit.SVC(C=3.0, gamma=0.1, n_jobs=2), (xc, yc)),
+        (kernelkit.NuSVC(nu=0.3, gamma=0.1, n_jobs=1), (xc, yc)),
+        (kernelkit.SVR(C=2.0, gamma=0.1, epsilon=0.05, n_jobs=2), (xr, yr)),
+        (kernelkit.OneClassSVM(nu=0.2, gamma=0.1), (xc, None)),
+        (kernelkit.FrankWolfeSVC(gamma=0.1, random_state=0), (xb, yb)),
+        (kernelkit.SparseKernelLogisticRegression(C=5.0, gamma=0.1), (xb, yb)),
+        (kernelkit.AIDRegressor(random_state=0), (xr, yr)),
+    ]
+
+
+def _fit_and_score(model: Any, data: tuple[np.ndarray, np.ndarray | None]) -> np.ndarray:
+    x, y = data
+    fitted = model.fit(x) if y is None else model.fit(x, y)
+    method = "decision_function" if hasattr(fitted, "decision_function") else "predict"
+    return np.asarray(getattr(fitted, method)(x))
+
+
+def test_concurrent_fits_in_python_threads_give_the_sequential_models() -> None:
+    cases = _models()
+    sequential = [_fit_and_score(type(m)(**m.get_params()), data) for m, data in cases]
+    # Every case three times over, on four threads: several fits in Rust at once, some sharing
+    # a thread pool size.
+    jobs = [
+        (type(m)(**m.get_params()), data, i) for _ in range(3) for i, (m, data) in enumerate(cases)
+    ]
+    with ThreadPoolExecutor(max_workers=4) as executor:
+        futures = [(i, executor.submit(_fit_and_score, model, data)) for model, data, i in jobs]
+        results = [(i, future.result(timeout=300)) for i, future in futures]
+    for i, result in results:
+        np.testing.assert_array_equal(result, sequential[i], err_msg=type(cases[i][0]).__name__)
+
+
+def test_a_fit_releases_the_gil() -> None:
+    """While a fit runs in another thread, this thread keeps running: the longest pause it sees
+    is a small part of the fit (were the GIL held, it would pause for the whole fit)."""
+    x, y = make_classification(n_samples=3000, n_features=20, random_state=0)
+    model = kernelkit.SVC(C=100.0, gamma=0.05, cache_size=1, n_jobs=1, shrinking=False)
+    fit_seconds: list[float] = []
+
+    def fit() -> None:
+        start = time.perf_counter()
+        model.fit(x, y)
+        fit_seconds.append(time.perf_counter() - start)
+
+    worker = threading.Thread(target=fit)
+    worker.start()
+    longest_pause, last = 0.0, time.perf_counter()
+    while worker.is_alive():
+        now = time.perf_counter()
+        longest_pause = max(longest_pause, now - last)
+        last = now
+    worker.join()
+    assert fit_seconds[0] > 0.3, "the fit is too short to tell"
+    assert longest_pause < 0.5 * fit_seconds[0], (longest_pause, fit_seconds[0])
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "expected"),
+    [(None, 0), (-1, 0), (1, 1), (3, 3), (-2, max(1, (os.cpu_count() or 1) - 1))],
+)
+def test_n_jobs_resolves_like_joblib(n_jobs: int | None, expected: int) -> None:
+    # 0 asks the Rust core for one thread per core.
+    assert resolve_n_jobs(n_jobs) == expected
+
+
+def _solver_thread_names() -> set[str]:
+    """Names of this process's solver threads (``kkpool<size>-<index>``), read from /proc."""
+    found = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        if name.startswith("kkpool"):
+            found.add(name)
+    return found
+
+
+@pytest.mark.parametrize("n_jobs", [1, 3, None])
+def test_a_fit_runs_on_a_pool_of_n_jobs_threads(n_jobs: int | None) -> None:
+    """The solve calls back from a thread of the pool of size ``n_jobs`` (``None``: one per
+    core), and that pool has exactly that many threads (read from /proc; pools are kept for
+    the next fit)."""
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("needs /proc")
+    x, y = make_classification(n_samples=1500, n_features=10, random_state=0)
+    callers: set[str] = set()
+
+    def callback(_: Any) -> None:
+        with open(f"/proc/self/task/{threading.get_native_id()}/comm") as f:
+            callers.add(f.read().strip())
+
+    kernelkit.SVC(gamma=0.1, n_jobs=n_jobs, callback=callback).fit(x, y)
+    size = resolve_n_jobs(n_jobs)
+    threads = size or os.cpu_count() or 1
+    assert callers and all(name.startswith(f"kkpool{size}-") for name in callers), callers
+    pool = {name for name in _solver_thread_names() if name.startswith(f"kkpool{size}-")}
+    assert pool == {f"kkpool{size}-{i}" for i in range(threads)}
+
+
+def _predict_in_child(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    refit = type(model)(**model.get_params()).fit(x, model.predict(x))
+    return model.decision_function(x), refit.decision_function(x)
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_fitted_model_in_a_worker_process(start_method: str) -> None:
+    """Fit (which starts the solver's thread pool), then predict and fit again in a child
+    process. A forked child inherits no pool threads: it must build its own, not wait forever
+    on the parent's."""
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {start_method}")
+    x, y = _classification()
+    model = kernelkit.SVC(gamma=0.1, n_jobs=2).fit(x, y)
+    expected = model.decision_function(x)
+    refit_expected = kernelkit.SVC(gamma=0.1, n_jobs=2).fit(x, model.predict(x))
+    context = multiprocessing.get_context(start_method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
+        with context.Pool(2) as pool:
+            results = pool.starmap_async(_predict_in_child, [(model, x), (model, x)])
+            outputs = results.get(timeout=FORK_TIMEOUT_S)
+    for decision, refit in outputs:
+        np.testing.assert_array_equal(decision, expected)
+        np.testing.assert_array_equal(refit, refit_expected.decision_function(x))
+
+
+def test_joblib_workers_predict_like_the_parent() -> None:
+    """scikit-learn users parallelise prediction with joblib: both its process backends (loky
+    spawns, multiprocessing forks on Linux) give the parent's predictions. To rounding only:
+    the kernel rows times the dual coefficients are a BLAS product, whose summation order for
+    a row can depend on where the row falls in its block."""
+    x, y = _regression(n=1000)
+    model = kernelkit.SVR(C=2.0, gamma=0.1, n_jobs=2).fit(x, y)
+    expected = model.predict(x)
+    chunks = np.array_split(x, 4)
+    for backend in ("loky", "multiprocessing"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            parts = joblib.Parallel(n_jobs=2, backend=backend, timeout=FORK_TIMEOUT_S)(
+                joblib.delayed(model.predict)(chunk) for chunk in chunks
+            )
+        np.testing.assert_allclose(np.concatenate(parts), expected, rtol=1e-12, err_msg=backend)
