@@ -25,6 +25,13 @@
 //! the loss `max(0, 1 − |f|)` is not convex, `F^t` is not a lower bound of `E*`, and a pure
 //! partition can stop above the optimum. The model therefore never reports optimality; its
 //! lower bound is the dual value of the labeled-only aggregated SVM, valid but weak.
+//!
+//! The search can take thousands of SVM solves, so it also obeys the run's limits: it ends,
+//! keeping the best point found so far, as soon as an inner solve was stopped (Ctrl-C, the
+//! callback) or cut by the time limit, or the time limit (counted from the first aggregated
+//! solve) has passed. A root solve that did not converge gives no lower bound.
+
+use std::time::Instant;
 
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, SignedQ};
 
@@ -32,13 +39,15 @@ use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::partition::{Partition, Split};
 use crate::aid::svm::{hinge_cells, linear_decision, linear_weights, SvmFit};
 use crate::box_qp::BoxQp;
-use crate::protocol::{Monitor, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
 
 /// The weighted SVM of one label assignment: `(w, b, dual value)`.
 struct Weighted {
     w: Vec<f64>,
     b: f64,
     dual: f64,
+    /// The solve converged (its dual value is then a valid bound).
+    converged: bool,
 }
 
 /// The aggregated S3VM of one partition and the search over its cluster labels.
@@ -53,6 +62,10 @@ pub struct LabelSearch<'s, S> {
     options: &'s SolveOptions,
     /// Aggregated SVM solves done.
     pub solves: usize,
+    /// When the search must end (the run's time limit).
+    deadline: Option<Instant>,
+    /// An inner solve was stopped or cut, or the deadline passed: end the search.
+    cut: bool,
 }
 
 impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
@@ -79,7 +92,13 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         let solution = self.solver.solve(&mut problem, self.options, inner)?;
         let w = linear_weights(&rows, d, &solution.x, &signs);
         let dual = solution.x.iter().sum::<f64>() - 0.5 * w.iter().map(|v| v * v).sum::<f64>();
-        Ok(Weighted { w, b: solution.bias, dual })
+        if matches!(solution.status, Status::Stopped | Status::TimeLimit)
+            || self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            self.cut = true;
+        }
+        let converged = solution.status == Status::Converged;
+        Ok(Weighted { w, b: solution.bias, dual, converged })
     }
 
     /// The aggregated objective at `(w, b)` with Lemma-1 labels, and those labels.
@@ -106,6 +125,10 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         let root = self.svm(&labeled, &labeled_signs, inner)?;
         let (mut best_value, f) = self.evaluate(&root.w, root.b);
         let mut best = (root.w.clone(), root.b);
+        let lower = if root.converged { root.dual } else { f64::NEG_INFINITY };
+        if self.cut {
+            return Ok((best_value, best.0, best.1, lower));
+        }
         let mut unlabeled: Vec<usize> =
             (0..self.labels.len()).filter(|&k| self.labels[k] == 0).collect();
         unlabeled.sort_by(|&a, &b| f[b].abs().total_cmp(&f[a].abs()).then(a.cmp(&b)));
@@ -133,6 +156,9 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                     best_value = value;
                     best = (node.w.clone(), node.b);
                 }
+                if self.cut {
+                    break;
+                }
                 if prefix.len() == unlabeled.len() || node.dual >= best_value * (1.0 - 1e-12) {
                     continue;
                 }
@@ -157,6 +183,9 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                     best_value = value;
                     best = (node.w.clone(), node.b);
                 }
+                if self.cut {
+                    break;
+                }
                 let relabelled: Vec<i8> =
                     unlabeled.iter().map(|&k| if f[k] >= 0.0 { 1 } else { -1 }).collect();
                 if relabelled == current {
@@ -165,7 +194,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 current = relabelled;
             }
         }
-        Ok((best_value, best.0, best.1, root.dual))
+        Ok((best_value, best.0, best.1, lower))
     }
 }
 
@@ -194,6 +223,8 @@ pub struct S3vmModel<'a, S> {
     purity_tol: f64,
     /// Aggregated SVM solves over the whole run.
     pub svm_solves: usize,
+    /// When the first aggregated solve started (the time limit counts from it).
+    started: Option<Instant>,
 }
 
 impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
@@ -236,7 +267,15 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
                 reason: format!("value {i} is not finite"),
             });
         }
-        Ok(S3vmModel { data, solver, options, exact_max_clusters, purity_tol: 1e-9, svm_solves: 0 })
+        Ok(S3vmModel {
+            data,
+            solver,
+            options,
+            exact_max_clusters,
+            purity_tol: 1e-9,
+            svm_solves: 0,
+            started: None,
+        })
     }
 }
 
@@ -282,6 +321,7 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
                 partition.size(c) * if labels[c] == 0 { data.c_unlabeled } else { data.c_labeled }
             })
             .collect();
+        let started = *self.started.get_or_insert_with(Instant::now);
         let mut search = LabelSearch {
             centroids: partition.centroids(data.x, data.d),
             d: data.d,
@@ -290,6 +330,8 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
             solver: &self.solver,
             options: &self.options,
             solves: 0,
+            deadline: self.options.time_limit.map(|limit| started + limit),
+            cut: false,
         };
         let (aggregated, w, b, lower) = search.run(self.exact_max_clusters, inner)?;
         self.svm_solves += search.solves;
