@@ -27,12 +27,23 @@ use crate::sparse::{data, Data, Input, Storage};
 /// The result of a solve (see `kernelkit_solvers::Solution`).
 #[pyclass(frozen, get_all, module = "kernelkit._core")]
 pub(crate) struct Solution {
+    /// The solution vector (for a ``BoxQp``: α).
     x: Py<PyArray1<f64>>,
+    /// The objective at ``x``.
     objective: f64,
+    /// The bias (intercept) recovered from the optimality conditions.
     bias: f64,
+    /// The solver's optimality measure at exit (for SMO, the maximal KKT violation).
     gap: f64,
+    /// Iterations done.
     iterations: u64,
+    /// How the solve ended.
+    ///
+    /// One of ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"``,
+    /// ``"numerical_error"`` and ``"stalled"``.
+    ///
     status: String,
+    /// Counters of the solve (kernel cache, objective increases, shrinking).
     pub(crate) stats: Py<PyDict>,
 }
 
@@ -91,7 +102,8 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(PyValueError::new_err(format!("time_limit = {t} must be > 0 (seconds)")))
         }
-        Some(t) => Some(Duration::from_secs_f64(t)),
+        // Beyond what a `Duration` holds (about 5.8e11 years): no limit.
+        Some(t) => Duration::try_from_secs_f64(t).ok(),
         None => None,
     };
     let solve = SolveOptions {

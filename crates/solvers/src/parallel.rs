@@ -17,7 +17,16 @@ struct Pools {
     by_size: HashMap<usize, Arc<rayon::ThreadPool>>,
 }
 
+/// The most threads a pool gets: a pool's threads live as long as the process, so an
+/// `n_jobs` far above the core count (a typo, `10**6`) is clamped rather than obeyed. Results do
+/// not depend on the thread count.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cores).max(64)
+}
+
 fn pool(n_threads: usize) -> Result<Arc<rayon::ThreadPool>, SolveError> {
+    let n_threads = n_threads.min(max_threads());
     static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let process_id = std::process::id();
     let pools = POOLS.get_or_init(|| Mutex::new(Pools { process_id, by_size: HashMap::new() }));
