@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
 from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._validation import core_max_iter, core_time_limit, regression_target
 from .exceptions import ConvergenceWarning
 from .solvers import Smo
 
@@ -125,15 +126,15 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         options: dict[str, Any] = {
             "n_jobs": resolve_n_jobs(self.n_jobs),
             "callback": self._progress(),
-            "time_limit": None if self.time_limit is None else float(self.time_limit),
+            "time_limit": core_time_limit(self.time_limit),
             "seed": self._seed(),
             "tol": float(self.tol),
-            "max_iter": int(self.max_iter),
+            "max_iter": core_max_iter(self.max_iter),
         }
         if inner is not None:
             options["inner"] = {
                 "tol": float(inner.tol),
-                "max_iter": inner.max_iter,
+                "max_iter": core_max_iter(inner.max_iter),
                 "shrinking": bool(inner.shrinking),
                 "cache_size": float(inner.cache_size),
             }
@@ -160,10 +161,11 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
 
     def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:
         """Validated training rows (dense, float64, C order) and a 1-D ``y``."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         if sp.issparse(X):
             X = X.toarray()
-        return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y)
+        target = regression_target(y) if y_numeric else np.asarray(y)
+        return np.ascontiguousarray(X, dtype=np.float64), target
 
     def _dense(self, X: Any, *, reset: bool) -> Float64Array:
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
@@ -223,3 +225,16 @@ def _inner_solver(solver: Any) -> Smo:
             f"weighted C-SVMs), got {type(solver).__name__}"
         )
     return solver
+
+
+def _is_dask(value: Any) -> bool:
+    """Whether ``value`` is a dask collection (dask array or DataFrame), checked without
+    importing dask."""
+    return callable(getattr(type(value), "__dask_graph__", None))
+
+
+def _fit_on_dask(estimator: Any, X: Any, y: Any) -> None:
+    """Fits an AID estimator on dask data with :mod:`kernelkit.dask` (imported only here)."""
+    from .dask import fit_aid
+
+    fit_aid(estimator, X, y)

@@ -17,8 +17,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _core
-from ._progress import progress_callback
+from ._progress import progress_callback, report_solution
 from ._sparse import to_core_rows
+from ._validation import check_bool, core_max_iter, core_time_limit, scale_gamma
 from .exceptions import ConvergenceWarning
 
 T = TypeVar("T")
@@ -128,6 +129,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             _check_positive("gamma", self.gamma)
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite real number, got {self.coef0!r}")
+        check_bool("shrinking", getattr(self, "shrinking", True))
         check_solver_params(self)
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
@@ -213,11 +215,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if callable(self.kernel):
             return ("callable", 1.0, 3, 0.0)
         if self.gamma == "scale":
-            if sp.issparse(X):
-                variance = float(X.multiply(X).mean() - X.mean() ** 2)
-            else:
-                variance = float(X.var())
-            gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            gamma = scale_gamma(X)
         elif self.gamma == "auto":
             gamma = 1.0 / X.shape[1]
         else:
@@ -245,11 +243,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def _solver_options(self) -> dict[str, Any]:
         return {
             "tol": float(self.tol),
-            "max_iter": None if self.max_iter == -1 else int(self.max_iter),
+            "max_iter": core_max_iter(self.max_iter),
             "cache_size": float(self.cache_size),
             "shrinking": bool(getattr(self, "shrinking", True)),
             "n_jobs": resolve_n_jobs(self.n_jobs),
-            "time_limit": None if self.time_limit is None else float(self.time_limit),
+            "time_limit": core_time_limit(self.time_limit),
         }
 
     def _solve(
@@ -266,9 +264,13 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if n_jobs is not None:
             options["n_jobs"] = n_jobs
         with progress_callback(self.callback, self.verbose, description) as callback:
-            if stop is not None:
-                callback = _stoppable(callback, stop)
-            return entry(*args, **options, callback=callback)
+            solution = entry(
+                *args,
+                **options,
+                callback=callback if stop is None else _stoppable(callback, stop),
+            )
+            report_solution(callback, solution)
+            return solution
 
     def _run_in_parallel(
         self, jobs: Sequence[J], run: Callable[[J, int | None, threading.Event | None], T]

@@ -9,6 +9,47 @@ from typing import Any
 Callback = Callable[[Mapping[str, Any]], "bool | None"]
 
 
+class _ProgressBar:
+    """A tqdm bar fed by the solver's progress reports, then by its final solution (the last
+    report can be up to one reporting interval old)."""
+
+    def __init__(self, callback: Callback | None, description: str) -> None:
+        from tqdm.auto import tqdm
+
+        self._callback = callback
+        self._bar = tqdm(desc=description, unit=" it", leave=True, dynamic_ncols=True)
+        self._iterations = 0
+
+    def _show(self, iterations: int, gap: float, hits: float, misses: float) -> None:
+        self._bar.update(max(0, iterations - self._iterations))
+        self._iterations = max(self._iterations, iterations)
+        requests = hits + misses
+        hit_rate = hits / requests if requests else 0.0
+        self._bar.set_postfix(gap=f"{gap:.3g}", cache_hits=f"{hit_rate:.0%}", refresh=False)
+
+    def __call__(self, progress: Mapping[str, Any]) -> bool | None:
+        self._show(
+            int(progress["iteration"]),
+            float(progress["gap"]),
+            float(progress.get("cache_hits", 0)),
+            float(progress.get("cache_misses", 0)),
+        )
+        return self._callback(progress) if self._callback is not None else None
+
+    def finish(self, solution: Any) -> None:
+        stats = solution.stats
+        self._show(
+            int(solution.iterations),
+            float(solution.gap),
+            float(stats.get("cache_hits", 0)),
+            float(stats.get("cache_misses", 0)),
+        )
+        self._bar.refresh()
+
+    def close(self) -> None:
+        self._bar.close()
+
+
 @contextmanager
 def progress_callback(
     callback: Callback | None, verbose: bool | int, description: str
@@ -16,26 +57,23 @@ def progress_callback(
     """Yields the callable to hand to the Rust solver (``None`` when nothing listens).
 
     With ``verbose``, a tqdm bar on stderr shows the iterations, the current KKT gap and the
-    kernel cache hit rate; the bar is closed when the block ends.
+    kernel cache hit rate; :func:`report_solution` shows the final ones, and the bar is closed
+    when the block ends.
     """
     if not verbose:
         yield callback
         return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(desc=description, unit=" it", leave=True, dynamic_ncols=True)
-    last = [0]
-
-    def report(progress: Mapping[str, Any]) -> bool | None:
-        iteration = int(progress["iteration"])
-        bar.update(iteration - last[0])
-        last[0] = iteration
-        requests = progress["cache_hits"] + progress["cache_misses"]
-        hit_rate = progress["cache_hits"] / requests if requests else 0.0
-        bar.set_postfix(gap=f"{progress['gap']:.3g}", cache_hits=f"{hit_rate:.0%}", refresh=False)
-        return callback(progress) if callback is not None else None
-
+    bar = _ProgressBar(callback, description)
     try:
-        yield report
+        yield bar
     finally:
         bar.close()
+
+
+def report_solution(callback: Callback | None, result: Any) -> None:
+    """Shows a solve's final iterations, gap and cache hit rate on its progress bar, if any.
+
+    ``result`` is an entry point's return value: a ``Solution``, or a tuple that starts with
+    one."""
+    if isinstance(callback, _ProgressBar):
+        callback.finish(result[0] if isinstance(result, tuple) else result)

@@ -31,10 +31,13 @@ from ._aid_base import (
     _BinaryClassifierMixin,
     _check_binary,
     _default_svm_clusters,
+    _fit_on_dask,
     _inner_solver,
+    _is_dask,
     _run,
 )
 from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._validation import check_bool, check_not_overflowing, scale_gamma
 from .solvers import Smo
 
 __all__ = ["AIDClassifier", "AIDRegressor", "AIDSemiSupervisedClassifier"]
@@ -46,49 +49,76 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     Unregularised LAD (scikit-learn's ``QuantileRegressor(quantile=0.5, alpha=0)`` minimises
     the same objective divided by ``2n``). Each aggregated problem is a weighted LAD on cluster
     means, solved as a linear program by the Clarabel interior-point solver; clusters whose
-    residuals change sign are split (Park & Klabjan §3.1).
+    residuals change sign are split (Park & Klabjan §3.1). The model is the aggregated solution
+    with the smallest objective on all rows seen.
 
     Parameters
     ----------
     fit_intercept : bool, default=True
-        Fit ``β0`` (a column of ones in the LP).
+        Fit ``β0`` (a column of ones in the LP); if False, ``intercept_`` is 0.
     tol : float, default=1e-4
-        Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``
+        Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``, > 0
         (``status_ == "gap"``). AID also stops as soon as every cluster is pure, which proves
         optimality (``status_ == "optimal"``).
     max_iter : int, default=100
-        Maximum number of aggregated solves.
+        Maximum number of aggregated solves, >= 1.
     n_clusters : int or None, default=None
-        Initial number of clusters. ``None``: the paper's ``max(2m, 0.0005 n)`` (``3m`` when
-        ``m·n > 5e8``), ``m`` the number of coefficients, and always more than ``m``.
-    init : {"kmeans", "random"} or array of int, default="kmeans"
+        Initial number of clusters, between 1 and n_samples. ``None``: the paper's
+        ``max(2m, 0.0005 n)`` (``3m`` when ``m·n > 5e8``), ``m`` the number of coefficients,
+        and always more than ``m`` (at most n_samples).
+    init : {"kmeans", "random"} or array-like of int, default="kmeans"
         ``"kmeans"``: LAD on a sample, then k-means on the standardised (residual, target)
-        pairs (the paper's §4); ``"random"``: a random partition; an array: each row's cluster.
-    random_state : int, RandomState or None, default=None
-        Seed of the sample and of k-means.
+        pairs (the paper's §4); ``"random"``: a random partition; an array of shape
+        (n_samples,): each row's cluster id (``n_clusters`` is then ignored).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample and of k-means; None draws a new seed at every fit.
     time_limit : float or None, default=None
-        Wall-clock limit in seconds (checked between aggregated solves).
-    n_jobs, verbose, callback
-        Threads; one progress line per aggregated solve on stderr; a callable receiving
-        ``{"iteration", "n_clusters", "lower_bound", "upper_bound", "gap", …}`` after every
-        aggregated solve, which stops the fit by returning True.
+        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
+    verbose : bool or int, default=False
+        When true, print one progress line per aggregated solve on stderr.
+    callback : callable or None, default=None
+        Called after every aggregated solve with the dict of its ``history_`` entry; a true
+        return value stops the fit (``status_ == "stopped"``).
 
     Attributes
     ----------
-    coef_, intercept_
-        The fitted model.
+    coef_ : ndarray of shape (n_features,)
+        The fitted coefficients β.
+    intercept_ : float
+        The fitted intercept ``β0`` (0 when ``fit_intercept=False``).
     objective_ : float
         ``Σ|y − X coef_ − intercept_|`` on the training data.
     lower_bound_ : float
         A certified lower bound of the optimum (the aggregated LP's dual value).
-    gap_, status_, n_iter_, labels_
-        Final relative gap, how the fit ended, aggregated solves, final cluster of each row.
+    gap_ : float
+        The final certified relative gap ``(objective_ − lower_bound_) / objective_``.
+    status_ : str
+        How the fit ended: ``"optimal"`` (every cluster pure), ``"gap"``, ``"max_iter"``,
+        ``"time_limit"`` or ``"stopped"``; the last three warn with
+        :class:`~kernelkit.ConvergenceWarning`.
+    n_iter_ : int
+        Number of aggregated solves.
+    labels_ : ndarray of shape (n_samples,)
+        The final cluster of each training row (int64).
     init_time_ : float
         Seconds spent on the initial clusters (``history_`` times start after them).
     history_ : list of dict
-        One entry per aggregated solve: ``n_clusters``, ``lower_bound`` (non-decreasing),
-        ``upper_bound`` (non-increasing), ``gap``, ``time``, ``aggregated_objective`` (the
-        weighted LAD optimum ``F^t``), ``full_objective`` (``E^t``), ``n_impure``.
+        One entry per aggregated solve: ``iteration``, ``n_clusters``, ``lower_bound``
+        (non-decreasing), ``upper_bound`` (non-increasing), ``gap``, ``time``,
+        ``aggregated_objective`` (the weighted LAD optimum ``F^t``), ``full_objective``
+        (``E^t``) and ``n_impure``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+
+    References
+    ----------
+    .. [1] Y. W. Park and D. Klabjan, "An aggregate and iterative disaggregate algorithm with
+       proven optimality in machine learning", arXiv preprint, 2016.
     """
 
     coef_: Float64Array
@@ -120,9 +150,27 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         self.callback = callback
 
     def fit(self, X: Any, y: Any) -> AIDRegressor:
-        """Fits the LAD model on ``X`` (dense, or sparse densified) and ``y``."""
+        """Fit the LAD model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (sparse input is densified).
+        y : array-like of shape (n_samples,)
+            Numeric targets.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_aid_params()
+        check_bool("fit_intercept", self.fit_intercept)
+        if _is_dask(X):
+            _fit_on_dask(self, X, y)
+            return self
         X, y = self._dense_xy(X, y, y_numeric=True)
+        check_not_overflowing(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         n, m = X.shape
         design = np.hstack([X, np.ones((n, 1))]) if self.fit_intercept else X
@@ -141,7 +189,18 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         return self
 
     def predict(self, X: Any) -> Float64Array:
-        """``X coef_ + intercept_``."""
+        """Predict the target of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate (sparse input is densified).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``X @ coef_ + intercept_``.
+        """
         check_is_fitted(self, "coef_")
         X = self._dense(X, reset=False)
         return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
@@ -155,30 +214,98 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     means with bound ``C·|C_k|`` per mean, solved by SMO; clusters whose rows lie on both sides
     of their class's margin are split (Park & Klabjan §3.2). Non-linear kernels use the exact
     aggregated kernel, the block means of the Gram matrix (Appendix B), which costs at least one
-    pass over the ``n × n`` Gram matrix: AID pays off for the linear kernel on many rows.
+    pass over the ``n × n`` Gram matrix: AID pays off for the linear kernel on many rows. The
+    model is the aggregated solution with the smallest objective on all rows seen.
 
     Parameters
     ----------
     C : float, default=1.0
-        Hinge-loss weight.
-    kernel, gamma, degree, coef0
-        As in :class:`kernelkit.SVC` (no precomputed or callable kernels).
-    tol, max_iter, n_clusters, init, random_state, time_limit, n_jobs, verbose, callback
-        As in :class:`AIDRegressor`; the default ``n_clusters`` is the paper's ``1.1m + 1``
-        per class, ``init="kmeans"`` clusters the decision values of an SVM fitted on a sample,
-        per class.
+        Hinge-loss weight, > 0.
+    kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
+        The kernel, as for :class:`SVC` (no precomputed or callable kernels).
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    tol : float, default=1e-4
+        Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``, > 0
+        (``status_ == "gap"``); AID also stops when every cluster is pure (``"optimal"``).
+    max_iter : int, default=100
+        Maximum number of aggregated solves, >= 1.
+    n_clusters : int or None, default=None
+        Initial number of clusters (label-pure), between 1 and n_samples. ``None``: the
+        paper's ``1.1m + 1`` per class, ``m`` the number of features, that is
+        ``max(⌈2(1.1m + 1)⌉, ⌈0.0001 n⌉, 2)`` in all (at most n_samples).
+    init : {"kmeans", "random"} or array-like of int, default="kmeans"
+        ``"kmeans"``: k-means, per class, on the decision values of an SVM fitted on a
+        sample; ``"random"``: a random partition; an array of shape (n_samples,): each row's
+        cluster id (``n_clusters`` is then ignored).
     solver : kernelkit.solvers.Smo or None, default=None
-        The inner solver of the aggregated problems (``None``: ``Smo(tol=1e-6)``).
-    cache_size : float, default=200
-        Kernel cache (MB) of the inner solver and of the aggregated kernel.
+        The inner solver of the aggregated problems (``None``: ``Smo(tol=1e-6)``); its
+        ``tol``, ``max_iter`` and ``shrinking`` are used, while ``cache_size``, ``n_jobs``
+        and ``time_limit`` are the estimator's.
+    cache_size : float, default=200.0
+        Kernel cache (MB, > 0) of the inner solver and of the aggregated kernel.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample and of k-means; None draws a new seed at every fit.
+    time_limit : float or None, default=None
+        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
+    verbose : bool or int, default=False
+        When true, print one progress line per aggregated solve on stderr.
+    callback : callable or None, default=None
+        Called after every aggregated solve with the dict of its ``history_`` entry; a true
+        return value stops the fit (``status_ == "stopped"``).
 
     Attributes
     ----------
-    classes_, coef_ (linear kernel only), intercept_, dual_coef_, support_, support_vectors_
-        As in scikit-learn's ``SVC``; ``dual_coef_`` holds ``α̂_i y_i`` with
-        ``α̂_i = α_k / |C_k|`` spread over the rows of each aggregated support vector.
-    objective_, lower_bound_, gap_, status_, n_iter_, labels_, history_
-        As in :class:`AIDRegressor`.
+    classes_ : ndarray of shape (2,)
+        The two class labels, sorted; positive decision values predict ``classes_[1]``.
+    coef_ : ndarray of shape (1, n_features)
+        The weights ``w`` (linear kernel only: reading it raises ``AttributeError`` for the
+        other kernels).
+    intercept_ : ndarray of shape (1,)
+        The bias ``b``.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``α̂_i y_i`` of the support vectors, with ``α̂_i = α_k / |C_k|`` spread over the rows of
+        each aggregated support vector ``k``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data (int32).
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (dense).
+    objective_ : float
+        ``½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))`` on the training data.
+    lower_bound_ : float
+        A certified lower bound of the optimum (the aggregated SVM's dual value).
+    gap_ : float
+        The final certified relative gap ``(objective_ − lower_bound_) / objective_``.
+    status_ : str
+        How the fit ended: ``"optimal"`` (every cluster pure), ``"gap"``, ``"max_iter"``,
+        ``"time_limit"`` or ``"stopped"``; the last three warn with
+        :class:`~kernelkit.ConvergenceWarning`.
+    n_iter_ : int
+        Number of aggregated solves.
+    labels_ : ndarray of shape (n_samples,)
+        The final cluster of each training row (int64).
+    init_time_ : float
+        Seconds spent on the initial clusters (``history_`` times start after them).
+    history_ : list of dict
+        One entry per aggregated solve, with the keys of :class:`AIDRegressor`'s
+        ``history_`` (``aggregated_objective`` is the aggregated SVM's optimum ``F^t``).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+
+    References
+    ----------
+    .. [1] Y. W. Park and D. Klabjan, "An aggregate and iterative disaggregate algorithm with
+       proven optimality in machine learning", arXiv preprint, 2016.
     """
 
     classes_: NDArray[Any]
@@ -249,8 +376,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
 
     def _resolve_gamma(self, X: Float64Array) -> float:
         if self.gamma == "scale":
-            variance = float(X.var())
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            return scale_gamma(X)
         if self.gamma == "auto":
             return 1.0 / int(X.shape[1])
         return float(self.gamma)
@@ -262,9 +388,27 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         return np.where(encoded == 1, 1.0, -1.0)
 
     def fit(self, X: Any, y: Any) -> AIDClassifier:
-        """Fits the SVM on ``X`` (dense, or sparse densified) and the two classes of ``y``."""
+        """Fit the SVM.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (sparse input is densified).
+        y : array-like of shape (n_samples,)
+            Labels of exactly two classes.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
+        if _is_dask(X):
+            _fit_on_dask(self, X, y)
+            return self
         X, labels = self._dense_xy(X, y, y_numeric=False)
+        if self.kernel == "linear":
+            check_not_overflowing(X)
         signs = self._labels(labels)
         n, m = X.shape
         params = (str(self.kernel), self._resolve_gamma(X), int(self.degree), float(self.coef0))
@@ -293,14 +437,28 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
 
     @property
     def coef_(self) -> Float64Array:
-        """``w`` of the linear kernel, shape (1, n_features)."""
+        """Weights ``w`` of the linear kernel, of shape (1, n_features).
+
+        Raises ``AttributeError`` when the kernel is not linear.
+        """
         check_is_fitted(self, "_coef")
         if self._coef is None:
             raise AttributeError("coef_ is only available when using a linear kernel")
         return self._coef
 
     def decision_function(self, X: Any) -> Float64Array:
-        """``w·φ(x) + b``; positive values predict ``classes_[1]``."""
+        """Evaluate the decision function on the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate (sparse input is densified).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``w·φ(x) + b``; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "dual_coef_")
         X = self._dense(X, reset=False)
         if self._coef is not None:
@@ -316,7 +474,18 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         return out
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class of each row."""
+        """Predict the class of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify (sparse input is densified).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where the decision function is >= 0, else ``classes_[0]``.
+        """
         check_is_fitted(self, "classes_")
         return np.asarray(self.classes_[(self.decision_function(X) >= 0).astype(int)])
 
@@ -336,37 +505,90 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     and AID can stop, pure, above the optimum (``status_ == "pure"``, never ``"optimal"``). The
     regression test ``test_s3vm_counterexample_is_pure_but_not_optimal`` reproduces an instance.
 
+    The model is the aggregated solution with the smallest objective on all rows seen.
+
     Parameters
     ----------
     C : float, default=1.0
-        Weight of the labeled hinge losses (the paper's ``M_l``).
+        Weight of the labeled hinge losses (the paper's ``M_l``), > 0.
     C_unlabeled : float, default=0.1
-        Weight of the unlabeled losses (``M_u``).
-    max_iter : int, default=5
-        Aggregated solves (the paper's AID1 / AID5 are ``max_iter=1`` / ``5``).
-    exact_max_clusters : int, default=12
-        Branch and bound up to this many unlabeled clusters, local search beyond.
+        Weight of the unlabeled losses (``M_u``), >= 0.
     tol : float, default=1e-4
-        Stop when ``(upper − lower)/upper ≤ tol`` (``status_ == "gap"``), a valid certificate,
-        but ``lower_bound_`` (the labeled-only SVM) is weak, so this rarely triggers.
-    n_clusters, init, solver, random_state, time_limit, n_jobs, verbose, callback
-        As in :class:`AIDClassifier` (default ``n_clusters``: ``max(10, 0.01 n)``; ``"kmeans"``
-        clusters the features within the labeled classes and the unlabeled rows).
+        Stop when ``(upper − lower)/upper ≤ tol``, > 0 (``status_ == "gap"``): a valid
+        certificate, but ``lower_bound_`` (the labeled-only SVM) is weak, so this rarely
+        triggers.
+    max_iter : int, default=5
+        Aggregated solves, >= 1 (the paper's AID1 / AID5 are ``max_iter=1`` / ``5``); reaching
+        it is the normal end of a fit and does not warn.
+    n_clusters : int or None, default=None
+        Initial number of clusters, between 1 and n_samples. ``None``:
+        ``max(10, ⌈0.01 n⌉)`` (at most n_samples).
+    init : {"kmeans", "random"} or array-like of int, default="kmeans"
+        ``"kmeans"``: k-means on the features within each labeled class and within the
+        unlabeled rows; ``"random"``: a random partition; an array of shape (n_samples,): each
+        row's cluster id (``n_clusters`` is then ignored).
+    exact_max_clusters : int, default=12
+        Branch and bound up to this many unlabeled clusters, local search beyond; an int in
+        [0, 30].
+    solver : kernelkit.solvers.Smo or None, default=None
+        The inner SVM solver (``None``: ``Smo(tol=1e-6)``); its ``tol``, ``max_iter``,
+        ``shrinking`` and ``cache_size`` are used, while ``n_jobs`` and ``time_limit`` are the
+        estimator's.
+    random_state : int, RandomState instance or None, default=None
+        Seed of k-means and of the random partition; None draws a new seed at every fit.
+    time_limit : float or None, default=None
+        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
+    verbose : bool or int, default=False
+        When true, print one progress line per aggregated solve on stderr.
+    callback : callable or None, default=None
+        Called after every aggregated solve with the dict of its ``history_`` entry; a true
+        return value stops the fit (``status_ == "stopped"``).
 
     Attributes
     ----------
-    classes_, coef_, intercept_
-        The linear model; positive decision values predict ``classes_[1]``.
+    classes_ : ndarray of shape (2,)
+        The two labels of the labeled rows, sorted; positive decision values predict
+        ``classes_[1]``.
+    coef_ : ndarray of shape (1, n_features)
+        The weights ``w``.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b``.
     transduction_ : ndarray of shape (n_samples,)
         The given labels on labeled rows, the predicted ones on unlabeled rows.
     objective_ : float
         The objective above on the training data.
     aggregated_objective_ : float
-        ``F`` of the last aggregated problem (equal to ``objective_`` at a pure stop).
+        ``F`` of the last aggregated problem (at a pure stop, equal to that problem's
+        objective on all rows).
     lower_bound_ : float
         The labeled-only SVM's dual value: a valid but weak lower bound.
-    gap_, status_, n_iter_, labels_, history_
-        As in :class:`AIDRegressor`.
+    gap_ : float
+        The final relative gap ``(objective_ − lower_bound_) / objective_``.
+    status_ : str
+        How the fit ended: ``"pure"`` (every cluster pure; not a certificate of optimality),
+        ``"gap"``, ``"max_iter"``, ``"time_limit"`` or ``"stopped"``; the last two warn with
+        :class:`~kernelkit.ConvergenceWarning`.
+    n_iter_ : int
+        Number of aggregated solves.
+    labels_ : ndarray of shape (n_samples,)
+        The final cluster of each training row (int64).
+    init_time_ : float
+        Seconds spent on the initial clusters (``history_`` times start after them).
+    history_ : list of dict
+        One entry per aggregated solve, with the keys of :class:`AIDRegressor`'s
+        ``history_``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+
+    References
+    ----------
+    .. [1] Y. W. Park and D. Klabjan, "An aggregate and iterative disaggregate algorithm with
+       proven optimality in machine learning", arXiv preprint, 2016.
     """
 
     classes_: NDArray[Any]
@@ -418,9 +640,26 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         _inner_solver(self.solver)
 
     def fit(self, X: Any, y: Any) -> AIDSemiSupervisedClassifier:
-        """Fits on ``X`` and ``y`` with ``-1`` marking the unlabeled rows."""
+        """Fit the S3VM on labeled and unlabeled rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (sparse input is densified).
+        y : array-like of shape (n_samples,)
+            Numeric labels: two classes on the labeled rows, -1 on the unlabeled rows.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
+        if _is_dask(X):
+            _fit_on_dask(self, X, y)
+            return self
         X, y = self._dense_xy(X, y, y_numeric=False)
+        check_not_overflowing(X)
         n = X.shape[0]
         check_classification_targets(y)
         if not np.issubdtype(y.dtype, np.number):
@@ -449,16 +688,41 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         # max_iter is the S3VM's budget (the paper's AID1 / AID5), not a failure to converge:
         # its gap is measured against a weak bound.
         self._store_result(result, warn_on=("time_limit", "stopped"))
-        self.transduction_ = np.where(labeled, y, self.predict(X))
+        # X is already validated: the decision values directly (``predict`` would check feature
+        # names again, and warn when the fit saw a DataFrame).
+        scores = X @ self.coef_[0] + self.intercept_[0]
+        self.transduction_ = np.where(labeled, y, self.classes_[(scores >= 0).astype(int)])
         return self
 
     def decision_function(self, X: Any) -> Float64Array:
-        """``w·x + b``; positive values predict ``classes_[1]``."""
+        """Evaluate the decision function on the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate (sparse input is densified).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``w·x + b``; positive values predict ``classes_[1]``.
+        """
         check_is_fitted(self, "coef_")
         X = self._dense(X, reset=False)
         return np.asarray(X @ self.coef_[0] + self.intercept_[0], dtype=np.float64)
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class of each row (``f ≥ 0`` → ``classes_[1]``, Lemma 1)."""
+        """Predict the class of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify (sparse input is densified).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where ``f(x) >= 0``, else ``classes_[0]`` (the paper's Lemma 1).
+        """
         check_is_fitted(self, "coef_")
         return np.asarray(self.classes_[(self.decision_function(X) >= 0).astype(int)])

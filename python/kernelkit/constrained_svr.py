@@ -14,7 +14,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from ._base import Float64Array, _check_positive, check_solver_params, resolve_n_jobs
-from ._progress import progress_callback
+from ._progress import progress_callback, report_solution
+from ._validation import (
+    check_bool,
+    check_not_overflowing,
+    core_max_iter,
+    core_time_limit,
+    regression_target,
+)
 from .exceptions import ConvergenceWarning
 from .nu_svr import _check_nu
 
@@ -140,24 +147,28 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     Parameters
     ----------
     C : float, default=1.0
-        Penalty on the errors (the dual box ``0 ≤ α, α* ≤ C``).
+        Penalty on the errors, > 0 (the dual box ``0 ≤ α, α* ≤ C``).
     nu : float, default=0.5
-        In (0, 1]: an upper bound on the fraction of errors and a lower bound on the fraction
-        of support vectors.
+        The ν in (0, 1]: an upper bound on the fraction of errors and a lower bound on the
+        fraction of support vectors.
     constraint : {None, "nonnegative", "simplex", "increasing", "decreasing"}, default=None
         A named constraint: ``β ≥ 0``; ``β ≥ 0, Σβ = 1``; ``β_1 ≤ … ≤ β_p`` (isotonic, the
-        finite differences); ``β_1 ≥ … ≥ β_p``.
-    A, b : array-like or sparse of shape (k1, n_features) and (k1,), optional
-        Extra inequalities ``A β ≤ b`` (``b`` defaults to 0), after the named ones.
-    Gamma, d : array-like or sparse of shape (k2, n_features) and (k2,), optional
-        Extra equalities ``Γ β = d`` (``d`` defaults to 0). Infeasible constraints raise a
-        ``ValueError`` before solving (checked by an LP).
+        finite differences); ``β_1 ≥ … ≥ β_p``. None: no named constraint.
+    A : {array-like, sparse matrix} of shape (k1, n_features), default=None
+        Extra inequalities ``A β ≤ b``, after the named ones (finite values, no zero row).
+    b : array-like of shape (k1,), default=None
+        Right-hand side of ``A β ≤ b``; None means 0. Only with ``A``.
+    Gamma : {array-like, sparse matrix} of shape (k2, n_features), default=None
+        Extra equalities ``Γ β = d``, after the named ones (finite values, no zero row).
+        Infeasible user constraints raise a ``ValueError`` before solving (checked by an LP).
+    d : array-like of shape (k2,), default=None
+        Right-hand side of ``Γ β = d``; None means 0. Only with ``Gamma``.
     tol : float, default=1e-3
-        Stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol``; in the units of ``y`` for the
-        α blocks and of the constraint rows for γ and μ, so at convergence
+        Stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol`` (> 0); in the units of ``y``
+        for the α blocks and of the constraint rows for γ and μ, so at convergence
         ``max(Aβ − b) ≤ tol`` and ``max|Γβ − d| ≤ tol``.
     max_iter : int, default=-1
-        Iteration limit (-1: none).
+        Iteration limit, >= 1, or -1 for none.
     gamma_rule : {"projected", "paper"}, default="projected"
         How the inequality multipliers are scored. ``"paper"`` is Definition 3.3 as printed,
         which misses positive multipliers on inactive constraints and can stop at a
@@ -165,24 +176,40 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     record_history : bool, default=False
         Keep ``f(θ^k)``, ``Δ^k`` and the updated block of every iteration in ``history_``.
     cache_size : float, default=200
-        Megabytes of cached columns of ``XXᵀ``.
+        Megabytes of cached columns of ``XXᵀ``, > 0.
     n_jobs : int or None, default=None
         Threads for the O(n) passes (None or -1: every core); results do not depend on it.
-    callback, verbose, time_limit
-        As in :class:`kernelkit.SVC`.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        ``β = −Xᵀ(α − α*) − Aᵀγ + Γᵀμ``.
+        The weights ``β = −Xᵀ(α − α*) − Aᵀγ + Γᵀμ``.
     intercept_ : float
+        The unconstrained intercept ``β0``.
     epsilon_ : float
         The learned tube half-width ε.
-    dual_alpha_, dual_alpha_star_ : ndarray of shape (n_samples,)
+    dual_alpha_ : ndarray of shape (n_samples,)
+        The dual variables α (one per sample, in ``[0, C]``).
+    dual_alpha_star_ : ndarray of shape (n_samples,)
+        The dual variables α* (one per sample, in ``[0, C]``).
     dual_gamma_ : ndarray of shape (k1,)
+        The multipliers γ >= 0 of the inequalities ``A_ β ≤ b_``.
     dual_mu_ : ndarray of shape (k2,)
-    A_, b_, Gamma_, d_
-        The constraints used (named ones first), ``A_`` and ``Gamma_`` as CSR arrays.
+        The multipliers μ of the equalities ``Gamma_ β = d_``.
+    A_ : scipy.sparse.csr_array of shape (k1, n_features)
+        The inequality rows used: the named constraint's, then ``A``'s.
+    b_ : ndarray of shape (k1,)
+        The right-hand sides of ``A_``.
+    Gamma_ : scipy.sparse.csr_array of shape (k2, n_features)
+        The equality rows used: the named constraint's, then ``Gamma``'s.
+    d_ : ndarray of shape (k2,)
+        The right-hand sides of ``Gamma_``.
     dual_objective_ : float
         ``f(θ) = ½‖β‖² + yᵀ(α − α*) + bᵀγ − dᵀμ``.
     primal_objective_ : float
@@ -190,14 +217,26 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         ``−dual_objective_`` at the optimum.
     delta_ : float
         The final largest violation.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
     n_iter_ : int
+        Iterations (block updates) of the solver.
     status_ : str
-        ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"``.
+        ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"`` (callback or
+        Ctrl-C) or ``"numerical_error"``.
     history_ : dict of ndarray
-        With ``record_history``: ``"objective"``, ``"violation"`` and ``"block"`` (1: α, 2: α*,
-        3: γ, 4: μ; 0 for the starting point), one entry per iterate.
+        Only with ``record_history=True``: ``"objective"``, ``"violation"`` and ``"block"``
+        (1: α, 2: α*, 3: γ, 4: μ; 0 for the starting point), one entry per iterate.
     solver_stats_ : dict
         Cache counters, ``objective_increases`` (0 for a correct run) and the steps per block.
+
+    References
+    ----------
+    .. [1] Q. Klopfenstein and S. Vaiter, "Linear support vector regression with linear
+       constraints", preprint (the LSVR-P model and its generalized SMO).
     """
 
     coef_: Float64Array
@@ -250,6 +289,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             )
         if self.gamma_rule not in GAMMA_RULES:
             raise ValueError(f"gamma_rule must be one of {GAMMA_RULES}, got {self.gamma_rule!r}")
+        check_bool("record_history", self.record_history)
         check_solver_params(self)
 
     def _constraints(self, n_features: int) -> Constraints:
@@ -266,18 +306,19 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         return a, b, gamma, d
 
     def fit(self, X: Any, y: Any) -> ConstrainedSVR:
-        """Fits the model.
+        """Fit the model.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
-            Training rows (sparse input is densified).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows, at least two (sparse input is densified).
         y : array-like of shape (n_samples,)
-            Targets.
+            Numeric targets.
 
         Returns
         -------
-        self
+        object
+            The fitted estimator (``self``).
         """
         self._check_params()
         X, y = validate_data(
@@ -286,11 +327,11 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             y,
             accept_sparse="csr",
             dtype=np.float64,
-            y_numeric=True,
             ensure_min_samples=2,
         )
         rows = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        target = np.ascontiguousarray(y, dtype=np.float64)
+        check_not_overflowing(rows)
+        target = np.ascontiguousarray(regression_target(y))
         n, p = rows.shape
         a, b, gamma, d = self._constraints(p)
         with progress_callback(self.callback, self.verbose, type(self).__name__) as callback:
@@ -311,11 +352,12 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
                 record_history=bool(self.record_history),
                 callback=callback,
                 tol=float(self.tol),
-                max_iter=None if self.max_iter == -1 else int(self.max_iter),
+                max_iter=core_max_iter(self.max_iter),
                 cache_size=float(self.cache_size),
                 n_jobs=resolve_n_jobs(self.n_jobs),
-                time_limit=None if self.time_limit is None else float(self.time_limit),
+                time_limit=core_time_limit(self.time_limit),
             )
+            report_solution(callback, solution)
         theta = np.asarray(solution.x)
         k1 = a.shape[0]
         self.dual_alpha_ = theta[:n]
@@ -352,15 +394,17 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         return float(0.5 * self.coef_ @ self.coef_ + float(self.C) * loss)
 
     def predict(self, X: Any) -> NDArray[np.float64]:
-        """``X @ coef_ + intercept_``.
+        """Predict the target of the samples in X.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            ``X @ coef_ + intercept_``.
         """
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)

@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._validation import check_bool, core_max_iter, core_time_limit
 from .svc import SVC
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
@@ -61,60 +62,123 @@ class FrankWolfeSVC(SVC):
         (Algorithm 1: Bădoiu–Clarkson with SMO sub-problems; needs a kernel with constant
         ``k(x, x)``, such as ``"rbf"``).
     C : float, default=1.0
-        Weight of the squared slacks.
-    kernel, degree, gamma, coef0
-        As in :class:`sklearn.svm.SVC`. The paper's RBF width rule (σ² = mean squared distance)
-        is ``gamma = 1 / (2 · mean squared distance)``; ``"scale"`` is close to twice that.
+        Weight of the squared slacks, > 0.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel ``k``, as for :class:`SVC` (``"cvm"`` needs a constant ``k(x, x)``).
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        The paper's RBF width rule (σ² = mean squared distance) is
+        ``gamma = 1 / (2 · mean squared distance)``; ``"scale"`` is close to twice that.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     epsilon : float, default=1e-6
         The paper's ε: stop when no point lies outside the ball of radius ``(1 + ε) r``, which
         certifies ``(1 − ε′) g* ≤ g(α) ≤ g*`` with ``ε′ = 2ε + ε²`` and
-        ``g(α) = Δ² − αᵀK̃α``, ``Δ² = max_i K̃_ii``.
+        ``g(α) = Δ² − αᵀK̃α``, ``Δ² = max_i K̃_ii``. Must be > 0.
     sample_size : int or None, default=59
-        Points sampled per search (the paper's probabilistic speed-up: with 59 the sampled
-        furthest point is in the top 5 % with probability 0.95). ``None`` scans every point,
-        which makes the stopping certificate exact.
+        Points sampled per search, >= 1 (the paper's probabilistic speed-up: with 59 the
+        sampled furthest point is in the top 5 % with probability 0.95). ``None`` scans every
+        point, which makes the stopping certificate exact.
     sample_trials : int, default=7
         Samples drawn in a row without finding a point outside the ball before declaring
-        convergence (LibCVM's rule; the paper leaves it open).
+        convergence, >= 1 (LibCVM's rule; the paper leaves it open).
     init_size : int, default=20
-        Random points (alternating classes) whose ball, solved by SMO, is the starting point.
+        Random points (alternating classes) whose ball, solved by SMO, is the starting point,
+        >= 2.
     verify_full : bool, default=False
         With sampling, confirm convergence with one full scan (and go on if it finds a point
         outside the ball).
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seeds the initial points and the samples. A fixed value makes fits reproducible
         (bit for bit, for any ``n_jobs``).
     cache_size : float, default=200
-        Kernel cache in MB (columns of ``K̃`` in float64).
+        Kernel cache of each binary problem in MB, > 0 (columns of ``K̃`` in float64).
     max_iter : int, default=-1
-        Frank–Wolfe steps (CVM: core-set insertions) per binary problem; -1 for no limit.
-    decision_function_shape, break_ties
-        As in :class:`sklearn.svm.SVC`.
-    n_jobs, callback, verbose, time_limit
-        As in :class:`kernelkit.SVC`.
+        Frank–Wolfe steps (CVM: core-set insertions) per binary problem, >= 1, or -1 for no
+        limit.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of :meth:`decision_function` for three classes or more, as for :class:`SVC`.
+    break_ties : bool, default=False
+        With ``"ovr"`` and more than two classes, predict the argmax of
+        :meth:`decision_function` instead of the vote. Must be False with ``"ovo"``.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations, the searches and concurrent pairs; ``None`` or -1
+        use every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of each solve, as for :class:`SVC`: a true return value stops it.
+    verbose : bool or int, default=False
+        When true, show a progress bar on stderr per binary problem (the pairs are then solved
+        one after the other).
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed per binary problem (> 0), or None for no limit.
 
     Attributes
     ----------
-    classes_, support_, support_vectors_, dual_coef_, intercept_, n_support_
-        scikit-learn's SVC layout: ``dual_coef_`` holds ``α_i y_i``, ``intercept_`` holds
-        ``b = Σ α_i y_i`` (signs flipped for two classes as scikit-learn does).
-    coreset_ : ndarray of int
-        Sorted indices of the training points with ``α_i > 0`` in some binary problem.
-    n_iter_ : ndarray of shape (n_pairs,)
-        Iterations per binary problem.
-    objective_ : ndarray of shape (n_pairs,)
-        ``R = αᵀK̃α`` at exit (the squared norm of the ball's centre).
-    radius2_, radius_ : ndarray of shape (n_pairs,)
-        The squared radius ``r² = Δ² − R`` maintained by the solver, and ``r``.
-    delta2_ : ndarray of shape (n_pairs,)
-        ``Δ² = max_i K̃_ii``.
-    kkt_gap_ : ndarray of shape (n_pairs,)
+    class_weight_ : ndarray of shape (n_classes,)
+        All ones: the L2-SVM has no class weights.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    coreset_ : ndarray of shape (n_coreset,)
+        Sorted indices of the training points with ``α_i > 0`` in some binary problem (int32).
+    delta2_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``Δ² = max_i K̃_ii`` of each binary problem.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        ``α_i y_i`` of the support vectors in scikit-learn's SVC layout (signs flipped for two
+        classes, so that a positive decision means ``classes_[1]``).
+    fit_status_ : int
+        0 when every binary problem converged, 1 otherwise.
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``b = Σ α_i y_i`` of each binary problem (sign flipped for two classes).
+    kkt_gap_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The Frank–Wolfe duality gap ``2(R − min_i (K̃α)_i)`` at exit, over the points of the
         last search (every point when ``sample_size=None``). With sampling it is an estimate
         and can be negative: every sampled point was then strictly inside the ball.
-    status_, solver_stats_
-        Per binary problem: how it ended, and counters (kernel cache, ``fw_steps``,
-        ``away_steps``, ``drop_steps``, ``coreset_size``, ``inner_iterations``).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Iterations of each binary problem (int32).
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors of each class (int32).
+    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``R = αᵀK̃α`` at exit (the squared norm of the ball's centre).
+    objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The solver's count of objective increases per binary problem (0 for a correct solver).
+    radius2_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The squared radius ``r² = Δ² − R`` maintained by the solver.
+    radius_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The radius ``r`` (0 where ``r²`` is negative by round-off).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : list of dict
+        Per binary problem: kernel cache counters, ``radius2``, ``delta2``, ``fw_steps``,
+        ``away_steps``, ``drop_steps``, ``coreset_size`` and ``inner_iterations``.
+    status_ : list of str
+        How each binary problem ended: ``"converged"``, ``"max_iterations"``,
+        ``"time_limit"``, ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (``α_i > 0``) in the training data (int32), grouped by
+        class.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    See Also
+    --------
+    SVC : The C-SVM (hinge loss) trained by SMO.
+
+    References
+    ----------
+    .. [1] E. Frandi, R. Ñanculef, M. G. Gasparo, S. Lodi and C. Sartori, "Training support
+       vector machines using Frank-Wolfe optimization methods", International Journal of
+       Pattern Recognition and Artificial Intelligence 27(3), 2013.
+    .. [2] I. W. Tsang, J. T. Kwok and P.-M. Cheung, "Core vector machines: fast SVM training
+       on very large data sets", JMLR 6, 2005.
     """
 
     # SVC's shared machinery reads these; they are not parameters of the L2-SVM.
@@ -176,20 +240,33 @@ class FrankWolfeSVC(SVC):
             _check_int("sample_size", self.sample_size, 1)
         _check_int("sample_trials", self.sample_trials, 1)
         _check_int("init_size", self.init_size, 2)
-        if not isinstance(self.verify_full, (bool, np.bool_)):
-            raise TypeError(f"verify_full must be a bool, got {type(self.verify_full).__name__}")
+        check_bool("verify_full", self.verify_full)
         self._check_shape_params()
 
     def _solver_options(self) -> dict[str, Any]:
         return {
-            "max_iter": None if self.max_iter == -1 else int(self.max_iter),
+            "max_iter": core_max_iter(self.max_iter),
             "cache_size": float(self.cache_size),
             "n_jobs": resolve_n_jobs(self.n_jobs),
-            "time_limit": None if self.time_limit is None else float(self.time_limit),
+            "time_limit": core_time_limit(self.time_limit),
         }
 
     def fit(self, X: Any, y: Any) -> Self:  # type: ignore[override]
-        """Trains one minimum-enclosing-ball problem per pair of classes."""
+        """Fit the model: one minimum-enclosing-ball problem per pair of classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
+            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two distinct values.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
         self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
         super().fit(X, y)

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._validation import check_bool
 
 __all__ = ["SparseKernelLogisticRegression"]
 
@@ -44,45 +45,104 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     Parameters
     ----------
     C : float, default=1.0
-        Weight of the logistic loss.
+        Weight of the logistic loss, > 0.
     lam : float, default=0.0
-        The sparsity parameter λ ≥ 0.
-    kernel, gamma, degree, coef0
-        As in :class:`kernelkit.SVC`. The paper's kernel is ``exp(−‖x − x'‖²/2)``
+        The sparsity parameter λ >= 0.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel, as for :class:`SVC`. The paper's kernel is ``exp(−‖x − x'‖²/2)``
         (``kernel="rbf", gamma=0.5``) on features scaled to [0, 1].
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     bound_eps : float, default=1e-5
-        The box tolerance γ of the paper: ``α_i`` lives in ``[γ, C − γ]``, and a point with
-        ``α_i = γ`` is not used by the model. Needs ``γ · n_majority ≤ (C − γ) · n_minority``.
+        The box tolerance γ of the paper, in (0, C/2): ``α_i`` lives in ``[γ, C − γ]``, and a
+        point with ``α_i = γ`` is not used by the model. Needs
+        ``γ · n_majority ≤ (C − γ) · n_minority``.
     selection : {"second_order", "first_order"}, default="second_order"
         The second index of the working pair: the paper's second-order rule or the maximal
         violating pair (Keerthi et al. 2005). Both reach the same solution.
     tol : float, default=1e-5
-        Stop when ``max_{I_up} −y_i∇f_i − min_{I_low} −y_i∇f_i ≤ tol`` (the paper's τ).
+        Stop when ``max_{I_up} −y_i∇f_i − min_{I_low} −y_i∇f_i ≤ tol`` (the paper's τ), > 0.
     max_iter : int, default=-1
-        Iteration limit (-1: none; the paper stops at 10,000).
+        Iteration limit, >= 1, or -1 for none (the paper stops at 10,000).
     record_history : bool, default=False
         Keep ``f(α^k)`` and ``‖α^k − α^{k−1}‖²`` of every iteration in ``history_``.
-    cache_size, n_jobs, callback, verbose, time_limit
-        As in :class:`kernelkit.SVC`.
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``classes_[1]`` is the positive class (``y = +1``).
     alpha_ : ndarray of shape (n_samples,)
-        Every dual variable.
-    support_ : ndarray of shape (n_SV,)
-        The points used by the model (``α_i > bound_eps``); prediction uses only them.
-    support_vectors_, dual_coef_ (``α_i y_i`` on the support), intercept_
-        The model ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``.
-    sparsity_ : float
-        ``len(support_) / n_samples``, the paper's ratio of selected points.
+        Every dual variable, in ``[bound_eps, C − bound_eps]``.
+    classes_ : ndarray of shape (2,)
+        The two class labels, sorted; ``classes_[1]`` is the positive class (``y = +1``).
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``α_i y_i`` of the support vectors, in the model
+        ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``.
+    fit_status_ : int
+        0 when the solve converged, 1 otherwise.
+    history_ : dict of ndarray
+        Only with ``record_history=True``: ``"objective"`` and ``"step_norm2"``, one entry per
+        iterate.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b``: the mean of ``−y_i∇f_i`` over the free variables (the midpoint of the
+        KKT interval when none is free).
+    kkt_gap_ : float
+        ``max_{I_up} −y_i∇f_i − min_{I_low} −y_i∇f_i`` at exit (at most ``tol`` when
+        converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : int
+        SMO iterations.
+    n_support_ : ndarray of shape (2,)
+        Support vectors of ``classes_[0]`` and of ``classes_[1]`` (int32).
+    objective_ : float
+        The dual objective above at exit.
+    objective_increases_ : int
+        Steps that increased the dual objective (0 for a correct solver).
     rho_ : float
         The margin slack ρ of the primal (equal to ``lam``).
-    objective_, kkt_gap_, n_iter_, status_, solver_stats_
-        As in :class:`kernelkit.SVR`.
-    history_ : dict of ndarray
-        With ``record_history``: ``"objective"`` and ``"step_norm2"``, one entry per iterate.
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : dict
+        The solver's counters, among them the kernel cache hits, misses, values computed,
+        bytes in use and budget, and the objective increases.
+    sparsity_ : float
+        ``len(support_) / n_samples``, the paper's ratio of selected points.
+    status_ : str
+        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C), ``"stalled"`` (``tol`` is below what round-off
+        resolves) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        The points used by the model (``α_i > bound_eps``), as indices in the training data
+        (int32); prediction uses only them.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The rows of ``support_`` (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    References
+    ----------
+    .. [1] A. Consolo, A. Manno and E. Amaldi, "Binary kernel logistic regression: a
+       sparsity-inducing formulation and a convergent decomposition training algorithm",
+       preprint.
+    .. [2] S. S. Keerthi, K. B. Duan, S. K. Shevade and A. N. Poo, "A fast dual algorithm for
+       kernel logistic regression", Machine Learning 61, 2005.
     """
 
     _estimator_type = "classifier"
@@ -128,6 +188,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self._check_common_params()
         c = _check_positive("C", self.C)
         _check_positive("lam", self.lam, allow_zero=True)
+        check_bool("record_history", self.record_history)
         bound = _check_positive("bound_eps", self.bound_eps)
         if bound >= c / 2:
             raise ValueError(f"bound_eps must be < C / 2 = {c / 2}, got {self.bound_eps!r}")
@@ -135,18 +196,20 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
 
     def fit(self, X: Any, y: Any) -> Self:
-        """Trains the model on a binary problem.
+        """Fit the model on a binary problem.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
-            Training rows (or the Gram matrix with ``kernel="precomputed"``).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
+            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
-            Two classes.
+            Labels of exactly two classes.
 
         Returns
         -------
-        self
+        object
+            The fitted estimator (``self``).
         """
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
@@ -198,15 +261,18 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         return tags
 
     def decision_function(self, X: Any) -> Float64Array:
-        """``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.
+        """Evaluate the decision function on the samples in X.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.
         """
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
@@ -214,33 +280,41 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         return decision + float(self.intercept_[0])
 
     def predict_proba(self, X: Any) -> Float64Array:
-        """``[σ(−d(x)), σ(d(x))]``, the logistic model's probabilities of ``classes_``.
+        """Estimate the probability of each class for the samples in X.
 
         The paper leaves ρ out of prediction; for ``lam > 0`` the probabilities grow more
         extreme with λ (‖w‖ grows) and are not calibrated.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            ``[σ(−d(x)), σ(d(x))]`` with the logistic function σ: the model's probabilities
+            of ``classes_[0]`` and ``classes_[1]``.
         """
         decision = self.decision_function(X)
         positive = 0.5 * (1.0 + np.tanh(0.5 * decision))
         return np.column_stack([1.0 - positive, positive])
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class with the larger probability (``classes_[1]`` when ``d(x) > 0``).
+        """Predict the class of the samples in X.
 
         Parameters
         ----------
-        X : array-like or sparse of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The class with the larger probability: ``classes_[1]`` where ``d(x) > 0``, else
+            ``classes_[0]``.
         """
         check_is_fitted(self, "support_")
         decision = self.decision_function(X)

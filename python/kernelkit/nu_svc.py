@@ -14,7 +14,7 @@ __all__ = ["NuSVC"]
 
 
 class NuSVC(SVC):
-    """ν-Support Vector Classification (a drop-in replacement for :class:`sklearn.svm.NuSVC`).
+    """Nu-Support Vector Classification, a drop-in replacement for :class:`sklearn.svm.NuSVC`.
 
     Each pair of classes solves LIBSVM's ν-SVC dual (Schölkopf et al. 2000; Chang & Lin 2001)
 
@@ -26,7 +26,104 @@ class NuSVC(SVC):
     upper bound on the fraction of margin errors and a lower bound on the fraction of support
     vectors; it must satisfy ``ν ≤ 2 min(n₊, n₋)/n`` for every pair (weighted counts), else
     the fit raises ``ValueError``. As in LIBSVM and scikit-learn, ``class_weight`` has no effect
-    on the ν formulation. See :class:`kernelkit.SVC` for the other parameters.
+    on the ν formulation.
+
+    Parameters
+    ----------
+    nu : float, default=0.5
+        The ν in (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the
+        fraction of support vectors. Must not exceed ``2 min(n₊, n₋) / n`` for any pair.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel, as for :class:`SVC`.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic.
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation of each dual problem, > 0.
+    cache_size : float, default=200
+        Size of the kernel cache of each dual problem in MB (> 0).
+    class_weight : dict, "balanced" or None, default=None
+        Checked and stored in ``class_weight_`` but without effect on the ν formulation (as in
+        LIBSVM and scikit-learn).
+    verbose : bool or int, default=False
+        When true, show a progress bar on stderr per dual problem (the pairs are then solved
+        one after the other).
+    max_iter : int, default=-1
+        Limit on the iterations of each dual problem, >= 1, or -1 for no limit.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of :meth:`decision_function` for three classes or more, as for :class:`SVC`.
+    break_ties : bool, default=False
+        With ``"ovr"`` and more than two classes, predict the argmax of
+        :meth:`decision_function` instead of the vote. Must be False with ``"ovo"``.
+    random_state : int, RandomState instance or None, default=None
+        Ignored (the solver is deterministic); kept for scikit-learn compatibility.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations, the solver's O(n) passes and concurrent pairs;
+        ``None`` or -1 use every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of each solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed per dual problem (> 0), or None for no limit.
+
+    Attributes
+    ----------
+    class_weight_ : ndarray of shape (n_classes,)
+        The class weights computed from ``class_weight`` (unused by the ν formulation).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        The coefficients ``y_i α_i / r`` of the support vectors, in :class:`SVC`'s layout.
+    fit_status_ : int
+        0 when every dual problem converged, 1 otherwise.
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The constant ``−ρ / r`` of each pairwise decision function (sign flipped for two
+        classes).
+    kkt_gap_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The maximal KKT violation of each ν problem at exit (< ``tol`` when converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Iterations of each dual problem (int32).
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors of each class (int32).
+    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The ν dual objective ``½αᵀQα`` of each pair at exit, divided by ``r²`` (LIBSVM's
+        rescaling).
+    objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Steps that increased the dual objective, per pair (0 for a correct solver).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : list of dict
+        Per pair: kernel cache counters, gradient reconstructions, objective increases and the
+        smallest active set reached by shrinking.
+    status_ : list of str
+        How each dual problem ended (``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` or ``"numerical_error"``).
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data (int32), grouped by class.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    See Also
+    --------
+    SVC : The C-parametrised classifier.
+
+    References
+    ----------
+    .. [1] B. Schölkopf, A. J. Smola, R. C. Williamson and P. L. Bartlett, "New support vector
+       algorithms", Neural Computation 12(5), 2000.
+    .. [2] C.-C. Chang and C.-J. Lin, "Training ν-support vector classifiers: theory and
+       algorithms", Neural Computation 13(9), 2001.
     """
 
     def __init__(

@@ -15,7 +15,7 @@ __all__ = ["NuSVR"]
 
 
 class NuSVR(SVR):
-    """ν-Support Vector Regression (a drop-in replacement for :class:`sklearn.svm.NuSVR`).
+    """Nu-Support Vector Regression, a drop-in replacement for :class:`sklearn.svm.NuSVR`.
 
     Solves LIBSVM's ν-SVR dual (Schölkopf et al. 2000; Chang & Lin 2011 §2.4)
 
@@ -24,8 +24,92 @@ class NuSVR(SVR):
 
     with the SMO engine's two-equality strategy (LIBSVM's ``Solver_NU``): ν bounds the fraction
     of support vectors from below and of errors from above, and the tube width is found by the
-    solver (``epsilon_``). See :class:`kernelkit.SVC` for ``n_jobs``, ``callback``,
-    ``time_limit`` and the extra fitted attributes.
+    solver (``epsilon_``). ``w`` are the sample weights (1 by default).
+
+    Parameters
+    ----------
+    nu : float, default=0.5
+        The ν in (0, 1]: a lower bound on the fraction of support vectors and an upper bound on the
+        fraction of training errors.
+    C : float, default=1.0
+        Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
+        sample weight).
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel, as for :class:`SVC`.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic.
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation, > 0.
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    max_iter : int, default=-1
+        Limit on the iterations, >= 1, or -1 for no limit.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``α_i − α*_i`` of the support vectors.
+    epsilon_ : float
+        The tube half-width ε found by the solver.
+    fit_status_ : int
+        0 when the solve converged, 1 otherwise.
+    intercept_ : ndarray of shape (1,)
+        The constant ``b`` of the regression function.
+    kkt_gap_ : float
+        The maximal KKT violation at exit (< ``tol`` when converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : int
+        Solver iterations.
+    n_support_ : ndarray of shape (1,)
+        ``[n_SV]`` (int32), as scikit-learn's SVR.
+    objective_ : float
+        The dual objective above at exit.
+    objective_increases_ : int
+        Steps that increased the dual objective (0 for a correct solver).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : dict
+        Kernel cache counters, gradient reconstructions, objective increases and the smallest
+        active set reached by shrinking.
+    status_ : str
+        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (``α_i ≠ α*_i``) in the training data (int32).
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    See Also
+    --------
+    SVR : The regressor with a given tube width ``epsilon``.
+
+    References
+    ----------
+    .. [1] B. Schölkopf, A. J. Smola, R. C. Williamson and P. L. Bartlett, "New support vector
+       algorithms", Neural Computation 12(5), 2000.
+    .. [2] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 2011.
     """
 
     epsilon_: float

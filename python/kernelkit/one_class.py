@@ -20,9 +20,85 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     """One-class SVM (Schölkopf et al. 2001), a drop-in for :class:`sklearn.svm.OneClassSVM`.
 
     Solves LIBSVM's dual ``min ½ αᵀKα  s.t.  Σα_i = ν Σ w_i,  0 ≤ α_i ≤ w_i`` (``w``: sample
-    weights, 1 by default) with the SMO engine. ``decision_function(x) = Σ α_i K(x_i, x) − ρ``;
-    ``offset_ = ρ``. See :class:`kernelkit.SVC` for ``n_jobs``, ``callback``, ``time_limit``
-    and the extra fitted attributes (scalars here).
+    weights, 1 by default) with the SMO engine, from LIBSVM's starting point (LIBSVM's iterates).
+    ``decision_function(x) = Σ α_i K(x_i, x) − ρ``; ``offset_ = ρ``.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel, as for :class:`SVC`.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation, > 0.
+    nu : float, default=0.5
+        The ν in (0, 1]: an upper bound on the fraction of training outliers and a lower bound on
+        the fraction of support vectors.
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic.
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    max_iter : int, default=-1
+        Limit on the SMO iterations, >= 1, or -1 for no limit.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``α_i`` of the support vectors.
+    fit_status_ : int
+        0 when the solve converged, 1 otherwise.
+    intercept_ : ndarray of shape (1,)
+        ``−ρ``, the constant of the decision function.
+    kkt_gap_ : float
+        The maximal KKT violation at exit (< ``tol`` when converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : int
+        SMO iterations.
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors (int32).
+    objective_ : float
+        The dual objective ``½αᵀKα`` at exit.
+    objective_increases_ : int
+        Steps that increased the dual objective (0 for a correct solver).
+    offset_ : float
+        ``ρ``: ``decision_function = score_samples − offset_``.
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : dict
+        Kernel cache counters, gradient reconstructions, objective increases and the smallest
+        active set reached by shrinking.
+    status_ : str
+        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (``α_i > 0``) in the training data (int32).
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    References
+    ----------
+    .. [1] B. Schölkopf, J. C. Platt, J. Shawe-Taylor, A. J. Smola and R. C. Williamson,
+       "Estimating the support of a high-dimensional distribution", Neural Computation 13(7),
+       2001.
     """
 
     def __init__(
@@ -57,7 +133,24 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         self.time_limit = time_limit
 
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
-        """Trains the model (``y`` is ignored)."""
+        """Fit the model to the training rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
+            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        y : None, default=None
+            Ignored; present for scikit-learn's API.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Finite non-negative weights (1 for None): the upper bound of each ``α_i``. Samples
+            of weight 0 are left out.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_common_params()
         nu = self.nu
         if isinstance(nu, bool) or not isinstance(nu, (int, float, np.floating, np.integer)):
@@ -82,7 +175,19 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         return self
 
     def decision_function(self, X: Any) -> Float64Array:
-        """``Σ α_i K(x_i, x) − ρ``: positive for inliers."""
+        """Evaluate the signed decision function ``Σ α_i K(x_i, x) − ρ``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The decision values: positive for inliers, negative for outliers.
+        """
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
@@ -90,9 +195,33 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         return decision + float(self.intercept_[0])
 
     def score_samples(self, X: Any) -> Float64Array:
-        """``Σ α_i K(x_i, x)`` (the decision function before the offset)."""
+        """Compute the raw score ``Σ α_i K(x_i, x)`` of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores, ``decision_function(X) + offset_``.
+        """
         return self.decision_function(X) + self.offset_
 
     def predict(self, X: Any) -> NDArray[np.int64]:
-        """+1 for inliers, −1 for outliers."""
+        """Predict whether the samples in X are inliers.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            +1 where the decision function is positive (inliers), −1 elsewhere (outliers).
+        """
         return np.where(self.decision_function(X) > 0, 1, -1)

@@ -35,27 +35,89 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     four-case pair step, the paper's optimality conditions plus the fourth condition the paper
     omits (see ``crates/solvers/src/usmo``), and the shared kernel cache.
 
+    Here ``p`` is the number of labeled positives and ``n`` the number of unlabeled rows. The
+    dual has one variable ``0 ≤ σ_u ≤ 1/(2λn)`` per unlabeled row, with ``Σ σ_u = π/(2λ)``.
+
     Parameters
     ----------
-    prior : float
-        π, the fraction of positives in the *whole* data (labeled and unlabeled alike, as the
-        paper uses it), in (0, 1). Required: PU data cannot reveal it without extra assumptions.
-    lam : float
-        λ > 0, the RKHS regularisation weight.
-    kernel, degree, gamma, coef0, tol, cache_size, max_iter, n_jobs, callback, verbose, time_limit
-        As for :class:`kernelkit.SVC` (``tol`` is the τ of the optimality conditions).
+    prior : float, default=None
+        The class prior π in (0, 1): the fraction of positives in the *whole* data (labeled and
+        unlabeled alike, as the paper uses it). Required (the default None raises at fit): PU
+        data cannot reveal it without extra assumptions.
+    lam : float, default=0.01
+        The RKHS regularisation weight λ, > 0.
+    kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"
+        The kernel, as for :class:`SVC` (no precomputed or callable kernel).
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    tol : float, default=1e-3
+        The τ of the optimality conditions, > 0: the solve stops when the largest of the four
+        optimality gaps is at most ``tol``.
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    max_iter : int, default=-1
+        Limit on the pair steps, >= 1, or -1 for no limit.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
 
-    Fitted attributes
-    -----------------
-    support_vectors_, dual_coef_, intercept_
-        ``f(x) = Σ dual_coef_[0, k] K(support_vectors_[k], x) + intercept_``: every labeled
-        positive with coefficient ``c1 = π/(2λp)`` and every unlabeled row with ``σ_u > 0`` with
-        ``−σ_u``.
-    sigma_
-        σ for every unlabeled row (in the order of the unlabeled rows of X).
-    objective_, kkt_gap_, n_iter_, status_, solver_stats_
-        The dual objective Φ, the largest of the four optimality gaps at exit, and the solver's
-        diagnostics.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``: 0 for the negative class, 1 for the positive class.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        The coefficients of ``f(x) = Σ dual_coef_[0, k] K(support_vectors_[k], x) +
+        intercept_[0]``: ``c1 = π/(2λp)`` for every labeled positive, then ``−σ_u`` for every
+        unlabeled row with ``σ_u > 0``.
+    intercept_ : ndarray of shape (1,)
+        The bias of ``f``.
+    kkt_gap_ : float
+        The largest of the four optimality gaps at exit (at most ``tol`` when converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : int
+        Pair steps taken by the solver.
+    objective_ : float
+        The dual objective Φ at exit.
+    objective_increases_ : int
+        Steps that increased the dual objective (0 for a correct solver).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    sigma_ : ndarray of shape (n_unlabeled,)
+        The dual variable σ of every unlabeled row, in the order of the unlabeled rows of ``X``.
+    solver_stats_ : dict
+        The solver's counters, among them the kernel cache hits, misses, values computed, bytes
+        in use and budget, and the objective increases.
+    status_ : str
+        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices in the training data of the labeled positives, then of the unlabeled rows with
+        ``σ_u > 0`` (int32).
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The rows of ``support_`` (CSR when ``X`` was sparse).
+
+    References
+    ----------
+    .. [1] E. Sansone, F. G. B. De Natale and Z.-H. Zhou, "Efficient training for positive
+       unlabeled learning", IEEE Transactions on Pattern Analysis and Machine Intelligence
+       41(11), 2019.
+    .. [2] M. C. du Plessis, G. Niu and M. Sugiyama, "Convex formulation for learning from
+       positive and unlabeled data", ICML 2015.
     """
 
     classes_: NDArray[Any]
@@ -100,7 +162,10 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def _check_params(self) -> None:
         self._check_common_params()
         if self.kernel == "precomputed" or callable(self.kernel):
-            raise ValueError("PUClassifier supports 'linear', 'rbf', 'poly' and 'sigmoid' kernels")
+            raise ValueError(
+                "kernel must be 'linear', 'rbf', 'poly' or 'sigmoid' for PUClassifier (no "
+                f"precomputed or callable kernel), got {self.kernel!r}"
+            )
         if self.prior is None:
             raise ValueError("prior is required: the fraction of positives in the whole data")
         if isinstance(self.prior, bool) or not isinstance(self.prior, (int, float, np.number)):
@@ -116,7 +181,20 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         return options
 
     def fit(self, X: Any, y: Any) -> Self:
-        """Trains on labeled positives (``y == 1``) and unlabeled rows (``y == 0``)."""
+        """Fit the model on labeled positives and unlabeled rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified).
+        y : array-like of shape (n_samples,)
+            1 for a labeled positive, 0 for an unlabeled row; both must occur.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
         values = np.unique(labels)
@@ -162,7 +240,19 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         return self
 
     def decision_function(self, X: Any) -> Float64Array:
-        """``f(x)``: positive for the positive class."""
+        """Evaluate the decision function ``f`` on the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(x) = Σ dual_coef_[0, k] K(support_vectors_[k], x) + intercept_[0]``, >= 0 for
+            the positive class.
+        """
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
@@ -170,5 +260,16 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         return decision + float(self.intercept_[0])
 
     def predict(self, X: Any) -> NDArray[np.int64]:
-        """1 where ``f(x) ≥ 0`` (the positive class), else 0."""
+        """Predict the class of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            1 (positive) where ``f(x) >= 0``, else 0 (negative).
+        """
         return np.where(self.decision_function(X) >= 0, 1, 0)

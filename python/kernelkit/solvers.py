@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _core
 from ._base import resolve_n_jobs
 from ._core import Solution
+from ._validation import core_max_iter, core_time_limit
 
 __all__ = ["BoxQp", "Smo", "Solution", "Solver", "aggregated_kernel"]
 
@@ -30,12 +31,33 @@ ProgressCallback = Callable[[Mapping[str, Any]], "bool | None"]
 
 @runtime_checkable
 class Solver(Protocol):
-    """What every kernelkit solver offers: a name and ``solve(problem, *, callback=None)``."""
+    """What every kernelkit solver offers: a name and ``solve(problem, *, callback=None)``.
+
+    A structural protocol (``isinstance`` works at run time): any object with a ``name``
+    property and a ``solve`` method of this signature is a solver, such as :class:`Smo`.
+    """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """A short, stable name of the solver, such as ``"smo"``."""
 
-    def solve(self, problem: Any, *, callback: ProgressCallback | None = None) -> Solution: ...
+    def solve(self, problem: Any, *, callback: ProgressCallback | None = None) -> Solution:
+        """Solve ``problem``.
+
+        Parameters
+        ----------
+        problem : object
+            The problem, of the type the solver accepts (:class:`BoxQp` for :class:`Smo`).
+        callback : callable or None, default=None
+            Called with a dict of progress (``iteration``, ``gap``, ``objective``,
+            ``active_size``, ``cache_hits``, ``cache_misses``) at most every 20 ms; a true
+            return value stops the solve with status ``"stopped"``.
+
+        Returns
+        -------
+        Solution
+            The solution; hitting a limit is reported in ``Solution.status``, not raised.
+        """
 
 
 def _vector(name: str, value: ArrayLike, n: int) -> NDArray[np.float64]:
@@ -53,7 +75,22 @@ class BoxQp:
 
     ``Q`` is the (already signed) symmetric positive semi-definite Hessian; the solver reads it
     through a float32 column cache, as LIBSVM does. ``alpha0`` (default 0) must be feasible
-    and fixes the right-hand side of the equality constraint.
+    and fixes the right-hand side of the equality constraint. The arrays are checked and
+    stored as contiguous float64 (the attributes of the same names).
+
+    Parameters
+    ----------
+    Q : array-like of shape (n, n)
+        The Hessian, non-empty, symmetric positive semi-definite.
+    p : array-like of shape (n,)
+        The linear term (finite).
+    y : array-like of shape (n,)
+        The signs of the equality constraint, each -1 or +1.
+    upper : array-like of shape (n,)
+        The upper bounds, finite and > 0.
+    alpha0 : array-like of shape (n,), default=None
+        A feasible starting point, ``0 ≤ alpha0_i ≤ upper_i``; None starts from 0 (the
+        equality's right-hand side is then 0).
     """
 
     Q: NDArray[np.float64]
@@ -83,7 +120,23 @@ class BoxQp:
 
 @dataclass(frozen=True)
 class Smo:
-    """LIBSVM's SMO (second-order working set, shrinking) on a :class:`BoxQp`."""
+    """LIBSVM's SMO (second-order working set, shrinking) on a :class:`BoxQp`.
+
+    Parameters
+    ----------
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation ``m(α) − M(α)`` falls below ``tol`` (> 0).
+    max_iter : int or None, default=None
+        Limit on the iterations (>= 1), or None or -1 for no limit.
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic.
+    cache_size : float, default=200.0
+        Size of the column cache of ``Q`` in MB.
+    n_jobs : int or None, default=None
+        Threads for the solver's O(n) passes; ``None`` or -1 use every core.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed (> 0), or None for no limit.
+    """
 
     tol: float = 1e-3
     max_iter: int | None = None
@@ -94,10 +147,27 @@ class Smo:
 
     @property
     def name(self) -> str:
+        """The solver's name, ``"smo"``."""
         return "smo"
 
     def solve(self, problem: BoxQp, *, callback: ProgressCallback | None = None) -> Solution:
-        """Solves ``problem``; hitting a limit is reported in ``Solution.status``."""
+        """Solve a box-constrained QP.
+
+        Parameters
+        ----------
+        problem : BoxQp
+            The problem; anything else raises ``TypeError``.
+        callback : callable or None, default=None
+            Called with a dict of progress (``iteration``, ``gap``, ``objective``,
+            ``active_size``, ``cache_hits``, ``cache_misses``) at most every 20 ms; a true
+            return value stops the solve with status ``"stopped"``.
+
+        Returns
+        -------
+        Solution
+            The solution: ``x`` is α, ``objective`` ``½αᵀQα + pᵀα``, ``gap`` the final KKT
+            violation; hitting a limit is reported in ``status``, not raised.
+        """
         if not isinstance(problem, BoxQp):
             raise TypeError(f"Smo solves a BoxQp, got {type(problem).__name__}")
         return _core.solve_box_qp(
@@ -107,11 +177,11 @@ class Smo:
             problem.upper,
             problem.alpha0,
             tol=self.tol,
-            max_iter=self.max_iter,
+            max_iter=core_max_iter(self.max_iter),
             cache_size=self.cache_size,
             shrinking=self.shrinking,
             n_jobs=resolve_n_jobs(self.n_jobs),
-            time_limit=self.time_limit,
+            time_limit=core_time_limit(self.time_limit),
             callback=callback,
         )
 
@@ -124,9 +194,30 @@ def aggregated_kernel(
     degree: int = 3,
     coef0: float = 0.0,
 ) -> NDArray[np.float64]:
-    """AID's aggregated kernel: ``K̄[k, q] = mean_{i ∈ C_k, j ∈ C_q} K(x_i, x_j)``, the block
-    means of the Gram matrix over the clusters (Park & Klabjan, Appendix B). Cluster ids may be
-    any integers; row and column ``k`` of the result belong to the ``k``-th smallest id."""
+    """Compute AID's aggregated kernel, the block means of the Gram matrix over clusters.
+
+    ``K̄[k, q] = mean_{i ∈ C_k, j ∈ C_q} K(x_i, x_j)`` (Park & Klabjan, Appendix B).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows (finite values).
+    clusters : array-like of int of shape (n_samples,)
+        The cluster id of each row; any integers.
+    kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"
+        The kernel ``K``, as for :class:`kernelkit.SVC`.
+    gamma : float, default=1.0
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels.
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, n_clusters)
+        ``K̄``; row and column ``k`` belong to the ``k``-th smallest cluster id.
+    """
     rows = np.ascontiguousarray(X, dtype=np.float64)
     if rows.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got shape {rows.shape}")

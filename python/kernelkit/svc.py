@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._validation import check_bool, check_class_weight
 
 __all__ = ["SVC"]
 
@@ -29,38 +30,132 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
     A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
-    attributes): binary problems are one dual problem, multiclass problems are trained
-    one-vs-one like LIBSVM. The dual problem of each pair is
+    attributes; no ``probability`` option): binary problems are one dual problem, multiclass
+    problems are trained one-vs-one like LIBSVM. The dual problem of each pair is
 
     ``min ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C · class_weight[y_i] · sample_weight_i``
 
-    with ``Q_ij = y_i y_j K(x_i, x_j)``.
+    with ``Q_ij = y_i y_j K(x_i, x_j)``, solved by SMO with the second-order working set
+    selection of Fan, Chen & Lin (2005) and LIBSVM's shrinking (Chang & Lin, 2011): the
+    iterates, and so the model, are LIBSVM's.
 
-    Parameters beyond scikit-learn's
-    ---------------------------------
-    n_jobs : int or None
-        Threads for the kernel computations and the O(n) passes of the solver. ``None`` or
-        ``-1`` uses every core. The model does not depend on it.
-    callback : callable or None
-        Called with a dict (``iteration``, ``gap``, ``objective``, ``active_size``,
-        ``cache_hits``, ``cache_misses``) at most every 20 ms during each solve; returning
-        ``True`` stops the solve (status ``"stopped"``, :class:`~kernelkit.ConvergenceWarning`).
-    time_limit : float or None
-        Seconds allowed per dual problem.
+    Parameters
+    ----------
+    C : float, default=1.0
+        Regularisation parameter, > 0: the upper bound of every dual variable (before the class
+        and sample weights). Smaller values mean a smoother decision function.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        ``"linear"``: ``⟨x, x'⟩``; ``"poly"``: ``(gamma ⟨x, x'⟩ + coef0)^degree``; ``"rbf"``:
+        ``exp(−gamma ‖x − x'‖²)``; ``"sigmoid"``: ``tanh(gamma ⟨x, x'⟩ + coef0)``;
+        ``"precomputed"``: ``X`` is the Gram matrix itself. A callable is called as
+        ``kernel(A, B)`` on dense row blocks and must return their Gram block of shape
+        ``(len(A), len(B))``.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())`` over the training rows (1 when the variance is 0),
+        ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic (temporarily fixing variables at their
+        bounds); it changes the running time, not the solution beyond ``tol``.
+    tol : float, default=1e-3
+        Stopping tolerance, > 0: a dual problem is solved once its maximal KKT violation
+        ``m(α) − M(α)`` falls below ``tol``.
+    cache_size : float, default=200
+        Size of the kernel cache of each dual problem in MB (> 0), holding columns of ``Q`` in
+        float32 as LIBSVM does.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` by ``class_weight[label]`` for the samples of each class; ``"balanced"``
+        uses ``n_samples / (n_classes · np.bincount(y))``; ``None`` gives every class weight 1.
+    verbose : bool or int, default=False
+        When true, show a progress bar on stderr per dual problem (iterations, KKT gap, cache
+        hit rate); the pairs of a multiclass problem are then solved one after the other.
+    max_iter : int, default=-1
+        Limit on the SMO iterations of each dual problem, >= 1, or -1 for no limit. A problem
+        stopped by it warns with :class:`~kernelkit.ConvergenceWarning`.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of :meth:`decision_function` for three classes or more: one column per class
+        (``"ovr"``, built from the one-vs-one votes and confidences as scikit-learn does) or one
+        column per pair of classes (``"ovo"``). Training is one-vs-one either way.
+    break_ties : bool, default=False
+        With ``decision_function_shape="ovr"`` and more than two classes, predict the argmax of
+        :meth:`decision_function` instead of the vote (ties of the vote then go by confidence).
+        Must be False with ``"ovo"``.
+    random_state : int, RandomState instance or None, default=None
+        Ignored: the solver is deterministic. Kept for scikit-learn compatibility (where it only
+        seeds the probability estimates, which kernelkit does not offer).
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the O(n) passes of the solver, and for solving
+        the pairs of a multiclass problem concurrently. ``None`` or -1 use every core, a
+        negative value ``n_cpus + 1 + n_jobs`` cores; 0 is invalid. The model does not depend on
+        it.
+    callback : callable or None, default=None
+        Called during each solve, at most every 20 ms, with a dict of the ``iteration``, the
+        KKT ``gap``, the ``objective``, the ``active_size`` and the ``cache_hits`` and
+        ``cache_misses``. A true return value stops that solve (status ``"stopped"``, with a
+        :class:`~kernelkit.ConvergenceWarning`); an exception it raises ends the fit.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed per dual problem (> 0), or None for no limit; a problem that
+        reaches it stops with status ``"time_limit"``.
 
-    Extra fitted attributes
-    -----------------------
-    objective_ : ndarray of shape (n_pairs,)
+    Attributes
+    ----------
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of each class, multiplying ``C`` for its samples.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
+        LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
+        means ``classes_[1]``, as in scikit-learn).
+    fit_status_ : int
+        0 when every dual problem converged, 1 otherwise.
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The constant of each pairwise decision function (sign flipped for two classes).
+    kkt_gap_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The maximal KKT violation ``m(α) − M(α)`` of each dual problem at exit (< ``tol`` when
+        converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        SMO iterations of each dual problem (int32).
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors of each class (int32).
+    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
-    kkt_gap_ : ndarray of shape (n_pairs,)
-        The maximal KKT violation ``m(α) − M(α)`` at exit (``< tol`` when converged).
-    objective_increases_ : ndarray of shape (n_pairs,)
-        Steps that increased the objective (0 for a correct solver).
-    status_ : list of str
-        ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or ``"stopped"`` per pair.
+    objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Steps that increased the dual objective, per pair (0 for a correct solver).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
     solver_stats_ : list of dict
         Per pair: kernel cache hits, misses, values computed, bytes in use and budget, gradient
-        reconstructions and the smallest active set reached by shrinking.
+        reconstructions, objective increases and the smallest active set reached by shrinking.
+    status_ : list of str
+        How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data (int32), grouped by class.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); an empty array of shape (0, 0) for a
+        precomputed kernel.
+
+    See Also
+    --------
+    NuSVC : The ν-parametrised classifier.
+    FrankWolfeSVC : The L2-SVM trained as a minimum enclosing ball.
+
+    References
+    ----------
+    .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 2011.
+    .. [2] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using second order
+       information for training support vector machines", JMLR 6, 2005.
     """
 
     classes_: NDArray[Any]
@@ -115,11 +210,30 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 "decision_function_shape must be 'ovr' or 'ovo', "
                 f"got {self.decision_function_shape!r}"
             )
-        if self.break_ties and self.decision_function_shape == "ovo":
+        if check_bool("break_ties", self.break_ties) and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        """Trains one dual problem per pair of classes."""
+        """Fit the model: one dual problem per pair of classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
+            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two distinct values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Finite non-negative weights (1 for None) that scale each sample's upper bound:
+            ``C · class_weight[y_i] · sample_weight_i`` for :class:`SVC`, ``sample_weight_i``
+            for :class:`NuSVC`. Samples of weight 0 are left out; every class needs one of
+            positive weight.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
         X_checked, y_array = self._validate_xy(X, y)
         check_classification_targets(y_array)
@@ -131,6 +245,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_array)
+        check_class_weight(class_weight, classes)
         kernel_params = self._kernel_spec(X_checked)
         kernel = self._make_kernel(kernel_params)
 
@@ -275,8 +390,23 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         return self._blockwise(X, compute)
 
     def decision_function(self, X: Any) -> Float64Array:
-        """Signed distances: ``(n_samples,)`` for two classes, else one column per class
-        (``"ovr"``, scikit-learn's vote-plus-confidence transform) or per pair (``"ovo"``)."""
+        """Evaluate the decision function of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, ``Σ dual_coef_[0, k] K(support_vectors_[k], x) + intercept_[0]``:
+            positive for ``classes_[1]``. Otherwise one column per class with
+            ``decision_function_shape="ovr"`` (one-vs-one votes plus a confidence in
+            (−1/3, 1/3), scikit-learn's transform), or with ``"ovo"`` one column per pair
+            ``(a, b)``, ``a < b`` in class order, positive for class ``a``.
+        """
         X_checked = self._check_predict_input(X)
         decision = self._pairwise_decision(X_checked)
         if len(self.classes_) == 2:
@@ -286,7 +416,21 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         return decision
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """Class labels by LIBSVM's one-vs-one vote (ties: the smaller class index)."""
+        """Predict the class of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The class of each row: the winner of LIBSVM's one-vs-one vote (a tie goes to the
+            class that comes first in ``classes_``), or with ``break_ties=True`` the argmax of
+            :meth:`decision_function`.
+        """
         check_is_fitted(self, "support_")
         n_classes = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._validation import regression_target
 
 __all__ = ["SVR"]
 
@@ -29,10 +30,88 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     ``min ½ (α − α*)ᵀK(α − α*) + ε Σ(α_i + α*_i) − Σ z_i (α_i − α*_i)``
     ``s.t. Σ(α_i − α*_i) = 0,  0 ≤ α_i, α*_i ≤ C · sample_weight_i``
 
-    with the SMO engine; ``dual_coef_`` holds ``α − α*`` of the support vectors. See
-    :class:`kernelkit.SVC` for ``n_jobs``, ``callback``, ``time_limit`` and the extra fitted
-    attributes (here scalars: ``objective_``, ``kkt_gap_``, ``objective_increases_``,
-    ``status_``, ``n_iter_``).
+    with the SMO engine (LIBSVM's iterates, Chang & Lin 2011); ``dual_coef_`` holds ``α − α*``
+    of the support vectors.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel, as for :class:`SVC`.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation, > 0.
+    C : float, default=1.0
+        Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
+        sample weight).
+    epsilon : float, default=0.1
+        Half-width of the insensitive tube, >= 0: errors smaller than ``epsilon`` cost nothing.
+    shrinking : bool, default=True
+        Whether to use LIBSVM's shrinking heuristic.
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    max_iter : int, default=-1
+        Limit on the SMO iterations, >= 1, or -1 for no limit.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``α_i − α*_i`` of the support vectors.
+    fit_status_ : int
+        0 when the solve converged, 1 otherwise.
+    intercept_ : ndarray of shape (1,)
+        The constant ``b`` of the regression function.
+    kkt_gap_ : float
+        The maximal KKT violation at exit (< ``tol`` when converged).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, defined only when ``X`` has feature names that
+        are all strings.
+    n_iter_ : int
+        SMO iterations.
+    n_support_ : ndarray of shape (1,)
+        ``[n_SV]`` (int32), as scikit-learn's SVR.
+    objective_ : float
+        The dual objective above at exit.
+    objective_increases_ : int
+        Steps that increased the dual objective (0 for a correct solver).
+    shape_fit_ : tuple of int of shape (2,)
+        Shape of the training ``X``.
+    solver_stats_ : dict
+        Kernel cache counters, gradient reconstructions, objective increases and the smallest
+        active set reached by shrinking.
+    status_ : str
+        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
+        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (``α_i ≠ α*_i``) in the training data (int32).
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
+        precomputed kernel.
+
+    See Also
+    --------
+    NuSVR : The ν-parametrised regressor, which learns the tube width.
+
+    References
+    ----------
+    .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 2011.
     """
 
     def __init__(
@@ -88,15 +167,27 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
-        """Trains the model."""
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
+            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Finite numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Finite non-negative weights (1 for None) multiplying ``C`` per sample; samples of
+            weight 0 are left out.
+
+        Returns
+        -------
+        object
+            The fitted estimator (``self``).
+        """
         self._check_params()
-        X_checked, target = self._validate_xy(X, y)
-        try:
-            target = target.astype(np.float64)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"y must be numeric for regression: {error}") from None
-        if not np.all(np.isfinite(target)):
-            raise ValueError("y contains NaN or infinity")
+        X_checked, y_checked = self._validate_xy(X, y)
+        target = regression_target(y_checked)
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
         kernel = self._kernel_spec(X_checked)
@@ -107,11 +198,23 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             self._make_kernel(kernel),
         )
         self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
-        self.n_support_ = np.array([0, self.support_.shape[0]], dtype=np.int32)
+        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         return self
 
     def predict(self, X: Any) -> Float64Array:
-        """``Σ_i (α_i − α*_i) K(x_i, x) + b`` for every row of X."""
+        """Predict the target of the samples in X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``Σ_i dual_coef_[0, i] K(support_vectors_[i], x) + intercept_[0]`` for every row.
+        """
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]

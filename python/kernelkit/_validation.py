@@ -1,0 +1,95 @@
+"""Input and parameter checks shared by every estimator, so that bad input gives the same clear
+``ValueError`` / ``TypeError`` everywhere (``tests/test_bad_input_matrix.py`` holds the matrix of
+estimators × bad inputs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+#: ``max_iter`` values from here on are sent to the core as this value: no solve can reach it,
+#: and larger Python ints do not fit the core's 64-bit counters.
+MAX_ITER_CAP = 2**62
+#: Seconds (about 31 years): a larger ``time_limit`` is sent to the core as no limit, which it
+#: cannot be told apart from (the core's clock cannot represent some of them).
+TIME_LIMIT_CAP = 1e9
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` as a bool; a ``TypeError`` naming ``name`` for anything else (a string such as
+    ``"no"`` would otherwise be silently true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def core_max_iter(max_iter: int | None) -> int | None:
+    """A checked ``max_iter`` as the core takes it: ``None`` for ``-1`` or ``None`` (no limit),
+    else capped at :data:`MAX_ITER_CAP`."""
+    if max_iter is None or max_iter == -1:
+        return None
+    if max_iter < -1:
+        raise ValueError(f"max_iter must be -1 or None (no limit) or >= 1, got {max_iter}")
+    return min(int(max_iter), MAX_ITER_CAP)
+
+
+def core_time_limit(time_limit: float | None) -> float | None:
+    """A checked ``time_limit`` as the core takes it: ``None`` (no limit) at or beyond
+    :data:`TIME_LIMIT_CAP` seconds."""
+    if time_limit is None or float(time_limit) >= TIME_LIMIT_CAP:
+        return None
+    return float(time_limit)
+
+
+def regression_target(y: Any) -> NDArray[np.float64]:
+    """A regression ``y`` as float64: a ``ValueError`` that says so when it is not numeric or
+    not finite."""
+    try:
+        target = np.asarray(y).astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"y must be numeric for regression: {error}") from None
+    if not np.all(np.isfinite(target)):
+        raise ValueError("y contains NaN or infinity")
+    return target
+
+
+def scale_gamma(X: Any) -> float:
+    """``gamma="scale"``: ``1 / (n_features · X.var())`` (1 when the variance is 0), with a
+    ``ValueError`` when the variance overflows float64 instead of a silent ``gamma = 0``."""
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
+        if sp.issparse(X):
+            variance = float(X.multiply(X).mean() - X.mean() ** 2)
+        else:
+            variance = float(np.var(X))
+    if not np.isfinite(variance):
+        raise ValueError(
+            "gamma='scale' is undefined: the variance of X overflows float64 (values too large, "
+            f"max |X| = {float(abs(X).max()):.3g}); rescale X or pass a float gamma"
+        )
+    return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+
+
+def check_not_overflowing(X: NDArray[np.float64]) -> None:
+    """A ``ValueError`` when the squared norms of the rows of (dense) X overflow float64: the
+    inner products of a linear model would be infinite."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squared_norms = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(squared_norms)):
+        raise ValueError(
+            "X has values too large: the squared norms of its rows overflow float64 "
+            f"(max |X| = {float(np.abs(X).max()):.3g}); rescale X"
+        )
+
+
+def check_class_weight(weights: NDArray[np.float64], classes: NDArray[Any]) -> None:
+    """Every class weight (after ``compute_class_weight``) must be finite and > 0."""
+    bad = ~(np.isfinite(weights) & (weights > 0))
+    if np.any(bad):
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"class_weight must be finite and > 0 for every class, got {weights[first]!r} "
+            f"for class {classes[first]!r}"
+        )
