@@ -92,19 +92,30 @@ class Solution:
     """The result of a solve."""
 
     @property
-    def x(self) -> NDArray[np.float64]: ...
+    def x(self) -> NDArray[np.float64]:
+        """The solution vector (for a ``BoxQp``: α)."""
     @property
-    def objective(self) -> float: ...
+    def objective(self) -> float:
+        """The objective at ``x``."""
     @property
-    def bias(self) -> float: ...
+    def bias(self) -> float:
+        """The bias (intercept) recovered from the optimality conditions."""
     @property
-    def gap(self) -> float: ...
+    def gap(self) -> float:
+        """The solver's optimality measure at exit (for SMO, the maximal KKT violation)."""
     @property
-    def iterations(self) -> int: ...
+    def iterations(self) -> int:
+        """Iterations done."""
     @property
-    def status(self) -> str: ...
+    def status(self) -> str:
+        """How the solve ended.
+
+        One of ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"``,
+        ``"numerical_error"`` and ``"stalled"``.
+        """
     @property
-    def stats(self) -> dict[str, float]: ...
+    def stats(self) -> dict[str, float]:
+        """Counters of the solve (kernel cache, objective increases, shrinking)."""
 
 def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
 def solve_c_svc(
