@@ -50,6 +50,10 @@ impl PythonMonitor {
 }
 
 impl Monitor for PythonMonitor {
+    fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::Relaxed)
+    }
+
     fn report(&mut self, progress: &Progress) -> Control {
         if self.interrupted.load(Ordering::Relaxed) {
             return Control::Stop;

@@ -140,6 +140,8 @@ SIGINT_SCRIPT = textwrap.dedent(
         "pu": np.where((labels == 1) & (np.arange(n) % 3 == 0), 1, 0),
         "semi": np.where(np.arange(n) % 5 == 0, labels, -1),
     }
+    # One-class problems converge in a few thousand iterations: more rows (8 s uninterrupted).
+    wide = rng.normal(size=(20000, 40))
     hard = dict(tol=1e-12, cache_size=1, n_jobs=1)
     cases = [
         ("SVC", dict(C=1000.0, gamma=0.05, **hard), "classes"),
@@ -163,6 +165,7 @@ SIGINT_SCRIPT = textwrap.dedent(
     for name, params, kind in cases:
         model = getattr(kernelkit, name)(**params)
         y = targets[kind]
+        data = wide if kind == "none" else x
         sent = []
         def interrupt():
             sent.append(time.monotonic())
@@ -170,7 +173,7 @@ SIGINT_SCRIPT = textwrap.dedent(
         timer = threading.Timer(0.7, interrupt)
         timer.start()
         try:
-            model.fit(x) if y is None else model.fit(x, y)
+            model.fit(data) if y is None else model.fit(data, y)
             outcome = "finished"
         except KeyboardInterrupt:
             outcome = "interrupted"
@@ -191,5 +194,31 @@ def test_ctrl_c_interrupts_every_estimator() -> None:
     assert [row["name"] for row in rows] == IDS
     for row in rows:
         assert row["outcome"] == "interrupted", row
-        # The solvers check for signals every ~20 ms; generous for a loaded machine.
-        assert row["delay"] < 3.0, row
+        # The issue's bound: within a second (measured 0.01-0.25 s; the solvers check for
+        # signals every ~20 ms, AID between and inside its inner solves).
+        assert row["delay"] < 1.0, row
+
+
+@pytest.mark.parametrize(("name", "params", "kind"), ESTIMATORS, ids=IDS)
+def test_a_fit_that_fails_in_the_solver_keeps_the_previous_model(
+    name: str, params: dict[str, Any], kind: str
+) -> None:
+    """An exception from the callback ends a refit on other data (more features); the
+    estimator keeps its previous model, usable on the previous data."""
+    x, y = _problem(kind, n=300)
+    model = getattr(kernelkit, name)(**params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(x) if y is None else model.fit(x, y)
+    method = "decision_function" if hasattr(model, "decision_function") else "predict"
+    before = getattr(model, method)(x)
+
+    def fail(progress: Any) -> None:
+        raise RuntimeError("from the callback")
+
+    wider = np.hstack([x, x[:, :3]])
+    model.set_params(callback=fail)
+    with pytest.raises(RuntimeError, match="from the callback"):
+        model.fit(wider) if y is None else model.fit(wider, y)
+    assert model.n_features_in_ == x.shape[1]
+    np.testing.assert_array_equal(getattr(model, method)(x), before)

@@ -165,6 +165,13 @@ pub enum Control {
 pub trait Monitor: Send {
     /// Called every `report_every` iterations.
     fn report(&mut self, progress: &Progress) -> Control;
+
+    /// Whether the solve must end at once, its result to be discarded (Ctrl-C). Solvers check
+    /// it inside long phases that have no consistent point to report, such as SMO's gradient
+    /// initialisation; they then return [`Status::Stopped`] with a non-finite objective.
+    fn interrupted(&self) -> bool {
+        false
+    }
 }
 
 /// A monitor that never stops the solve.

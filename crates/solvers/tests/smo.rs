@@ -216,6 +216,34 @@ fn limits_and_monitors_end_the_solve_with_a_status() {
     assert!(stopped.gap > 0.0);
 }
 
+/// Interrupted (Ctrl-C) from the start.
+struct Interrupted;
+
+impl Monitor for Interrupted {
+    fn report(&mut self, _progress: &Progress) -> Control {
+        Control::Stop
+    }
+    fn interrupted(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn an_interruption_ends_the_gradient_initialisation() {
+    // One-class: ν·n of the α start non-zero, so the gradient needs that many columns.
+    let (n, d) = (400, 4);
+    let (x, _) = two_clouds(n, d, 6);
+    let options = SolveOptions::default();
+    let kernel = rbf(&x, n, d);
+    let solution = one_class(kernel, 0.5, vec![1.0; n], &options, &mut Interrupted).unwrap();
+    assert_eq!(solution.status, Status::Stopped);
+    assert_eq!(solution.iterations, 0);
+    assert!(solution.objective.is_nan());
+    // Fewer columns than the initialisation needs: it stopped at its first check.
+    let needed = solution.x.iter().filter(|&&a| a > 0.0).count() as u64;
+    assert!(solution.stats.cache.misses < needed, "{:?}", solution.stats.cache);
+}
+
 #[test]
 fn invalid_problems_are_errors() {
     let (n, d) = (10, 2);

@@ -67,6 +67,9 @@ pub(crate) const TAU: f64 = 1e-12;
 /// Positions per parallel task in the gradient update.
 const UPDATE_CHUNK: usize = 4096;
 
+/// Columns between two checks of [`Monitor::interrupted`] while the gradient is initialised.
+const INTERRUPT_CHECK_COLUMNS: usize = 16;
+
 /// The SMO engine with one equality constraint (LIBSVM's `Solver`; see the module
 /// documentation).
 #[derive(Debug, Default, Clone, Copy)]
@@ -161,7 +164,10 @@ struct Run<'a, Q, S> {
 
 impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
-    fn initialize_gradient(&mut self) {
+    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
+    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
+    /// false when interrupted (`G` is then incomplete).
+    fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
         let l = self.v.len();
         let known = self.known_gradient.take();
         match &known {
@@ -169,9 +175,14 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             None => self.v.gradient.copy_from_slice(&self.v.p),
         }
         self.v.gradient_bar.fill(0.0);
+        let mut columns = 0usize;
         for i in 0..l {
             if self.v.is_lower(i) || (known.is_some() && !self.v.is_upper(i)) {
                 continue;
+            }
+            columns += 1;
+            if columns % INTERRUPT_CHECK_COLUMNS == 0 && monitor.interrupted() {
+                return false;
             }
             let q_i = self.q.column(i, l);
             let alpha_i = self.v.alpha[i];
@@ -187,12 +198,15 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 }
             }
         }
+        true
     }
 
     fn solve(&mut self, monitor: &mut dyn Monitor) -> (Solution, f64) {
         let l = self.v.len();
         let tol = self.options.tol;
-        self.initialize_gradient();
+        if !self.initialize_gradient(&*monitor) {
+            return (self.interrupted_solution(), f64::NAN);
+        }
         let mut objective = self.v.objective();
         let mut shrinker = Shrinker::default();
         let mut stats = SolveStats { min_active_size: l as u64, ..SolveStats::default() };
@@ -281,6 +295,25 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             x[original] = self.v.alpha[position];
         }
         (Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }, scale)
+    }
+
+    /// The result of a solve interrupted before its gradient was complete: the starting point,
+    /// with no objective, bias or gap (the caller discards it).
+    fn interrupted_solution(&mut self) -> Solution {
+        let stats = SolveStats {
+            cache: self.q.cache_stats(),
+            min_active_size: self.v.len() as u64,
+            ..SolveStats::default()
+        };
+        Solution {
+            x: self.v.alpha.clone(),
+            objective: f64::NAN,
+            bias: f64::NAN,
+            gap: f64::INFINITY,
+            iterations: 0,
+            status: Status::Stopped,
+            stats,
+        }
     }
 
     fn select_working_set(&mut self, active_size: usize) -> working_set::Selection {
