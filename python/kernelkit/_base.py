@@ -109,6 +109,27 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         tags.input_tags.sparse = isinstance(self.kernel, str) and self.kernel != "precomputed"
         return tags
 
+    @property
+    def coef_(self) -> Any:
+        """Weights of the features in the decision function, for ``kernel="linear"`` only.
+
+        Returns
+        -------
+        ndarray or sparse matrix of shape (n_problems, n_features)
+            ``dual_coef_ @ support_vectors_`` (one row per class pair for multiclass SVC,
+            scikit-learn's layout); sparse when the support vectors are.
+        """
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self, "dual_coef_")
+        return self._linear_coef()
+
+    def _linear_coef(self) -> Any:
+        """``w = Σ_k dual_coef_[:, k] x_k`` over the support vectors."""
+        if sp.issparse(self.support_vectors_):
+            return sp.csr_matrix(self.dual_coef_) @ self.support_vectors_
+        return np.asarray(self.dual_coef_ @ self.support_vectors_)
+
     # -- parameters -------------------------------------------------------------------------
 
     def _check_common_params(self) -> None:

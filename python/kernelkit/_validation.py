@@ -4,11 +4,34 @@ estimators × bad inputs)."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+
+Fit = TypeVar("Fit", bound=Callable[..., Any])
+
+
+def keeps_model_on_failure(fit: Fit) -> Fit:
+    """Decorates ``fit`` so that a fit that raises (bad input, an exception from the callback,
+    Ctrl-C) leaves the estimator exactly as it was: unfitted, or with its previous model. Without
+    it, validation would already have set ``n_features_in_`` for the new data."""
+
+    @functools.wraps(fit)
+    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return guarded  # type: ignore[return-value]
+
 
 #: ``max_iter`` values from here on are sent to the core as this value: no solve can reach it,
 #: and larger Python ints do not fit the core's 64-bit counters.

@@ -37,7 +37,7 @@ from ._aid_base import (
     _run,
 )
 from ._base import Float64Array, _check_positive, resolve_n_jobs
-from ._validation import check_bool, check_not_overflowing, scale_gamma
+from ._validation import check_bool, check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
 
 __all__ = ["AIDClassifier", "AIDRegressor", "AIDSemiSupervisedClassifier"]
@@ -149,6 +149,7 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         self.verbose = verbose
         self.callback = callback
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> AIDRegressor:
         """Fit the LAD model.
 
@@ -387,6 +388,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         _check_binary(len(self.classes_), "y")
         return np.where(encoded == 1, 1.0, -1.0)
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> AIDClassifier:
         """Fit the SVM.
 
@@ -639,6 +641,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         self._check_aid_params()
         _inner_solver(self.solver)
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> AIDSemiSupervisedClassifier:
         """Fit the S3VM on labeled and unlabeled rows.
 

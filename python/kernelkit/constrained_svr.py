@@ -20,6 +20,7 @@ from ._validation import (
     check_not_overflowing,
     core_max_iter,
     core_time_limit,
+    keeps_model_on_failure,
     regression_target,
 )
 from .exceptions import ConvergenceWarning
@@ -305,6 +306,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             check_feasible(a, b, gamma, d)
         return a, b, gamma, d
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> ConstrainedSVR:
         """Fit the model.
 

@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._base import Float64Array, _check_positive, resolve_n_jobs
-from ._validation import check_bool, core_max_iter, core_time_limit
+from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
 from .svc import SVC
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
@@ -125,6 +125,9 @@ class FrankWolfeSVC(SVC):
         Sorted indices of the training points with ``α_i > 0`` in some binary problem (int32).
     delta2_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         ``Δ² = max_i K̃_ii`` of each binary problem.
+    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
         ``α_i y_i`` of the support vectors in scikit-learn's SVC layout (signs flipped for two
         classes, so that a positive decision means ``classes_[1]``).
@@ -251,6 +254,7 @@ class FrankWolfeSVC(SVC):
             "time_limit": core_time_limit(self.time_limit),
         }
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:  # type: ignore[override]
         """Fit the model: one minimum-enclosing-ball problem per pair of classes.
 

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
-from ._validation import check_bool
+from ._validation import check_bool, keeps_model_on_failure
 
 __all__ = ["SparseKernelLogisticRegression"]
 
@@ -89,6 +89,9 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         Every dual variable, in ``[bound_eps, C − bound_eps]``.
     classes_ : ndarray of shape (2,)
         The two class labels, sorted; ``classes_[1]`` is the positive class (``y = +1``).
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (1, n_SV)
         ``α_i y_i`` of the support vectors, in the model
         ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``.
@@ -195,6 +198,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on a binary problem.
 

@@ -77,6 +77,9 @@ class NuSVC(SVC):
         The class weights computed from ``class_weight`` (unused by the ν formulation).
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
+    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i / r`` of the support vectors, in :class:`SVC`'s layout.
     fit_status_ : int

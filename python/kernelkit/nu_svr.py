@@ -63,6 +63,9 @@ class NuSVR(SVR):
 
     Attributes
     ----------
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (1, n_SV)
         ``α_i − α*_i`` of the support vectors.
     epsilon_ : float

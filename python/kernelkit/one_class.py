@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm
+from ._validation import keeps_model_on_failure
 
 __all__ = ["OneClassSVM"]
 
@@ -57,6 +58,9 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
 
     Attributes
     ----------
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (1, n_SV)
         ``α_i`` of the support vectors.
     fit_status_ : int
@@ -132,6 +136,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         self.callback = callback
         self.time_limit = time_limit
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
         """Fit the model to the training rows.
 

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._validation import keeps_model_on_failure
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -76,6 +77,9 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     ----------
     classes_ : ndarray of shape (2,)
         ``[0, 1]``: 0 for the negative class, 1 for the positive class.
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (1, n_SV)
         The coefficients of ``f(x) = Σ dual_coef_[0, k] K(support_vectors_[k], x) +
         intercept_[0]``: ``c1 = π/(2λp)`` for every labeled positive, then ``−σ_u`` for every
@@ -180,6 +184,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         options.pop("shrinking", None)
         return options
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on labeled positives and unlabeled rows.
 

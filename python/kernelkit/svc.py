@@ -13,6 +13,7 @@ else:  # pragma: no cover
     from typing_extensions import Self
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
@@ -21,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
-from ._validation import check_bool, check_class_weight
+from ._validation import check_bool, check_class_weight, keeps_model_on_failure
 
 __all__ = ["SVC"]
 
@@ -107,6 +108,9 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         The weight of each class, multiplying ``C`` for its samples.
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
+    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
         LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
@@ -213,6 +217,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         if check_bool("break_ties", self.break_ties) and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model: one dual problem per pair of classes.
 
@@ -388,6 +393,24 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             return np.stack(columns, axis=1) + self._intercept_libsvm
 
         return self._blockwise(X, compute)
+
+    def _linear_coef(self) -> Any:
+        """One-vs-one ``w`` per class pair (a, b), scikit-learn's order: class a's support
+        vectors weighted by row ``b − 1`` of ``dual_coef_``, class b's by row ``a``."""
+        if len(self.classes_) == 2:
+            return super()._linear_coef()
+        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
+        vectors = self.support_vectors_
+        rows = []
+        for a in range(len(self.classes_)):
+            for b in range(a + 1, len(self.classes_)):
+                in_a, in_b = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+                rows.append(
+                    vectors[in_a].T @ self.dual_coef_[b - 1, in_a]
+                    + vectors[in_b].T @ self.dual_coef_[a, in_b]
+                )
+        coef = np.vstack([np.asarray(row).ravel() for row in rows])
+        return sp.csr_matrix(coef) if sp.issparse(vectors) else coef
 
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function of the samples in X.

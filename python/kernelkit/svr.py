@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
-from ._validation import regression_target
+from ._validation import keeps_model_on_failure, regression_target
 
 __all__ = ["SVR"]
 
@@ -69,6 +69,9 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
 
     Attributes
     ----------
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
+        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (1, n_SV)
         ``α_i − α*_i`` of the support vectors.
     fit_status_ : int
@@ -166,6 +169,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             description=type(self).__name__,
         )
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model.
 
