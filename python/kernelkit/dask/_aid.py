@@ -1,0 +1,589 @@
+"""AID over a dask array: the loop of ``crates/solvers/src/aid/driver.rs`` with the per-row work
+(residuals or decision values, purity flags, cells, the sums of the next partition's clusters)
+done blockwise on the workers, and only the aggregated problem solved in one task.
+
+Per aggregated solve there is one pass over the rows; it brings back ``O(K · cells · d)``
+numbers (``K`` clusters). The aggregated problems are the core's: the same clusters (numbered
+as the core numbers them), the same centroids up to the order of floating-point sums, the same
+inner solvers (Clarabel for LAD, SMO with the core's warm start for the SVM, the core's branch
+and bound for the S3VM), so the iterates, the iteration count and the final model are the
+in-memory AID's.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from . import _aid_init as ini
+from ._compat import dask, delayed
+from ._engine import (
+    Float64Array,
+    IntArray,
+    Partition,
+    Rows,
+    Stats,
+    as_float_block,
+    key_stats,
+    run_pass,
+    seqdot,
+    split,
+    tree_reduce,
+)
+
+#: Purity tolerance of the SVM / S3VM cells (the core's ``purity_tol``).
+PURITY_TOL = 1e-9
+
+
+# -- the aggregated solves (one task each) --------------------------------------------------
+
+
+def solve_lad(
+    xbar: Float64Array, ybar: Float64Array, weights: Float64Array, options: dict[str, Any]
+) -> tuple[Float64Array, float]:
+    """The weighted LAD ``min_β Σ_k w_k |ȳ_k − x̄_k·β|`` by the core's Clarabel LP, written as
+    the unweighted LAD of the rows ``(w_k x̄_k, w_k ȳ_k)`` (the same optimum). Returns ``β`` and
+    the LP's dual value (a lower bound)."""
+    k = weights.shape[0]
+    result = _core.aid_lad(
+        np.ascontiguousarray(xbar * weights[:, None]),
+        np.ascontiguousarray(ybar * weights),
+        np.arange(k, dtype=np.int64),
+        k,
+        0,
+        1e-12,
+        1,
+        **options,
+    )
+    return np.asarray(result["coef"], dtype=np.float64), float(result["lower_bound"])
+
+
+def solve_box(
+    gram: Float64Array,
+    signs: Float64Array,
+    upper: Float64Array,
+    alpha0: Float64Array | None,
+    options: dict[str, Any],
+) -> tuple[Float64Array, float, str]:
+    """The aggregated SVM dual (21) by the core's SMO: ``Q = y yᵀ ∘ K̄``."""
+    q = np.ascontiguousarray(gram * np.outer(signs, signs))
+    return _box(q, signs, upper, alpha0, options)
+
+
+def _box(
+    q: Float64Array,
+    signs: Float64Array,
+    upper: Float64Array,
+    alpha0: Float64Array | None,
+    options: dict[str, Any],
+) -> tuple[Float64Array, float, str]:
+    solution = _core.solve_box_qp(q, -np.ones(signs.shape[0]), signs, upper, alpha0, **options)
+    return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
+
+
+#: Largest dense ``Q`` (bytes) of the linear aggregated SVM; beyond it the SMO computes the
+#: kernel of the centroids itself, without the warm start (see :func:`solve_linear_svm`).
+DENSE_Q_MAX_BYTES = 512 << 20
+
+
+def solve_linear_svm(
+    centroids: Float64Array,
+    signs: Float64Array,
+    upper: Float64Array,
+    alpha0: Float64Array,
+    options: dict[str, Any],
+) -> tuple[Float64Array, float, str]:
+    """The linear aggregated SVM on one worker. Up to :data:`DENSE_Q_MAX_BYTES` it is the core's
+    problem exactly: ``Q = (y ∘ X̄)(y ∘ X̄)ᵀ`` with the core's warm start. Beyond, the core's
+    C-SVC on the centroids (kernel computed on the fly, cold start): the same optimum, but not
+    the same SMO iterates, until the core exposes a warm-started aggregated solve."""
+    k = signs.shape[0]
+    if k * k * 8 <= DENSE_Q_MAX_BYTES:
+        scaled = centroids * signs[:, None]
+        return _box(np.ascontiguousarray(scaled @ scaled.T), signs, upper, alpha0, options)
+    kernel = _core.Kernel("linear")
+    solution = _core.solve_c_svc(np.ascontiguousarray(centroids), signs, upper, kernel, **options)
+    return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
+
+
+def linear_weights(centroids: Float64Array, alpha: Float64Array, signs: Float64Array) -> Any:
+    """``Σ_k α_k y_k x̄_k`` over the clusters in order (the core's ``linear_weights``)."""
+    w = np.zeros(centroids.shape[1])
+    for k in np.flatnonzero(alpha * signs != 0):
+        w += (alpha[k] * signs[k]) * centroids[k]
+    return w
+
+
+def seqsum(values: Float64Array) -> float:
+    """A left-to-right sum (the core's ``iter().sum()``)."""
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
+def repeated_sum(value: float, count: int) -> float:
+    """``value`` added ``count`` times left to right (the core's warm start sums the equal
+    shares of a cluster's rows)."""
+    if value == 0.0 or count == 0:
+        return 0.0
+    acc = 0.0
+    step = 1 << 20
+    done = 0
+    while done < count:
+        chunk = min(step, count - done)
+        acc = float(np.cumsum(np.concatenate([[acc], np.full(chunk, value)]))[-1])
+        done += chunk
+    return acc
+
+
+def s3vm_search(
+    centroids: Float64Array,
+    labels: Float64Array,
+    weights: Float64Array,
+    exact_max: int,
+    options: dict[str, Any],
+    remaining: float | None = None,
+) -> tuple[float, Float64Array, float, float, int]:
+    """The core's ``LabelSearch``: branch and bound (or local search) over the labels of the
+    unlabeled clusters, an SMO solve per node; it ends early, keeping the best point, when an
+    inner solve was stopped or cut by the time limit, or after ``remaining`` seconds (the run's
+    time limit). Returns ``(F, w, b, lower bound, solves)``."""
+    solves = 0
+    cut = False
+    deadline = None if remaining is None else time.monotonic() + remaining
+
+    def svm(chosen: IntArray, signs: Float64Array) -> tuple[Float64Array, float, float, bool]:
+        nonlocal solves, cut
+        solves += 1
+        rows = centroids[chosen]
+        scaled = rows * signs[:, None]
+        alpha, bias, status = _box(scaled @ scaled.T, signs, weights[chosen], None, options)
+        w = linear_weights(rows, alpha, signs)
+        if status in ("stopped", "time_limit") or (
+            deadline is not None and time.monotonic() >= deadline
+        ):
+            cut = True
+        return w, bias, seqsum(alpha) - 0.5 * seqsum(w * w), status == "converged"
+
+    def evaluate(w: Float64Array, b: float) -> tuple[float, Float64Array]:
+        f = seqdot(centroids, w) + b
+        margin = np.where(labels == 0, np.abs(f), labels * f)
+        terms = weights * np.maximum(1.0 - margin, 0.0)
+        return 0.5 * seqsum(w * w) + seqsum(terms), f
+
+    labeled = np.flatnonzero(labels != 0)
+    labeled_signs = labels[labeled]
+    root_w, root_b, root_dual, root_converged = svm(labeled, labeled_signs)
+    best_value, f = evaluate(root_w, root_b)
+    best = (root_w, root_b)
+    lower = root_dual if root_converged else -math.inf
+    if cut:
+        return best_value, best[0], best[1], lower, solves
+    unlabeled = [int(k) for k in np.flatnonzero(labels == 0)]
+    unlabeled.sort(key=lambda k: (-abs(f[k]), k))
+    if len(unlabeled) <= exact_max:
+        stack: list[list[float]] = []
+        if unlabeled:
+            first = 1.0 if f[unlabeled[0]] >= 0.0 else -1.0
+            stack.append([-first])
+            stack.append([first])
+        while stack:
+            prefix = stack.pop()
+            chosen = np.concatenate([labeled, np.asarray(unlabeled[: len(prefix)], dtype=int)])
+            signs = np.concatenate([labeled_signs, np.asarray(prefix)])
+            w, b, dual, _ = svm(chosen.astype(np.int64), signs)
+            value, f = evaluate(w, b)
+            if value < best_value:
+                best_value, best = value, (w, b)
+            if cut:
+                break
+            if len(prefix) == len(unlabeled) or dual >= best_value * (1.0 - 1e-12):
+                continue
+            nxt = unlabeled[len(prefix)]
+            greedy = 1.0 if f[nxt] >= 0.0 else -1.0
+            for label in (-greedy, greedy):
+                stack.append([*prefix, label])
+    else:
+        current = [1.0 if f[k] >= 0.0 else -1.0 for k in unlabeled]
+        everything = np.concatenate([labeled, np.asarray(unlabeled, dtype=int)]).astype(np.int64)
+        for _ in range(100):
+            w, b, _, _ = svm(everything, np.concatenate([labeled_signs, np.asarray(current)]))
+            value, f = evaluate(w, b)
+            if value < best_value:
+                best_value, best = value, (w, b)
+            if cut:
+                break
+            relabelled = [1.0 if f[k] >= 0.0 else -1.0 for k in unlabeled]
+            if relabelled == current:
+                break
+            current = relabelled
+    return best_value, best[0], best[1], lower, solves
+
+
+# -- the pass over the rows -----------------------------------------------------------------
+
+
+def unlabeled_cells(f: Float64Array, tol: float) -> tuple[Any, Any]:
+    """Cells 2..5 of unlabeled rows, ``(−∞,−1]``, ``(−1,0]``, ``(0,1)``, ``[1,∞)``, and their
+    masks (rows within ``tol`` of a boundary fit both sides)."""
+    cell = np.where(f <= -1.0, 2, np.where(f <= 0.0, 3, np.where(f < 1.0, 4, 5))).astype(np.uint8)
+    mask = (np.uint8(1) << cell).astype(np.uint8)
+    for boundary, low in ((-1.0, 2), (0.0, 3), (1.0, 4)):
+        near = np.abs(f - boundary) <= tol
+        mask[near] |= np.uint8((1 << low) | (1 << (low + 1)))
+    return mask, cell
+
+
+def evaluate_block(
+    x: Any, y: Any, start: int, shared: dict[str, Any], key: IntArray, offset: int
+) -> tuple[IntArray, Stats]:
+    """Evaluates the aggregated solution on one block: per row the cell, per cluster the purity
+    flags and the sums of the next partition's clusters (per cluster and cell)."""
+    spec: ini.Spec = shared["spec"]
+    xb = as_float_block(x)
+    labels = np.asarray(shared["table"][key + offset], dtype=np.int64)
+    k, n_cells, n_bits = shared["k"], shared["n_cells"], shared["n_bits"]
+    tol = shared["tol"]
+    stats: Stats = {}
+    core = ini.core_labels(y, spec)
+    if spec.kind == "lad":
+        r = ini.lad_residuals(xb, core, shared["beta"], spec.intercept)
+        masks = (r > -tol).astype(np.uint8) | ((r <= tol).astype(np.uint8) << 1)
+        cells = (r <= 0.0).astype(np.uint8)
+        stats["loss"] = np.array([np.abs(r).sum()])
+    else:
+        if "sv" in shared:
+            f = np.full(xb.shape[0], shared["b"])
+            kernel = ini.kernel_object(spec.kernel)
+            coef = shared["coef"]
+            for lo in range(0, shared["sv"].shape[0], 2048):
+                block = _core.kernel_matrix(xb, shared["sv"][lo : lo + 2048], kernel, 1)
+                for j in range(block.shape[1]):
+                    f += coef[lo + j] * block[:, j]
+        else:
+            f = seqdot(xb, shared["w"]) + shared["b"]
+        signs = np.where(core == 0, 1.0, core)
+        g = 1.0 - signs * f
+        masks = (g >= -tol).astype(np.uint8) | ((g <= tol).astype(np.uint8) << 1)
+        cells = (g <= 0.0).astype(np.uint8)
+        if spec.kind == "svm":
+            stats["loss"] = np.array([np.maximum(g, 0.0).sum()])
+            stats["sum_f"] = np.bincount(labels, weights=f, minlength=k)
+        else:
+            unl = core == 0
+            masks[unl], cells[unl] = unlabeled_cells(f[unl], tol)
+            stats["loss"] = np.array(
+                [np.maximum(g[~unl], 0.0).sum(), np.maximum(1.0 - np.abs(f[unl]), 0.0).sum()]
+            )
+    lack = np.empty((n_bits, k))
+    for bit in range(n_bits):
+        lack[bit] = np.bincount(labels[((masks >> bit) & 1) == 0], minlength=k)
+    stats["lack"] = lack
+    new_key = labels * n_cells + cells
+    stats.update(
+        key_stats(
+            new_key,
+            k * n_cells,
+            start,
+            xb if spec.sums_x else None,
+            core if spec.kind == "lad" else None,
+        )
+    )
+    return new_key, stats
+
+
+def gram_pair(
+    xa: Any,
+    xb: Any,
+    la: IntArray,
+    lb: IntArray,
+    k: int,
+    kernel: tuple[str, float, int, float],
+    mirrored: bool,
+) -> Stats:
+    """``S(p, q) = Σ_{i∈C_p ∩ a, j∈C_q ∩ b} K(x_i, x_j)`` for the blocks ``a``, ``b`` (and its
+    transpose when ``a ≠ b``)."""
+    gram = _core.kernel_matrix(as_float_block(xa), as_float_block(xb), ini.kernel_object(kernel), 1)
+    by_col = np.zeros((gram.shape[0], k))
+    for q in range(k):
+        cols = np.flatnonzero(lb == q)
+        if cols.size:
+            by_col[:, q] = gram[:, cols].sum(axis=1)
+    sums = np.zeros((k, k))
+    np.add.at(sums, la, by_col)
+    if mirrored:
+        sums = sums + sums.T
+    return {"gram": sums}
+
+
+def support_block(
+    x: Any, y: Any, start: int, shared: dict[str, Any], labels: IntArray
+) -> tuple[Float64Array, Float64Array, IntArray]:
+    """The rows of the support clusters: values, ``α̂_i y_i`` and global indices."""
+    coef = shared["row_coef"][labels]
+    keep = np.flatnonzero(coef != 0)
+    return as_float_block(x)[keep], coef[keep], start + keep
+
+
+def gather_support(rows: Rows, part: Partition, row_coef: Float64Array) -> Any:
+    """The support rows (Delayed tuple, concatenated in row order on a worker)."""
+    shared = delayed({"row_coef": row_coef}, pure=True, traverse=False)
+    labels = part.labels()
+    pieces = [
+        delayed(support_block, pure=True)(rows.x[b], None, int(rows.starts[b]), shared, labels[b])
+        for b in range(rows.n_blocks)
+    ]
+    return delayed(_concat_support, pure=True)(pieces)
+
+
+def _concat_support(pieces: list[Any]) -> tuple[Float64Array, Float64Array, IntArray]:
+    return (
+        np.ascontiguousarray(np.concatenate([p[0] for p in pieces])),
+        np.concatenate([p[1] for p in pieces]),
+        np.concatenate([p[2] for p in pieces]),
+    )
+
+
+# -- models ---------------------------------------------------------------------------------
+
+
+class Fit(dict[str, Any]):
+    """One round's solution (and what the pass over the rows needs of it)."""
+
+
+class LadModel:
+    n_cells = 2
+    n_bits = 2
+    certifies = True
+
+    def __init__(self, spec: ini.Spec, tol: float, options: dict[str, Any]) -> None:
+        self.spec, self.tol, self.options = spec, tol, options
+
+    def solve(self, rows: Rows, part: Partition) -> Fit:
+        xbar = part.centroids()
+        if self.spec.intercept:
+            xbar = np.hstack([xbar, np.ones((part.k, 1))])
+        assert part.sum_y is not None
+        ybar = part.sum_y / part.count
+        weights = part.count.astype(np.float64)
+        beta, lower = dask.compute(delayed(solve_lad)(xbar, ybar, weights, self.options))[0]
+        f = weights * np.abs(ybar - seqdot(xbar, beta))
+        return Fit(beta=beta, F=seqsum(f), lower=lower)
+
+    def shared(self, fit: Fit) -> dict[str, Any]:
+        return {"beta": fit["beta"], "tol": self.tol}
+
+    def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        return float(stats["loss"][0])
+
+
+class SvmModel:
+    n_cells = 2
+    n_bits = 2
+    certifies = True
+
+    def __init__(self, spec: ini.Spec, c: float, options: dict[str, Any]) -> None:
+        self.spec, self.c, self.options = spec, c, options
+        self.shares: Float64Array | None = None
+        self.gram: Float64Array | None = None
+
+    def solve(self, rows: Rows, part: Partition) -> Fit:
+        k = part.k
+        signs = np.where(part.group > 0, 1.0, -1.0)
+        sizes = part.count.astype(np.float64)
+        upper = self.c * sizes
+        alpha0 = np.zeros(k)
+        if self.shares is not None and part.parent is not None:
+            for c in np.flatnonzero(self.shares[part.parent] != 0):
+                share = float(self.shares[part.parent[c]])
+                alpha0[c] = min(max(repeated_sum(share, int(part.count[c])), 0.0), upper[c])
+        if self.spec.kernel[0] == "linear":
+            centroids = part.centroids()
+            task = delayed(solve_linear_svm)(centroids, signs, upper, alpha0, self.options)
+            alpha, bias, _ = dask.compute(task)[0]
+            w = linear_weights(centroids, alpha, signs)
+            w_norm2 = seqsum(w * w)
+            fit = Fit(w=w)
+        else:
+            sums = self.gram_sums(rows, part)
+            means = sums / np.outer(sizes, sizes)
+            task = delayed(solve_box)(means, signs, upper, alpha0, self.options)
+            alpha, bias, _ = dask.compute(task)[0]
+            coef = alpha * signs
+            w_norm2 = float(coef @ means @ coef)
+            fit = Fit()
+        self.shares = alpha / sizes
+        fit.update(
+            alpha=alpha,
+            b=bias,
+            w_norm2=w_norm2,
+            shares=self.shares,
+            signs=signs,
+            lower=seqsum(alpha) - 0.5 * w_norm2,
+            part=part,
+        )
+        if self.spec.kernel[0] != "linear":
+            fit["support"] = gather_support(rows, part, self.shares * signs)
+        return fit
+
+    def gram_sums(self, rows: Rows, part: Partition) -> Float64Array:
+        """The block sums of the Gram matrix over the clusters: one task per pair of blocks."""
+        labels = part.labels()
+        pieces = []
+        for a in range(rows.n_blocks):
+            for b in range(a, rows.n_blocks):
+                pieces.append(
+                    delayed(gram_pair, pure=True)(
+                        rows.x[a], rows.x[b], labels[a], labels[b], part.k, self.spec.kernel, a != b
+                    )
+                )
+        return np.asarray(dask.compute(tree_reduce(pieces))[0]["gram"], dtype=np.float64)
+
+    def shared(self, fit: Fit) -> dict[str, Any]:
+        out: dict[str, Any] = {"b": fit["b"], "tol": PURITY_TOL}
+        if "w" in fit:
+            out["w"] = fit["w"]
+        else:
+            sv, coef, _ = dask.compute(fit["support"])[0]
+            out["sv"], out["coef"] = sv, coef
+        return out
+
+    def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        return float(0.5 * fit["w_norm2"] + self.c * stats["loss"][0])
+
+    def aggregated_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        sizes = part.count.astype(np.float64)
+        cluster_f = stats["sum_f"] / sizes
+        hinge = sizes * np.maximum(1.0 - fit["signs"] * cluster_f, 0.0)
+        return float(0.5 * fit["w_norm2"] + self.c * seqsum(hinge))
+
+
+class S3vmModel:
+    n_cells = 6
+    n_bits = 6
+    certifies = False
+
+    def __init__(
+        self, spec: ini.Spec, c: float, c_unlabeled: float, exact: int, options: dict[str, Any]
+    ) -> None:
+        self.spec, self.c, self.c_unlabeled = spec, c, c_unlabeled
+        self.exact, self.options = exact, options
+        self.svm_solves = 0
+        self.started: float | None = None
+
+    def solve(self, rows: Rows, part: Partition) -> Fit:
+        labels = (part.group - 1).astype(np.float64)
+        sizes = part.count.astype(np.float64)
+        weights = sizes * np.where(labels == 0, self.c_unlabeled, self.c)
+        if self.started is None:
+            self.started = time.perf_counter()
+        limit = self.options.get("time_limit")
+        remaining = None if limit is None else limit - (time.perf_counter() - self.started)
+        task = delayed(s3vm_search)(
+            part.centroids(), labels, weights, self.exact, self.options, remaining
+        )
+        value, w, b, lower, solves = dask.compute(task)[0]
+        self.svm_solves += solves
+        return Fit(w=w, b=b, F=value, lower=lower, w_norm2=seqsum(w * w))
+
+    def shared(self, fit: Fit) -> dict[str, Any]:
+        return {"w": fit["w"], "b": fit["b"], "tol": PURITY_TOL}
+
+    def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        labeled, unlabeled = stats["loss"]
+        return float(0.5 * fit["w_norm2"] + self.c * labeled + self.c_unlabeled * unlabeled)
+
+
+Model = LadModel | SvmModel | S3vmModel
+
+
+# -- the loop -------------------------------------------------------------------------------
+
+
+def run_aid(
+    rows: Rows,
+    spec: ini.Spec,
+    model: Model,
+    part: Partition,
+    *,
+    tol: float,
+    max_iter: int,
+    time_limit: float | None,
+    callback: Callable[[Mapping[str, Any]], Any] | None,
+) -> dict[str, Any]:
+    """The core's ``Aid::run``: solve, evaluate on every row, keep the best, stop when pure,
+    when the gap is at most ``tol``, on the callback's word, at ``max_iter`` solves or at the
+    time limit; else split the impure clusters."""
+    start = time.perf_counter()
+    history: list[dict[str, Any]] = []
+    best: tuple[float, Fit] | None = None
+    lower = -math.inf
+    offsets = part.offsets
+    while True:
+        fit = model.solve(rows, part)
+        shared = {
+            "spec": spec,
+            "table": part.table,
+            "k": part.k,
+            "n_cells": model.n_cells,
+            "n_bits": model.n_bits,
+            **model.shared(fit),
+        }
+        keys, stats = run_pass(
+            evaluate_block, rows, shared, [part.keys, [int(o) for o in offsets]], keep=True
+        )
+        full = model.full_objective(fit, part, stats)
+        if not math.isfinite(full):
+            raise ValueError("the aggregated solution has a non-finite objective")
+        aggregated = (
+            model.aggregated_objective(fit, part, stats)
+            if isinstance(model, SvmModel)
+            else float(fit["F"])
+        )
+        fit["F"] = aggregated
+        if best is None or full < best[0]:
+            best = (full, fit)
+        upper = best[0]
+        lower = max(lower, min(float(fit["lower"]), upper))
+        gap = max((upper - lower) / upper, 0.0) if upper > 0 else 0.0
+        impure = np.flatnonzero(np.all(stats["lack"] > 0, axis=0))
+        record = {
+            "iteration": len(history),
+            "n_clusters": part.k,
+            "lower_bound": lower,
+            "upper_bound": upper,
+            "gap": gap,
+            "time": time.perf_counter() - start,
+            "aggregated_objective": aggregated,
+            "full_objective": full,
+            "n_impure": int(impure.shape[0]),
+        }
+        history.append(record)
+        stop = bool(callback(dict(record))) if callback is not None else False
+        status = None
+        if impure.shape[0] == 0:
+            status = "optimal" if model.certifies else "pure"
+        elif gap <= tol:
+            status = "gap"
+        elif stop:
+            status = "stopped"
+        elif len(history) >= max_iter:
+            status = "max_iter"
+        elif time_limit is not None and time.perf_counter() - start >= time_limit:
+            status = "time_limit"
+        if status is not None:
+            return {
+                "fit": best[1],
+                "objective": best[0],
+                "aggregated_objective": aggregated,
+                "lower_bound": lower,
+                "status": status,
+                "n_iter": len(history),
+                "history": history,
+                "partition": part,
+            }
+        part = split(part, keys, model.n_cells, impure, stats)
+        offsets = part.offsets

@@ -1,0 +1,259 @@
+"""kernelkit on Dask (issue 11), against a real ``distributed.LocalCluster`` of 2 worker processes.
+
+Asserted here, each against the single-machine code on the same data:
+
+* many fits: scikit-learn's ``GridSearchCV`` under ``joblib.parallel_backend("dask")`` and the
+  ``kernelkit.dask.grid_search`` helper give the sequential search's best parameters and
+  ``cv_results_`` scores exactly; ``one_vs_rest`` / ``one_vs_one`` give the sequential
+  meta-estimators' predictions;
+* prediction: ``kernelkit.dask.predict`` / ``decision_function`` over a dask array (several
+  chunks) and a dask DataFrame (with and without feature names) equal the model's methods on the
+  NumPy data, keep the row chunks, and put the model in the graph once;
+* distributed AID on dask arrays with several chunks: AIDRegressor (LAD; k-means and given
+  initial clusters), AIDClassifier (linear with k-means start, RBF with a random start) and
+  AIDSemiSupervisedClassifier equal the in-memory fits: the same number of aggregated solves,
+  status, per-solve cluster counts and final partition (``labels_``), the same model (linear
+  SVM and S3VM to 1e-10; LAD to the LP's accuracy, 1e-7; RBF to the SMO tolerance, 1e-5; see
+  docs/dask.md) and predictions; a dask DataFrame is accepted (feature names kept);
+* ``import kernelkit`` does not import dask; non-finite dask input is rejected.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+import joblib  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier  # noqa: E402
+
+import kernelkit  # noqa: E402
+import kernelkit.dask as kd  # noqa: E402
+
+Array = np.ndarray[Any, Any]
+CHUNK = 230  # rows per chunk: several chunks per array, uneven last chunk
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _rows(n: int, m: int, seed: int) -> Array:
+    return np.random.default_rng(seed).normal(size=(n, m))
+
+
+def _multiclass(n: int = 240, seed: int = 0) -> tuple[Array, Array]:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=2.0, size=(3, 4))
+    y = rng.integers(0, 3, size=n)
+    return centres[y] + rng.normal(size=(n, 4)), np.array(["a", "b", "c"])[y]
+
+
+def _chunked(x: Array) -> Any:
+    return da.from_array(x, chunks=(CHUNK, *x.shape[1:]))
+
+
+# -- many fits ------------------------------------------------------------------------------
+
+GRID = {"C": [0.5, 8.0], "gamma": [0.05, 0.5]}
+
+
+def _assert_same_search(a: Any, b: Any) -> None:
+    assert a.best_params_ == b.best_params_
+    for key in ("mean_test_score", "std_test_score", "rank_test_score"):
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+    for i in range(3):
+        np.testing.assert_array_equal(
+            a.cv_results_[f"split{i}_test_score"], b.cv_results_[f"split{i}_test_score"]
+        )
+
+
+def test_grid_search_under_joblib_dask_backend_equals_sequential(client: Any) -> None:
+    X, y = _multiclass()
+    sequential = GridSearchCV(kernelkit.SVC(n_jobs=1), GRID, cv=3).fit(X, y)
+    with joblib.parallel_backend("dask"):
+        parallel = GridSearchCV(kernelkit.SVC(n_jobs=1), GRID, cv=3, n_jobs=-1).fit(X, y)
+    _assert_same_search(sequential, parallel)
+
+
+def test_grid_search_helper_equals_sequential(client: Any) -> None:
+    X, y = _multiclass(seed=1)
+    sequential = GridSearchCV(kernelkit.SVC(n_jobs=1), GRID, cv=3).fit(X, y)
+    search = kd.grid_search(kernelkit.SVC(), GRID, X, y, cv=3, client=client)
+    _assert_same_search(sequential, search)
+    assert search.best_estimator_.n_jobs == 1  # threads_per_fit
+    np.testing.assert_array_equal(search.predict(X), sequential.predict(X))
+
+
+@pytest.mark.parametrize("helper", ["one_vs_rest", "one_vs_one"])
+def test_one_vs_rest_and_one_vs_one_as_tasks(client: Any, helper: str) -> None:
+    X, y = _multiclass(seed=2)
+    model = getattr(kd, helper)(kernelkit.SVC(C=2.0), X, y, client=client)
+    meta = OneVsRestClassifier if helper == "one_vs_rest" else OneVsOneClassifier
+    reference = meta(kernelkit.SVC(C=2.0, n_jobs=1)).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+    np.testing.assert_allclose(
+        model.decision_function(X), reference.decision_function(X), rtol=0, atol=1e-12
+    )
+
+
+# -- prediction -----------------------------------------------------------------------------
+
+
+def test_predict_and_decision_function_over_a_dask_array(client: Any) -> None:
+    X, y = _multiclass(n=700, seed=3)
+    model = kernelkit.SVC(C=2.0, decision_function_shape="ovo").fit(X[:200], y[:200])
+    Xd = _chunked(X)
+    predicted = kd.predict(model, Xd)
+    decision = kd.decision_function(model, Xd)
+    assert isinstance(predicted, da.Array) and predicted.chunks == (Xd.chunks[0],)
+    assert decision.shape == (700, 3)
+    np.testing.assert_array_equal(predicted.compute(), model.predict(X))
+    np.testing.assert_allclose(decision.compute(), model.decision_function(X), rtol=0, atol=1e-12)
+    # The model is one task of the graph, whatever the number of blocks.
+    graph = dict(predicted.__dask_graph__())
+    holders = [key for key, task in graph.items() if "SVC" in repr(task)[:2000]]
+    assert len(holders) == 1
+    regressor = kernelkit.AIDRegressor(random_state=0).fit(X, np.arange(700.0))
+    np.testing.assert_array_equal(kd.predict(regressor, Xd).compute(), regressor.predict(X))
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_predict_over_a_dask_dataframe(client: Any, named: bool) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _multiclass(n=500, seed=4)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(4)])
+    model = kernelkit.SVC(C=1.0).fit(frame if named else X, y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. scikit-learn's feature-name warnings
+        predicted = kd.predict(model, ddf).compute()
+        decision = kd.decision_function(model, ddf).compute()
+    np.testing.assert_array_equal(predicted, model.predict(frame if named else X))
+    np.testing.assert_allclose(
+        decision, model.decision_function(frame if named else X), rtol=0, atol=1e-12
+    )
+
+
+# -- distributed AID ------------------------------------------------------------------------
+
+
+def _same_run(a: Any, b: Any) -> None:
+    assert b.n_iter_ == a.n_iter_
+    assert b.status_ == a.status_
+    assert [h["n_clusters"] for h in b.history_] == [h["n_clusters"] for h in a.history_]
+    assert [h["n_impure"] for h in b.history_] == [h["n_impure"] for h in a.history_]
+    np.testing.assert_array_equal(np.asarray(b.labels_), a.labels_)
+    # Reported values: the kernel version's K̄ is summed afresh here, updated by subtraction in
+    # the core (the same problems up to rounding).
+    np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-8)
+    np.testing.assert_allclose(
+        [h["lower_bound"] for h in b.history_], [h["lower_bound"] for h in a.history_], rtol=1e-8
+    )
+
+
+@pytest.mark.parametrize("init", ["kmeans", "array"])
+def test_aid_lad_on_dask_equals_in_memory(client: Any, init: str) -> None:
+    n, m = 1500, 4
+    X = _rows(n, m, 5)
+    y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 1.0 + np.random.default_rng(6).standard_t(3, n)
+    start: Any = "kmeans" if init == "kmeans" else np.arange(n) % 9
+    params = {"random_state": 4, "init": start, "tol": 1e-6}
+    memory = kernelkit.AIDRegressor(**params).fit(X, y)
+    dist = kernelkit.AIDRegressor(
+        **{**params, "init": start if init == "kmeans" else da.from_array(start, chunks=400)}
+    ).fit(_chunked(X), _chunked(y))
+    _same_run(memory, dist)
+    # Each aggregated LP is solved to a relative duality gap of 1e-9 (see docs/dask.md).
+    np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(dist.intercept_, memory.intercept_, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(dist.predict(X), memory.predict(X), rtol=0, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::kernelkit.ConvergenceWarning")  # max_iter = 8
+@pytest.mark.parametrize(("kernel", "init"), [("linear", "kmeans"), ("rbf", "random")])
+def test_aid_classifier_on_dask_equals_in_memory(client: Any, kernel: str, init: str) -> None:
+    n = 1200 if kernel == "linear" else 500
+    X = _rows(n, 3, 7)
+    y = np.where(X @ np.array([1.0, -1.0, 0.5]) + 0.4 * _rows(n, 1, 8)[:, 0] > 0, "pos", "neg")
+    params = {"C": 0.5, "kernel": kernel, "init": init, "random_state": 2, "max_iter": 8}
+    memory = kernelkit.AIDClassifier(**params).fit(X, y)
+    dist = kernelkit.AIDClassifier(**params).fit(_chunked(X), _chunked(y))
+    _same_run(memory, dist)
+    np.testing.assert_array_equal(dist.classes_, memory.classes_)
+    np.testing.assert_array_equal(dist.support_, memory.support_)
+    # Linear: the core's aggregated problems exactly. Kernel: K̄ is summed afresh here but
+    # updated by subtraction in the core, so the SMO's float32 columns can round a few entries
+    # differently: the same partitions, the models equal to the SMO tolerance.
+    atol = 1e-10 if kernel == "linear" else 1e-5
+    np.testing.assert_allclose(dist.dual_coef_, memory.dual_coef_, rtol=0, atol=atol)
+    np.testing.assert_allclose(dist.intercept_, memory.intercept_, rtol=0, atol=atol)
+    np.testing.assert_allclose(
+        dist.decision_function(X), memory.decision_function(X), rtol=0, atol=atol
+    )
+    np.testing.assert_array_equal(dist.predict(X), memory.predict(X))
+    if kernel == "linear":
+        np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-10)
+
+
+def test_aid_semi_supervised_on_dask_equals_in_memory(client: Any) -> None:
+    n = 900
+    X = _rows(n, 3, 9)
+    y = np.where(X @ np.array([1.0, 1.0, -0.5]) > 0, 1, 0)
+    y[np.random.default_rng(10).random(n) < 0.85] = -1
+    params = {"C": 1.0, "C_unlabeled": 0.1, "n_clusters": 12, "random_state": 1, "max_iter": 4}
+    memory = kernelkit.AIDSemiSupervisedClassifier(**params).fit(X, y)
+    dist = kernelkit.AIDSemiSupervisedClassifier(**params).fit(_chunked(X), _chunked(y))
+    _same_run(memory, dist)
+    np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(dist.intercept_, memory.intercept_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(dist.aggregated_objective_, memory.aggregated_objective_, rtol=1e-9)
+    np.testing.assert_array_equal(np.asarray(dist.transduction_), memory.transduction_)
+
+
+def test_aid_on_a_dask_dataframe(client: Any) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    n = 800
+    X = _rows(n, 3, 11)
+    y = X @ np.array([2.0, -1.0, 0.0]) + np.random.default_rng(12).laplace(size=n)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    memory = kernelkit.AIDRegressor(random_state=0).fit(frame, y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    dist = kernelkit.AIDRegressor(random_state=0).fit(ddf, dd.from_pandas(pd.Series(y), 3))
+    _same_run(memory, dist)
+    np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-7)
+    np.testing.assert_array_equal(dist.feature_names_in_, ["a", "b", "c"])
+
+
+def test_non_finite_dask_input_is_rejected(client: Any) -> None:
+    X = _rows(300, 2, 13)
+    X[17, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        kernelkit.AIDRegressor().fit(_chunked(X), _chunked(np.ones(300)))
+
+
+def test_importing_kernelkit_does_not_import_dask() -> None:
+    code = "import sys, kernelkit; sys.exit('dask' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_scheduler_is_the_cluster(client: Any) -> None:
+    """The fits above ran on the cluster's workers (not the local scheduler)."""
+    assert dask.base.get_scheduler() == client.get
