@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -175,15 +176,27 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         y = np.ascontiguousarray(y, dtype=np.float64)
         n, m = X.shape
         design = np.hstack([X, np.ones((n, 1))]) if self.fit_intercept else X
-        design = np.ascontiguousarray(design)
+        # The LP is solved with absolute tolerances: columns scaled to max |x_ij| = 1 (β_j scales
+        # back), so that large columns do not leave it inaccurate, or failing on collinear ones.
+        column_scale = np.max(np.abs(design), axis=0, initial=0.0)
+        column_scale[column_scale == 0] = 1.0
+        design = np.ascontiguousarray(design / column_scale)
         d = design.shape[1]
         rate = 3 * d if d * n > 5e8 else 2 * d
         init, k = self._init_and_k(n, min(n, max(rate, math.ceil(0.0005 * n), d + 1)))
         options = self._core_options()
         # The LP's relative duality gap (the accuracy of each aggregated optimum).
         options["inner"] = {"tol": 1e-9}
-        result = _run(_core.aid_lad, design, y, init, k, options=options)
-        coef = np.asarray(result["coef"], dtype=np.float64)
+        # The core's purity test counts residuals within 1e-9·max(1, max|y|) as zero: an absolute
+        # tolerance when max|y| < 1, so small targets looked pure and AID stopped "optimal" far
+        # above the optimum. LAD is positively homogeneous in y: solve on y / max|y| instead.
+        y_scale = float(np.max(np.abs(y), initial=0.0))
+        y_scale = y_scale if 0.0 < y_scale < 1.0 else 1.0
+        if y_scale != 1.0 and options["callback"] is not None:
+            options["callback"] = _rescaled_progress(options["callback"], y_scale)
+        solved = _run(_core.aid_lad, design, y / y_scale, init, k, options=options)
+        result = _rescaled_lad(solved, y_scale)
+        coef = np.asarray(result["coef"], dtype=np.float64) / column_scale
         self.coef_ = coef[:m].copy()
         self.intercept_ = float(coef[m]) if self.fit_intercept else 0.0
         self._store_result(result)
@@ -205,6 +218,35 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         check_is_fitted(self, "coef_")
         X = self._dense(X, reset=False)
         return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+
+
+#: The entries of an AID-LAD history / progress report that scale with y.
+_LAD_SCALED = ("lower_bound", "upper_bound", "aggregated_objective", "full_objective")
+
+
+def _rescaled_entry(entry: Mapping[str, Any], scale: float) -> dict[str, Any]:
+    return {key: float(v) * scale if key in _LAD_SCALED else v for key, v in entry.items()}
+
+
+def _rescaled_progress(callback: Callback, scale: float) -> Callback:
+    """The progress callback of a solve on y / scale, reporting in the units of y."""
+
+    def report(info: Mapping[str, Any]) -> bool | None:
+        return callback(_rescaled_entry(info, scale))
+
+    return report
+
+
+def _rescaled_lad(result: dict[str, Any], scale: float) -> dict[str, Any]:
+    """The result of ``_core.aid_lad`` on y / scale, in the units of y."""
+    if scale == 1.0:
+        return result
+    out = dict(result)
+    out["coef"] = np.asarray(result["coef"], dtype=np.float64) * scale
+    out["objective"] = float(result["objective"]) * scale
+    out["lower_bound"] = float(result["lower_bound"]) * scale
+    out["history"] = [_rescaled_entry(entry, scale) for entry in result["history"]]
+    return out
 
 
 class AIDClassifier(_BinaryClassifierMixin, _AidBase):
