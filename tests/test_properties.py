@@ -1307,6 +1307,7 @@ def _check_aid_bookkeeping(est: Any, n: int) -> None:
     last = hist[-1]
     assert float(last["upper_bound"]) == pytest.approx(est.objective_, rel=1e-12, abs=1e-300)
     assert float(last["lower_bound"]) == pytest.approx(est.lower_bound_, rel=1e-12, abs=1e-300)
+    assert float(last["gap"]) == pytest.approx(est.gap_, rel=1e-12, abs=1e-15)
     labels_ = check_aid_labels(est.labels_, n)
     assert len(np.unique(labels_)) <= n
 
@@ -1334,14 +1335,9 @@ def test_aid_regressor_lad(
     values = st.floats(-1.0, 1.0, allow_nan=False, width=32)
     z = np.asarray(data.draw(st.lists(values, min_size=n, max_size=n)))
     z = (z + x @ np.linspace(-1.0, 2.0, m)) * 10.0**target_exponent
-    model = kernelkit.AIDRegressor(
-        fit_intercept=fit_intercept,
-        tol=tol,
-        random_state=0,
-        **{**init, "n_clusters": min(init.get("n_clusters", n), n)}
-        if init["init"] == "random"
-        else init,
-    )
+    if init["init"] == "random":
+        init = {**init, "n_clusters": min(init["n_clusters"], n)}
+    model = kernelkit.AIDRegressor(fit_intercept=fit_intercept, tol=tol, random_state=0, **init)
     _aid_fit(model, x, z)
     pred = model.predict(x)
     _finite(pred, model.coef_, model.intercept_, model.objective_, model.lower_bound_)
