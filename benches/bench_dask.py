@@ -313,8 +313,7 @@ def main() -> None:
         "--svm-time-limit",
         type=float,
         default=None,
-        help="time_limit of the AID SVM (s); beyond K = 8192 clusters its aggregated solves "
-        "start cold (see docs/dask.md)",
+        help="time_limit of the AID SVM (s)",
     )
     parser.add_argument("--parts", default="aid,grid")
     parser.add_argument("--grid-rows", type=int, default=0, help="USPS rows (0: all)")

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use kernelkit_solvers::aid::{
     lad_partition, s3vm_partition, svm_partition, AggregatedGram, AggregatedModel, Aid,
     AidIteration, AidMonitor, AidOptions, AidResult, ClarabelLp, Initial, LadModel, Partition,
-    S3vmData, S3vmModel, SvmData, SvmModel,
+    S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
-use kernelkit_solvers::{Control, Monitor, Smo, SolveError};
+use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,7 +23,7 @@ use crate::arrays::{matrix, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
 use crate::progress::{run_interruptible, PythonMonitor};
-use crate::solve::parse_options;
+use crate::solve::{parse_options, run, Solution};
 
 /// Calls the user's callback after every aggregated solve; the inner solves get a monitor that
 /// only watches for Ctrl-C.
@@ -214,6 +214,41 @@ pub(crate) fn aid_lad<'py>(
     let out = result_dict(py, &result, init_time)?;
     out.set_item("coef", PyArray1::from_vec(py, result.fit.beta))?;
     Ok(out)
+}
+
+/// The weighted LAD `min_β Σ_k w_k |y_k − x_k·β|` (weights > 0) by the Clarabel LP that AID-LAD
+/// solves its aggregated problem with (`solution.x` is `β`, `objective − gap` the LP's dual
+/// value); `tol` is the LP's relative duality gap (AID's inner solves use 1e-9).
+#[pyfunction]
+#[pyo3(signature = (x, y, weights, **options))]
+pub(crate) fn solve_weighted_lad(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    weights: PyReadonlyArray1<'_, f64>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    let options = parse_options(options)?;
+    let x = matrix(&x);
+    let mut problem = WeightedLad {
+        x: x.values.into_owned(),
+        d: x.cols,
+        y: vector(&y).into_owned(),
+        weights: vector(&weights).into_owned(),
+    };
+    if problem.y.len() != x.rows {
+        return Err(PyValueError::new_err(format!(
+            "x has {} rows but y has {} values",
+            x.rows,
+            problem.y.len()
+        )));
+    }
+    if let Some(bad) = problem.weights.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
+        return Err(PyValueError::new_err(format!(
+            "every weight must be finite and > 0, got {bad}"
+        )));
+    }
+    run(py, options, |opts, monitor| Ok(ClarabelLp.solve(&mut problem, opts, monitor)?))
 }
 
 /// AID for the C-SVM (labels ±1) with any built-in kernel.

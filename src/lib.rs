@@ -36,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_svm, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_s3vm, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aggregated_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::solve_weighted_lad, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     Ok(())
 }

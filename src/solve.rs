@@ -166,7 +166,7 @@ pub(crate) fn run_with_extra<E: Send>(
 }
 
 /// [`run_with_extra`] for jobs without an extra value.
-fn run(
+pub(crate) fn run(
     py: Python<'_>,
     options: Options,
     job: impl FnOnce(&SolveOptions, &mut PythonMonitor) -> Result<kernelkit_solvers::Solution, CoreError>
@@ -260,8 +260,10 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
 }
 
 /// C-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample upper bounds.
+/// With `alpha0`, the solve starts from that feasible point (`0 ≤ α⁰ ≤ upper`) and keeps its
+/// `yᵀα⁰`.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, kernel, **options))]
+#[pyo3(signature = (x, y, upper, kernel, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_c_svc(
     py: Python<'_>,
@@ -269,13 +271,15 @@ pub(crate) fn solve_c_svc(
     y: PyReadonlyArray1<'_, f64>,
     upper: PyReadonlyArray1<'_, f64>,
     kernel: &Kernel,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
         dispatch_kernel!(x, kernel, callable, |source| Ok((
-            formulations::c_svc(source, &labels, upper, opts, monitor)?,
+            formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
             f64::NAN
         )))
     })?;

@@ -28,6 +28,7 @@ __all__ = [
     "solve_nu_svr",
     "solve_one_class",
     "solve_pu",
+    "solve_weighted_lad",
 ]
 
 __version__: str
@@ -123,6 +124,7 @@ def solve_c_svc(
     y: NDArray[np.float64],
     upper: NDArray[np.float64],
     kernel: Kernel,
+    alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_one_class(
@@ -256,4 +258,10 @@ def aid_s3vm(
 def aggregated_kernel(
     x: NDArray[np.float64], clusters: NDArray[np.int64], kernel: Kernel
 ) -> NDArray[np.float64]: ...
+def solve_weighted_lad(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    **options: Unpack[_SolverOptions],
+) -> Solution: ...
 def _panic_in_solver_thread() -> None: ...

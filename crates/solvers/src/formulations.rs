@@ -32,11 +32,26 @@ pub fn c_svc<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
+    c_svc_from(kernel, labels, upper, None, options, monitor)
+}
+
+/// C-SVC started from a feasible `alpha0` (`0 ≤ α⁰ ≤ upper`; the equality `yᵀα = yᵀα⁰` is
+/// the one `alpha0` satisfies): the warm start AID's aggregated SVM uses (Park, Zhang & Sun,
+/// §4), exposed so that a distributed AID solves the same problem from the same point.
+/// `None` is [`c_svc`]'s cold start `α = 0`.
+pub fn c_svc_from<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
     check_len("y", kernel.len(), labels.len())?;
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let n = kernel.len();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
-    let mut problem = BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, None)?;
+    let mut problem = BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, alpha0)?;
     Smo.solve(&mut problem, options, monitor)
 }
 

@@ -45,22 +45,15 @@ PURITY_TOL = 1e-9
 
 def solve_lad(
     xbar: Float64Array, ybar: Float64Array, weights: Float64Array, options: dict[str, Any]
-) -> tuple[Float64Array, float]:
-    """The weighted LAD ``min_β Σ_k w_k |ȳ_k − x̄_k·β|`` by the core's Clarabel LP, written as
-    the unweighted LAD of the rows ``(w_k x̄_k, w_k ȳ_k)`` (the same optimum). Returns ``β`` and
-    the LP's dual value (a lower bound)."""
-    k = weights.shape[0]
-    result = _core.aid_lad(
-        np.ascontiguousarray(xbar * weights[:, None]),
-        np.ascontiguousarray(ybar * weights),
-        np.arange(k, dtype=np.int64),
-        k,
-        0,
-        1e-12,
-        1,
-        **options,
+) -> tuple[Float64Array, float, float]:
+    """The weighted LAD ``min_β Σ_k w_k |ȳ_k − x̄_k·β|`` by the core's Clarabel LP (the LP the
+    core's AID-LAD solves). Returns ``β``, the objective and the LP's dual value (a lower
+    bound)."""
+    solution = _core.solve_weighted_lad(
+        np.ascontiguousarray(xbar), np.ascontiguousarray(ybar), weights, **options
     )
-    return np.asarray(result["coef"], dtype=np.float64), float(result["lower_bound"])
+    objective = float(solution.objective)
+    return np.asarray(solution.x, dtype=np.float64), objective, objective - float(solution.gap)
 
 
 def solve_box(
@@ -70,25 +63,13 @@ def solve_box(
     alpha0: Float64Array | None,
     options: dict[str, Any],
 ) -> tuple[Float64Array, float, str]:
-    """The aggregated SVM dual (21) by the core's SMO: ``Q = y yᵀ ∘ K̄``."""
-    q = np.ascontiguousarray(gram * np.outer(signs, signs))
-    return _box(q, signs, upper, alpha0, options)
-
-
-def _box(
-    q: Float64Array,
-    signs: Float64Array,
-    upper: Float64Array,
-    alpha0: Float64Array | None,
-    options: dict[str, Any],
-) -> tuple[Float64Array, float, str]:
-    solution = _core.solve_box_qp(q, -np.ones(signs.shape[0]), signs, upper, alpha0, **options)
+    """The aggregated SVM dual (21) by the core's SMO: the C-SVC on the precomputed ``K̄`` from
+    the warm start ``alpha0`` (``Q = y yᵀ ∘ K̄``, as the core builds it)."""
+    kernel = _core.Kernel("precomputed")
+    solution = _core.solve_c_svc(
+        np.ascontiguousarray(gram), signs, upper, kernel, alpha0, **options
+    )
     return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
-
-
-#: Largest dense ``Q`` (bytes) of the linear aggregated SVM; beyond it the SMO computes the
-#: kernel of the centroids itself, without the warm start (see :func:`solve_linear_svm`).
-DENSE_Q_MAX_BYTES = 512 << 20
 
 
 def solve_linear_svm(
@@ -98,16 +79,13 @@ def solve_linear_svm(
     alpha0: Float64Array,
     options: dict[str, Any],
 ) -> tuple[Float64Array, float, str]:
-    """The linear aggregated SVM on one worker. Up to :data:`DENSE_Q_MAX_BYTES` it is the core's
-    problem exactly: ``Q = (y ∘ X̄)(y ∘ X̄)ᵀ`` with the core's warm start. Beyond, the core's
-    C-SVC on the centroids (kernel computed on the fly, cold start): the same optimum, but not
-    the same SMO iterates, until the core exposes a warm-started aggregated solve."""
-    k = signs.shape[0]
-    if k * k * 8 <= DENSE_Q_MAX_BYTES:
-        scaled = centroids * signs[:, None]
-        return _box(np.ascontiguousarray(scaled @ scaled.T), signs, upper, alpha0, options)
+    """The linear aggregated SVM on one worker: the core's problem exactly, the C-SVC on the
+    centroids with the linear kernel computed on the fly (no ``K × K`` matrix) from the core's
+    warm start ``alpha0``."""
     kernel = _core.Kernel("linear")
-    solution = _core.solve_c_svc(np.ascontiguousarray(centroids), signs, upper, kernel, **options)
+    solution = _core.solve_c_svc(
+        np.ascontiguousarray(centroids), signs, upper, kernel, alpha0, **options
+    )
     return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
 
 
@@ -158,9 +136,11 @@ def s3vm_search(
     def svm(chosen: IntArray, signs: Float64Array) -> tuple[Float64Array, float, float, bool]:
         nonlocal solves, cut
         solves += 1
-        rows = centroids[chosen]
-        scaled = rows * signs[:, None]
-        alpha, bias, status = _box(scaled @ scaled.T, signs, weights[chosen], None, options)
+        rows = np.ascontiguousarray(centroids[chosen])
+        solution = _core.solve_c_svc(
+            rows, signs, weights[chosen], _core.Kernel("linear"), **options
+        )
+        alpha, bias, status = np.asarray(solution.x), float(solution.bias), str(solution.status)
         w = linear_weights(rows, alpha, signs)
         if status in ("stopped", "time_limit") or (
             deadline is not None and time.monotonic() >= deadline
@@ -369,9 +349,9 @@ class LadModel:
         assert part.sum_y is not None
         ybar = part.sum_y / part.count
         weights = part.count.astype(np.float64)
-        beta, lower = dask.compute(delayed(solve_lad)(xbar, ybar, weights, self.options))[0]
-        f = weights * np.abs(ybar - seqdot(xbar, beta))
-        return Fit(beta=beta, F=seqsum(f), lower=lower)
+        task = delayed(solve_lad)(xbar, ybar, weights, self.options)
+        beta, objective, lower = dask.compute(task)[0]
+        return Fit(beta=beta, F=objective, lower=lower)
 
     def shared(self, fit: Fit) -> dict[str, Any]:
         return {"beta": fit["beta"], "tol": self.tol}

@@ -78,7 +78,8 @@ def kernel_object(params: tuple[str, float, int, float]) -> Any:
 
 
 def scan_block(x: Any, y: Any, start: int, spec: Spec) -> dict[str, Any]:
-    """Non-finite values, |y| maximum, and the values of ``y`` with their counts."""
+    """Non-finite values, the maxima of |y| and of each |column| (LAD), or the values of ``y``
+    with their counts."""
     xb = as_float_block(x)
     out: dict[str, Any] = {"nonfinite": int(np.count_nonzero(~np.isfinite(xb)))}
     yb = np.asarray(y)
@@ -86,6 +87,7 @@ def scan_block(x: Any, y: Any, start: int, spec: Spec) -> dict[str, Any]:
         yf = np.asarray(yb, dtype=np.float64)
         out["nonfinite"] += int(np.count_nonzero(~np.isfinite(yf)))
         out["max_absy"] = float(np.max(np.abs(yf))) if yf.size else 0.0
+        out["max_absx"] = np.max(np.abs(xb), axis=0, initial=0.0)
     else:
         values, counts = np.unique(yb, return_counts=True)
         out["values"], out["counts"] = values, counts

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
+from ..aid import _rescaled_lad, _rescaled_progress
 from ..exceptions import ConvergenceWarning
 from ..solvers import Smo
 from . import _aid_init as ini
@@ -184,21 +185,33 @@ def _loop(
 def fit_regressor(estimator: Any, X: Any, y: Any) -> Any:
     """``AIDRegressor.fit`` on dask data."""
     estimator._check_aid_params()
-    rows, array, _, names = to_rows(X, y)
+    rows, array, target, names = to_rows(X, y)
     spec = ini.Spec("lad", intercept=bool(estimator.fit_intercept))
     scans = _scan(rows, spec)
+    # As the in-memory AIDRegressor: columns scaled to max |x_ij| = 1 (the intercept's column of
+    # ones is already), and y / max|y| when max|y| < 1, so that the LP's and the purity test's
+    # absolute tolerances are relative ones; the model is scaled back at the end.
+    column_scale = np.max([s["max_absx"] for s in scans], axis=0)
+    column_scale[column_scale == 0] = 1.0
+    y_scale = max(s["max_absy"] for s in scans)
+    y_scale = y_scale if 0.0 < y_scale < 1.0 else 1.0
+    rows, array, _, _ = to_rows(array / column_scale, target / y_scale)
     n, m = rows.n, rows.m
     d = m + int(spec.intercept)
     rate = 3 * d if d * n > 5e8 else 2 * d
     kind, k, ids = _initial(estimator, rows, array, min(n, max(rate, math.ceil(0.0005 * n), d + 1)))
     options = estimator._core_options()
+    if y_scale != 1.0 and options["callback"] is not None:
+        options["callback"] = _rescaled_progress(options["callback"], y_scale)
     clock = time.perf_counter()
     part = _start(rows, spec, scans, kind, k, ids, options["seed"])
     init_time = time.perf_counter() - clock
-    scale = max([1.0] + [s["max_absy"] for s in scans])
+    scale = max([1.0] + [s["max_absy"] / y_scale for s in scans])
     inner = {"tol": 1e-9, "n_jobs": options["n_jobs"], "time_limit": options["time_limit"]}
     result = _loop(estimator, rows, spec, LadModel(spec, 1e-9 * scale, inner), part, options)
-    coef = np.asarray(result["fit"]["beta"], dtype=np.float64)
+    result = _rescaled_lad({**result, "coef": result["fit"]["beta"]}, y_scale)
+    design_scale = np.append(column_scale, 1.0) if spec.intercept else column_scale
+    coef = np.asarray(result["coef"], dtype=np.float64) / design_scale
     estimator.coef_ = coef[:m].copy()
     estimator.intercept_ = float(coef[m]) if spec.intercept else 0.0
     _store(estimator, result, rows, init_time, names)
