@@ -167,14 +167,28 @@ impl<T: Copy + Default> RowCache<T> {
                 _ => len,
             };
             let more = target.saturating_sub(capacity);
+            // A new column takes over the allocation of the last column evicted for it (its
+            // stale values are overwritten by the caller): no allocation, and no zero-filling
+            // of the positions the victim held.
+            let mut recycled: Option<Vec<T>> = None;
             while self.used + more > self.budget {
                 let victim = self.least_recent_excluding(pinned);
                 let Some(victim) = victim else { break };
-                self.evict(victim);
+                let buffer = self.evict(victim);
+                if have == 0 && capacity == 0 && buffer.capacity() >= target {
+                    recycled = Some(buffer);
+                }
+            }
+            let column = &mut self.columns[i];
+            if let Some(mut buffer) = recycled {
+                buffer.truncate(len);
+                buffer.shrink_to(target);
+                if buffer.capacity() == target {
+                    *column = buffer;
+                }
             }
             // `reserve_exact`: a doubling growth would hold up to twice the budget.
-            let column = &mut self.columns[i];
-            if target > capacity {
+            if target > column.capacity() {
                 column.reserve_exact(target - column.len());
             }
             column.resize(len, T::default());
@@ -283,10 +297,11 @@ impl<T: Copy + Default> RowCache<T> {
         None
     }
 
-    fn evict(&mut self, h: usize) {
+    /// Drops column `h` from the cache; returns its buffer.
+    fn evict(&mut self, h: usize) -> Vec<T> {
         self.unlink(h);
         self.used -= self.columns[h].capacity();
-        self.columns[h] = Vec::new();
+        std::mem::take(&mut self.columns[h])
     }
 
     fn unlink(&mut self, h: usize) {

@@ -32,6 +32,7 @@ mod qmatrix;
 mod simd;
 mod source;
 mod sparse;
+pub mod team;
 
 pub use cache::{CacheStats, Growth, RowCache};
 pub use cross::{cross_kernel, kernel_row_sums, RowSet};

@@ -13,10 +13,9 @@
 //!
 //! `Q` values are `f32`, as LIBSVM's `Qfloat`; the diagonal is `f64`.
 
-use rayon::prelude::*;
-
 use crate::cache::{CacheStats, RowCache};
 use crate::source::KernelSource;
+use crate::team::DisjointSlices;
 
 /// The dual Hessian as seen by a decomposition solver.
 pub trait QMatrix: Send {
@@ -106,13 +105,16 @@ fn store_signed(column: &mut [f32], values: &[f64], s: f64, signs: &[f64]) {
             *q = (s * s_t * value) as f32;
         }
     };
-    if column.len() < crate::PARALLEL_MIN_LEN {
+    let len = column.len();
+    if len < crate::PARALLEL_MIN_LEN {
         body((column, (values, signs)));
     } else {
-        column
-            .par_chunks_mut(ASSEMBLE_CHUNK)
-            .zip(values.par_chunks(ASSEMBLE_CHUNK).zip(signs.par_chunks(ASSEMBLE_CHUNK)))
-            .for_each(body);
+        let column = DisjointSlices::new(column);
+        crate::team::for_each_chunk(len.div_ceil(ASSEMBLE_CHUNK), |c| {
+            let (lo, hi) = (c * ASSEMBLE_CHUNK, ((c + 1) * ASSEMBLE_CHUNK).min(len));
+            // SAFETY: chunk c alone writes lo..hi.
+            body((unsafe { column.range(lo, hi) }, (&values[lo..hi], &signs[lo..hi])));
+        });
     }
 }
 
@@ -306,11 +308,12 @@ impl<K: KernelSource> SvrQ<K> {
         if len < crate::PARALLEL_MIN_LEN {
             body((0, (out_i, out_j)));
         } else {
-            out_i
-                .par_chunks_mut(ASSEMBLE_CHUNK)
-                .zip(out_j.par_chunks_mut(ASSEMBLE_CHUNK))
-                .enumerate()
-                .for_each(|(c, pair)| body((c * ASSEMBLE_CHUNK, pair)));
+            let (out_i, out_j) = (DisjointSlices::new(out_i), DisjointSlices::new(out_j));
+            crate::team::for_each_chunk(len.div_ceil(ASSEMBLE_CHUNK), |c| {
+                let (lo, hi) = (c * ASSEMBLE_CHUNK, ((c + 1) * ASSEMBLE_CHUNK).min(len));
+                // SAFETY: chunk c alone writes lo..hi of both buffers.
+                body((lo, unsafe { (out_i.range(lo, hi), out_j.range(lo, hi)) }));
+            });
         }
     }
 }

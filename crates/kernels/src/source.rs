@@ -193,7 +193,10 @@ impl Block<'_, '_> {
             return;
         }
         let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-        chunks.into_par_iter().for_each(|(c0, c1)| self.compute_window(c0, c1, &windows));
+        crate::team::for_each_chunk(chunks.len(), |c| {
+            let (c0, c1) = chunks[c];
+            self.compute_window(c0, c1, &windows);
+        });
     }
 
     /// Fills columns `c0..c1` of the row-major `out` (rows `stride` long, `n_left` rows).

@@ -14,8 +14,6 @@
 
 use std::borrow::Cow;
 
-use rayon::prelude::*;
-
 use crate::bitmap::BinaryRows;
 use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
@@ -404,7 +402,8 @@ impl KernelSource for SparseKernel<'_> {
             self.window(&block, start, 0, width, &windows);
         } else {
             let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-            chunks.into_par_iter().for_each(|(c0, c1)| {
+            crate::team::for_each_chunk(chunks.len(), |c| {
+                let (c0, c1) = chunks[c];
                 self.window(&block, start, c0, c1, &windows);
             });
         }

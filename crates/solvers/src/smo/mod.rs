@@ -50,8 +50,8 @@ mod working_set_nu;
 
 use std::time::Instant;
 
+use kernelkit_kernels::team::{self, DisjointSlices, TeamGuard};
 use kernelkit_kernels::QMatrix;
-use rayon::prelude::*;
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
@@ -202,6 +202,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     }
 
     fn solve(&mut self, monitor: &mut dyn Monitor) -> (Solution, f64) {
+        // The other threads of the pool spin between the passes of this solve.
+        let _team = TeamGuard::enter();
         let l = self.v.len();
         let tol = self.options.tol;
         if !self.initialize_gradient(&*monitor) {
@@ -372,10 +374,16 @@ fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
             *g += scale * f64::from(q);
         }
     };
-    if target.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
+    let len = target.len();
+    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
         body((target, column));
     } else {
-        target.par_chunks_mut(UPDATE_CHUNK).zip(column.par_chunks(UPDATE_CHUNK)).for_each(body);
+        let target = DisjointSlices::new(target);
+        team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
+            let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
+            // SAFETY: chunk c alone writes lo..hi.
+            body((unsafe { target.range(lo, hi) }, &column[lo..hi]));
+        });
     }
 }
 
@@ -402,12 +410,12 @@ fn update_gradient_and_scan<S: Strategy>(
     if active_size < kernelkit_kernels::PARALLEL_MIN_LEN {
         return body(0, gradient, (q_i, q_j), (y, bound));
     }
-    let parts: Vec<S::First> = gradient
-        .par_chunks_mut(UPDATE_CHUNK)
-        .zip(q_i.par_chunks(UPDATE_CHUNK).zip(q_j.par_chunks(UPDATE_CHUNK)))
-        .zip(y.par_chunks(UPDATE_CHUNK).zip(bound.par_chunks(UPDATE_CHUNK)))
-        .enumerate()
-        .map(|(c, ((g, columns), labels))| body(c * UPDATE_CHUNK, g, columns, labels))
-        .collect();
+    let gradient = DisjointSlices::new(gradient);
+    let parts: Vec<S::First> = team::map_chunks(active_size.div_ceil(UPDATE_CHUNK), |c| {
+        let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(active_size));
+        // SAFETY: chunk c alone writes lo..hi.
+        let g = unsafe { gradient.range(lo, hi) };
+        body(lo, g, (&q_i[lo..hi], &q_j[lo..hi]), (&y[lo..hi], &bound[lo..hi]))
+    });
     parts.into_iter().fold(S::NO_FIRST, S::merge_first)
 }

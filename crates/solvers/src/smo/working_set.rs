@@ -14,8 +14,6 @@
 //! over fixed chunks; ties go to the *last* index, as LIBSVM's `>=`/`<=` scans do, so the
 //! selected pair does not depend on the thread count.
 
-use rayon::prelude::*;
-
 use super::state::{Bound, Variables};
 use super::TAU;
 
@@ -123,8 +121,9 @@ pub(crate) fn chunked<T: Send>(
     if len < kernelkit_kernels::PARALLEL_MIN_LEN {
         return merge(empty, scan(0, len));
     }
-    let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, len, SCAN_CHUNK).collect();
-    let parts: Vec<T> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
+    let parts: Vec<T> = kernelkit_kernels::team::map_chunks(len.div_ceil(SCAN_CHUNK), |c| {
+        scan(c * SCAN_CHUNK, ((c + 1) * SCAN_CHUNK).min(len))
+    });
     parts.into_iter().fold(empty, merge)
 }
 
