@@ -219,6 +219,8 @@ impl Gsmo {
         monitor: &mut dyn Monitor,
     ) -> Result<(Solution, GsmoReport), SolveError> {
         options.validate()?;
+        // The other threads of the pool spin between the passes of this solve.
+        let _team = kernelkit_kernels::team::TeamGuard::enter();
         run::solve(self, problem, options, monitor)
     }
 }

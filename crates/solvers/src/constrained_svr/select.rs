@@ -15,8 +15,6 @@
 //! [`PARALLEL_MIN_LEN`]); ties go to the smallest index, and blocks tie in the order 1–4 as in
 //! the paper's if/elif chain, so the choice does not depend on the thread count.
 
-use rayon::prelude::*;
-
 use kernelkit_kernels::PARALLEL_MIN_LEN;
 
 use super::state::{State, ROW_CHUNK};
@@ -154,12 +152,10 @@ impl Selection {
         let extremes = if n < PARALLEL_MIN_LEN {
             PairExtremes::scan(state, y, c, 0, n)
         } else {
-            let chunks: Vec<PairExtremes> = (0..n.div_ceil(ROW_CHUNK))
-                .into_par_iter()
-                .map(|k| {
+            let chunks: Vec<PairExtremes> =
+                kernelkit_kernels::team::map_chunks(n.div_ceil(ROW_CHUNK), |k| {
                     PairExtremes::scan(state, y, c, k * ROW_CHUNK, ((k + 1) * ROW_CHUNK).min(n))
-                })
-                .collect();
+                });
             chunks.iter().fold(PairExtremes::EMPTY, |acc, chunk| acc.merge(chunk))
         };
         let alpha = (extremes.alpha_up.exists() && extremes.alpha_low.exists()).then_some(Pair {

@@ -10,8 +10,7 @@
 //! Every step changes β by a sparse or two-row `Δβ` and updates `r`, `s`, `q` and the linear
 //! term `lᵀθ` incrementally; [`State::refresh`] recomputes them from θ.
 
-use rayon::prelude::*;
-
+use kernelkit_kernels::team::{self, DisjointSlices};
 use kernelkit_kernels::{DenseRows, PARALLEL_MIN_LEN};
 
 use super::constraints::LinearConstraints;
@@ -25,7 +24,13 @@ pub(crate) fn update_rows(out: &mut [f64], f: impl Fn(usize, &mut [f64]) + Sync)
     if out.len() < PARALLEL_MIN_LEN {
         f(0, out);
     } else {
-        out.par_chunks_mut(ROW_CHUNK).enumerate().for_each(|(c, chunk)| f(c * ROW_CHUNK, chunk));
+        let n = out.len();
+        let out = DisjointSlices::new(out);
+        team::for_each_chunk(n.div_ceil(ROW_CHUNK), |c| {
+            let (lo, hi) = (c * ROW_CHUNK, ((c + 1) * ROW_CHUNK).min(n));
+            // SAFETY: chunk c alone writes lo..hi.
+            f(lo, unsafe { out.range(lo, hi) });
+        });
     }
 }
 
@@ -60,8 +65,10 @@ pub(crate) fn sum_of_squares(v: &[f64]) -> f64 {
     if v.len() < PARALLEL_MIN_LEN {
         v.iter().map(|x| x * x).sum()
     } else {
-        let partial: Vec<f64> =
-            v.par_chunks(ROW_CHUNK).map(|chunk| chunk.iter().map(|x| x * x).sum()).collect();
+        let n = v.len();
+        let partial: Vec<f64> = team::map_chunks(n.div_ceil(ROW_CHUNK), |c| {
+            v[c * ROW_CHUNK..((c + 1) * ROW_CHUNK).min(n)].iter().map(|x| x * x).sum()
+        });
         partial.iter().sum()
     }
 }

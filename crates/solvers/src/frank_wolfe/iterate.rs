@@ -16,7 +16,7 @@
 //!   (digest P3); [`RadiusRule::PaperPrinted`] keeps the printed formula for the regression test.
 //!   When `λ` reaches its bound, `α_j` is set to exactly 0: a drop step.
 
-use rayon::prelude::*;
+use kernelkit_kernels::team::{self, DisjointSlices};
 
 /// Positions per parallel task in the O(n) passes.
 pub(crate) const CHUNK: usize = 4096;
@@ -155,11 +155,13 @@ fn combine(alpha: &mut [f64], s: &mut [f64], column: &[f64], a: f64, b: f64) {
     if alpha.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
         body(alpha, s, column);
     } else {
-        alpha
-            .par_chunks_mut(CHUNK)
-            .zip(s.par_chunks_mut(CHUNK))
-            .zip(column.par_chunks(CHUNK))
-            .for_each(|((alpha, s), column)| body(alpha, s, column));
+        let n = alpha.len();
+        let (alpha, s) = (DisjointSlices::new(alpha), DisjointSlices::new(s));
+        team::for_each_chunk(n.div_ceil(CHUNK), |k| {
+            let (lo, hi) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            // SAFETY: chunk k alone writes lo..hi of both.
+            body(unsafe { alpha.range(lo, hi) }, unsafe { s.range(lo, hi) }, &column[lo..hi]);
+        });
     }
 }
 
@@ -197,8 +199,11 @@ fn extreme(
     if values.len() < kernelkit_kernels::PARALLEL_MIN_LEN {
         scan(0, values)
     } else {
-        let partial: Vec<Option<(usize, f64)>> =
-            values.par_chunks(CHUNK).enumerate().map(|(k, chunk)| scan(k * CHUNK, chunk)).collect();
+        let n = values.len();
+        let partial: Vec<Option<(usize, f64)>> = team::map_chunks(n.div_ceil(CHUNK), |k| {
+            let (lo, hi) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            scan(lo, &values[lo..hi])
+        });
         partial.into_iter().fold(None, merge)
     }
 }

@@ -239,6 +239,8 @@ impl FrankWolfe {
         monitor: &mut dyn Monitor,
     ) -> Result<(Solution, FrankWolfeReport), SolveError> {
         options.validate()?;
+        // The other threads of the pool spin between the passes of this solve.
+        let _team = kernelkit_kernels::team::TeamGuard::enter();
         self.validate()?;
         let diagonal = problem.q.diagonal();
         let delta2 = diagonal.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -178,6 +178,8 @@ impl KlrSmo {
         monitor: &mut dyn Monitor,
     ) -> Result<(Solution, KlrReport), SolveError> {
         options.validate()?;
+        // The other threads of the pool spin between the passes of this solve.
+        let _team = kernelkit_kernels::team::TeamGuard::enter();
         Ok(run::solve(self, problem, options, monitor))
     }
 }

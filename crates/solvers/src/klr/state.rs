@@ -2,8 +2,7 @@
 //! `α_s` does (`y_s·log(α_s/(C − α_s)) − λ y_s`, the entropy curvature `C/(α_s(C − α_s))` and
 //! `C·G(α_s/C)`), so that an iteration evaluates logarithms for two points only.
 
-use rayon::prelude::*;
-
+use kernelkit_kernels::team::{self, DisjointSlices};
 use kernelkit_kernels::{KernelSource, PARALLEL_MIN_LEN};
 
 /// Points per parallel task in the O(n) passes (fixed: results do not depend on threads).
@@ -50,10 +49,8 @@ fn chunked<T: Send + Copy>(
     if n < PARALLEL_MIN_LEN {
         return scan(0, n);
     }
-    let parts: Vec<T> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|k| scan(k * CHUNK, ((k + 1) * CHUNK).min(n)))
-        .collect();
+    let parts: Vec<T> =
+        team::map_chunks(n.div_ceil(CHUNK), |k| scan(k * CHUNK, ((k + 1) * CHUNK).min(n)));
     parts.into_iter().reduce(merge).expect("n > 0")
 }
 
@@ -241,7 +238,13 @@ impl State {
         if self.f.len() < PARALLEL_MIN_LEN {
             apply(0, &mut self.f);
         } else {
-            self.f.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| apply(k * CHUNK, chunk));
+            let n = self.f.len();
+            let f = DisjointSlices::new(&mut self.f);
+            team::for_each_chunk(n.div_ceil(CHUNK), |k| {
+                let (lo, hi) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+                // SAFETY: chunk k alone writes lo..hi.
+                apply(lo, unsafe { f.range(lo, hi) });
+            });
         }
     }
 

@@ -42,8 +42,6 @@ pub use oracle::{KernelColumns, LinearRows, UnlabeledKernel};
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use crate::protocol::{
     Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
 };
@@ -208,8 +206,9 @@ fn critical_values(sigma: &[f64], cache: &[f64], c2: f64) -> Critical {
     if n < kernelkit_kernels::PARALLEL_MIN_LEN {
         return scan(0, n);
     }
-    let chunks: Vec<(usize, usize)> = kernelkit_kernels::chunk_ranges(0, n, CHUNK).collect();
-    let parts: Vec<Critical> = chunks.into_par_iter().map(|(lo, hi)| scan(lo, hi)).collect();
+    let parts: Vec<Critical> = kernelkit_kernels::team::map_chunks(n.div_ceil(CHUNK), |c| {
+        scan(c * CHUNK, ((c + 1) * CHUNK).min(n))
+    });
     parts.into_iter().fold(Critical::EMPTY, Critical::merge)
 }
 
@@ -263,6 +262,8 @@ impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
     ) -> Result<Solution, SolveError> {
         options.validate()?;
         let started = Instant::now();
+        // The other threads of the pool spin between the passes of this solve.
+        let _team = kernelkit_kernels::team::TeamGuard::enter();
         let n = problem.kernel.size();
         let (c2, tol) = (problem.c2, options.tol);
         let diagonal = problem.kernel.diagonal();

@@ -9,7 +9,6 @@
 //! of the inner products (the kernel path reads `f32` cached values).
 
 use kernelkit_kernels::{CacheStats, QMatrix, RowSet};
-use rayon::prelude::*;
 
 /// The kernel among the unlabeled rows, as the USMO iteration uses it.
 pub trait UnlabeledKernel: Send {
@@ -163,9 +162,12 @@ fn update_cache(cache: &mut [f64], body: impl Fn(usize, usize, &mut [f64]) + Syn
         let n = cache.len();
         body(0, n, cache);
     } else {
-        cache.par_chunks_mut(CHUNK).enumerate().for_each(|(k, out)| {
-            let lo = k * CHUNK;
-            body(lo, lo + out.len(), out);
+        let n = cache.len();
+        let cache = kernelkit_kernels::team::DisjointSlices::new(cache);
+        kernelkit_kernels::team::for_each_chunk(n.div_ceil(CHUNK), |k| {
+            let (lo, hi) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
+            // SAFETY: chunk k alone writes lo..hi.
+            body(lo, hi, unsafe { cache.range(lo, hi) });
         });
     }
 }
