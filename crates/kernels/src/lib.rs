@@ -7,7 +7,8 @@
 //! * [`KernelFunction`]: linear, RBF, polynomial, sigmoid (LIBSVM's definitions) and
 //!   [`PrecomputedGram`] for a user-given Gram matrix;
 //! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
-//!   product (GEMM, `matrixmultiply`) followed by the elementwise map, in parallel with rayon;
+//!   product (GEMM, `matrixmultiply`) followed by the elementwise map, in parallel over fixed
+//!   chunks: on the solve's spinning [`team`] inside a solve, else on rayon;
 //! * [`RowCache`]: LIBSVM's LRU cache of `f32` columns under a byte budget, with lazily
 //!   extended partial columns and `swap_index` coherence for shrinking;
 //! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
