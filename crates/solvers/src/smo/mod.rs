@@ -34,7 +34,8 @@
 //! Per-variable upper bounds `u_i` are those of scikit-learn's modified LIBSVM (class weight
 //! × sample weight × C). Ties in the scans go to the last index, as in LIBSVM, which makes the
 //! iterates those of LIBSVM; the scans reduce fixed chunks, so no result depends on the thread
-//! count.
+//! count. The parallel passes run on the solve's thread team ([`kernelkit_kernels::team`]),
+//! whose threads spin between the passes of an iteration instead of being woken for each.
 //!
 //! Two departures, both in degenerate cases only: `max_iter = None` means no limit (LIBSVM caps
 //! at `max(10⁷, 100·l)`), and ρ without free variables and with an empty side is the finite
