@@ -207,16 +207,14 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
 
 /// `[f(0), f(1), …, f(n_chunks − 1)]`, computed as [`for_each_chunk`] does.
 pub fn map_chunks<T: Send>(n_chunks: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let results: Vec<Mutex<Option<T>>> = (0..n_chunks).map(|_| Mutex::new(None)).collect();
+    let mut results: Vec<Option<T>> = (0..n_chunks).map(|_| None).collect();
+    let slots = DisjointSlices::new(&mut results);
     for_each_chunk(n_chunks, |c| {
-        *results[c].lock().unwrap_or_else(|e| e.into_inner()) = Some(f(c));
+        // SAFETY: chunk c alone writes slot c.
+        let slot = unsafe { slots.range(c, c + 1) };
+        slot[0] = Some(f(c));
     });
-    results
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner().unwrap_or_else(|e| e.into_inner()).expect("team: a chunk ran")
-        })
-        .collect()
+    results.into_iter().map(|slot| slot.expect("team: every chunk ran")).collect()
 }
 
 /// A mutable slice shared by the chunks of one pass, each writing its own disjoint range.
