@@ -44,5 +44,6 @@ pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};
+pub use simd::avx2_available;
 pub use source::{kernel_block, DenseKernel, KernelSource};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

@@ -287,21 +287,10 @@ impl<K: KernelSource> SvrQ<K> {
         let row_j = j.map(|j| (cache.peek(index[j] as usize, l), signs[j]));
         // Elementwise, so chunking (in parallel for long columns) does not change any value.
         let body = |(lo, (out_i, out_j)): (usize, (&mut [f32], &mut [f32]))| {
-            let positions = signs[lo..].iter().zip(&index[lo..]);
-            match row_j {
-                None => {
-                    for (b, (&s_k, &k)) in out_i.iter_mut().zip(positions) {
-                        *b = s_i * s_k * row_i[k as usize];
-                    }
-                }
-                Some((row_j, s_j)) => {
-                    for ((b_i, b_j), (&s_k, &k)) in
-                        out_i.iter_mut().zip(out_j.iter_mut()).zip(positions)
-                    {
-                        *b_i = s_i * s_k * row_i[k as usize];
-                        *b_j = s_j * s_k * row_j[k as usize];
-                    }
-                }
+            let (signs, index) = (&signs[lo..], &index[lo..]);
+            crate::simd::gather_signed(row_i, index, signs, s_i, out_i);
+            if let Some((row_j, s_j)) = row_j {
+                crate::simd::gather_signed(row_j, index, signs, s_j, out_j);
             }
         };
         let (out_i, out_j) = (&mut buffer_i[..len], &mut buffer_j[..len]);

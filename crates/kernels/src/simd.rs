@@ -30,6 +30,16 @@ fn level() -> Level {
     })
 }
 
+/// Whether this CPU runs the AVX2 versions (so that other crates can compile their own loops
+/// for AVX2 and choose them with the same test).
+pub fn avx2_available() -> bool {
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2Fma => true,
+        Level::Baseline => false,
+    }
+}
+
 #[inline(always)]
 fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
@@ -314,6 +324,61 @@ pub fn exp_in_place(values: &mut [f64]) {
     }
 }
 
+/// `out[k] = scale · signs[k] · row[index[k]]` for every `k < out.len()`: the gather that
+/// assembles a signed, permuted `Q` column from a cached kernel column (`SvrQ`). With `scale`
+/// and `signs` in `{−1, +1}` every product is exact, so both versions give the same values.
+///
+/// # Panics
+/// When `index` or `signs` is shorter than `out`, or an index is out of `row` (checked once,
+/// before the loop, by the maximum index).
+pub fn gather_signed(row: &[f32], index: &[u32], signs: &[f32], scale: f32, out: &mut [f32]) {
+    let n = out.len();
+    let (index, signs) = (&index[..n], &signs[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx2Fma && row.len() <= i32::MAX as usize {
+        // SAFETY: AVX2 is available.
+        unsafe { gather_signed_avx2(row, index, signs, scale, out) };
+        return;
+    }
+    let max_index = index.iter().copied().max().unwrap_or(0) as usize;
+    assert!(n == 0 || max_index < row.len(), "gather_signed: index {max_index} out of the row");
+    for ((o, &k), &s) in out.iter_mut().zip(index).zip(signs) {
+        *o = scale * s * row[k as usize];
+    }
+}
+
+/// [`gather_signed`] with AVX2 gathers, for `row.len() ≤ i32::MAX` and
+/// `index.len() = signs.len() = out.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn gather_signed_avx2(row: &[f32], index: &[u32], signs: &[f32], scale: f32, out: &mut [f32]) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_mul_ps,
+        _mm256_set1_ps, _mm256_storeu_ps,
+    };
+    let n = out.len();
+    assert!(index.len() == n && signs.len() == n && row.len() <= i32::MAX as usize);
+    // One vectorised pass bounds every gathered offset.
+    let max_index = index.iter().copied().max().unwrap_or(0) as usize;
+    assert!(n == 0 || max_index < row.len(), "gather_signed: index {max_index} out of the row");
+    let scale_vector = _mm256_set1_ps(scale);
+    let mut k = 0;
+    while k + 8 <= n {
+        // SAFETY: k + 8 ≤ n, the length of `index`, `signs` and `out`; the gathered offsets
+        // are below `row.len()` ≤ i32::MAX (both checked above), so non-negative as i32.
+        unsafe {
+            let offsets = _mm256_loadu_si256(index.as_ptr().add(k).cast::<__m256i>());
+            let values = _mm256_i32gather_ps::<4>(row.as_ptr(), offsets);
+            let sign = _mm256_mul_ps(scale_vector, _mm256_loadu_ps(signs.as_ptr().add(k)));
+            _mm256_storeu_ps(out.as_mut_ptr().add(k), _mm256_mul_ps(sign, values));
+        }
+        k += 8;
+    }
+    for t in k..n {
+        out[t] = scale * signs[t] * row[index[t] as usize];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +417,30 @@ mod tests {
             assert!((a[c] - plain(&x)).abs() <= 1e-13);
             assert!((b[c] - plain(&z)).abs() <= 1e-13);
         }
+    }
+
+    #[test]
+    fn gather_signed_matches_the_plain_loop() {
+        let row: Vec<f32> = (0..101).map(|k| (k as f32 * 0.37).sin()).collect();
+        for n in [0, 1, 7, 8, 9, 64, 203] {
+            let index: Vec<u32> = (0..n).map(|k| ((k * 53 + 11) % 101) as u32).collect();
+            let signs: Vec<f32> = (0..n).map(|k| if k % 3 == 0 { -1.0 } else { 1.0 }).collect();
+            for scale in [1.0f32, -1.0] {
+                let mut out = vec![f32::NAN; n];
+                gather_signed(&row, &index, &signs, scale, &mut out);
+                for k in 0..n {
+                    let expected = scale * signs[k] * row[index[k] as usize];
+                    assert_eq!(out[k].to_bits(), expected.to_bits(), "n={n}, k={k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of the row")]
+    fn gather_signed_refuses_an_index_outside_the_row() {
+        let mut out = [0.0f32; 9];
+        gather_signed(&[1.0; 4], &[0, 1, 2, 3, 4, 0, 1, 2, 3], &[1.0; 9], 1.0, &mut out);
     }
 
     #[test]

@@ -42,6 +42,8 @@
 //! side's bound instead of ±∞.
 
 mod rho;
+#[cfg(target_arch = "x86_64")]
+mod scan_avx2;
 mod shrinking;
 mod state;
 mod step;

@@ -3,14 +3,16 @@
 use kernelkit_kernels::QMatrix;
 
 /// Where `α_i` sits in its box.
+/// One byte with fixed values, which the vectorised scans read directly (`scan_avx2`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Bound {
     /// `α_i = 0`.
-    Lower,
+    Lower = 0,
     /// `α_i = u_i`.
-    Upper,
+    Upper = 1,
     /// `0 < α_i < u_i`.
-    Free,
+    Free = 2,
 }
 
 /// Everything the SMO iteration reads and writes, except `Q`.

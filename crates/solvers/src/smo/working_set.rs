@@ -55,6 +55,22 @@ impl ArgMax {
 /// `−y_t G_t` for `t ∈ I_up`, maximised: LIBSVM's first scan, over the chunk of positions
 /// `offset..offset + y.len()` given as slices (so that it can run inside the gradient update).
 pub(crate) fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
+    #[cfg(target_arch = "x86_64")]
+    if kernelkit_kernels::avx2_available() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { super::scan_avx2::max_up(y, bound, gradient, offset) };
+    }
+    max_up_sequential(y, bound, gradient, offset)
+}
+
+/// [`max_up`] as one sequential loop: the portable version, and the definition the AVX2
+/// version reproduces exactly.
+pub(crate) fn max_up_sequential(
+    y: &[i8],
+    bound: &[Bound],
+    gradient: &[f64],
+    offset: usize,
+) -> ArgMax {
     let mut best = ArgMax::EMPTY;
     for (k, ((&y_t, &bound_t), &g_t)) in y.iter().zip(bound).zip(gradient).enumerate() {
         if y_t == 1 {
@@ -70,6 +86,35 @@ pub(crate) fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize)
 
 /// The second scan over `lo..hi`: `(argmin of −b²/a as ArgMax of b²/a, max over I_low of y_t G_t)`.
 fn second_scan(
+    v: &Variables,
+    q_i: &[f32],
+    i: usize,
+    g_max: f64,
+    lo: usize,
+    hi: usize,
+) -> (ArgMax, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if kernelkit_kernels::avx2_available() {
+        let chunk = super::scan_avx2::SecondScanChunk {
+            y: &v.y[lo..hi],
+            bound: &v.bound[lo..hi],
+            gradient: &v.gradient[lo..hi],
+            diagonal: &v.diagonal[lo..hi],
+            q_i: &q_i[lo..hi],
+            y_i: v.y[i],
+            q_ii: v.diagonal[i],
+            g_max,
+            offset: lo,
+        };
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { super::scan_avx2::second_scan(&chunk) };
+    }
+    second_scan_sequential(v, q_i, i, g_max, lo, hi)
+}
+
+/// [`second_scan`] as one sequential loop: the portable version, and the definition the AVX2
+/// version reproduces exactly.
+pub(crate) fn second_scan_sequential(
     v: &Variables,
     q_i: &[f32],
     i: usize,

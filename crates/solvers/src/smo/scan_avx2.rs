@@ -1,0 +1,297 @@
+//! The two scans of working-set selection ([`super::working_set`]) with AVX2, four positions
+//! at a time, giving exactly the sequential scans' answers.
+//!
+//! Lane `k` scans the positions `≡ k (mod 4)` with LIBSVM's `>=` and so keeps the last
+//! position of its maximum; the lanes are then merged by value with ties to the larger
+//! position, which is the sequential scan's "last maximum"; the `n mod 4` last positions run
+//! through the scalar loop after the merge (their positions are the largest). Every value is
+//! the sequential loop's value bit for bit: the labels enter as `y_t ∈ {−1, +1}` products and
+//! the negations are sign flips, both exact (`g − G = g + (−1·G)` in IEEE arithmetic), and no
+//! multiply–add is fused.
+
+use std::arch::x86_64::{
+    __m256d, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd, _mm256_cmp_pd, _mm256_cvtepi32_pd,
+    _mm256_cvtps_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_set_pd,
+    _mm256_storeu_pd, _mm256_sub_pd, _mm256_xor_pd, _mm_cvtepi8_epi32, _mm_cvtepu8_epi32,
+    _mm_cvtsi32_si128, _mm_loadu_ps, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ,
+};
+
+use super::state::Bound;
+use super::working_set::ArgMax;
+use super::TAU;
+
+/// Positions per vector.
+const WIDTH: usize = 4;
+
+/// The labels (`±1.0`) and bounds (`Bound`'s byte: 0 lower, 1 upper, 2 free, as `f64`) of the
+/// positions `t..t + 4`.
+///
+/// # Safety
+/// AVX2 is available and `t + 4 ≤ y.len(), bound.len()`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn labels_and_bounds(y: &[i8], bound: &[Bound], t: usize) -> (__m256d, __m256d) {
+    // SAFETY: four bytes from position t of each slice are in bounds (the caller's contract);
+    // `Bound` is `repr(u8)`.
+    unsafe {
+        let y_bytes = y.as_ptr().add(t).cast::<i32>().read_unaligned();
+        let bound_bytes = bound.as_ptr().add(t).cast::<i32>().read_unaligned();
+        (
+            _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(y_bytes))),
+            _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(bound_bytes))),
+        )
+    }
+}
+
+/// The lanes' maxima and where they were found (position `−1` for none).
+struct Lanes {
+    value: __m256d,
+    position: __m256d,
+}
+
+impl Lanes {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new() -> Lanes {
+        Lanes { value: _mm256_set1_pd(f64::NEG_INFINITY), position: _mm256_set1_pd(-1.0) }
+    }
+
+    /// Takes `value` in the lanes of `member` where it is `>=` the lane's maximum.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn offer(&mut self, member: __m256d, value: __m256d, position: __m256d) {
+        let take = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GE_OQ>(value, self.value));
+        self.value = _mm256_blendv_pd(self.value, value, take);
+        self.position = _mm256_blendv_pd(self.position, position, take);
+    }
+
+    /// The maximum over the lanes, ties to the larger position (positions are offsets from
+    /// `offset`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn merge(&self, offset: usize) -> ArgMax {
+        let (mut value, mut position) = ([0.0; WIDTH], [0.0; WIDTH]);
+        // SAFETY: both arrays hold four f64.
+        unsafe {
+            _mm256_storeu_pd(value.as_mut_ptr(), self.value);
+            _mm256_storeu_pd(position.as_mut_ptr(), self.position);
+        }
+        let mut best = ArgMax::EMPTY;
+        for lane in 0..WIDTH {
+            if position[lane] < 0.0 {
+                continue;
+            }
+            let index = offset + position[lane] as usize;
+            let wins = match best.1 {
+                None => true,
+                Some(held) => value[lane] > best.0 || (value[lane] == best.0 && index > held),
+            };
+            if wins {
+                best = ArgMax(value[lane], Some(index));
+            }
+        }
+        best
+    }
+}
+
+/// `−y_t G_t` maximised over `t ∈ I_up` (see [`super::working_set::max_up_sequential`]).
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
+    let n = y.len().min(bound.len()).min(gradient.len());
+    let (one, half) = (_mm256_set1_pd(1.0), _mm256_set1_pd(0.5));
+    let sign = _mm256_set1_pd(-0.0);
+    let four = _mm256_set1_pd(WIDTH as f64);
+    let mut position = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+    let mut lanes = Lanes::new();
+    let mut t = 0;
+    while t + WIDTH <= n {
+        // SAFETY: t + 4 ≤ n ≤ every slice's length.
+        let ((labels, bounds), g) =
+            unsafe { (labels_and_bounds(y, bound, t), _mm256_loadu_pd(gradient.as_ptr().add(t))) };
+        // I_up excludes α_t = u_t (byte 1) for y_t = +1 and α_t = 0 (byte 0) for y_t = −1.
+        let excluded = _mm256_mul_pd(_mm256_add_pd(one, labels), half);
+        let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
+        let value = _mm256_xor_pd(_mm256_mul_pd(labels, g), sign);
+        lanes.offer(member, value, position);
+        position = _mm256_add_pd(position, four);
+        t += WIDTH;
+    }
+    let mut best = lanes.merge(offset);
+    for t in t..n {
+        let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
+        if in_up {
+            best.offer(-(f64::from(y[t]) * gradient[t]), offset + t);
+        }
+    }
+    best
+}
+
+/// One chunk of positions of the second scan, and the selected `i`.
+pub(super) struct SecondScanChunk<'a> {
+    pub y: &'a [i8],
+    pub bound: &'a [Bound],
+    pub gradient: &'a [f64],
+    pub diagonal: &'a [f64],
+    /// `Q[chunk, i]`.
+    pub q_i: &'a [f32],
+    pub y_i: i8,
+    pub q_ii: f64,
+    /// `m(α) = −y_i G_i`.
+    pub g_max: f64,
+    /// The position of the chunk's first entry.
+    pub offset: usize,
+}
+
+/// `(argmax of b²/a, max over I_low of y_t G_t)` over the chunk (see
+/// [`super::working_set::second_scan_sequential`]).
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
+    let SecondScanChunk { y, bound, gradient, diagonal, q_i, .. } = *chunk;
+    let n = y.len();
+    assert!([bound.len(), gradient.len(), diagonal.len(), q_i.len()].iter().all(|&m| m == n));
+    let two_y_i = 2.0 * f64::from(chunk.y_i);
+    let (one, half) = (_mm256_set1_pd(1.0), _mm256_set1_pd(0.5));
+    let (zero, tau) = (_mm256_set1_pd(0.0), _mm256_set1_pd(TAU));
+    let (g_max, q_ii, two_y_i_v) =
+        (_mm256_set1_pd(chunk.g_max), _mm256_set1_pd(chunk.q_ii), _mm256_set1_pd(two_y_i));
+    let four = _mm256_set1_pd(WIDTH as f64);
+    let mut position = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+    let mut lanes = Lanes::new();
+    let mut g_max2 = _mm256_set1_pd(f64::NEG_INFINITY);
+    let mut t = 0;
+    while t + WIDTH <= n {
+        // SAFETY: t + 4 ≤ n = every slice's length.
+        let (labels, bounds, g, d, q) = unsafe {
+            let (labels, bounds) = labels_and_bounds(y, bound, t);
+            (
+                labels,
+                bounds,
+                _mm256_loadu_pd(gradient.as_ptr().add(t)),
+                _mm256_loadu_pd(diagonal.as_ptr().add(t)),
+                _mm256_cvtps_pd(_mm_loadu_ps(q_i.as_ptr().add(t))),
+            )
+        };
+        // I_low excludes α_t = 0 (byte 0) for y_t = +1 and α_t = u_t (byte 1) for y_t = −1.
+        let excluded = _mm256_mul_pd(_mm256_sub_pd(one, labels), half);
+        let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
+        let y_g = _mm256_mul_pd(labels, g);
+        let raise = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GE_OQ>(y_g, g_max2));
+        g_max2 = _mm256_blendv_pd(g_max2, y_g, raise);
+        let grad_diff = _mm256_add_pd(g_max, y_g);
+        let quad = _mm256_sub_pd(
+            _mm256_add_pd(q_ii, d),
+            _mm256_mul_pd(_mm256_mul_pd(two_y_i_v, q), labels),
+        );
+        let quad = _mm256_blendv_pd(tau, quad, _mm256_cmp_pd::<_CMP_GT_OQ>(quad, zero));
+        let value = _mm256_div_pd(_mm256_mul_pd(grad_diff, grad_diff), quad);
+        let candidate = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GT_OQ>(grad_diff, zero));
+        lanes.offer(candidate, value, position);
+        position = _mm256_add_pd(position, four);
+        t += WIDTH;
+    }
+    let mut best = lanes.merge(chunk.offset);
+    let mut maxima = [0.0; WIDTH];
+    // SAFETY: `maxima` holds four f64.
+    unsafe { _mm256_storeu_pd(maxima.as_mut_ptr(), g_max2) };
+    let mut g_max2 = maxima.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    for t in t..n {
+        let y_t = f64::from(y[t]);
+        let in_low = if y[t] == 1 { bound[t] != Bound::Lower } else { bound[t] != Bound::Upper };
+        if in_low {
+            let y_g = y_t * gradient[t];
+            g_max2 = g_max2.max(y_g);
+            let grad_diff = chunk.g_max + y_g;
+            if grad_diff > 0.0 {
+                let quad = (chunk.q_ii + diagonal[t]) - two_y_i * f64::from(q_i[t]) * y_t;
+                let quad = if quad > 0.0 { quad } else { TAU };
+                best.offer(grad_diff * grad_diff / quad, chunk.offset + t);
+            }
+        }
+    }
+    (best, g_max2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::state::Variables;
+    use super::super::working_set::{max_up_sequential, second_scan_sequential};
+    use super::*;
+
+    /// Variables with many ties: gradients on a coarse grid, every bound and label.
+    fn variables(n: usize, seed: u64) -> Variables {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
+        let mut v = Variables::new(
+            (0..n).map(|_| [0.5, 1.0, 1.0, 2.0][next() % 4]).collect(),
+            y,
+            vec![0.0; n],
+            vec![-1.0; n],
+            vec![1.0; n],
+        );
+        for t in 0..n {
+            v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
+            v.update_bound(t);
+            v.gradient[t] = (next() % 9) as f64 * 0.25 - 1.0;
+        }
+        v
+    }
+
+    #[test]
+    fn max_up_is_the_sequential_scan() {
+        if !kernelkit_kernels::avx2_available() {
+            return;
+        }
+        for (n, seed) in [(0, 1), (3, 2), (4, 3), (17, 4), (64, 5), (1001, 6)] {
+            let v = variables(n, seed);
+            for offset in [0, 4096] {
+                let expected = max_up_sequential(&v.y, &v.bound, &v.gradient, offset);
+                // SAFETY: AVX2 is available (checked above).
+                let got = unsafe { max_up(&v.y, &v.bound, &v.gradient, offset) };
+                assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
+            }
+        }
+    }
+
+    #[test]
+    fn second_scan_is_the_sequential_scan() {
+        if !kernelkit_kernels::avx2_available() {
+            return;
+        }
+        for (n, seed) in [(1, 7), (5, 8), (8, 9), (31, 10), (257, 11), (2000, 12)] {
+            let v = variables(n, seed);
+            let q_i: Vec<f32> = (0..n).map(|t| [0.25f32, -0.5, 0.0, 1.0][t % 4]).collect();
+            for i in [0, n / 2, n - 1] {
+                for g_max in [-0.5, 0.0, 0.75] {
+                    let (lo, hi) = (n / 3, n);
+                    let expected = second_scan_sequential(&v, &q_i, i, g_max, lo, hi);
+                    let chunk = SecondScanChunk {
+                        y: &v.y[lo..hi],
+                        bound: &v.bound[lo..hi],
+                        gradient: &v.gradient[lo..hi],
+                        diagonal: &v.diagonal[lo..hi],
+                        q_i: &q_i[lo..hi],
+                        y_i: v.y[i],
+                        q_ii: v.diagonal[i],
+                        g_max,
+                        offset: lo,
+                    };
+                    // SAFETY: AVX2 is available (checked above).
+                    let (best, g_max2) = unsafe { second_scan(&chunk) };
+                    assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");
+                    assert_eq!(best.0.to_bits(), expected.0 .0.to_bits());
+                    assert_eq!(g_max2, expected.1);
+                }
+            }
+        }
+    }
+}
