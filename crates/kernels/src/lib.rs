@@ -45,5 +45,5 @@ pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};
 pub use simd::avx2_available;
-pub use source::{kernel_block, DenseKernel, KernelSource};
+pub use source::{kernel_block, DenseKernel, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

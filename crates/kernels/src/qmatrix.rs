@@ -48,6 +48,15 @@ pub trait QMatrix: Send {
     /// accumulates in another order than a single dot product); the choice of columns must
     /// therefore not depend on the thread count, so that results do not either.
     fn prefetch(&mut self, _indices: &[usize], _len: usize) {}
+
+    /// How many columns of length `len` are worth computing *speculatively* alongside a
+    /// missing one, in the same [`QMatrix::prefetch`] (0: none). Non-zero only when that
+    /// prefetch gives each column bitwise the value [`QMatrix::column`] would (so the solver's
+    /// path does not change), shares one pass over the data, and fits in the cache without
+    /// evicting anything.
+    fn speculation_width(&self, _len: usize) -> usize {
+        0
+    }
 }
 
 /// `Q_ij = s_i s_j K_ij` over a cached kernel source.
@@ -177,6 +186,16 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 
     fn cache_capacity(&self, len: usize) -> usize {
         self.cache.budget_values() / len.max(1)
+    }
+
+    fn speculation_width(&self, len: usize) -> usize {
+        let width = crate::SHARED_PASS_ROWS - 1;
+        let free = self.cache.budget_values().saturating_sub(self.cache.used_values());
+        if self.kernel.shares_passes() && free >= (width + 1) * len {
+            width
+        } else {
+            0
+        }
     }
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {

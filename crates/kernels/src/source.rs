@@ -20,6 +20,15 @@ use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WO
 /// Below this many rows a block is computed by direct dot products instead of a GEMM.
 const GEMM_MIN_ROWS: usize = 4;
 
+/// At most this many rows share one pass of [`KernelSource::shares_passes`] (below
+/// `GEMM_MIN_ROWS`, so every value is a dot product summed as for a single row).
+pub const SHARED_PASS_ROWS: usize = GEMM_MIN_ROWS - 1;
+
+/// Dense rows with at least this many features, read row-major, share passes: a row's bytes
+/// then cost more than its products (the feature-major layout of narrower rows is bound by the
+/// products and the exponentials, which a shared pass does not save).
+const SHARED_PASS_MIN_FEATURES: usize = 64;
+
 /// A symmetric kernel matrix whose entries are computed on demand, indexed by *position*
 /// (positions are permuted by [`KernelSource::swap_index`] when a solver shrinks).
 pub trait KernelSource: Send + Sync {
@@ -36,6 +45,14 @@ pub trait KernelSource: Send + Sync {
 
     /// Writes `K[rows[r], start + c]` to `out[r * (end - start) + c]`.
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]);
+
+    /// Whether [`KernelSource::fill_block`] computes up to [`SHARED_PASS_ROWS`] rows in one
+    /// pass over the data, each value bitwise as it computes it for that row alone, at clearly
+    /// less than the cost of separate passes: then computing likely-needed columns alongside a
+    /// needed one pays (see `QMatrix::speculation_width`).
+    fn shares_passes(&self) -> bool {
+        false
+    }
 
     /// Exchanges positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
@@ -110,6 +127,10 @@ impl KernelSource for DenseKernel<'_> {
             n_features: d,
         };
         block.compute(width, out);
+    }
+
+    fn shares_passes(&self) -> bool {
+        self.by_feature.is_none() && self.rows.n_features() >= SHARED_PASS_MIN_FEATURES
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {

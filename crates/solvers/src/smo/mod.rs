@@ -45,6 +45,7 @@ mod rho;
 #[cfg(target_arch = "x86_64")]
 mod scan_avx2;
 mod shrinking;
+mod speculation;
 mod state;
 mod step;
 mod strategy;
@@ -329,6 +330,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     /// of the next selection, computed in the same pass as the gradient update.
     fn update_pair(&mut self, i: usize, j: usize, active_size: usize) -> (StepOutcome, S::First) {
         let (q_ii, q_jj) = (self.v.diagonal[i], self.v.diagonal[j]);
+        speculation::prefetch_with_candidates(self.q, &self.v, active_size, j);
         let (q_i, q_j) = self.q.column_pair(i, j, active_size);
         let step = step::take_step(&mut self.v, i, j, f64::from(q_i[j]), q_ii, q_jj);
         let (d_i, d_j) = (step.delta_i, step.delta_j);

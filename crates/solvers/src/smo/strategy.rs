@@ -100,6 +100,7 @@ impl Strategy for OneEquality {
         let Some(i) = first else {
             return working_set::Selection { pair: None, gap: 0.0 };
         };
+        super::speculation::prefetch_with_candidates(q, v, active_size, i);
         let q_i = q.column(i, active_size);
         working_set::select_second(v, q_i, i, g_max, tol)
     }
