@@ -227,12 +227,19 @@ def test_aid_classifier_on_dask_equals_in_memory(client: Any, kernel: str, init:
         np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-10)
 
 
-def test_aid_semi_supervised_on_dask_equals_in_memory(client: Any) -> None:
+@pytest.mark.parametrize("c_unlabeled", [0.1, 0.0])
+def test_aid_semi_supervised_on_dask_equals_in_memory(client: Any, c_unlabeled: float) -> None:
     n = 900
     X = _rows(n, 3, 9)
     y = np.where(X @ np.array([1.0, 1.0, -0.5]) > 0, 1, 0)
     y[np.random.default_rng(10).random(n) < 0.85] = -1
-    params = {"C": 1.0, "C_unlabeled": 0.1, "n_clusters": 12, "random_state": 1, "max_iter": 4}
+    params = {
+        "C": 1.0,
+        "C_unlabeled": c_unlabeled,
+        "n_clusters": 12,
+        "random_state": 1,
+        "max_iter": 4,
+    }
     memory = kernelkit.AIDSemiSupervisedClassifier(**params).fit(X, y)
     dist = kernelkit.AIDSemiSupervisedClassifier(**params).fit(_chunked(X), _chunked(y))
     _same_run(memory, dist)

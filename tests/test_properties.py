@@ -1475,10 +1475,6 @@ def test_aid_s3vm_heuristic(
     unlabeled[:2] = False  # both classes keep a labeled row
     y_semi = np.where(unlabeled, -1, y)
     c_u = unlabeled_weight * c
-    # known bug: C_unlabeled = 0 (accepted by the parameter check) makes the core refuse the
-    # aggregated problem (bound 0 for the unlabeled clusters):
-    # test_s3vm_accepts_a_zero_unlabeled_weight
-    assume(c_u > 0 or not unlabeled.any())
     if init["init"] == "random":
         init = {**init, "n_clusters": min(init["n_clusters"], n)}
     model = kernelkit.AIDSemiSupervisedClassifier(
@@ -1563,15 +1559,10 @@ def test_smo_counts_no_objective_increase_on_duplicated_rows() -> None:
     assert model.objective_increases_ == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="C_unlabeled = 0 passes the parameter check, but the core then builds aggregated "
-    "problems whose unlabeled clusters have bound 0, which the SMO refuses ('invalid upper'). "
-    "Fix: drop zero-weight clusters from the aggregated SVM (Rust, aid/s3vm.rs), or refuse "
-    "C_unlabeled = 0 with a ValueError naming it",
-)
 def test_s3vm_accepts_a_zero_unlabeled_weight() -> None:
+    """Fixed: C_unlabeled = 0 passed the parameter check, then the core built aggregated
+    problems whose unlabeled clusters had bound 0, which the SMO refused ('invalid upper').
+    Zero-weight clusters are now left out of the aggregated SVM (core and dask)."""
     x = np.array([[0.0], [1.0], [0.5]])
     y = np.array([0, 1, -1])
     model = kernelkit.AIDSemiSupervisedClassifier(C=1.0, C_unlabeled=0.0, random_state=0)

@@ -136,6 +136,11 @@ def s3vm_search(
     def svm(chosen: IntArray, signs: Float64Array) -> tuple[Float64Array, float, float, bool]:
         nonlocal solves, cut
         solves += 1
+        # Clusters of weight 0 (C_unlabeled = 0) have alpha in [0, 0]: left out, as the core does.
+        kept = weights[chosen] > 0
+        chosen, signs = chosen[kept], signs[kept]
+        if chosen.shape[0] == 0:
+            return np.zeros(centroids.shape[1]), 0.0, 0.0, True
         rows = np.ascontiguousarray(centroids[chosen])
         solution = _core.solve_c_svc(
             rows, signs, weights[chosen], _core.Kernel("linear"), **options

@@ -77,6 +77,17 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
     ) -> Result<Weighted, SolveError> {
         self.solves += 1;
         let d = self.d;
+        // A cluster of weight 0 (`C_unlabeled = 0`) has `α_k ∈ [0, 0]`: it is left out of the
+        // QP, whose solution it cannot change (and whose solver refuses an empty box).
+        let (chosen, labels): (Vec<usize>, Vec<i8>) = chosen
+            .iter()
+            .zip(labels)
+            .filter(|&(&k, _)| self.weights[k] > 0.0)
+            .map(|(&k, &label)| (k, label))
+            .unzip();
+        if chosen.is_empty() {
+            return Ok(Weighted { w: vec![0.0; d], b: 0.0, dual: 0.0, converged: true });
+        }
         let rows: Vec<f64> = chosen
             .iter()
             .flat_map(|&k| self.centroids[k * d..(k + 1) * d].iter().copied())
@@ -88,7 +99,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             KernelFunction::Linear,
         )?;
         let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
-        let mut problem = BoxQp::new(q, vec![-1.0; chosen.len()], labels.to_vec(), upper, None)?;
+        let mut problem = BoxQp::new(q, vec![-1.0; chosen.len()], labels, upper, None)?;
         let solution = self.solver.solve(&mut problem, self.options, inner)?;
         let w = linear_weights(&rows, d, &solution.x, &signs);
         let dual = solution.x.iter().sum::<f64>() - 0.5 * w.iter().map(|v| v * v).sum::<f64>();
