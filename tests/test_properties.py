@@ -330,13 +330,9 @@ def _fit_smo(
 
 
 def _no_phantom_increases(model: Any, x: Array) -> None:
-    """objective_increases_ == 0 (the monotone decrease SMO guarantees), asserted on problems
-    without duplicated rows only: between rows with identical kernel columns the ν solver takes
-    steps that move α by a rounding error, and counts their computed Δf (~ulp·|G|) as an
-    increase although f(β) does not change
-    (``test_smo_counts_no_objective_increase_on_duplicated_rows``, a known bug)."""
-    if len(np.unique(x, axis=0)) == len(x):
-        assert np.all(np.asarray(model.objective_increases_) == 0), model.objective_increases_
+    """objective_increases_ == 0: the monotone decrease SMO guarantees, duplicated rows
+    included (``test_smo_counts_no_objective_increase_on_duplicated_rows``)."""
+    assert np.all(np.asarray(model.objective_increases_) == 0), model.objective_increases_
 
 
 # --------------------------------------------------------------------------------------------
@@ -1544,14 +1540,10 @@ def test_rbf_kernel_of_identical_rows_is_one() -> None:
     np.testing.assert_allclose(ours.decision_function(x), libsvm.decision_function(x), atol=1e-9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="objective_increases_ counts a step that moves α by a rounding error (rows with "
-    "identical kernel columns): its computed Δf is ~ulp·|G| while the threshold is 1e-9 × the "
-    "step's own (tiny) terms; f(β) does not change. Rust fix: measure the threshold against "
-    "|G_i α_i| + |G_j α_j| (crates/solvers/src/smo/mod.rs)",
-)
 def test_smo_counts_no_objective_increase_on_duplicated_rows() -> None:
+    """Fixed: a step between rows with identical kernel columns moved α by one ulp (clipped to
+    its bound) and its computed Δf, ~ulp·|G|, counted as an increase. The threshold now
+    includes the rounding of α itself, 4ε(|G_i α_i| + |G_j α_j|)."""
     x = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5, -0.9140625, -0.6875, 0.0, 0.0, 0.0])
     z = np.array([0.0, 0.0, 0.0, 1.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
     model = kernelkit.NuSVR(kernel="linear", nu=1.0, C=1.0).fit(x[:, None], z)

@@ -24,7 +24,8 @@
 //! At exit the gradient is made exact on every position, ρ is computed ([`rho`]), and the
 //! objective is `f(α) = Σ α_i (G_i + p_i) / 2`. The change of `f` caused by every step is
 //! computed exactly from the step's own quantities and counted in
-//! [`SolveStats::objective_increases`] whenever it is positive beyond rounding: the test hook for
+//! [`SolveStats::objective_increases`] whenever it is positive beyond rounding
+//! ([`step::Step::increase_threshold`]): the test hook for
 //! the monotone decrease that the analysis guarantees.
 //!
 //! Steps 1, 2, 5 and the offset depend on the equality constraints and come from a compile-time
@@ -287,7 +288,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 break;
             }
             objective += change.objective_change;
-            if change.objective_change > 1e-9 * change.objective_scale + f64::MIN_POSITIVE {
+            if change.objective_change > change.increase_threshold {
                 stats.objective_increases += 1;
             }
         }
@@ -356,7 +357,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         }
         let outcome = StepOutcome {
             objective_change: step.objective_change,
-            objective_scale: step.objective_scale,
+            increase_threshold: step.increase_threshold,
             finite: self.v.alpha[i].is_finite() && self.v.alpha[j].is_finite(),
         };
         (outcome, first)
@@ -366,7 +367,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
 /// What `update_pair` reports to the main loop.
 struct StepOutcome {
     objective_change: f64,
-    objective_scale: f64,
+    increase_threshold: f64,
     finite: bool,
 }
 

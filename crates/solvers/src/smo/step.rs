@@ -19,8 +19,10 @@ pub(crate) struct Step {
     pub delta_j: f64,
     /// `Δf = G_iΔ_i + G_jΔ_j + ½Q_iiΔ_i² + ½Q_jjΔ_j² + Q_ijΔ_iΔ_j` (gradients before the step).
     pub objective_change: f64,
-    /// Sum of the magnitudes of the terms of `Δf` (the scale for rounding).
-    pub objective_scale: f64,
+    /// Below this, a positive `Δf` is rounding, not an increase: `10⁻⁹ Σ|terms of Δf|`, plus
+    /// `4ε(|G_i| |α_i| + |G_j| |α_j|)` (a step that moves `α` by about one ulp, as clipping to a
+    /// bound can, changes `f` by about `ulp(α)·|G|` whatever its own terms are).
+    pub increase_threshold: f64,
 }
 
 /// Updates `α_i`, `α_j` (not their bounds or the gradient) and returns the step.
@@ -94,7 +96,11 @@ pub(crate) fn take_step(
         delta_i: d_i,
         delta_j: d_j,
         objective_change: terms.iter().sum(),
-        objective_scale: terms.iter().map(|t| t.abs()).sum(),
+        increase_threshold: 1e-9 * terms.iter().map(|t| t.abs()).sum::<f64>()
+            + 4.0
+                * f64::EPSILON
+                * (g_i.abs() * old_i.abs().max(a_i.abs()) + g_j.abs() * old_j.abs().max(a_j.abs()))
+            + f64::MIN_POSITIVE,
     }
 }
 
