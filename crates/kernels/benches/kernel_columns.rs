@@ -120,5 +120,36 @@ fn dense_versus_csr(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel_block_fill, cache_hit_and_miss, dense_versus_csr);
+/// Wide dense rows (a USPS one-vs-one pair: 1,458 × 256): one, two or three columns per pass.
+/// A single column is bound by reading the rows, so the second and third cost little
+/// (`KernelSource::shares_passes`, the speculative columns of SMO).
+fn wide_rows_shared_pass(c: &mut Criterion) {
+    let (n, d) = (1458, 256);
+    let values: Vec<f64> = (0..n * d).map(|k| ((k * 37 % 101) as f64 / 50.0 - 1.0).sin()).collect();
+    let kernel = DenseKernel::new(
+        DenseRows::new(&values, n, d).unwrap(),
+        KernelFunction::Rbf { gamma: 0.01 },
+    )
+    .unwrap();
+    assert!(kernel.shares_passes());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut group = c.benchmark_group("fill_block_wide_rbf_1458x256");
+    for rows in [1usize, 2, 3] {
+        let index: Vec<usize> = (0..rows).map(|r| r * 7 + 1).collect();
+        let mut out = vec![0.0; rows * n];
+        group.throughput(Throughput::Elements((rows * n) as u64));
+        group.bench_with_input(BenchmarkId::new("columns", rows), &rows, |b, _| {
+            b.iter(|| pool.install(|| kernel.fill_block(black_box(&index), 0, n, &mut out)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    kernel_block_fill,
+    cache_hit_and_miss,
+    dense_versus_csr,
+    wide_rows_shared_pass
+);
 criterion_main!(benches);
