@@ -1,6 +1,6 @@
 """Input and parameter checks shared by every estimator, so that bad input gives the same clear
-``ValueError`` / ``TypeError`` everywhere (``tests/test_bad_input_matrix.py`` holds the matrix of
-estimators × bad inputs)."""
+``ValueError`` / ``TypeError`` everywhere (``tests/kk_bad_input.py`` holds the matrix of
+estimators × bad inputs, ``tests/test_bad_input_*.py`` test it)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,143 @@
+"""Bad input beyond the shared rows of the bad-input matrix (``kk_bad_input.py``).
+
+Parameters that only one or a few estimators have (``SPECIFIC``: decision_function_shape,
+break_ties, class_weight, shrinking, PU's prior and lam, KLR's, FrankWolfeSVC's,
+ConstrainedSVR's and the AID estimators' own parameters), a failed fit that leaves the
+estimator as it was, and the limits of ``kernelkit.solvers.Smo`` beyond the core's range.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from kk_bad_input import EXCEPTIONS, N_ROWS, SPECS, _data, _fit, _methods
+from sklearn.exceptions import NotFittedError
+
+# --------------------------------------------------------------------------------------------
+# parameters of one or a few estimators: (column, parameters, outcome, message pattern)
+# --------------------------------------------------------------------------------------------
+SVC_LIKE = ("SVC", "NuSVC", "FWSVC")
+SPECIFIC: list[tuple[str, dict[str, Any], str, str]] = [
+    *[
+        (label, {"decision_function_shape": "ovx"}, "V", r"decision_function_shape")
+        for label in SVC_LIKE
+    ],
+    *[
+        (label, {"break_ties": True, "decision_function_shape": "ovo"}, "V", r"break_ties")
+        for label in SVC_LIKE
+    ],
+    *[(label, {"break_ties": "yes"}, "T", r"break_ties must be a bool") for label in SVC_LIKE],
+    *[
+        (label, {"class_weight": weight}, "V", r"class_weight")
+        for label in ("SVC", "NuSVC")
+        for weight in ("heavy", {0: -1.0}, {0: np.nan}, {0: 0.0}, {5: 1.0})
+    ],
+    *[
+        (label, {"shrinking": "no"}, "T", r"shrinking must be a bool")
+        for label in ("SVC", "NuSVC", "SVR", "NuSVR", "OCSVM")
+    ],
+    ("PU", {"prior": None}, "V", r"prior is required"),
+    ("PU", {"prior": 0.0}, "V", r"prior must be in \(0, 1\)"),
+    ("PU", {"prior": 1.0}, "V", r"prior must be in \(0, 1\)"),
+    ("PU", {"prior": np.nan}, "V", r"prior must be in \(0, 1\)"),
+    ("PU", {"prior": "half"}, "T", r"prior must be a real number"),
+    ("PU", {"lam": 0.0}, "V", r"\blam\b"),
+    ("PU", {"lam": -1.0}, "V", r"\blam\b"),
+    ("PU", {"kernel": lambda a, b: a @ b.T}, "V", r"kernel must be 'linear'"),
+    ("KLR", {"lam": -0.1}, "V", r"\blam\b"),
+    ("KLR", {"bound_eps": 0.0}, "V", r"bound_eps"),
+    ("KLR", {"bound_eps": 0.5}, "V", r"bound_eps must be < C / 2"),
+    ("KLR", {"selection": "third_order"}, "V", r"selection"),
+    ("KLR", {"record_history": "yes"}, "T", r"record_history must be a bool"),
+    ("FWSVC", {"method": "newton"}, "V", r"method"),
+    ("FWSVC", {"method": "cvm", "kernel": "poly"}, "V", r"(?i)cvm.*constant k\(x, x\)"),
+    ("FWSVC", {"sample_size": 0}, "V", r"sample_size"),
+    ("FWSVC", {"sample_size": 1.5}, "T", r"sample_size"),
+    ("FWSVC", {"sample_trials": 0}, "V", r"sample_trials"),
+    ("FWSVC", {"init_size": 1}, "V", r"init_size"),
+    ("FWSVC", {"verify_full": "yes"}, "T", r"verify_full must be a bool"),
+    ("FWSVC", {"random_state": "seed"}, "V", r"cannot be used to seed"),
+    ("CSVR", {"constraint": "convex"}, "V", r"constraint must be None or one of"),
+    ("CSVR", {"gamma_rule": "dual"}, "V", r"gamma_rule"),
+    ("CSVR", {"A": np.ones((2, 5))}, "V", r"A has 5 columns, but X has 3 features"),
+    ("CSVR", {"b": np.ones(2)}, "V", r"b is given without A"),
+    ("CSVR", {"A": [[np.nan, 1.0, 1.0]]}, "V", r"A contains NaN"),
+    ("CSVR", {"A": [[1.0, 0, 0], [-1.0, 0, 0]], "b": [-1.0, -1.0]}, "V", r"infeasible"),
+    ("CSVR", {"Gamma": [["a", "b", "c"]]}, "T", r"Gamma must be numeric"),
+    ("CSVR", {"Gamma": np.ones((1, 3)), "d": np.ones(2)}, "V", r"d must have one value per row"),
+    ("CSVR", {"record_history": "yes"}, "T", r"record_history must be a bool"),
+    ("AIDR", {"fit_intercept": "no"}, "T", r"fit_intercept must be a bool"),
+    *[
+        entry
+        for label in ("AIDC", "AIDR", "AIDS")
+        for entry in (
+            (label, {"n_clusters": 0}, "V", r"n_clusters must be >= 1"),
+            (label, {"n_clusters": 1.5}, "T", r"n_clusters must be an int"),
+            (label, {"n_clusters": 10 * N_ROWS}, "V", r"n_clusters = 300 exceeds"),
+            (label, {"init": "spectral"}, "V", r"init must be 'kmeans', 'random'"),
+            (label, {"init": np.zeros(5, dtype=np.int64)}, "V", r"init must have one cluster"),
+            (label, {"init": np.zeros(N_ROWS)}, "V", r"init cluster ids must be integers"),
+            (label, {"random_state": "seed"}, "T", r"random_state must be None"),
+        )
+    ],
+    ("AIDC", {"solver": "smo"}, "T", r"solver must be None or a kernelkit.solvers.Smo"),
+    ("AIDS", {"solver": "smo"}, "T", r"solver must be None or a kernelkit.solvers.Smo"),
+    ("AIDS", {"C_unlabeled": -1.0}, "V", r"C_unlabeled"),
+    ("AIDS", {"exact_max_clusters": -1}, "V", r"exact_max_clusters"),
+    ("AIDS", {"exact_max_clusters": 1.5}, "V", r"exact_max_clusters"),
+    ("AIDS", {"exact_max_clusters": 31}, "V", r"exact_max_clusters = 31"),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "params", "code", "match"),
+    [
+        pytest.param(*entry, id=f"{entry[0]}-{'-'.join(map(str, entry[1]))}-{i}")
+        for i, entry in enumerate(SPECIFIC)
+    ],
+)
+def test_specific_parameter(label: str, params: dict[str, Any], code: str, match: str) -> None:
+    spec = SPECS[label]
+    x, y = _data(spec)
+    with pytest.raises(EXCEPTIONS[code], match=match):
+        _fit(spec.make(**params), x, y)
+
+
+@pytest.mark.parametrize("label", list(SPECS))
+def test_failed_fit_leaves_estimator_unfitted(label: str) -> None:
+    """A fit that fails on its input leaves a fresh estimator unfitted (no half-fitted model),
+    and a fitted one with its previous model."""
+    spec = SPECS[label]
+    x, y = _data(spec)
+    bad = x.copy()
+    bad[0, 0] = np.nan
+    fresh = spec.make()
+    with pytest.raises(ValueError):
+        _fit(fresh, bad, y)
+    for method in _methods(fresh):
+        with pytest.raises(NotFittedError):
+            getattr(fresh, method)(x)
+    fitted = _fit(spec.make(), x, y)
+    before = {m: np.asarray(getattr(fitted, m)(x), dtype=np.float64) for m in _methods(fitted)}
+    with pytest.raises(ValueError):
+        _fit(fitted, bad, y)
+    for method, values in before.items():
+        np.testing.assert_array_equal(getattr(fitted, method)(x), values)
+
+
+def test_smo_limits_beyond_the_core_range() -> None:
+    """kernelkit.solvers.Smo (the inner solver of AIDClassifier and AIDSemiSupervisedClassifier):
+    limits no solve can reach are no limit (they used to overflow the core: an OverflowError
+    for max_iter, a Rust panic for time_limit), and max_iter below -1 names itself."""
+    from kernelkit.solvers import BoxQp, Smo
+
+    q = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])
+    problem = BoxQp(q, p=-np.ones(3), y=np.array([1.0, -1.0, 1.0]), upper=np.ones(3))
+    free = Smo(tol=1e-10).solve(problem)
+    huge = Smo(tol=1e-10, max_iter=10**30, time_limit=1e300).solve(problem)
+    assert huge.status == free.status == "converged"
+    np.testing.assert_array_equal(np.asarray(huge.x), np.asarray(free.x))
+    with pytest.raises(ValueError, match=r"max_iter must be -1 or None \(no limit\) or >= 1"):
+        Smo(max_iter=-2).solve(problem)
