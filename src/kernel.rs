@@ -1,9 +1,10 @@
 //! The kernel specification shared by every estimator, and blocked kernel matrices.
 
 use kernelkit_kernels::{
-    cross_kernel, density, CsrRows, DenseRows, KernelFunction, SPARSE_DENSITY_THRESHOLD,
+    cross_kernel, cross_kernel_product, density, CsrRows, DenseRows, KernelFunction,
+    SPARSE_DENSITY_THRESHOLD,
 };
-use numpy::{PyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -124,6 +125,42 @@ pub(crate) fn kernel_matrix<'py>(
     })?;
     let (values, m, n) = values;
     let array = numpy::ndarray::Array2::from_shape_vec((m, n), values)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(PyArray2::from_owned_array(py, array))
+}
+
+/// `K(a, b) · coef` for `coef` of shape `(|b|, k)`: the decision values of a kernel machine
+/// (`b` its support vectors), computed in blocks of rows on `n_jobs` threads without holding
+/// `K(a, b)`, and with `b` converted once (not once per block of `a`).
+#[pyfunction]
+#[pyo3(signature = (a, b, kernel, coef, n_jobs=0))]
+pub(crate) fn kernel_matrix_product<'py>(
+    py: Python<'py>,
+    a: Input<'py>,
+    b: Input<'py>,
+    kernel: &Kernel,
+    coef: PyReadonlyArray2<'py, f64>,
+    n_jobs: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let function = kernel.function()?;
+    let coef = coef.as_array();
+    let k = coef.ncols();
+    // One contiguous vector per output column.
+    let coef_t: Vec<f64> = coef.t().iter().copied().collect();
+    if coef_t.iter().any(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err("coef contains NaN or infinity"));
+    }
+    let (a, b) = (data(&a), data(&b));
+    let (values, m) = py.detach(|| -> Result<(Vec<f64>, usize), CoreError> {
+        let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
+        let m = left.row_set().n_rows();
+        let mut out = vec![0.0; m * k];
+        kernelkit_solvers::with_thread_pool(n_jobs, || {
+            cross_kernel_product(left.row_set(), right.row_set(), function, &coef_t, k, &mut out)
+        })??;
+        Ok((out, m))
+    })?;
+    let array = numpy::ndarray::Array2::from_shape_vec((m, k), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyArray2::from_owned_array(py, array))
 }

@@ -22,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<solve::Solution>()?;
     m.add_class::<sparse::CsrMatrix>()?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::kernel_matrix_product, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_epsilon_svr, m)?)?;

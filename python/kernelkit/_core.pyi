@@ -119,6 +119,9 @@ class Solution:
         """Counters of the solve (kernel cache, objective increases, shrinking)."""
 
 def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
+def kernel_matrix_product(
+    a: _Rows, b: _Rows, kernel: Kernel, coef: NDArray[np.float64], n_jobs: int = 0
+) -> NDArray[np.float64]: ...
 def solve_c_svc(
     x: _Rows,
     y: NDArray[np.float64],

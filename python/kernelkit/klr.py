@@ -280,7 +280,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         """
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
-        decision: Float64Array = self._blockwise(X_checked, lambda block: block @ coef)
+        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
         return decision + float(self.intercept_[0])
 
     def predict_proba(self, X: Any) -> Float64Array:

@@ -261,7 +261,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
-        decision: Float64Array = self._blockwise(X_checked, lambda block: block @ coef)
+        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
         return decision + float(self.intercept_[0])
 
     def predict(self, X: Any) -> NDArray[np.int64]:

@@ -381,18 +381,17 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         n_classes = len(self.classes_)
         starts = np.concatenate([[0], np.cumsum(self.n_support_)])
         coef = self._dual_coef_libsvm
-
-        def compute(kernel_block: Float64Array) -> Float64Array:
-            columns = []
-            for a in range(n_classes):
-                for b in range(a + 1, n_classes):
-                    sa, sb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
-                    columns.append(
-                        kernel_block[:, sa] @ coef[b - 1, sa] + kernel_block[:, sb] @ coef[a, sb]
-                    )
-            return np.stack(columns, axis=1) + self._intercept_libsvm
-
-        return self._blockwise(X, compute)
+        # One column per pair (a, b): class a's support vectors weighted by row b − 1 of the
+        # coefficients, class b's by row a, every other support vector by 0.
+        n_pairs = n_classes * (n_classes - 1) // 2
+        weights = np.zeros((coef.shape[1], n_pairs))
+        pair = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                sa, sb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+                weights[sa, pair], weights[sb, pair] = coef[b - 1, sa], coef[a, sb]
+                pair += 1
+        return self._decision_values(X, weights) + self._intercept_libsvm
 
     def _linear_coef(self) -> Any:
         """One-vs-one ``w`` per class pair (a, b), scikit-learn's order: class a's support

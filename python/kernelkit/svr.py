@@ -222,5 +222,5 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
-        prediction: Float64Array = self._blockwise(X_checked, lambda block: block @ coef)
+        prediction: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
         return prediction + float(self.intercept_[0])

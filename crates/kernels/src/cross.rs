@@ -141,6 +141,78 @@ pub fn cross_kernel(
     Ok(())
 }
 
+/// `out[i·k + c] = Σ_j K(a_i, b_j) · coef_t[c·|b| + j]` for every row of `a` and each of the
+/// `k` coefficient vectors (given transposed, one contiguous vector per output column): the
+/// decision values of a kernel machine, without holding `K(a, b)` (memory
+/// `O(threads · 64 · |b|)`, scratch reused by each thread). Dense pairs compute the blocks of
+/// [`crate::kernel_block`], so the kernel values are its values; each sum is a
+/// [`crate::simd`] dot product in a fixed order, so the result does not depend on the thread
+/// count.
+pub fn cross_kernel_product(
+    a: RowSet<'_, '_>,
+    b: RowSet<'_, '_>,
+    function: KernelFunction,
+    coef_t: &[f64],
+    k: usize,
+    out: &mut [f64],
+) -> Result<(), KernelError> {
+    function.validate()?;
+    if a.n_features() != b.n_features() {
+        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
+    }
+    let width = b.n_rows();
+    if coef_t.len() != k * width {
+        return Err(KernelError::ShapeMismatch {
+            name: "coef",
+            expected: k * width,
+            actual: coef_t.len(),
+        });
+    }
+    let expected = a.n_rows() * k;
+    if out.len() != expected {
+        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
+    }
+    if width == 0 {
+        out.fill(0.0);
+        return Ok(());
+    }
+    if expected == 0 {
+        return Ok(());
+    }
+    let rows_per_task = crate::source::KERNEL_BLOCK_ROWS;
+    let sums = |values: &[f64], out_rows: &mut [f64]| {
+        for (kernel_row, out_row) in values.chunks_exact(width).zip(out_rows.chunks_exact_mut(k)) {
+            for (o, coef) in out_row.iter_mut().zip(coef_t.chunks_exact(width)) {
+                *o = crate::simd::dot(kernel_row, coef);
+            }
+        }
+    };
+    let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
+    let job = |scratch: &mut Vec<f64>, (task, out_rows): (usize, &mut [f64])| {
+        let (lo, rows) = (task * rows_per_task, out_rows.len() / k);
+        scratch.resize(rows * width, 0.0);
+        match (a, b) {
+            (RowSet::Dense(a), RowSet::Dense(b)) => {
+                crate::source::dense_rows_block(a, lo, lo + rows, b, function, scratch);
+            }
+            _ => {
+                for (r, values) in scratch.chunks_exact_mut(width).enumerate() {
+                    kernel_row(a, b, lo + r, function, &right_norms, values);
+                }
+            }
+        }
+        sums(scratch, out_rows);
+    };
+    let work = a.n_rows() * width * a.n_features().max(1);
+    if work < PARALLEL_MIN_WORK {
+        let mut scratch = Vec::new();
+        out.chunks_mut(rows_per_task * k).enumerate().for_each(|task| job(&mut scratch, task));
+    } else {
+        out.par_chunks_mut(rows_per_task * k).enumerate().for_each_init(Vec::new, job);
+    }
+    Ok(())
+}
+
 /// `Σ_j K(a_i, b_j)` for every row of `a`, one row of kernel values at a time (memory
 /// `O(threads · |b|)`), in parallel over the rows of `a`.
 pub fn kernel_row_sums(
@@ -192,6 +264,47 @@ mod tests {
         let a: Vec<f64> = (0..m * d).map(bits).collect();
         let b: Vec<f64> = (0..n * d).map(|k| bits(k + 3)).collect();
         assert_storage_pairs_agree(&a, &b, (m, n, d));
+    }
+
+    #[test]
+    fn kernel_products_are_the_kernel_matrix_times_the_coefficients() {
+        let (m, n, d) = (150, 41, 7);
+        let a: Vec<f64> =
+            (0..m * d).map(|k| if k % 3 == 0 { (k % 7) as f64 - 3.0 } else { 0.0 }).collect();
+        let b: Vec<f64> =
+            (0..n * d).map(|k| if k % 4 == 1 { (k % 5) as f64 * 0.5 } else { 0.0 }).collect();
+        let coef_t: Vec<f64> = (0..2 * n).map(|k| ((k * 17) % 11) as f64 / 5.0 - 1.0).collect();
+        let (dense_a, dense_b) =
+            (DenseRows::new(&a, m, d).unwrap(), DenseRows::new(&b, n, d).unwrap());
+        let (sparse_a, sparse_b) =
+            (CsrRows::from_dense(&a, m, d).unwrap(), CsrRows::from_dense(&b, n, d).unwrap());
+        let f = KernelFunction::Rbf { gamma: 0.2 };
+        let mut matrix = vec![0.0; m * n];
+        cross_kernel(RowSet::Dense(&dense_a), RowSet::Dense(&dense_b), f, &mut matrix).unwrap();
+        for (left, right) in [
+            (RowSet::Dense(&dense_a), RowSet::Dense(&dense_b)),
+            (RowSet::Sparse(&sparse_a), RowSet::Dense(&dense_b)),
+            (RowSet::Sparse(&sparse_a), RowSet::Sparse(&sparse_b)),
+        ] {
+            let mut got = vec![f64::NAN; m * 2];
+            cross_kernel_product(left, right, f, &coef_t, 2, &mut got).unwrap();
+            for i in 0..m {
+                for c in 0..2 {
+                    let expected: f64 = (0..n).map(|j| matrix[i * n + j] * coef_t[c * n + j]).sum();
+                    assert!((got[i * 2 + c] - expected).abs() <= 1e-12, "row {i}, column {c}");
+                }
+            }
+        }
+        let mut out = vec![0.0; m];
+        let short = cross_kernel_product(
+            RowSet::Dense(&dense_a),
+            RowSet::Dense(&dense_b),
+            f,
+            &coef_t[..n + 1],
+            1,
+            &mut out,
+        );
+        assert!(matches!(short, Err(KernelError::ShapeMismatch { name: "coef", .. })));
     }
 
     fn assert_storage_pairs_agree(a: &[f64], b: &[f64], (m, n, d): (usize, usize, usize)) {

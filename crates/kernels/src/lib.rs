@@ -36,7 +36,7 @@ mod sparse;
 pub mod team;
 
 pub use cache::{CacheStats, Growth, RowCache};
-pub use cross::{cross_kernel, kernel_row_sums, RowSet};
+pub use cross::{cross_kernel, cross_kernel_product, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;

@@ -1,7 +1,10 @@
 //! The two inner loops of every kernel column: the inner product of two rows and the
 //! exponential of the RBF kernel, compiled twice (baseline x86-64 and AVX2 + FMA) and chosen once
 //! at run time. Both versions sum in the same fixed order, so results do not depend on the
-//! thread count; they may differ in the last bit between machines with and without FMA.
+//! thread count; they may differ in the last bit between machines with and without FMA. The
+//! AVX2 inner products of long rows are written with explicit 256-bit vectors, two rows per
+//! call ([`dot_rows`]), in the generic loop's order. Also here: the signed gather that assembles
+//! an ε-SVR column from a cached kernel column ([`gather_signed`], AVX2 gathers).
 //!
 //! `exp` is evaluated by Cody–Waite range reduction `x = k ln 2 + r`, `|r| ≤ ln 2 / 2`, and a
 //! degree-13 Taylor polynomial for `e^r` (truncation error below 1e-17), then scaled by `2^k`

@@ -164,27 +164,43 @@ pub fn kernel_block(
     if width == 0 {
         return Ok(());
     }
-    const ROW_BLOCK: usize = 64;
     let job = |(block_index, out_rows): (usize, &mut [f64])| {
-        let lo = block_index * ROW_BLOCK;
-        let hi = lo + out_rows.len() / width;
-        let block = Block {
-            left: a.rows(lo, hi),
-            left_norms: &a.sq_norms()[lo..hi],
-            right: b,
-            right_by_feature: None,
-            right_offset: 0,
-            function,
-            n_features: a.n_features(),
-        };
-        block.compute_sequential(0, width, width, out_rows);
+        let lo = block_index * KERNEL_BLOCK_ROWS;
+        dense_rows_block(a, lo, lo + out_rows.len() / width, b, function, out_rows);
     };
     if expected * a.n_features().max(1) < PARALLEL_MIN_WORK {
-        out.chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
+        out.chunks_mut(KERNEL_BLOCK_ROWS * width).enumerate().for_each(job);
     } else {
-        out.par_chunks_mut(ROW_BLOCK * width).enumerate().for_each(job);
+        out.par_chunks_mut(KERNEL_BLOCK_ROWS * width).enumerate().for_each(job);
     }
     Ok(())
+}
+
+/// Rows of `a` per task of [`kernel_block`] (and of `cross_kernel_product`, which computes the
+/// same blocks, so its kernel values are [`kernel_block`]'s).
+pub(crate) const KERNEL_BLOCK_ROWS: usize = 64;
+
+/// `K(a_i, b_j)` for the rows `lo..hi` of `a` and every row of `b`, into `out` (row-major,
+/// `(hi − lo) × b.n_rows()`), on the calling thread; the caller has checked the shapes.
+pub(crate) fn dense_rows_block(
+    a: &DenseRows<'_>,
+    lo: usize,
+    hi: usize,
+    b: &DenseRows<'_>,
+    function: KernelFunction,
+    out: &mut [f64],
+) {
+    let width = b.n_rows();
+    let block = Block {
+        left: a.rows(lo, hi),
+        left_norms: &a.sq_norms()[lo..hi],
+        right: b,
+        right_by_feature: None,
+        right_offset: 0,
+        function,
+        n_features: a.n_features(),
+    };
+    block.compute_sequential(0, width, width, out);
 }
 
 /// The operands of one block: gathered left rows against a contiguous range of right rows.
