@@ -18,6 +18,7 @@ __all__ = [
     "aid_s3vm",
     "aid_svm",
     "kernel_matrix",
+    "kernel_matrix_product",
     "solve_box_qp",
     "solve_c_svc",
     "solve_constrained_svr",
