@@ -16,7 +16,7 @@ use std::arch::x86_64::{
     _mm_cvtsi32_si128, _mm_loadu_ps, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ,
 };
 
-use super::state::Bound;
+use super::state::{Bound, Variables};
 use super::working_set::ArgMax;
 use super::TAU;
 
@@ -145,6 +145,29 @@ pub(super) struct SecondScanChunk<'a> {
     pub offset: usize,
 }
 
+impl<'a> SecondScanChunk<'a> {
+    /// The positions `lo..hi` of `v`, with `Q[.., i]` in `q_i` and `m(α) = g_max`.
+    pub(super) fn new(
+        v: &'a Variables,
+        q_i: &'a [f32],
+        i: usize,
+        g_max: f64,
+        (lo, hi): (usize, usize),
+    ) -> Self {
+        SecondScanChunk {
+            y: &v.y[lo..hi],
+            bound: &v.bound[lo..hi],
+            gradient: &v.gradient[lo..hi],
+            diagonal: &v.diagonal[lo..hi],
+            q_i: &q_i[lo..hi],
+            y_i: v.y[i],
+            q_ii: v.diagonal[i],
+            g_max,
+            offset: lo,
+        }
+    }
+}
+
 /// `(argmax of b²/a, max over I_low of y_t G_t)` over the chunk (see
 /// [`super::working_set::second_scan_sequential`]).
 ///
@@ -219,7 +242,6 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::state::Variables;
     use super::super::working_set::{max_up_sequential, second_scan_sequential};
     use super::*;
 
@@ -274,17 +296,7 @@ mod tests {
                 for g_max in [-0.5, 0.0, 0.75] {
                     let (lo, hi) = (n / 3, n);
                     let expected = second_scan_sequential(&v, &q_i, i, g_max, lo, hi);
-                    let chunk = SecondScanChunk {
-                        y: &v.y[lo..hi],
-                        bound: &v.bound[lo..hi],
-                        gradient: &v.gradient[lo..hi],
-                        diagonal: &v.diagonal[lo..hi],
-                        q_i: &q_i[lo..hi],
-                        y_i: v.y[i],
-                        q_ii: v.diagonal[i],
-                        g_max,
-                        offset: lo,
-                    };
+                    let chunk = SecondScanChunk::new(&v, &q_i, i, g_max, (lo, hi));
                     // SAFETY: AVX2 is available (checked above).
                     let (best, g_max2) = unsafe { second_scan(&chunk) };
                     assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");

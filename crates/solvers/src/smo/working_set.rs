@@ -95,17 +95,7 @@ fn second_scan(
 ) -> (ArgMax, f64) {
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
-        let chunk = super::scan_avx2::SecondScanChunk {
-            y: &v.y[lo..hi],
-            bound: &v.bound[lo..hi],
-            gradient: &v.gradient[lo..hi],
-            diagonal: &v.diagonal[lo..hi],
-            q_i: &q_i[lo..hi],
-            y_i: v.y[i],
-            q_ii: v.diagonal[i],
-            g_max,
-            offset: lo,
-        };
+        let chunk = super::scan_avx2::SecondScanChunk::new(v, q_i, i, g_max, (lo, hi));
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { super::scan_avx2::second_scan(&chunk) };
     }
