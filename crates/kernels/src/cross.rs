@@ -75,6 +75,20 @@ impl RowSet<'_, '_> {
     }
 }
 
+/// The checks every kernel between two row sets starts with: valid parameters, and rows of the
+/// same width.
+pub(crate) fn check_operands(
+    function: KernelFunction,
+    left_features: usize,
+    right_features: usize,
+) -> Result<(), KernelError> {
+    function.validate()?;
+    if left_features != right_features {
+        return Err(KernelError::FeatureMismatch { left: left_features, right: right_features });
+    }
+    Ok(())
+}
+
 /// `out[j] = K(a_i, b_j)` for every row `j` of `b`; `right_norms` are the squared norms of `b`.
 fn kernel_row(
     a: RowSet<'_, '_>,
@@ -117,10 +131,7 @@ pub fn cross_kernel(
     if let (RowSet::Dense(a), RowSet::Dense(b)) = (a, b) {
         return crate::kernel_block(a, b, function, out);
     }
-    function.validate()?;
-    if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
-    }
+    check_operands(function, a.n_features(), b.n_features())?;
     let width = b.n_rows();
     let expected = a.n_rows() * width;
     if out.len() != expected {
@@ -156,10 +167,7 @@ pub fn cross_kernel_product(
     k: usize,
     out: &mut [f64],
 ) -> Result<(), KernelError> {
-    function.validate()?;
-    if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
-    }
+    check_operands(function, a.n_features(), b.n_features())?;
     let width = b.n_rows();
     if coef_t.len() != k * width {
         return Err(KernelError::ShapeMismatch {
@@ -220,10 +228,7 @@ pub fn kernel_row_sums(
     b: RowSet<'_, '_>,
     function: KernelFunction,
 ) -> Result<Vec<f64>, KernelError> {
-    function.validate()?;
-    if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
-    }
+    check_operands(function, a.n_features(), b.n_features())?;
     let (d, width) = (a.n_features(), b.n_rows());
     if function == KernelFunction::Linear {
         // Σ_j ⟨a_i, b_j⟩ = ⟨a_i, Σ_j b_j⟩: O((|a| + |b|)·d) instead of O(|a|·|b|·d).

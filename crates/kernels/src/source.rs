@@ -152,10 +152,7 @@ pub fn kernel_block(
     function: KernelFunction,
     out: &mut [f64],
 ) -> Result<(), KernelError> {
-    function.validate()?;
-    if a.n_features() != b.n_features() {
-        return Err(KernelError::FeatureMismatch { left: a.n_features(), right: b.n_features() });
-    }
+    crate::cross::check_operands(function, a.n_features(), b.n_features())?;
     let width = b.n_rows();
     let expected = a.n_rows() * width;
     if out.len() != expected {
