@@ -237,6 +237,24 @@ def test_multiclass_digits_matches_libsvm(digits: Any, params: dict[str, Any]) -
     assert agreement(ours.predict(digits.X_test), ref.predict(digits.X_test)) >= PRED_AGREEMENT
 
 
+def test_float32_exact_wide_rows_match_libsvm(digits: Any) -> None:
+    """Digits upsampled to 16 x 16 (256 features, multiples of 1/16): dense rows wider than 64
+    whose values are all exactly float32, so the kernel columns read a float32 copy of the rows
+    (half the bytes). The model must still be LIBSVM's on the float64 values."""
+
+    def upsample(x: np.ndarray) -> np.ndarray:
+        images = x.reshape(-1, 8, 8)
+        return np.kron(images, np.ones((1, 2, 2))).reshape(len(x), 256)
+
+    x, xt = upsample(digits.X[:600]), upsample(digits.X_test)
+    y = digits.y[:600]
+    assert np.array_equal(x.astype(np.float32).astype(np.float64), x)
+    params = {"kernel": "rbf", "C": 2.0, "gamma": 0.01}
+    ours, ref = _fit_both(params, x, y)
+    assert all(s == "converged" for s in ours.status_)
+    _compare_svc(ours, ref, x, y, xt, params["C"])
+
+
 def test_a9a_subset_matches_libsvm(a9a: Any) -> None:
     """The 5,000-row a9a subset, gamma=0.5, C=1, tol=1e-6 (sklearn handles it in ~1.5 s)."""
     params = {"kernel": "rbf", "C": 1.0, "gamma": 0.5}

@@ -2,9 +2,12 @@
 //! exponential of the RBF kernel, compiled twice (baseline x86-64 and AVX2 + FMA) and chosen once
 //! at run time. Both versions sum in the same fixed order, so results do not depend on the
 //! thread count; they may differ in the last bit between machines with and without FMA. The
-//! AVX2 inner products of long rows are written with explicit 256-bit vectors, two rows per
-//! call ([`dot_rows`]), in the generic loop's order. Also here: the signed gather that assembles
-//! an ε-SVR column from a cached kernel column ([`gather_signed`], AVX2 gathers).
+//! AVX2 inner products of long rows are written with explicit 256-bit vectors, one left row
+//! against two right rows or three left rows against one right row per call ([`dot_rows`]), in
+//! the generic loop's order. The right rows may be `f32` when every value is exactly an `f32`
+//! ([`RowValue`]): widened on load, the products and sums are bitwise those of the `f64` rows.
+//! Also here: the signed gather that assembles an ε-SVR column from a cached kernel column
+//! ([`gather_signed`], AVX2 gathers).
 //!
 //! `exp` is evaluated by Cody–Waite range reduction `x = k ln 2 + r`, `|r| ≤ ln 2 / 2`, and a
 //! degree-13 Taylor polynomial for `e^r` (truncation error below 1e-17), then scaled by `2^k`
@@ -59,28 +62,51 @@ const LANES: usize = 16;
 /// sixteen would cost more than the products of a short row.
 const SHORT: usize = 64;
 
+/// A value of a stored row: `f64`, or `f32` for rows whose every value is exactly an `f32`
+/// (`DenseKernel` keeps such rows in single precision to halve the bytes a column reads). The
+/// widening to `f64` is exact, so a product over `f32` rows is bitwise the same product over the
+/// same values in `f64`.
+pub trait RowValue: Copy + Into<f64> + Send + Sync + sealed::Sealed {
+    /// Whether the value is an `f32`.
+    const SINGLE: bool;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+}
+
+impl RowValue for f64 {
+    const SINGLE: bool = false;
+}
+
+impl RowValue for f32 {
+    const SINGLE: bool = true;
+}
+
 #[inline(always)]
-fn dot_short<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
+fn dot_short<const FMA: bool, R: RowValue>(x: &[f64], z: &[R]) -> f64 {
     let mut acc = [0.0f64; 4];
     let xs = x.chunks_exact(4);
     let zs = z.chunks_exact(4);
     let (x_tail, z_tail) = (xs.remainder(), zs.remainder());
     for (a, b) in xs.zip(zs) {
         for k in 0..4 {
-            acc[k] = multiply_add::<FMA>(a[k], b[k], acc[k]);
+            acc[k] = multiply_add::<FMA>(a[k], b[k].into(), acc[k]);
         }
     }
     let mut tail = 0.0;
     for (a, b) in x_tail.iter().zip(z_tail) {
-        tail = multiply_add::<FMA>(*a, *b, tail);
+        tail = multiply_add::<FMA>(*a, (*b).into(), tail);
     }
     ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail
 }
 
 #[inline(always)]
-fn dot_generic<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
+fn dot_generic<const FMA: bool, R: RowValue>(x: &[f64], z: &[R]) -> f64 {
     if x.len().min(z.len()) < SHORT {
-        return dot_short::<FMA>(x, z);
+        return dot_short::<FMA, R>(x, z);
     }
     let mut acc = [0.0f64; LANES];
     let xs = x.chunks_exact(LANES);
@@ -88,12 +114,12 @@ fn dot_generic<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
     let (x_tail, z_tail) = (xs.remainder(), zs.remainder());
     for (a, b) in xs.zip(zs) {
         for k in 0..LANES {
-            acc[k] = multiply_add::<FMA>(a[k], b[k], acc[k]);
+            acc[k] = multiply_add::<FMA>(a[k], b[k].into(), acc[k]);
         }
     }
     let mut tail = 0.0;
     for (a, b) in x_tail.iter().zip(z_tail) {
-        tail = multiply_add::<FMA>(*a, *b, tail);
+        tail = multiply_add::<FMA>(*a, (*b).into(), tail);
     }
     // Pairwise reduction in a fixed order.
     let mut width = LANES / 2;
@@ -109,7 +135,7 @@ fn dot_generic<const FMA: bool>(x: &[f64], z: &[f64]) -> f64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn dot_avx2(x: &[f64], z: &[f64]) -> f64 {
-    dot_generic::<true>(x, z)
+    dot_generic::<true, f64>(x, z)
 }
 
 /// `⟨x, z⟩` (over the shorter length).
@@ -119,16 +145,20 @@ pub fn dot(x: &[f64], z: &[f64]) -> f64 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
         Level::Avx2Fma => unsafe { dot_avx2(x, z) },
-        Level::Baseline => dot_generic::<false>(x, z),
+        Level::Baseline => dot_generic::<false, f64>(x, z),
     }
 }
 
 #[inline(always)]
-fn dot_rows_generic<const FMA: bool>(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+fn dot_rows_generic<const FMA: bool, R: RowValue>(
+    left: &[&[f64]],
+    rows: &[R],
+    outs: &mut [&mut [f64]],
+) {
     let d = left[0].len();
     for (c, z) in rows.chunks_exact(d).enumerate() {
         for (x, out) in left.iter().zip(outs.iter_mut()) {
-            out[c] = dot_generic::<FMA>(x, z);
+            out[c] = dot_generic::<FMA, R>(x, z);
         }
     }
 }
@@ -138,17 +168,29 @@ fn dot_rows_generic<const FMA: bool>(left: &[&[f64]], rows: &[f64], outs: &mut [
 /// the reduction and tail follow [`dot_generic`], so each result is bitwise
 /// `dot_generic::<true>`. Two products at once give eight independent chains of fused
 /// multiply–adds, enough to hide their latency (four chains, or the 128-bit vectors the
-/// compiler picks for the generic loop, leave the FMA units idle half of the time).
+/// compiler picks for the generic loop, leave the FMA units idle half of the time). `z` and
+/// `w` may be `f32` rows ([`RowValue`]): widened exactly on load, same sums.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn dot_two_long(x: &[f64], z: &[f64], w: &[f64]) -> (f64, f64) {
+fn dot_two_long<R: RowValue>(x: &[f64], z: &[R], w: &[R]) -> (f64, f64) {
     use std::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_castpd256_pd128, _mm256_extractf128_pd, _mm256_fmadd_pd,
-        _mm256_loadu_pd, _mm256_setzero_pd, _mm_add_pd, _mm_cvtsd_f64, _mm_unpackhi_pd,
+        __m256d, _mm256_add_pd, _mm256_castpd256_pd128, _mm256_cvtps_pd, _mm256_extractf128_pd,
+        _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd, _mm_add_pd, _mm_cvtsd_f64,
+        _mm_loadu_ps, _mm_unpackhi_pd,
     };
     let n = x.len();
     assert!(z.len() == n && w.len() == n && n >= SHORT);
     let blocks = n / LANES;
+    // Four values of a row at `k`, widened to f64 when the row is f32.
+    // SAFETY (callers): k + 4 ≤ the row's length.
+    let load = |row: &[R], k: usize| unsafe {
+        let at = row.as_ptr().add(k);
+        if R::SINGLE {
+            _mm256_cvtps_pd(_mm_loadu_ps(at.cast::<f32>()))
+        } else {
+            _mm256_loadu_pd(at.cast::<f64>())
+        }
+    };
     let mut acc_z = [_mm256_setzero_pd(); 4];
     let mut acc_w = [_mm256_setzero_pd(); 4];
     for b in 0..blocks {
@@ -157,8 +199,8 @@ fn dot_two_long(x: &[f64], z: &[f64], w: &[f64]) -> (f64, f64) {
             // SAFETY: k + 4 ≤ blocks · 16 ≤ n, the length of the three rows.
             unsafe {
                 let xv = _mm256_loadu_pd(x.as_ptr().add(k));
-                acc_z[v] = _mm256_fmadd_pd(xv, _mm256_loadu_pd(z.as_ptr().add(k)), acc_z[v]);
-                acc_w[v] = _mm256_fmadd_pd(xv, _mm256_loadu_pd(w.as_ptr().add(k)), acc_w[v]);
+                acc_z[v] = _mm256_fmadd_pd(xv, load(z, k), acc_z[v]);
+                acc_w[v] = _mm256_fmadd_pd(xv, load(w, k), acc_w[v]);
             }
         }
     }
@@ -170,18 +212,75 @@ fn dot_two_long(x: &[f64], z: &[f64], w: &[f64]) -> (f64, f64) {
     };
     let (mut tail_z, mut tail_w) = (0.0, 0.0);
     for k in blocks * LANES..n {
-        tail_z = x[k].mul_add(z[k], tail_z);
-        tail_w = x[k].mul_add(w[k], tail_w);
+        tail_z = x[k].mul_add(z[k].into(), tail_z);
+        tail_w = x[k].mul_add(w[k].into(), tail_w);
     }
     (reduce(acc_z) + tail_z, reduce(acc_w) + tail_w)
 }
 
+/// `(⟨x₀, z⟩, ⟨x₁, z⟩, ⟨x₂, z⟩)` for rows of at least [`SHORT`] values, each bitwise
+/// `dot_generic::<true>` as in [`dot_two_long`]: three left rows against one right row, so
+/// that each value of `z` is loaded (and, for an `f32` row, widened) once for three products;
+/// twelve independent chains keep both FMA units busy.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn dot_rows_avx2(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+fn dot_three_long<R: RowValue>(x: [&[f64]; 3], z: &[R]) -> [f64; 3] {
+    use std::arch::x86_64::{
+        __m256d, _mm256_add_pd, _mm256_castpd256_pd128, _mm256_cvtps_pd, _mm256_extractf128_pd,
+        _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd, _mm_add_pd, _mm_cvtsd_f64,
+        _mm_loadu_ps, _mm_unpackhi_pd,
+    };
+    let n = z.len();
+    assert!(x.iter().all(|row| row.len() == n) && n >= SHORT);
+    let blocks = n / LANES;
+    let mut acc = [[_mm256_setzero_pd(); 4]; 3];
+    for b in 0..blocks {
+        for v in 0..4 {
+            let k = b * LANES + 4 * v;
+            // SAFETY: k + 4 ≤ blocks · 16 ≤ n, the length of the four rows.
+            unsafe {
+                let at = z.as_ptr().add(k);
+                let zv = if R::SINGLE {
+                    _mm256_cvtps_pd(_mm_loadu_ps(at.cast::<f32>()))
+                } else {
+                    _mm256_loadu_pd(at.cast::<f64>())
+                };
+                for (row, sums) in x.iter().zip(acc.iter_mut()) {
+                    let xv = _mm256_loadu_pd(row.as_ptr().add(k));
+                    sums[v] = _mm256_fmadd_pd(xv, zv, sums[v]);
+                }
+            }
+        }
+    }
+    // dot_generic's reduction, as in dot_two_long.
+    let reduce = |acc: [__m256d; 4]| {
+        let half = _mm256_add_pd(_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3]));
+        let pair = _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd::<1>(half));
+        _mm_cvtsd_f64(_mm_add_pd(pair, _mm_unpackhi_pd(pair, pair)))
+    };
+    let mut out = [0.0; 3];
+    for ((o, row), sums) in out.iter_mut().zip(x).zip(acc) {
+        let mut tail = 0.0;
+        for k in blocks * LANES..n {
+            tail = row[k].mul_add(z[k].into(), tail);
+        }
+        *o = reduce(sums) + tail;
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_rows_avx2<R: RowValue>(left: &[&[f64]], rows: &[R], outs: &mut [&mut [f64]]) {
     let d = left[0].len();
     if d < SHORT {
-        dot_rows_generic::<true>(left, rows, outs);
+        dot_rows_generic::<true, R>(left, rows, outs);
+        return;
+    }
+    if let ([x0, x1, x2], [o0, o1, o2]) = (left, &mut *outs) {
+        for (c, z) in rows.chunks_exact(d).enumerate() {
+            [o0[c], o1[c], o2[c]] = dot_three_long([x0, x1, x2], z);
+        }
         return;
     }
     let mut pairs = rows.chunks_exact(2 * d);
@@ -195,19 +294,19 @@ fn dot_rows_avx2(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
     if last.len() >= d {
         let c = rows.len() / d - 1;
         for (x, out) in left.iter().zip(outs.iter_mut()) {
-            out[c] = dot_generic::<true>(x, &last[..d]);
+            out[c] = dot_generic::<true, R>(x, &last[..d]);
         }
     }
 }
 
 /// `outs[r][c] = ⟨left[r], row c of rows⟩` for the row-major `rows` (rows as long as every
 /// `left[r]`, one output entry per row): one pass over `rows` for all the left vectors, each
-/// product exactly [`dot`].
+/// product exactly [`dot`] (of the rows widened to `f64`, when they are `f32`).
 ///
 /// # Panics
 /// If `left` is empty, `left` and `outs` differ in length, the lengths of `left` differ, or an
 /// output is shorter than the number of rows.
-pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
+pub fn dot_rows<R: RowValue>(left: &[&[f64]], rows: &[R], outs: &mut [&mut [f64]]) {
     assert!(!left.is_empty() && left.len() == outs.len(), "dot_rows: one output per left row");
     let d = left[0].len();
     assert!(left.iter().all(|x| x.len() == d), "dot_rows: left rows of different lengths");
@@ -220,8 +319,8 @@ pub fn dot_rows(left: &[&[f64]], rows: &[f64], outs: &mut [&mut [f64]]) {
     match level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_rows_avx2(left, rows, outs) },
-        Level::Baseline => dot_rows_generic::<false>(left, rows, outs),
+        Level::Avx2Fma => unsafe { dot_rows_avx2::<R>(left, rows, outs) },
+        Level::Baseline => dot_rows_generic::<false, R>(left, rows, outs),
     }
 }
 
@@ -505,6 +604,40 @@ mod tests {
     fn gather_signed_refuses_an_index_outside_the_row() {
         let mut out = [0.0f32; 9];
         gather_signed(&[1.0; 4], &[0, 1, 2, 3, 4, 0, 1, 2, 3], &[1.0; 9], 1.0, &mut out);
+    }
+
+    #[test]
+    fn single_precision_rows_give_bitwise_the_double_products() {
+        for d in [1, 5, 63, 64, 65, 200, 256] {
+            for n_rows in [1, 2, 3, 7] {
+                let single: Vec<f32> =
+                    (0..n_rows * d).map(|k| ((k as f32) * 0.731).sin() * 3.7).collect();
+                let double: Vec<f64> = single.iter().map(|&v| f64::from(v)).collect();
+                let x: Vec<f64> = (0..d).map(|k| (k as f64 * 1.37).cos() / 3.0).collect();
+                let z: Vec<f64> = (0..d).map(|k| k as f64 * 1e-3 - 0.1).collect();
+                let (mut a, mut b) = (vec![0.0; n_rows], vec![0.0; n_rows]);
+                let (mut a32, mut b32) = (vec![0.0; n_rows], vec![0.0; n_rows]);
+                dot_rows(&[&x, &z], &double, &mut [&mut a, &mut b]);
+                dot_rows(&[&x, &z], &single, &mut [&mut a32, &mut b32]);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&a32), "d={d}, rows={n_rows}");
+                assert_eq!(bits(&b), bits(&b32), "d={d}, rows={n_rows}");
+                // Three left rows share one pass (one right row at a time): still each `dot`.
+                let w: Vec<f64> = (0..d).map(|k| (k as f64 * 0.29).tan()).collect();
+                let mut three = vec![vec![0.0; n_rows]; 3];
+                let mut three32 = vec![vec![0.0; n_rows]; 3];
+                let [t0, t1, t2] = &mut three[..] else { unreachable!() };
+                dot_rows(&[&x, &z, &w], &double, &mut [t0, t1, t2]);
+                let [t0, t1, t2] = &mut three32[..] else { unreachable!() };
+                dot_rows(&[&x, &z, &w], &single, &mut [t0, t1, t2]);
+                for (r, left) in [&x, &z, &w].into_iter().enumerate() {
+                    let alone: Vec<f64> =
+                        double.chunks_exact(d).map(|row| dot(left, row)).collect();
+                    assert_eq!(bits(&three[r]), bits(&alone), "d={d}, rows={n_rows}, left {r}");
+                    assert_eq!(bits(&three32[r]), bits(&alone), "d={d}, rows={n_rows}, left {r}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -67,6 +67,10 @@ pub struct DenseKernel<'a> {
     /// position `t`), when rows are short ([`NARROW_MAX_FEATURES`]): one or two columns are
     /// then computed by [`crate::simd::dot_feature_major`].
     by_feature: Option<Vec<f64>>,
+    /// The rows again in `f32`, row-major, when they are read row-major and every value is
+    /// exactly an `f32` (float32 input, pixels, counts, 0/1): a column of one to three rows then
+    /// reads half the bytes, with bitwise the same values ([`crate::simd::RowValue`]).
+    single: Option<Vec<f32>>,
 }
 
 /// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
@@ -84,7 +88,14 @@ impl<'a> DenseKernel<'a> {
                 let values = rows.rows(0, n);
                 (0..d * n).map(|k| values[(k % n) * d + k / n]).collect()
             });
-        Ok(DenseKernel { rows, function, by_feature })
+        let single =
+            if by_feature.is_none() && d > 0 { exactly_single(rows.rows(0, n)) } else { None };
+        Ok(DenseKernel { rows, function, by_feature, single })
+    }
+
+    /// Whether columns read the rows in `f32` (every value is exactly an `f32`).
+    pub fn reads_single_precision(&self) -> bool {
+        self.single.is_some()
     }
 
     /// The kernel function.
@@ -122,6 +133,7 @@ impl KernelSource for DenseKernel<'_> {
             left_norms: &left_norms,
             right: &self.rows,
             right_by_feature: self.by_feature.as_deref(),
+            right_single: self.single.as_deref(),
             right_offset: start,
             function: self.function,
             n_features: d,
@@ -135,6 +147,12 @@ impl KernelSource for DenseKernel<'_> {
 
     fn swap_index(&mut self, i: usize, j: usize) {
         self.rows.swap_rows(i, j);
+        if let (Some(single), false) = (&mut self.single, i == j) {
+            let d = self.rows.n_features();
+            let (lo, hi) = (i.min(j), i.max(j));
+            let (head, tail) = single.split_at_mut(hi * d);
+            head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        }
         if let Some(by_feature) = &mut self.by_feature {
             let n = self.rows.n_rows();
             for k in 0..self.rows.n_features() {
@@ -142,6 +160,19 @@ impl KernelSource for DenseKernel<'_> {
             }
         }
     }
+}
+
+/// `values` in `f32` when every one is exactly an `f32` (`None` at the first that is not).
+fn exactly_single(values: &[f64]) -> Option<Vec<f32>> {
+    let mut single = Vec::with_capacity(values.len());
+    for &v in values {
+        let narrowed = v as f32;
+        if f64::from(narrowed) != v {
+            return None;
+        }
+        single.push(narrowed);
+    }
+    Some(single)
 }
 
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
@@ -193,6 +224,7 @@ pub(crate) fn dense_rows_block(
         left_norms: &a.sq_norms()[lo..hi],
         right: b,
         right_by_feature: None,
+        right_single: None,
         right_offset: 0,
         function,
         n_features: a.n_features(),
@@ -207,6 +239,8 @@ struct Block<'a, 'b> {
     right: &'a DenseRows<'b>,
     /// `right` feature-major, when the kernel keeps that copy.
     right_by_feature: Option<&'a [f64]>,
+    /// `right` in `f32`, when the kernel keeps that copy.
+    right_single: Option<&'a [f32]>,
     right_offset: usize,
     function: KernelFunction,
     n_features: usize,
@@ -260,15 +294,23 @@ impl Block<'_, '_> {
             let left: Vec<&[f64]> = self.left.chunks_exact(d).collect();
             let mut windows: Vec<&mut [f64]> =
                 (0..n_left).map(|r| unsafe { out.row(r, c0, c1) }).collect();
-            match self.right_by_feature {
-                Some(by_feature) => crate::simd::dot_feature_major(
+            match (self.right_by_feature, self.right_single) {
+                (Some(by_feature), _) => crate::simd::dot_feature_major(
                     &left,
                     by_feature,
                     self.right.n_rows(),
                     self.right_offset + c0,
                     &mut windows,
                 ),
-                None => crate::simd::dot_rows(&left, right, &mut windows),
+                (None, Some(single)) => {
+                    let first = self.right_offset + c0;
+                    crate::simd::dot_rows(
+                        &left,
+                        &single[first * d..(first + n_cols) * d],
+                        &mut windows,
+                    )
+                }
+                (None, None) => crate::simd::dot_rows(&left, right, &mut windows),
             }
         } else {
             // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
@@ -351,6 +393,37 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn exactly_single_rows_are_read_in_f32_with_bitwise_the_same_columns() {
+        let (n, d) = (301, 70);
+        // Multiples of 1/64 in [−1, 1]: exactly f32. Nudging one value by 1e-12 makes them not.
+        let exact: Vec<f64> = data(n, d).iter().map(|v| (v * 64.0).round() / 64.0).collect();
+        let mut inexact = exact.clone();
+        inexact[5 * d + 3] += 1e-12;
+        let f = KernelFunction::Rbf { gamma: 0.05 };
+        let mut kernel = DenseKernel::new(DenseRows::new(&exact, n, d).unwrap(), f).unwrap();
+        assert!(kernel.reads_single_precision());
+        let plain = DenseKernel::new(DenseRows::new(&inexact, n, d).unwrap(), f).unwrap();
+        assert!(!plain.reads_single_precision());
+        // Shrinking permutes the positions: the f32 rows must follow.
+        kernel.swap_index(4, 250);
+        kernel.swap_index(17, 3);
+        let rows_f64 = kernel.rows().clone();
+        for rows in [vec![4], vec![250, 3], vec![0, 17, 299]] {
+            let (start, end) = (2, n);
+            let mut out = vec![0.0; rows.len() * (end - start)];
+            kernel.fill_block(&rows, start, end, &mut out);
+            // kernel_block reads the same (permuted) rows in f64.
+            let left: Vec<f64> = rows.iter().flat_map(|&r| rows_f64.row(r).to_vec()).collect();
+            let left = DenseRows::new(&left, rows.len(), d).unwrap();
+            let right = DenseRows::new(rows_f64.rows(start, end), end - start, d).unwrap();
+            let mut expected = vec![0.0; out.len()];
+            kernel_block(&left, &right, f, &mut expected).unwrap();
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(&expected), "rows {rows:?}");
         }
     }
 
