@@ -120,36 +120,44 @@ fn dense_versus_csr(c: &mut Criterion) {
     group.finish();
 }
 
-/// Wide dense rows (a USPS one-vs-one pair: 1,458 × 256): one, two or three columns per pass.
-/// A single column is bound by reading the rows, so the second and third cost little
-/// (`KernelSource::shares_passes`, the speculative columns of SMO).
-fn wide_rows_shared_pass(c: &mut Criterion) {
-    let (n, d) = (1458, 256);
-    let values: Vec<f64> = (0..n * d).map(|k| ((k * 37 % 101) as f64 / 50.0 - 1.0).sin()).collect();
-    let kernel = DenseKernel::new(
-        DenseRows::new(&values, n, d).unwrap(),
-        KernelFunction::Rbf { gamma: 0.01 },
-    )
-    .unwrap();
-    assert!(kernel.shares_passes());
+/// One, two or three columns per `fill_block`, one thread:
+/// * wide dense rows (a USPS one-vs-one pair, 1,458 × 256), in `f64` and exactly-`f32` values
+///   (read from the `f32` copy): the columns share one pass over the rows
+///   (`KernelSource::shares_passes`, the speculative columns of SMO);
+/// * narrow rows (a kddcup subset, 20,000 × 41, kept feature-major), which do not share passes:
+///   the reference for that choice.
+fn shared_passes(c: &mut Criterion) {
+    let wave = |n: usize, d: usize| -> Vec<f64> {
+        (0..n * d).map(|k| ((k * 37 % 101) as f64 / 50.0 - 1.0).sin()).collect()
+    };
+    let wide = wave(1458, 256);
+    let wide_single: Vec<f64> = wide.iter().map(|&v| f64::from(v as f32)).collect();
+    let cases = [
+        ("wide_rbf_1458x256", &wide, 1458, 256),
+        ("wide_f32_rbf_1458x256", &wide_single, 1458, 256),
+        ("narrow_rbf_20000x41", &wave(20_000, 41), 20_000, 41),
+    ];
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let mut group = c.benchmark_group("fill_block_wide_rbf_1458x256");
-    for rows in [1usize, 2, 3] {
-        let index: Vec<usize> = (0..rows).map(|r| r * 7 + 1).collect();
-        let mut out = vec![0.0; rows * n];
-        group.throughput(Throughput::Elements((rows * n) as u64));
-        group.bench_with_input(BenchmarkId::new("columns", rows), &rows, |b, _| {
-            b.iter(|| pool.install(|| kernel.fill_block(black_box(&index), 0, n, &mut out)))
-        });
+    for (name, values, n, d) in cases {
+        let kernel = DenseKernel::new(
+            DenseRows::new(values, n, d).unwrap(),
+            KernelFunction::Rbf { gamma: 0.01 },
+        )
+        .unwrap();
+        assert_eq!(kernel.shares_passes(), name.starts_with("wide"));
+        assert_eq!(kernel.reads_single_precision(), name.contains("f32"));
+        let mut group = c.benchmark_group(format!("fill_block_{name}"));
+        for rows in [1usize, 2, 3] {
+            let index: Vec<usize> = (0..rows).map(|r| r * 7 + 1).collect();
+            let mut out = vec![0.0; rows * n];
+            group.throughput(Throughput::Elements((rows * n) as u64));
+            group.bench_with_input(BenchmarkId::new("columns", rows), &rows, |b, _| {
+                b.iter(|| pool.install(|| kernel.fill_block(black_box(&index), 0, n, &mut out)))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
-criterion_group!(
-    benches,
-    kernel_block_fill,
-    cache_hit_and_miss,
-    dense_versus_csr,
-    wide_rows_shared_pass
-);
+criterion_group!(benches, kernel_block_fill, cache_hit_and_miss, dense_versus_csr, shared_passes);
 criterion_main!(benches);
