@@ -30,6 +30,7 @@ mod padded;
 mod parallel;
 mod precomputed;
 mod qmatrix;
+mod rbf_table;
 mod simd;
 mod source;
 mod sparse;

@@ -487,6 +487,77 @@ pub fn exp_in_place(values: &mut [f64]) {
     }
 }
 
+/// `values[c] ← table[m]` with `m = sq_norm_x + sq_norms_z[c] − 2 values[c]` (for `c` below
+/// the shorter length), `m` truncated to an integer and clamped to the table: the RBF of 0/1
+/// rows by lookup (`rbf_table`), where every `m` is an exact count in range. AVX2 gathers four
+/// values at a time; both versions give the same values for every `m` below `2^31` (and NaN).
+///
+/// # Panics
+/// If `table` is empty or longer than `i32::MAX` entries.
+pub fn lookup_squared_distances(
+    values: &mut [f64],
+    sq_norm_x: f64,
+    sq_norms_z: &[f64],
+    table: &[f64],
+) {
+    assert!(!table.is_empty() && table.len() <= i32::MAX as usize, "lookup: bad table length");
+    let n = values.len().min(sq_norms_z.len());
+    let (values, sq_norms_z) = (&mut values[..n], &sq_norms_z[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx2Fma {
+        // SAFETY: AVX2 is available.
+        unsafe { lookup_squared_distances_avx2(values, sq_norm_x, sq_norms_z, table) };
+        return;
+    }
+    lookup_tail(values, sq_norm_x, sq_norms_z, table);
+}
+
+#[inline(always)]
+fn lookup_tail(values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f64], table: &[f64]) {
+    let last = table.len() as i64 - 1;
+    for (v, &sq_norm_z) in values.iter_mut().zip(sq_norms_z) {
+        let distance = sq_norm_x + sq_norm_z - 2.0 * *v;
+        *v = table[(distance as i64).clamp(0, last) as usize];
+    }
+}
+
+/// [`lookup_squared_distances`] with AVX2 gathers, for equally long `values` and `sq_norms_z`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn lookup_squared_distances_avx2(
+    values: &mut [f64],
+    sq_norm_x: f64,
+    sq_norms_z: &[f64],
+    table: &[f64],
+) {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_cvttpd_epi32, _mm256_i32gather_pd, _mm256_loadu_pd, _mm256_set1_pd,
+        _mm256_storeu_pd, _mm256_sub_pd, _mm_max_epi32, _mm_min_epi32, _mm_set1_epi32,
+        _mm_setzero_si128,
+    };
+    let n = values.len();
+    assert!(sq_norms_z.len() == n && !table.is_empty() && table.len() <= i32::MAX as usize);
+    let norm_x = _mm256_set1_pd(sq_norm_x);
+    let last = _mm_set1_epi32(table.len() as i32 - 1);
+    let mut k = 0;
+    while k + 4 <= n {
+        // SAFETY: k + 4 ≤ n, the length of `values` and `sq_norms_z`; every gathered offset is
+        // clamped to 0..table.len() (a NaN or out-of-range distance truncates to i32::MIN,
+        // which the clamp sends to 0).
+        unsafe {
+            let v = _mm256_loadu_pd(values.as_ptr().add(k));
+            let sum = _mm256_add_pd(norm_x, _mm256_loadu_pd(sq_norms_z.as_ptr().add(k)));
+            let distance = _mm256_sub_pd(sum, _mm256_add_pd(v, v));
+            let index = _mm256_cvttpd_epi32(distance);
+            let index = _mm_min_epi32(_mm_max_epi32(index, _mm_setzero_si128()), last);
+            let looked_up = _mm256_i32gather_pd::<8>(table.as_ptr(), index);
+            _mm256_storeu_pd(values.as_mut_ptr().add(k), looked_up);
+        }
+        k += 4;
+    }
+    lookup_tail(&mut values[k..], sq_norm_x, &sq_norms_z[k..], table);
+}
+
 /// `out[k] = scale · signs[k] · row[index[k]]` for every `k < out.len()`: the gather that
 /// assembles a signed, permuted `Q` column from a cached kernel column (`SvrQ`). With `scale`
 /// and `signs` in `{−1, +1}` every product is exact, so both versions give the same values.
@@ -638,6 +709,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn lookups_clamp_to_the_table_in_both_versions() {
+        let table: Vec<f64> = (0..9).map(|m| f64::from(m) * 10.0).collect();
+        // Counts in range, then distances below 0, above the table, NaN and infinite.
+        let mut values = vec![0.0, 1.0, 2.0, 3.0, 4.0, 9.0, -1.0, f64::NAN, 1e300, 0.5];
+        let sq_norms_z = vec![3.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0];
+        let mut plain = values.clone();
+        lookup_squared_distances(&mut values, 4.0, &sq_norms_z, &table);
+        lookup_tail(&mut plain, 4.0, &sq_norms_z, &table);
+        let expected = [70.0, 60.0, 40.0, 20.0, 0.0, 0.0, 80.0, 0.0, 0.0, 70.0];
+        assert_eq!(values, expected);
+        assert_eq!(plain, expected);
     }
 
     #[test]

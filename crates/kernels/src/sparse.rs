@@ -19,6 +19,7 @@ use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
+use crate::rbf_table::IntegerRbf;
 use crate::source::KernelSource;
 
 /// `n_rows × n_features` CSR data.
@@ -313,13 +314,29 @@ impl LeftBlock {
 pub struct SparseKernel<'a> {
     rows: CsrRows<'a>,
     function: KernelFunction,
+    /// The RBF by table lookup, for 0/1 rows read as bit sets.
+    integer_rbf: Option<IntegerRbf>,
+    /// `‖x‖²` of the row at each position, permuted with the positions (a window reads a
+    /// contiguous slice instead of looking each norm up through the permutation).
+    sq_norms: Vec<f64>,
 }
 
 impl<'a> SparseKernel<'a> {
     /// Combines rows and a kernel function, validating the function's parameters.
     pub fn new(rows: CsrRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
         function.validate()?;
-        Ok(SparseKernel { rows, function })
+        let sq_norms: Vec<f64> = (0..rows.n_rows).map(|p| rows.sq_norm(p)).collect();
+        let integer_rbf = if rows.binary.is_some() {
+            IntegerRbf::new(function, sq_norms.iter().copied().fold(0.0, f64::max))
+        } else {
+            None
+        };
+        Ok(SparseKernel { rows, function, integer_rbf, sq_norms })
+    }
+
+    /// Whether RBF columns are looked up in a table ([`IntegerRbf`]: 0/1 rows).
+    pub fn looks_up_rbf(&self) -> bool {
+        self.integer_rbf.is_some()
     }
 
     /// Columns `c0..c1` of the block of `left` rows against positions `start..`.
@@ -333,13 +350,16 @@ impl<'a> SparseKernel<'a> {
     ) {
         let LeftBlock { rows: left, norms: left_norms, queries } = block;
         let positions = start + c0..start + c1;
-        let norms: Vec<f64> = positions.clone().map(|p| self.rows.sq_norm(p)).collect();
+        let norms = &self.sq_norms[positions.clone()];
         if let (Some(binary), Some(queries)) = (&self.rows.binary, queries) {
             for (r, query) in queries.iter().enumerate() {
                 // SAFETY: the caller owns columns c0..c1 of every row of `out`.
                 let window = unsafe { out.row(r, c0, c1) };
                 binary.inner_products(query, start + c0, window);
-                self.function.map_row(window, left_norms[r], &norms);
+                match &self.integer_rbf {
+                    Some(table) => table.map_row(window, left_norms[r], norms),
+                    None => self.function.map_row(window, left_norms[r], norms),
+                }
             }
             return;
         }
@@ -359,11 +379,11 @@ impl<'a> SparseKernel<'a> {
                         start + c0,
                         (&mut *window, &mut *next),
                     );
-                    self.function.map_row(next, left_norms[r + 1], &norms);
+                    self.function.map_row(next, left_norms[r + 1], norms);
                 } else {
                     padded.inner_products(left_row(r), start + c0, window);
                 }
-                self.function.map_row(window, left_norms[r], &norms);
+                self.function.map_row(window, left_norms[r], norms);
             }
             return;
         }
@@ -374,7 +394,7 @@ impl<'a> SparseKernel<'a> {
                 let (indices, values) = self.rows.row(position);
                 *o = left.dot(r, indices, values);
             }
-            self.function.map_row(window, norm_x, &norms);
+            self.function.map_row(window, norm_x, norms);
         }
     }
 }
@@ -411,6 +431,7 @@ impl KernelSource for SparseKernel<'_> {
 
     fn swap_index(&mut self, i: usize, j: usize) {
         self.rows.swap_rows(i, j);
+        self.sq_norms.swap(i, j);
     }
 }
 
