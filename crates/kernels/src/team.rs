@@ -14,9 +14,13 @@
 //! Without a team on the calling thread (one thread, or outside a solve) the same chunks run on
 //! rayon.
 //!
-//! Protocol: one 64-bit word holds the pass's generation, its number of chunks and the next
-//! unclaimed chunk; a thread claims a chunk by compare-and-swap on the whole word, so a claim can
-//! only succeed for the pass it was read for. The pass's closure is published before the word
+//! Protocol: one 64-bit word holds the pass's generation and the range `front..back` of its
+//! unclaimed chunks; a thread claims a chunk by compare-and-swap on the whole word, so a claim
+//! can only succeed for the pass it was read for. The owner claims from the front, the members
+//! from the back: on uniform passes each thread then gets about the same positions pass after
+//! pass (a column's values are stored, then read by the gradient update and the scans, by the
+//! core that computed them, from its own cache), where claiming in one order interleaves the
+//! threads' chunks differently every pass. The pass's closure is published before the word
 //! and read after a successful claim; the owner returns only when every chunk is done, so the
 //! closure outlives every call. A panic in a chunk is caught, the pass completes, and the panic
 //! resumes on the owner's thread.
@@ -30,7 +34,8 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-/// Bits of the claim word: generation (16) | number of chunks (24) | next chunk (24).
+/// Bits of the claim word: generation (16) | front (24) | back (24); the unclaimed chunks of
+/// the pass are `front..back`.
 const COUNT_BITS: u32 = 24;
 const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
 /// Most chunks in one pass.
@@ -55,31 +60,43 @@ fn generation(word: u64) -> u64 {
     word >> (2 * COUNT_BITS)
 }
 
-fn chunks(word: u64) -> usize {
+fn front(word: u64) -> usize {
     ((word >> COUNT_BITS) & COUNT_MASK) as usize
 }
 
-fn next(word: u64) -> usize {
+fn back(word: u64) -> usize {
     (word & COUNT_MASK) as usize
 }
 
+/// Which end of the unclaimed range a thread claims from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The owner: chunk `front`, then `front + 1`, …
+    Front,
+    /// The members: chunk `back − 1`, then `back − 2`, …
+    Back,
+}
+
 impl Shared {
-    /// Claims and runs chunks of the pass `word` was read for, until none is left; returns
-    /// whether any was run.
-    fn work(&self, mut word: u64) -> bool {
+    /// Claims (from `end`) and runs chunks of the pass `word` was read for, until none is left;
+    /// returns whether any was run.
+    fn work(&self, mut word: u64, end: End) -> bool {
         let mut worked = false;
         loop {
-            if next(word) >= chunks(word) {
+            if front(word) >= back(word) {
                 return worked;
             }
+            let (claimed, chunk) = match end {
+                End::Front => (word + (1 << COUNT_BITS), front(word)),
+                End::Back => (word - 1, back(word) - 1),
+            };
             match self.claim.compare_exchange_weak(
                 word,
-                word + 1,
+                claimed,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    let chunk = next(word);
                     // SAFETY: the claim succeeded for this pass, whose owner published `pass`
                     // before the claim word and waits for this chunk before it returns.
                     let pass: Pass<'_> =
@@ -90,7 +107,7 @@ impl Shared {
                     }
                     self.done.fetch_add(1, Ordering::AcqRel);
                     worked = true;
-                    word += 1;
+                    word = claimed;
                 }
                 Err(current) => {
                     if generation(current) != generation(word) {
@@ -108,7 +125,7 @@ impl Shared {
         let mut spins = 0u32;
         while !self.closed.load(Ordering::Acquire) {
             let word = self.claim.load(Ordering::Acquire);
-            if self.work(word) {
+            if self.work(word, End::Back) {
                 idle_since = Instant::now();
                 spins = 0;
                 continue;
@@ -191,10 +208,9 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
     shared.done.store(0, Ordering::Relaxed);
     shared.pass.store(&pass as *const Pass<'_> as *mut (), Ordering::Release);
     let previous = shared.claim.load(Ordering::Acquire);
-    let word =
-        ((generation(previous) + 1) & 0xFFFF) << (2 * COUNT_BITS) | (n_chunks as u64) << COUNT_BITS;
+    let word = ((generation(previous) + 1) & 0xFFFF) << (2 * COUNT_BITS) | n_chunks as u64;
     shared.claim.store(word, Ordering::Release);
-    shared.work(word);
+    shared.work(word, End::Front);
     while shared.done.load(Ordering::Acquire) < n_chunks {
         std::hint::spin_loop();
     }
