@@ -255,13 +255,17 @@ pub fn kernel_row_sums(
 mod tests {
     use super::*;
 
+    /// Two sparse-ish row sets, `m × d` and `n × d`, with different patterns.
+    fn sparse_operands(m: usize, n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+        let a = (0..m * d).map(|k| if k % 3 == 0 { (k % 7) as f64 - 3.0 } else { 0.0 }).collect();
+        let b = (0..n * d).map(|k| if k % 4 == 1 { (k % 5) as f64 * 0.5 } else { 0.0 }).collect();
+        (a, b)
+    }
+
     #[test]
     fn every_storage_pair_gives_the_dense_values() {
         let (m, n, d) = (37, 53, 11);
-        let a: Vec<f64> =
-            (0..m * d).map(|k| if k % 3 == 0 { (k % 7) as f64 - 3.0 } else { 0.0 }).collect();
-        let b: Vec<f64> =
-            (0..n * d).map(|k| if k % 4 == 1 { (k % 5) as f64 * 0.5 } else { 0.0 }).collect();
+        let (a, b) = sparse_operands(m, n, d);
         assert_storage_pairs_agree(&a, &b, (m, n, d));
         // Binary rows (the bit-set path when both sides are sparse), over two words of bits.
         let d = 100;
@@ -274,10 +278,7 @@ mod tests {
     #[test]
     fn kernel_products_are_the_kernel_matrix_times_the_coefficients() {
         let (m, n, d) = (150, 41, 7);
-        let a: Vec<f64> =
-            (0..m * d).map(|k| if k % 3 == 0 { (k % 7) as f64 - 3.0 } else { 0.0 }).collect();
-        let b: Vec<f64> =
-            (0..n * d).map(|k| if k % 4 == 1 { (k % 5) as f64 * 0.5 } else { 0.0 }).collect();
+        let (a, b) = sparse_operands(m, n, d);
         let coef_t: Vec<f64> = (0..2 * n).map(|k| ((k * 17) % 11) as f64 / 5.0 - 1.0).collect();
         let (dense_a, dense_b) =
             (DenseRows::new(&a, m, d).unwrap(), DenseRows::new(&b, n, d).unwrap());

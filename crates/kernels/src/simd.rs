@@ -173,24 +173,10 @@ fn dot_rows_generic<const FMA: bool, R: RowValue>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn dot_two_long<R: RowValue>(x: &[f64], z: &[R], w: &[R]) -> (f64, f64) {
-    use std::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_castpd256_pd128, _mm256_cvtps_pd, _mm256_extractf128_pd,
-        _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd, _mm_add_pd, _mm_cvtsd_f64,
-        _mm_loadu_ps, _mm_unpackhi_pd,
-    };
+    use std::arch::x86_64::{_mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd};
     let n = x.len();
     assert!(z.len() == n && w.len() == n && n >= SHORT);
     let blocks = n / LANES;
-    // Four values of a row at `k`, widened to f64 when the row is f32.
-    // SAFETY (callers): k + 4 ≤ the row's length.
-    let load = |row: &[R], k: usize| unsafe {
-        let at = row.as_ptr().add(k);
-        if R::SINGLE {
-            _mm256_cvtps_pd(_mm_loadu_ps(at.cast::<f32>()))
-        } else {
-            _mm256_loadu_pd(at.cast::<f64>())
-        }
-    };
     let mut acc_z = [_mm256_setzero_pd(); 4];
     let mut acc_w = [_mm256_setzero_pd(); 4];
     for b in 0..blocks {
@@ -199,23 +185,17 @@ fn dot_two_long<R: RowValue>(x: &[f64], z: &[R], w: &[R]) -> (f64, f64) {
             // SAFETY: k + 4 ≤ blocks · 16 ≤ n, the length of the three rows.
             unsafe {
                 let xv = _mm256_loadu_pd(x.as_ptr().add(k));
-                acc_z[v] = _mm256_fmadd_pd(xv, load(z, k), acc_z[v]);
-                acc_w[v] = _mm256_fmadd_pd(xv, load(w, k), acc_w[v]);
+                acc_z[v] = _mm256_fmadd_pd(xv, load_four(z, k), acc_z[v]);
+                acc_w[v] = _mm256_fmadd_pd(xv, load_four(w, k), acc_w[v]);
             }
         }
     }
-    // dot_generic's reduction: lanes k += k + 8, then k += k + 4, k += k + 2, k += k + 1.
-    let reduce = |acc: [__m256d; 4]| {
-        let half = _mm256_add_pd(_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3]));
-        let pair = _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd::<1>(half));
-        _mm_cvtsd_f64(_mm_add_pd(pair, _mm_unpackhi_pd(pair, pair)))
-    };
     let (mut tail_z, mut tail_w) = (0.0, 0.0);
     for k in blocks * LANES..n {
         tail_z = x[k].mul_add(z[k].into(), tail_z);
         tail_w = x[k].mul_add(w[k].into(), tail_w);
     }
-    (reduce(acc_z) + tail_z, reduce(acc_w) + tail_w)
+    (reduce_lanes(acc_z) + tail_z, reduce_lanes(acc_w) + tail_w)
 }
 
 /// `(⟨x₀, z⟩, ⟨x₁, z⟩, ⟨x₂, z⟩)` for rows of at least [`SHORT`] values, each bitwise
@@ -225,11 +205,7 @@ fn dot_two_long<R: RowValue>(x: &[f64], z: &[R], w: &[R]) -> (f64, f64) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn dot_three_long<R: RowValue>(x: [&[f64]; 3], z: &[R]) -> [f64; 3] {
-    use std::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_castpd256_pd128, _mm256_cvtps_pd, _mm256_extractf128_pd,
-        _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd, _mm_add_pd, _mm_cvtsd_f64,
-        _mm_loadu_ps, _mm_unpackhi_pd,
-    };
+    use std::arch::x86_64::{_mm256_fmadd_pd, _mm256_loadu_pd, _mm256_setzero_pd};
     let n = z.len();
     assert!(x.iter().all(|row| row.len() == n) && n >= SHORT);
     let blocks = n / LANES;
@@ -239,12 +215,7 @@ fn dot_three_long<R: RowValue>(x: [&[f64]; 3], z: &[R]) -> [f64; 3] {
             let k = b * LANES + 4 * v;
             // SAFETY: k + 4 ≤ blocks · 16 ≤ n, the length of the four rows.
             unsafe {
-                let at = z.as_ptr().add(k);
-                let zv = if R::SINGLE {
-                    _mm256_cvtps_pd(_mm_loadu_ps(at.cast::<f32>()))
-                } else {
-                    _mm256_loadu_pd(at.cast::<f64>())
-                };
+                let zv = load_four(z, k);
                 for (row, sums) in x.iter().zip(acc.iter_mut()) {
                     let xv = _mm256_loadu_pd(row.as_ptr().add(k));
                     sums[v] = _mm256_fmadd_pd(xv, zv, sums[v]);
@@ -252,21 +223,50 @@ fn dot_three_long<R: RowValue>(x: [&[f64]; 3], z: &[R]) -> [f64; 3] {
             }
         }
     }
-    // dot_generic's reduction, as in dot_two_long.
-    let reduce = |acc: [__m256d; 4]| {
-        let half = _mm256_add_pd(_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3]));
-        let pair = _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd::<1>(half));
-        _mm_cvtsd_f64(_mm_add_pd(pair, _mm_unpackhi_pd(pair, pair)))
-    };
     let mut out = [0.0; 3];
     for ((o, row), sums) in out.iter_mut().zip(x).zip(acc) {
         let mut tail = 0.0;
         for k in blocks * LANES..n {
             tail = row[k].mul_add(z[k].into(), tail);
         }
-        *o = reduce(sums) + tail;
+        *o = reduce_lanes(sums) + tail;
     }
     out
+}
+
+/// Four values of `row` at `k`, widened to `f64` when the row is `f32`.
+///
+/// # Safety
+/// `k + 4 ≤ row.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn load_four<R: RowValue>(row: &[R], k: usize) -> std::arch::x86_64::__m256d {
+    use std::arch::x86_64::{_mm256_cvtps_pd, _mm256_loadu_pd, _mm_loadu_ps};
+    // SAFETY: the caller guarantees k + 4 ≤ row.len().
+    unsafe {
+        let at = row.as_ptr().add(k);
+        if R::SINGLE {
+            _mm256_cvtps_pd(_mm_loadu_ps(at.cast::<f32>()))
+        } else {
+            _mm256_loadu_pd(at.cast::<f64>())
+        }
+    }
+}
+
+/// The sum of sixteen lanes (four vectors) in [`dot_generic`]'s order: lanes `k += k + 8`,
+/// then `k += k + 4`, `k += k + 2`, `k += k + 1`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn reduce_lanes(acc: [std::arch::x86_64::__m256d; 4]) -> f64 {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_castpd256_pd128, _mm256_extractf128_pd, _mm_add_pd, _mm_cvtsd_f64,
+        _mm_unpackhi_pd,
+    };
+    let half = _mm256_add_pd(_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3]));
+    let pair = _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd::<1>(half));
+    _mm_cvtsd_f64(_mm_add_pd(pair, _mm_unpackhi_pd(pair, pair)))
 }
 
 #[cfg(target_arch = "x86_64")]
