@@ -255,6 +255,28 @@ def test_float32_exact_wide_rows_match_libsvm(digits: Any) -> None:
     _compare_svc(ours, ref, x, y, xt, params["C"])
 
 
+def test_repeated_narrow_rows_match_libsvm(digits: Any) -> None:
+    """2,000 rows drawn with replacement from 500 digits (64 features, about a quarter of the
+    rows distinct), some copies of a row labelled differently: the kernel columns are computed
+    over the distinct rows and gathered to the positions. The model must be LIBSVM's, and the
+    same on one and two threads."""
+    rng = np.random.default_rng(7)
+    pick = rng.integers(0, 500, size=2000)
+    x = digits.X[pick]
+    y = np.where(digits.y[pick] >= 5, 1, -1)
+    flip = rng.random(len(y)) < 0.05
+    y[flip] = -y[flip]
+    assert len(np.unique(x, axis=0)) < 0.3 * len(x)
+    params = {"kernel": "rbf", "C": 3.0, "gamma": 0.05}
+    ours, ref = _fit_both(params, x, y)
+    assert list(ours.status_) == ["converged"]
+    _compare_svc(ours, ref, x, y, digits.X_test, params["C"])
+    one_thread = kernelkit.SVC(tol=TOL, n_jobs=1, **params).fit(x, y)
+    two_threads = kernelkit.SVC(tol=TOL, n_jobs=2, **params).fit(x, y)
+    np.testing.assert_array_equal(one_thread.dual_coef_, two_threads.dual_coef_)
+    np.testing.assert_array_equal(one_thread.support_, two_threads.support_)
+
+
 def test_a9a_subset_matches_libsvm(a9a: Any) -> None:
     """The 5,000-row a9a subset, gamma=0.5, C=1, tol=1e-6 (sklearn handles it in ~1.5 s)."""
     params = {"kernel": "rbf", "C": 1.0, "gamma": 0.5}

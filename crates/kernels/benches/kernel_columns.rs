@@ -125,17 +125,23 @@ fn dense_versus_csr(c: &mut Criterion) {
 ///   (read from the `f32` copy): the columns share one pass over the rows
 ///   (`KernelSource::shares_passes`, the speculative columns of SMO);
 /// * narrow rows (a kddcup subset, 20,000 × 41, kept feature-major), which do not share passes:
-///   the reference for that choice.
+///   the reference for that choice; all distinct, and 8,181 distinct rows repeated (computed
+///   once each, then gathered).
 fn shared_passes(c: &mut Criterion) {
     let wave = |n: usize, d: usize| -> Vec<f64> {
         (0..n * d).map(|k| ((k * 37 % 101) as f64 / 50.0 - 1.0).sin()).collect()
     };
     let wide = wave(1458, 256);
     let wide_single: Vec<f64> = wide.iter().map(|&v| f64::from(v as f32)).collect();
+    // Every row distinct; and 8,181 distinct rows repeated, as in the kddcup subset.
+    let distinct: Vec<f64> = (0..20_000 * 41).map(|k| (k as f64 * 0.618).sin()).collect();
+    let repeated: Vec<f64> =
+        (0..20_000).flat_map(|t| distinct[(t * 389 % 8181) * 41..][..41].to_vec()).collect();
     let cases = [
         ("wide_rbf_1458x256", &wide, 1458, 256),
         ("wide_f32_rbf_1458x256", &wide_single, 1458, 256),
-        ("narrow_rbf_20000x41", &wave(20_000, 41), 20_000, 41),
+        ("narrow_rbf_20000x41", &distinct, 20_000, 41),
+        ("narrow_repeated_rbf_20000x41", &repeated, 20_000, 41),
     ];
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for (name, values, n, d) in cases {
@@ -146,6 +152,7 @@ fn shared_passes(c: &mut Criterion) {
         .unwrap();
         assert_eq!(kernel.shares_passes(), name.starts_with("wide"));
         assert_eq!(kernel.reads_single_precision(), name.contains("f32"));
+        assert_eq!(kernel.distinct_rows().is_some(), name.contains("repeated"));
         let mut group = c.benchmark_group(format!("fill_block_{name}"));
         for rows in [1usize, 2, 3] {
             let index: Vec<usize> = (0..rows).map(|r| r * 7 + 1).collect();

@@ -73,6 +73,26 @@ impl<'a> DenseRows<'a> {
         &self.values[start * self.n_features..end * self.n_features]
     }
 
+    /// The rows feature-major: `out[k · n_rows + t]` is feature `k` of row `t`.
+    pub fn feature_major(&self) -> Vec<f64> {
+        let (n, d) = (self.n_rows, self.n_features);
+        let mut out = vec![0.0; n * d];
+        if d == 0 {
+            return out;
+        }
+        // Blocks of rows, so that the `d` output streams stay in cache while a block is written.
+        const BLOCK: usize = 64;
+        for lo in (0..n).step_by(BLOCK) {
+            let hi = (lo + BLOCK).min(n);
+            for (t, row) in (lo..hi).zip(self.rows(lo, hi).chunks_exact(d)) {
+                for (k, &v) in row.iter().enumerate() {
+                    out[k * n + t] = v;
+                }
+            }
+        }
+        out
+    }
+
     /// `‖x_i‖²` for every row.
     pub fn sq_norms(&self) -> &[f64] {
         &self.sq_norms
@@ -106,6 +126,18 @@ mod tests {
             DenseRows::new(&[1.0, f64::NAN], 1, 2),
             Err(KernelError::NotFinite { index: 1, .. })
         ));
+    }
+
+    #[test]
+    fn feature_major_transposes() {
+        let data: Vec<f64> = (0..300).map(f64::from).collect();
+        let rows = DenseRows::new(&data, 100, 3).unwrap();
+        let by_feature = rows.feature_major();
+        for t in 0..100 {
+            for k in 0..3 {
+                assert_eq!(by_feature[k * 100 + t], data[t * 3 + k]);
+            }
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod bitmap;
 mod cache;
 mod cross;
 mod dense;
+mod distinct;
 mod error;
 mod function;
 mod meb;

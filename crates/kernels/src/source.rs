@@ -13,6 +13,7 @@
 use rayon::prelude::*;
 
 use crate::dense::DenseRows;
+use crate::distinct::DistinctRows;
 use crate::error::KernelError;
 use crate::function::KernelFunction;
 use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
@@ -71,6 +72,9 @@ pub struct DenseKernel<'a> {
     /// exactly an `f32` (float32 input, pixels, counts, 0/1): a column of one to three rows then
     /// reads half the bytes, with bitwise the same values ([`crate::simd::RowValue`]).
     single: Option<Vec<f32>>,
+    /// The distinct rows, when the rows are narrow (feature-major) and often repeated: a wide
+    /// enough column is then computed over them and gathered ([`DistinctRows`]).
+    distinct: Option<DistinctRows>,
 }
 
 /// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
@@ -83,19 +87,23 @@ impl<'a> DenseKernel<'a> {
     pub fn new(rows: DenseRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
         function.validate()?;
         let (n, d) = (rows.n_rows(), rows.n_features());
-        let by_feature =
-            (d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES).then(|| {
-                let values = rows.rows(0, n);
-                (0..d * n).map(|k| values[(k % n) * d + k / n]).collect()
-            });
+        let by_feature = (d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES)
+            .then(|| rows.feature_major());
         let single =
             if by_feature.is_none() && d > 0 { exactly_single(rows.rows(0, n)) } else { None };
-        Ok(DenseKernel { rows, function, by_feature, single })
+        let distinct = by_feature.as_ref().and_then(|_| DistinctRows::find(&rows));
+        Ok(DenseKernel { rows, function, by_feature, single, distinct })
     }
 
     /// Whether columns read the rows in `f32` (every value is exactly an `f32`).
     pub fn reads_single_precision(&self) -> bool {
         self.single.is_some()
+    }
+
+    /// How many distinct rows columns are computed over, when repeated rows are computed once
+    /// (`None`: every position is computed).
+    pub fn distinct_rows(&self) -> Option<usize> {
+        self.distinct.as_ref().map(|distinct| distinct.rows().n_rows())
     }
 
     /// The kernel function.
@@ -128,6 +136,13 @@ impl KernelSource for DenseKernel<'_> {
         let d = self.rows.n_features();
         let left: Vec<f64> = rows.iter().flat_map(|&r| self.rows.row(r).iter().copied()).collect();
         let left_norms: Vec<f64> = rows.iter().map(|&r| self.rows.sq_norms()[r]).collect();
+        if let Some(distinct) = self.distinct.as_ref().filter(|distinct| distinct.pays_for(width)) {
+            let left: Vec<&[f64]> = left.chunks_exact(d).collect();
+            let mut over_distinct = vec![0.0; rows.len() * distinct.rows().n_rows()];
+            distinct.columns(&left, &left_norms, self.function, &mut over_distinct);
+            distinct.gather(&over_distinct, start, end, out);
+            return;
+        }
         let block = Block {
             left: &left,
             left_norms: &left_norms,
@@ -152,6 +167,9 @@ impl KernelSource for DenseKernel<'_> {
             let (lo, hi) = (i.min(j), i.max(j));
             let (head, tail) = single.split_at_mut(hi * d);
             head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        }
+        if let Some(distinct) = &mut self.distinct {
+            distinct.swap_index(i, j);
         }
         if let Some(by_feature) = &mut self.by_feature {
             let n = self.rows.n_rows();
@@ -424,6 +442,39 @@ mod tests {
             kernel_block(&left, &right, f, &mut expected).unwrap();
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&out), bits(&expected), "rows {rows:?}");
+        }
+    }
+
+    #[test]
+    fn repeated_rows_give_bitwise_the_columns_computed_position_by_position() {
+        // 3,000 narrow rows, 700 distinct, shuffled: columns go through the distinct rows.
+        let (n, d, m) = (3000, 41, 700);
+        let distinct_values: Vec<f64> = (0..m * d).map(|k| (k as f64 * 0.618).sin()).collect();
+        let values: Vec<f64> =
+            (0..n).flat_map(|t| distinct_values[(t * 389 % m) * d..][..d].to_vec()).collect();
+        for f in [KernelFunction::Rbf { gamma: 0.05 }, KernelFunction::Linear] {
+            let mut kernel = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
+            assert_eq!(kernel.distinct_rows(), Some(m));
+            let mut direct = kernel.clone();
+            direct.distinct = None;
+            for (i, j) in [(4, 2500), (17, 3), (0, 2999), (1000, 1001)] {
+                kernel.swap_index(i, j);
+                direct.swap_index(i, j);
+            }
+            // Wide windows (gathered), and one narrower than the distinct rows (direct).
+            for (rows, start, end) in [
+                (vec![4], 0, n),
+                (vec![2500, 3], 5, n),
+                (vec![0, 17, 2999], 1, 2990),
+                (vec![9], 0, 600),
+            ] {
+                let mut out = vec![0.0; rows.len() * (end - start)];
+                let mut expected = out.clone();
+                kernel.fill_block(&rows, start, end, &mut out);
+                direct.fill_block(&rows, start, end, &mut expected);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&out), bits(&expected), "{f:?} rows {rows:?} {start}..{end}");
+            }
         }
     }
 

@@ -1,0 +1,231 @@
+//! Repeated rows computed once: a kernel column over the distinct rows, gathered to positions.
+//!
+//! Data with categorical or coarsely quantised features often repeats rows: of a 20,000-row
+//! sample of KDD Cup '99, 8,181 rows are distinct. Identical rows have identical kernel values
+//! against any row (the same products summed in the same order, the same norm, the same map),
+//! so a column `K[i, start..end]` is the column over the distinct rows, `K[i, u]` for each
+//! distinct row `u`, read through the position → distinct-row index. That is bitwise the column
+//! computed position by position: the solver's path (working sets, iterations, objective) does
+//! not change, only the number of products and exponentials does.
+//!
+//! The distinct rows never move; shrinking's swaps exchange two entries of the index. A window
+//! narrower than the distinct rows (a shrunken active set) is cheaper to compute directly, which
+//! the owner decides with [`DistinctRows::pays_for`].
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use crate::dense::DenseRows;
+use crate::function::KernelFunction;
+use crate::parallel::{
+    chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
+};
+use crate::simd::PANEL_ROWS;
+
+// Chunks of the distinct rows start on a panel.
+const _: () = assert!(COLUMN_CHUNK % PANEL_ROWS == 0);
+
+/// Rows are looked for repeats only from this many on.
+const MIN_ROWS: usize = 1024;
+/// Repeats are used only when at most this fraction of the rows is distinct.
+const MAX_DISTINCT_FRACTION: f64 = 0.8;
+
+/// A row as a hash key, compared bit for bit.
+struct BitRow<'a>(&'a [f64]);
+
+impl PartialEq for BitRow<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.iter().zip(other.0).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for BitRow<'_> {}
+
+impl Hash for BitRow<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        for v in self.0 {
+            state.write_u64(v.to_bits());
+        }
+    }
+}
+
+/// The distinct rows of a dense row set, and which one each position holds.
+#[derive(Debug, Clone)]
+pub(crate) struct DistinctRows {
+    /// The distinct rows, in order of first occurrence, with their norms.
+    rows: DenseRows<'static>,
+    /// The same rows in panels of sixteen ([`crate::simd::to_panels`]).
+    panels: Vec<f64>,
+    /// `of_position[t]`: the distinct row at position `t`.
+    of_position: Vec<u32>,
+}
+
+impl DistinctRows {
+    /// The distinct rows of `rows`, when there are enough rows and few enough distinct ones
+    /// for a column over them to pay (else `None`). Rows are compared bit for bit.
+    pub(crate) fn find(rows: &DenseRows<'_>) -> Option<DistinctRows> {
+        let (n, d) = (rows.n_rows(), rows.n_features());
+        if n < MIN_ROWS || d == 0 || n > u32::MAX as usize {
+            return None;
+        }
+        let most = (n as f64 * MAX_DISTINCT_FRACTION) as usize;
+        let mut first_of: HashMap<BitRow<'_>, u32> = HashMap::with_capacity(n);
+        let mut of_position = Vec::with_capacity(n);
+        let mut firsts = Vec::new();
+        for t in 0..n {
+            let next = firsts.len() as u32;
+            let u = *first_of.entry(BitRow(rows.row(t))).or_insert(next);
+            if u == next {
+                if firsts.len() == most {
+                    return None;
+                }
+                firsts.push(t);
+            }
+            of_position.push(u);
+        }
+        let m = firsts.len();
+        let values: Vec<f64> = firsts.iter().flat_map(|&t| rows.row(t).iter().copied()).collect();
+        let panels = crate::simd::to_panels(&values, m, d);
+        let rows = DenseRows::from_vec(values, m, d).ok()?;
+        Some(DistinctRows { rows, panels, of_position })
+    }
+
+    /// The distinct rows.
+    pub(crate) fn rows(&self) -> &DenseRows<'static> {
+        &self.rows
+    }
+
+    /// `out[r · m + u] = K(left[r], u)` for every distinct row `u` (`out` is `n_left × m`),
+    /// each value bitwise as the feature-major column computes it: the same products summed in
+    /// the same order ([`crate::simd::dot_panels`]), then the same map. In parallel over fixed
+    /// chunks of panels.
+    pub(crate) fn columns(
+        &self,
+        left: &[&[f64]],
+        left_norms: &[f64],
+        function: KernelFunction,
+        out: &mut [f64],
+    ) {
+        let m = self.rows.n_rows();
+        assert_eq!(out.len(), left.len() * m, "columns: output has the wrong length");
+        let norms = self.rows.sq_norms();
+        let windows = ColumnWindows::new(out, m);
+        let window = |c0: usize, c1: usize| {
+            for (r, x) in left.iter().enumerate() {
+                // SAFETY: the task owns columns c0..c1, one window per row alive at a time.
+                let to = unsafe { windows.row(r, c0, c1) };
+                crate::simd::dot_panels(x, &self.panels, c0 / PANEL_ROWS, to);
+                function.map_row(to, left_norms[r], &norms[c0..c1]);
+            }
+        };
+        if left.len() * m * self.rows.n_features() < PARALLEL_MIN_WORK {
+            window(0, m);
+            return;
+        }
+        let chunks: Vec<(usize, usize)> = chunk_ranges(0, m, COLUMN_CHUNK).collect();
+        crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+    }
+
+    /// Whether a window of `width` positions is cheaper through the distinct rows: all of them
+    /// are computed, then `width` values gathered, against `width` values computed directly.
+    pub(crate) fn pays_for(&self, width: usize) -> bool {
+        (self.rows.n_rows() as f64) < MAX_DISTINCT_FRACTION * width as f64
+    }
+
+    /// Exchanges positions `i` and `j`.
+    pub(crate) fn swap_index(&mut self, i: usize, j: usize) {
+        self.of_position.swap(i, j);
+    }
+
+    /// `out[r · width + c] = over_distinct[r · m + of_position[start + c]]` for every row `r`
+    /// of the row-major `over_distinct` (`n_left × m`), `width = end − start`.
+    pub(crate) fn gather(&self, over_distinct: &[f64], start: usize, end: usize, out: &mut [f64]) {
+        let (m, width) = (self.rows.n_rows(), end - start);
+        let n_left = over_distinct.len() / m;
+        assert_eq!(out.len(), n_left * width, "gather: output has the wrong length");
+        let of_position = &self.of_position[start..end];
+        let windows = ColumnWindows::new(out, width);
+        let window = |c0: usize, c1: usize| {
+            for r in 0..n_left {
+                let from = &over_distinct[r * m..(r + 1) * m];
+                // SAFETY: the task owns columns c0..c1, one window per row alive at a time.
+                let to = unsafe { windows.row(r, c0, c1) };
+                for (o, &u) in to.iter_mut().zip(&of_position[c0..c1]) {
+                    *o = from[u as usize];
+                }
+            }
+        };
+        if width < PARALLEL_MIN_LEN {
+            window(0, width);
+            return;
+        }
+        let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
+        crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repeated(n: usize, d: usize, distinct: usize) -> Vec<f64> {
+        (0..n)
+            .flat_map(|t| (0..d).map(move |k| ((t * 7 % distinct) * 31 + k) as f64 / 9.0))
+            .collect()
+    }
+
+    #[test]
+    fn finds_distinct_rows_in_order_of_first_occurrence() {
+        let (n, d) = (2000, 3);
+        let values = repeated(n, d, 300);
+        let rows = DenseRows::new(&values, n, d).unwrap();
+        let distinct = DistinctRows::find(&rows).unwrap();
+        assert_eq!(distinct.rows().n_rows(), 300);
+        for t in 0..n {
+            assert_eq!(distinct.rows().row(distinct.of_position[t] as usize), rows.row(t));
+        }
+        // Panels of sixteen rows, the last one padded.
+        assert_eq!(distinct.panels.len(), 304 * d);
+        for u in 0..300 {
+            for k in 0..d {
+                assert_eq!(
+                    distinct.panels[(u / 16 * d + k) * 16 + u % 16],
+                    distinct.rows().row(u)[k]
+                );
+            }
+        }
+        assert!(distinct.panels[(18 * d) * 16..].iter().skip(12).step_by(16).all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn few_rows_or_mostly_distinct_rows_are_left_alone() {
+        let values = repeated(500, 2, 10);
+        assert!(DistinctRows::find(&DenseRows::new(&values, 500, 2).unwrap()).is_none());
+        let values = repeated(3000, 2, 2900);
+        assert!(DistinctRows::find(&DenseRows::new(&values, 3000, 2).unwrap()).is_none());
+        // -0.0 and 0.0 are different rows (compared bit for bit), which is only conservative.
+        let mut values = repeated(2000, 2, 100);
+        values[0] = -0.0;
+        values[2] = 0.0;
+        let distinct = DistinctRows::find(&DenseRows::new(&values, 2000, 2).unwrap()).unwrap();
+        assert_ne!(distinct.of_position[0], distinct.of_position[1]);
+    }
+
+    #[test]
+    fn gather_follows_swapped_positions() {
+        let (n, d) = (5000, 2);
+        let values = repeated(n, d, 40);
+        let mut distinct = DistinctRows::find(&DenseRows::new(&values, n, d).unwrap()).unwrap();
+        distinct.swap_index(3, 4500);
+        let over: Vec<f64> = (0..2 * 40).map(|k| k as f64).collect();
+        let (start, end) = (2, n);
+        let mut out = vec![0.0; 2 * (end - start)];
+        distinct.gather(&over, start, end, &mut out);
+        for r in 0..2 {
+            for t in start..end {
+                let u = distinct.of_position[t] as usize;
+                assert_eq!(out[r * (end - start) + t - start], over[r * 40 + u]);
+            }
+        }
+    }
+}
