@@ -80,13 +80,14 @@ impl<'a> DenseRows<'a> {
         if d == 0 {
             return out;
         }
-        // Blocks of rows, so that the `d` output streams stay in cache while a block is written.
+        // Blocks of rows (in L1 while they are read), each feature written as one contiguous run.
         const BLOCK: usize = 64;
         for lo in (0..n).step_by(BLOCK) {
             let hi = (lo + BLOCK).min(n);
-            for (t, row) in (lo..hi).zip(self.rows(lo, hi).chunks_exact(d)) {
-                for (k, &v) in row.iter().enumerate() {
-                    out[k * n + t] = v;
+            let block = self.rows(lo, hi);
+            for (k, run) in out.chunks_exact_mut(n).enumerate() {
+                for (o, row) in run[lo..hi].iter_mut().zip(block.chunks_exact(d)) {
+                    *o = row[k];
                 }
             }
         }

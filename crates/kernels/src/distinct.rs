@@ -13,7 +13,7 @@
 //! the owner decides with [`DistinctRows::pays_for`].
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::dense::DenseRows;
 use crate::function::KernelFunction;
@@ -49,6 +49,34 @@ impl Hash for BitRow<'_> {
     }
 }
 
+/// A fast hash of a row's bits (multiply and rotate per word, then a final mix): the keys are
+/// our own data, not an adversary's, and SipHash over every value of every row cost more than
+/// the rest of finding the repeats.
+#[derive(Default)]
+struct RowHasher {
+    state: u64,
+}
+
+impl Hasher for RowHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.state = (self.state.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        // The high bits carry the mixing of the multiply; fold them into the low bits too.
+        let h = self.state;
+        (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
+    }
+}
+
 /// The distinct rows of a dense row set, and which one each position holds.
 #[derive(Debug, Clone)]
 pub(crate) struct DistinctRows {
@@ -69,7 +97,8 @@ impl DistinctRows {
             return None;
         }
         let most = (n as f64 * MAX_DISTINCT_FRACTION) as usize;
-        let mut first_of: HashMap<BitRow<'_>, u32> = HashMap::with_capacity(n);
+        let mut first_of: HashMap<BitRow<'_>, u32, BuildHasherDefault<RowHasher>> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
         let mut of_position = Vec::with_capacity(n);
         let mut firsts = Vec::new();
         for t in 0..n {
