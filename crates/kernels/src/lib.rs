@@ -8,7 +8,9 @@
 //!   [`PrecomputedGram`] for a user-given Gram matrix;
 //! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
 //!   product (GEMM, `matrixmultiply`) followed by the elementwise map, in parallel over fixed
-//!   chunks: on the solve's spinning [`team`] inside a solve, else on rayon;
+//!   chunks: on the solve's spinning [`team`] inside a solve, else on rayon. [`DenseKernel`]
+//!   computes the columns of often repeated short rows (categorical data) over the distinct rows
+//!   once and gathers them to the positions (bitwise the same values);
 //! * [`RowCache`]: LIBSVM's LRU cache of `f32` columns under a byte budget, with lazily
 //!   extended partial columns and `swap_index` coherence for shrinking;
 //! * [`QMatrix`]: the only interface a dual solver sees, with the adapters

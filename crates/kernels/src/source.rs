@@ -87,11 +87,16 @@ impl<'a> DenseKernel<'a> {
     pub fn new(rows: DenseRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
         function.validate()?;
         let (n, d) = (rows.n_rows(), rows.n_features());
-        let by_feature = (d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES)
-            .then(|| rows.feature_major());
-        let single =
-            if by_feature.is_none() && d > 0 { exactly_single(rows.rows(0, n)) } else { None };
-        let distinct = by_feature.as_ref().and_then(|_| DistinctRows::find(&rows));
+        let narrow = d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES;
+        let (by_feature, distinct) = if narrow {
+            // Two independent passes over the rows, on two threads when there are.
+            let (by_feature, distinct) =
+                rayon::join(|| rows.feature_major(), || DistinctRows::find(&rows));
+            (Some(by_feature), distinct)
+        } else {
+            (None, None)
+        };
+        let single = if !narrow && d > 0 { exactly_single(rows.rows(0, n)) } else { None };
         Ok(DenseKernel { rows, function, by_feature, single, distinct })
     }
 
@@ -452,7 +457,13 @@ mod tests {
         let distinct_values: Vec<f64> = (0..m * d).map(|k| (k as f64 * 0.618).sin()).collect();
         let values: Vec<f64> =
             (0..n).flat_map(|t| distinct_values[(t * 389 % m) * d..][..d].to_vec()).collect();
-        for f in [KernelFunction::Rbf { gamma: 0.05 }, KernelFunction::Linear] {
+        let functions = [
+            KernelFunction::Rbf { gamma: 0.05 },
+            KernelFunction::Linear,
+            KernelFunction::Polynomial { gamma: 0.1, coef0: 1.0, degree: 3 },
+            KernelFunction::Sigmoid { gamma: 0.01, coef0: -0.5 },
+        ];
+        for f in functions {
             let mut kernel = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
             assert_eq!(kernel.distinct_rows(), Some(m));
             let mut direct = kernel.clone();
