@@ -9,8 +9,8 @@
 //! not change, only the number of products and exponentials does.
 //!
 //! The distinct rows never move; shrinking's swaps exchange two entries of the index. A window
-//! narrower than the distinct rows (a shrunken active set) is cheaper to compute directly, which
-//! the owner decides with [`DistinctRows::pays_for`].
+//! not much wider than the number of distinct rows (a shrunken active set) is cheaper to compute
+//! directly, which the owner decides with [`DistinctRows::pays_for`].
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -49,9 +49,9 @@ impl Hash for BitRow<'_> {
     }
 }
 
-/// A fast hash of a row's bits (multiply and rotate per word, then a final mix): the keys are
-/// our own data, not an adversary's, and SipHash over every value of every row cost more than
-/// the rest of finding the repeats.
+/// A fast hash of a row's bits (multiply and rotate per word, then a final mix): SipHash over
+/// every value of every row cost more than the rest of finding the repeats. Rows crafted to
+/// collide could only slow the search down: equal hashes are compared row against row.
 #[derive(Default)]
 struct RowHasher {
     state: u64,
