@@ -17,10 +17,10 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::dense::DenseRows;
 use crate::function::KernelFunction;
+use crate::panels::PANEL_ROWS;
 use crate::parallel::{
     chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
-use crate::simd::PANEL_ROWS;
 
 // Chunks of the distinct rows start on a panel.
 const _: () = assert!(COLUMN_CHUNK % PANEL_ROWS == 0);
@@ -82,7 +82,7 @@ impl Hasher for RowHasher {
 pub(crate) struct DistinctRows {
     /// The distinct rows, in order of first occurrence, with their norms.
     rows: DenseRows<'static>,
-    /// The same rows in panels of sixteen ([`crate::simd::to_panels`]).
+    /// The same rows in panels of sixteen ([`crate::panels::to_panels`]).
     panels: Vec<f64>,
     /// `of_position[t]`: the distinct row at position `t`.
     of_position: Vec<u32>,
@@ -114,7 +114,7 @@ impl DistinctRows {
         }
         let m = firsts.len();
         let values: Vec<f64> = firsts.iter().flat_map(|&t| rows.row(t).iter().copied()).collect();
-        let panels = crate::simd::to_panels(&values, m, d);
+        let panels = crate::panels::to_panels(&values, m, d);
         let rows = DenseRows::from_vec(values, m, d).ok()?;
         Some(DistinctRows { rows, panels, of_position })
     }
@@ -126,7 +126,7 @@ impl DistinctRows {
 
     /// `out[r · m + u] = K(left[r], u)` for every distinct row `u` (`out` is `n_left × m`),
     /// each value bitwise as the feature-major column computes it: the same products summed in
-    /// the same order ([`crate::simd::dot_panels`]), then the same map. In parallel over fixed
+    /// the same order ([`crate::panels::dot_panels`]), then the same map. In parallel over fixed
     /// chunks of panels.
     pub(crate) fn columns(
         &self,
@@ -143,7 +143,7 @@ impl DistinctRows {
             for (r, x) in left.iter().enumerate() {
                 // SAFETY: the task owns columns c0..c1, one window per row alive at a time.
                 let to = unsafe { windows.row(r, c0, c1) };
-                crate::simd::dot_panels(x, &self.panels, c0 / PANEL_ROWS, to);
+                crate::panels::dot_panels(x, &self.panels, c0 / PANEL_ROWS, to);
                 function.map_row(to, left_norms[r], &norms[c0..c1]);
             }
         };

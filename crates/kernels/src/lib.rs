@@ -30,6 +30,7 @@ mod error;
 mod function;
 mod meb;
 mod padded;
+mod panels;
 mod parallel;
 mod precomputed;
 mod qmatrix;

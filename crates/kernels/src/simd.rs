@@ -18,13 +18,13 @@ use std::sync::OnceLock;
 
 /// Which compiled version of the loops runs on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
+pub(crate) enum Level {
     Baseline,
     #[cfg(target_arch = "x86_64")]
     Avx2Fma,
 }
 
-fn level() -> Level {
+pub(crate) fn level() -> Level {
     static LEVEL: OnceLock<Level> = OnceLock::new();
     *LEVEL.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
@@ -47,7 +47,7 @@ pub fn avx2_available() -> bool {
 }
 
 #[inline(always)]
-fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
+pub(crate) fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
         a.mul_add(b, c)
     } else {
@@ -411,79 +411,6 @@ pub fn dot_feature_major(
         Level::Baseline => {
             dot_feature_major_generic::<false>(left, by_feature, stride, first, outs)
         }
-    }
-}
-
-/// Rows per panel of [`dot_panels`]: sixteen sums, four AVX2 vectors, in flight at a time.
-pub(crate) const PANEL_ROWS: usize = 16;
-
-/// The rows `t` of a row set laid out in panels of [`PANEL_ROWS`] rows: panel `p` holds feature
-/// `k` of rows `16p … 16p + 15` at `panels[(p · d + k) · 16 ..][..16]`, the last panel padded
-/// with zeros. A panel is one contiguous stream of `16 d` values, where the feature-major
-/// layout reads `d` streams at once.
-pub(crate) fn to_panels(values: &[f64], n_rows: usize, d: usize) -> Vec<f64> {
-    const P: usize = PANEL_ROWS;
-    let mut panels = vec![0.0; n_rows.div_ceil(P) * P * d];
-    for (t, row) in values.chunks_exact(d.max(1)).take(n_rows).enumerate() {
-        let panel = &mut panels[(t / P) * P * d..][..P * d];
-        for (k, &v) in row.iter().enumerate() {
-            panel[k * P + t % P] = v;
-        }
-    }
-    panels
-}
-
-fn dot_panels_generic<const FMA: bool>(
-    x: &[f64],
-    panels: &[f64],
-    first_panel: usize,
-    out: &mut [f64],
-) {
-    const P: usize = PANEL_ROWS;
-    let d = x.len();
-    let Some((&x_0, rest)) = x.split_first() else {
-        out.fill(0.0);
-        return;
-    };
-    for (p, out_panel) in out.chunks_mut(P).enumerate() {
-        let panel = &panels[(first_panel + p) * d * P..][..d * P];
-        let mut acc = [0.0f64; P];
-        for (a, &z) in acc.iter_mut().zip(&panel[..P]) {
-            *a = x_0 * z;
-        }
-        for (k, &x_k) in rest.iter().enumerate() {
-            for (a, &z) in acc.iter_mut().zip(&panel[(k + 1) * P..][..P]) {
-                *a = multiply_add::<FMA>(x_k, z, *a);
-            }
-        }
-        out_panel.copy_from_slice(&acc[..out_panel.len()]);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn dot_panels_avx2(x: &[f64], panels: &[f64], first_panel: usize, out: &mut [f64]) {
-    dot_panels_generic::<true>(x, panels, first_panel, out);
-}
-
-/// `out[c] = ⟨x, z_{16 · first_panel + c}⟩` for rows `z` laid out by [`to_panels`]: each
-/// product summed over the features in order exactly as [`dot_feature_major`] sums it (the
-/// first product, then one multiply–add per feature), so the two agree bit for bit.
-///
-/// # Panics
-/// If a row needed is outside `panels`.
-pub(crate) fn dot_panels(x: &[f64], panels: &[f64], first_panel: usize, out: &mut [f64]) {
-    assert!(
-        x.is_empty()
-            || (first_panel + out.len().div_ceil(PANEL_ROWS)) * PANEL_ROWS * x.len()
-                <= panels.len(),
-        "dot_panels: rows outside the panels"
-    );
-    match level() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_panels_avx2(x, panels, first_panel, out) },
-        Level::Baseline => dot_panels_generic::<false>(x, panels, first_panel, out),
     }
 }
 
