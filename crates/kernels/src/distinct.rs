@@ -19,7 +19,7 @@ use crate::dense::DenseRows;
 use crate::function::KernelFunction;
 use crate::panels::PANEL_ROWS;
 use crate::parallel::{
-    chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
+    for_column_chunks, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
 
 // Chunks of the distinct rows start on a panel.
@@ -147,12 +147,7 @@ impl DistinctRows {
                 function.map_row(to, left_norms[r], &norms[c0..c1]);
             }
         };
-        if left.len() * m * self.rows.n_features() < PARALLEL_MIN_WORK {
-            window(0, m);
-            return;
-        }
-        let chunks: Vec<(usize, usize)> = chunk_ranges(0, m, COLUMN_CHUNK).collect();
-        crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+        for_column_chunks(m, left.len() * m * self.rows.n_features() < PARALLEL_MIN_WORK, window);
     }
 
     /// Whether a window of `width` positions is cheaper through the distinct rows: all of them
@@ -184,12 +179,7 @@ impl DistinctRows {
                 }
             }
         };
-        if width < PARALLEL_MIN_LEN {
-            window(0, width);
-            return;
-        }
-        let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-        crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+        for_column_chunks(width, width < PARALLEL_MIN_LEN, window);
     }
 }
 

@@ -22,6 +22,22 @@ pub(crate) const COLUMN_CHUNK: usize = 1024;
 /// Below this many multiply-adds a block is computed on the calling thread.
 pub(crate) const PARALLEL_MIN_WORK: usize = 1 << 16;
 
+/// Runs `window(c0, c1)` over the positions `0..width`: on the calling thread when
+/// `sequential` (too little work to share), else over fixed chunks of [`COLUMN_CHUNK`]
+/// positions on the solve's team (rayon outside a solve). The chunks depend on `width` only.
+pub(crate) fn for_column_chunks(
+    width: usize,
+    sequential: bool,
+    window: impl Fn(usize, usize) + Sync,
+) {
+    if sequential {
+        window(0, width);
+        return;
+    }
+    let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
+    crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+}
+
 /// A row-major output buffer handed to parallel tasks that each write a disjoint range of
 /// columns in every row.
 pub(crate) struct ColumnWindows<'a> {

@@ -16,7 +16,7 @@ use crate::dense::DenseRows;
 use crate::distinct::DistinctRows;
 use crate::error::KernelError;
 use crate::function::KernelFunction;
-use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
+use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 
 /// Below this many rows a block is computed by direct dot products instead of a GEMM.
 const GEMM_MIN_ROWS: usize = 4;
@@ -279,13 +279,7 @@ impl Block<'_, '_> {
         assert_eq!(out.len(), self.n_left() * width);
         let work = self.n_left() * width * self.n_features.max(1);
         let windows = ColumnWindows::new(out, width);
-        if work < PARALLEL_MIN_WORK {
-            self.compute_window(0, width, &windows);
-            return;
-        }
-        let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-        crate::team::for_each_chunk(chunks.len(), |c| {
-            let (c0, c1) = chunks[c];
+        for_column_chunks(width, work < PARALLEL_MIN_WORK, |c0, c1| {
             self.compute_window(c0, c1, &windows);
         });
     }

@@ -18,7 +18,7 @@ use crate::bitmap::BinaryRows;
 use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
-use crate::parallel::{chunk_ranges, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_WORK};
+use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 use crate::rbf_table::IntegerRbf;
 use crate::source::KernelSource;
 
@@ -418,15 +418,10 @@ impl KernelSource for SparseKernel<'_> {
         let block = LeftBlock::new(&self.rows, rows);
         let average_nnz = self.rows.nnz() / self.rows.n_rows.max(1) + 1;
         let windows = ColumnWindows::new(out, width);
-        if rows.len() * width * average_nnz < PARALLEL_MIN_WORK {
-            self.window(&block, start, 0, width, &windows);
-        } else {
-            let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-            crate::team::for_each_chunk(chunks.len(), |c| {
-                let (c0, c1) = chunks[c];
-                self.window(&block, start, c0, c1, &windows);
-            });
-        }
+        let sequential = rows.len() * width * average_nnz < PARALLEL_MIN_WORK;
+        for_column_chunks(width, sequential, |c0, c1| {
+            self.window(&block, start, c0, c1, &windows);
+        });
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {
