@@ -17,9 +17,11 @@ pub(crate) struct Matrix<'a> {
 pub(crate) fn matrix<'a>(array: &'a PyReadonlyArray2<'_, f64>) -> Matrix<'a> {
     let shape = array.shape();
     let (rows, cols) = (shape[0], shape[1]);
+    // `as_slice` also accepts a Fortran-ordered array, whose memory is column-major: only a
+    // C-contiguous array is read in place; any other is copied in row-major order.
     let values = match array.as_slice() {
-        Ok(slice) => Cow::Borrowed(slice),
-        Err(_) => Cow::Owned(array.as_array().iter().copied().collect()),
+        Ok(slice) if array.is_c_contiguous() => Cow::Borrowed(slice),
+        _ => Cow::Owned(array.as_array().iter().copied().collect()),
     };
     Matrix { values, rows, cols }
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from conftest import Dataset
 
-from kernelkit import SVC, SVR
+from kernelkit import SVC, SVR, _core
 
 
 def test_cache_budget_bounds_memory_and_does_not_change_the_model(breast_cancer: Dataset) -> None:
@@ -45,3 +45,21 @@ def test_svr_cache_budget_is_respected(cpu_act: Dataset) -> None:
     stats = model.solver_stats_
     assert stats["cache_bytes_in_use"] <= stats["cache_budget_bytes"]
     assert stats["cache_hits"] + stats["cache_misses"] > 0
+
+
+def test_memory_order_of_an_array_passed_to_the_core_does_not_change_the_result(
+    breast_cancer: Dataset,
+) -> None:
+    # A Fortran-ordered array is contiguous too, column-major: it must be read by index, not
+    # as row-major memory (it once was, a silent wrong answer for direct `_core` callers).
+    X, y = breast_cancer.X[:200], breast_cancer.y[:200]
+    labels = np.where(y == y[0], 1.0, -1.0)
+    kernel = _core.Kernel("rbf", gamma=0.05)
+    for other in (np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2]):
+        assert not other.flags.c_contiguous
+        np.testing.assert_array_equal(
+            _core.kernel_matrix(other, X[:5], kernel), _core.kernel_matrix(X, X[:5], kernel)
+        )
+        got = _core.solve_c_svc(other, labels, np.ones(200), kernel)
+        want = _core.solve_c_svc(np.ascontiguousarray(X), labels, np.ones(200), kernel)
+        np.testing.assert_array_equal(got.x, want.x)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from conftest import Dataset
@@ -32,3 +34,27 @@ def test_an_exception_in_one_concurrent_pair_reaches_the_caller(digits: Dataset)
     with pytest.raises(RuntimeError, match="stop here"):
         model.fit(digits.X, digits.y)
     assert not hasattr(model, "support_")
+
+
+def test_pairs_given_one_thread_each_run_at_the_same_time(digits: Dataset) -> None:
+    # n_jobs=2: two pairs at a time, one thread each; a callback runs on its solve's thread.
+    # The first callback (or two) waits for a callback from another thread. Had the two pairs shared one
+    # pool of one thread (as they once did), the second pair could not start while the first
+    # waited, and the wait would time out.
+    seen: set[int] = set()
+    both = threading.Event()
+    waits: list[bool] = []
+
+    def meet(progress: object) -> bool:
+        seen.add(threading.get_ident())
+        if len(seen) >= 2:
+            both.set()
+        if not waits:
+            waits.append(both.wait(timeout=10.0))
+        return False
+
+    # Every pair reports at its 64th iteration, which these pairs reach at tol=1e-9.
+    SVC(gamma=0.02, C=100.0, tol=1e-9, n_jobs=2, callback=meet).fit(digits.X, digits.y)
+    assert waits, "no callback"
+    assert all(waits), "the pairs ran one after the other"
+    assert len(seen) >= 2
