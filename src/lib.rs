@@ -12,6 +12,7 @@ mod kernel;
 mod progress;
 mod solve;
 mod sparse;
+mod subsets;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<solve::Solution>()?;
     m.add_class::<sparse::CsrMatrix>()?;
+    m.add_class::<subsets::DenseRowFacts>()?;
+    m.add_class::<subsets::RowSubset>()?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix_product, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;

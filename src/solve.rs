@@ -179,7 +179,8 @@ pub(crate) fn run(
 
 /// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
 /// CSR rows for sparse input, or when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
-/// then reads and multiplies only the non-zeros), or dense rows.
+/// then reads and multiplies only the non-zeros), or dense rows; a row subset is dense rows
+/// gathered with the facts computed once for the whole array.
 macro_rules! dispatch_kernel {
     ($x:expr, $kernel:expr, $callable:expr, |$source:ident| $body:expr) => {{
         if let Some($source) = $callable {
@@ -198,6 +199,27 @@ macro_rules! dispatch_kernel {
                 })?;
                 let $source = SparseKernel::new(csr.rows()?, function)?;
                 $body
+            }
+            Data::Subset(subset) => {
+                if $kernel.is_precomputed() {
+                    return Err(CoreError(SolveError::InvalidProblem {
+                        name: "X",
+                        reason: "a precomputed kernel cannot be a row subset".into(),
+                    }));
+                }
+                let function = $kernel.function().map_err(|e| {
+                    CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
+                })?;
+                // The choice made for dense rows below, made from the facts.
+                if subset.density() < SPARSE_DENSITY_THRESHOLD {
+                    let (values, n_rows, n_features) = subset.gather()?;
+                    let rows = CsrRows::from_dense(&values, n_rows, n_features)?;
+                    let $source = SparseKernel::new(rows, function)?;
+                    $body
+                } else {
+                    let $source = subset.kernel(function)?;
+                    $body
+                }
             }
             Data::Dense(x) => {
                 if $kernel.is_precomputed() {
@@ -442,17 +464,15 @@ pub(crate) fn solve_pu(
             let c1 = problem.c1;
             return Ok((Usmo.solve(&mut problem, opts, monitor)?, c1));
         }
-        match &unlabeled {
-            Data::Sparse(csr) => {
-                let q =
-                    SignedQ::unsigned(SparseKernel::new(csr.rows()?, function)?, opts.cache_bytes);
+        match storage {
+            Storage::Sparse(rows) => {
+                let q = SignedQ::unsigned(SparseKernel::new(rows, function)?, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }
-            Data::Dense(x) => {
-                let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
+            Storage::Dense(rows) => {
                 let q = SignedQ::unsigned(DenseKernel::new(rows, function)?, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);

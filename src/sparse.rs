@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::arrays::{matrix, Matrix};
 use crate::errors::CoreError;
+use crate::subsets::{Subset, SubsetInput};
 
 /// A CSR matrix (scipy's layout), validated once.
 #[pyclass(frozen, module = "kernelkit._core")]
@@ -79,23 +80,26 @@ impl CsrMatrix {
     }
 }
 
-/// Rows as received from Python: a 2-D float64 array or a `CsrMatrix`.
+/// Rows as received from Python: a 2-D float64 array, a `CsrMatrix` or a `RowSubset`.
 #[derive(FromPyObject)]
 pub(crate) enum Input<'py> {
     Dense(PyReadonlyArray2<'py, f64>),
     Sparse(Bound<'py, CsrMatrix>),
+    Subset(SubsetInput<'py>),
 }
 
 /// Rows ready for the GIL-free part: borrowed values, `Send`.
 pub(crate) enum Data<'a> {
     Dense(Matrix<'a>),
     Sparse(&'a CsrMatrix),
+    Subset(Subset<'a>),
 }
 
 pub(crate) fn data<'a>(input: &'a Input<'_>) -> Data<'a> {
     match input {
         Input::Dense(array) => Data::Dense(matrix(array)),
         Input::Sparse(csr) => Data::Sparse(csr.get()),
+        Input::Subset(subset) => Data::Subset(Subset::new(subset)),
     }
 }
 
@@ -110,6 +114,7 @@ impl<'a> Storage<'a> {
         Ok(match data {
             Data::Dense(m) => Storage::Dense(DenseRows::new(&m.values, m.rows, m.cols)?),
             Data::Sparse(csr) => Storage::Sparse(csr.rows()?),
+            Data::Subset(subset) => Storage::Dense(subset.rows()?),
         })
     }
 

@@ -38,9 +38,9 @@ def test_an_exception_in_one_concurrent_pair_reaches_the_caller(digits: Dataset)
 
 def test_pairs_given_one_thread_each_run_at_the_same_time(digits: Dataset) -> None:
     # n_jobs=2: two pairs at a time, one thread each; a callback runs on its solve's thread.
-    # The first callback (or two) waits for a callback from another thread. Had the two pairs shared one
-    # pool of one thread (as they once did), the second pair could not start while the first
-    # waited, and the wait would time out.
+    # The first callback (or two) waits for a callback from another thread. Had the two pairs
+    # shared one pool of one thread (as they once did), the second pair could not start while
+    # the first waited, and the wait would time out.
     seen: set[int] = set()
     both = threading.Event()
     waits: list[bool] = []

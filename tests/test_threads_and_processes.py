@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import threading
 import time
 import warnings
@@ -128,9 +129,10 @@ def _solver_thread_names() -> set[str]:
 
 @pytest.mark.parametrize("n_jobs", [1, 3, None])
 def test_a_fit_runs_on_a_pool_of_n_jobs_threads(n_jobs: int | None) -> None:
-    """The solve calls back from a thread of the pool of size ``n_jobs`` (``None``: one per
-    core), and that pool has exactly that many threads (read from /proc; pools are kept for
-    the next fit)."""
+    """The solve calls back from a thread of a pool of size ``n_jobs`` (``None``: one per
+    core), and every pool of that size has exactly that many threads (read from /proc; pools
+    are kept for the next fit). Callers that overlap get a pool each: ``kkpool<size>-<i>``
+    for the first pool of a size, ``kkpool<size>.<k>-<i>`` for the others."""
     if not os.path.isdir("/proc/self/task"):
         pytest.skip("needs /proc")
     x, y = make_classification(n_samples=1500, n_features=10, random_state=0)
@@ -143,9 +145,13 @@ def test_a_fit_runs_on_a_pool_of_n_jobs_threads(n_jobs: int | None) -> None:
     kernelkit.SVC(gamma=0.1, n_jobs=n_jobs, callback=callback).fit(x, y)
     size = resolve_n_jobs(n_jobs)
     threads = size or os.cpu_count() or 1
-    assert callers and all(name.startswith(f"kkpool{size}-") for name in callers), callers
-    pool = {name for name in _solver_thread_names() if name.startswith(f"kkpool{size}-")}
-    assert pool == {f"kkpool{size}-{i}" for i in range(threads)}
+    of_size = re.compile(rf"(kkpool{size}(?:\.[0-9]+)?)-([0-9]+)")
+    assert callers and all(of_size.fullmatch(name) for name in callers), callers
+    pools: dict[str, set[str]] = {}
+    for name in _solver_thread_names():
+        if match := of_size.fullmatch(name):
+            pools.setdefault(match[1], set()).add(match[2])
+    assert pools and all(index == {str(i) for i in range(threads)} for index in pools.values())
 
 
 def _predict_in_child(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

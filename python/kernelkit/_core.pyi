@@ -9,7 +9,9 @@ from typing_extensions import Unpack
 
 __all__ = [
     "CsrMatrix",
+    "DenseRowFacts",
     "Kernel",
+    "RowSubset",
     "Solution",
     "__version__",
     "_panic_in_solver_thread",
@@ -87,7 +89,24 @@ class CsrMatrix:
     @property
     def nnz(self) -> int: ...
 
-_Rows = NDArray[np.float64] | CsrMatrix
+@final
+class DenseRowFacts:
+    """A C-contiguous float64 training array with what its row subsets share, computed once:
+    finiteness, squared norms, the float32 copy, non-zeros."""
+
+    def __new__(cls, x: NDArray[np.float64]) -> DenseRowFacts: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+@final
+class RowSubset:
+    """The rows ``index`` (in that order) of a :class:`DenseRowFacts`' array, read in place."""
+
+    def __new__(cls, facts: DenseRowFacts, index: NDArray[np.int64]) -> RowSubset: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+_Rows = NDArray[np.float64] | CsrMatrix | RowSubset
 
 @final
 class Solution:

@@ -265,6 +265,16 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 "positive sample_weight"
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+        # Each row is in n_classes - 1 pairs: dense rows are checked, normed and narrowed to
+        # float32 once, and each pair reads its rows from X in place (no copy per pair).
+        facts = (
+            _core.DenseRowFacts(X_checked)
+            if n_classes > 2
+            and isinstance(X_checked, np.ndarray)
+            and isinstance(self.kernel, str)
+            and self.kernel != "precomputed"
+            else None
+        )
 
         def solve_pair(
             pair: tuple[int, int], n_jobs: int | None, stop: threading.Event | None
@@ -272,8 +282,13 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             a, b = pair
             index = np.concatenate([members[a], members[b]])
             signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
+            rows = (
+                self._training_rows(X_checked, index)
+                if facts is None
+                else _core.RowSubset(facts, index.astype(np.int64))
+            )
             solution = self._solve_pair(
-                self._training_rows(X_checked, index),
+                rows,
                 signs,
                 weights[index],
                 np.where(signs > 0, class_weight[a], class_weight[b]),

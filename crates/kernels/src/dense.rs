@@ -43,12 +43,19 @@ impl<'a> DenseRows<'a> {
             return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
         }
         check_finite("X", &values)?;
-        let sq_norms = if n_features == 0 {
-            vec![0.0; n_rows]
-        } else {
-            values.chunks_exact(n_features).map(|row| row.iter().map(|v| v * v).sum()).collect()
-        };
+        let sq_norms = sq_norms(&values, n_rows, n_features);
         Ok(DenseRows { values, n_rows, n_features, sq_norms })
+    }
+
+    /// Rows already checked, with their norms (computed by [`sq_norms`]): no check again.
+    pub(crate) fn from_checked_parts(
+        values: Vec<f64>,
+        n_rows: usize,
+        n_features: usize,
+        sq_norms: Vec<f64>,
+    ) -> DenseRows<'static> {
+        debug_assert!(values.len() == n_rows * n_features && sq_norms.len() == n_rows);
+        DenseRows { values: Cow::Owned(values), n_rows, n_features, sq_norms }
     }
 
     /// Number of rows.
@@ -111,6 +118,15 @@ impl<'a> DenseRows<'a> {
         head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
         self.sq_norms.swap(i, j);
     }
+}
+
+/// `‖x_i‖²` of every row of the row-major `values`, each summed in the row's order (so a row's
+/// norm does not depend on the rows around it).
+pub(crate) fn sq_norms(values: &[f64], n_rows: usize, n_features: usize) -> Vec<f64> {
+    if n_features == 0 {
+        return vec![0.0; n_rows];
+    }
+    values.chunks_exact(n_features).map(|row| row.iter().map(|v| v * v).sum()).collect()
 }
 
 #[cfg(test)]

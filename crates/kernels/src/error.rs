@@ -50,6 +50,16 @@ pub enum KernelError {
         /// Features of the second set.
         right: usize,
     },
+    /// A row index past the last row.
+    #[error("{name}: row index {index} out of range for {n_rows} rows")]
+    RowOutOfRange {
+        /// Name of the argument.
+        name: &'static str,
+        /// The index received.
+        index: usize,
+        /// Rows there are.
+        n_rows: usize,
+    },
 }
 
 /// Returns the first non-finite value of `values`, as a [`KernelError::NotFinite`].

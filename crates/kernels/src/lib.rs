@@ -3,7 +3,8 @@
 //! Everything a dual decomposition solver needs to know about the data, and nothing else:
 //!
 //! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms, and
-//!   [`CsrRows`] for sparse rows (scipy CSR, or dense data with few non-zeros);
+//!   [`CsrRows`] for sparse rows (scipy CSR, or dense data with few non-zeros); [`RowFacts`]
+//!   computes once what one-vs-one's pair subsets of the same rows share;
 //! * [`KernelFunction`]: linear, RBF, polynomial, sigmoid (LIBSVM's definitions) and
 //!   [`PrecomputedGram`] for a user-given Gram matrix;
 //! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
@@ -35,6 +36,7 @@ mod parallel;
 mod precomputed;
 mod qmatrix;
 mod rbf_table;
+mod row_facts;
 mod simd;
 mod source;
 mod sparse;
@@ -49,6 +51,7 @@ pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};
+pub use row_facts::RowFacts;
 pub use simd::avx2_available;
 pub use source::{kernel_block, DenseKernel, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

@@ -85,6 +85,17 @@ const NARROW_MAX_VALUES: usize = 1 << 24;
 impl<'a> DenseKernel<'a> {
     /// Combines rows and a kernel function, validating the function's parameters.
     pub fn new(rows: DenseRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
+        Self::with_single(rows, function, |rows| exactly_single(rows.rows(0, rows.n_rows())))
+    }
+
+    /// [`DenseKernel::new`] with the `f32` copy of row-major rows given by `single` (called
+    /// only when the rows are read row-major), which must return what [`exactly_single`] would:
+    /// [`crate::RowFacts`] gathers it from the copy of all the rows.
+    pub(crate) fn with_single(
+        rows: DenseRows<'a>,
+        function: KernelFunction,
+        single: impl FnOnce(&DenseRows<'a>) -> Option<Vec<f32>>,
+    ) -> Result<Self, KernelError> {
         function.validate()?;
         let (n, d) = (rows.n_rows(), rows.n_features());
         let narrow = d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES;
@@ -96,7 +107,7 @@ impl<'a> DenseKernel<'a> {
         } else {
             (None, None)
         };
-        let single = if !narrow && d > 0 { exactly_single(rows.rows(0, n)) } else { None };
+        let single = if !narrow && d > 0 { single(&rows) } else { None };
         Ok(DenseKernel { rows, function, by_feature, single, distinct })
     }
 
@@ -186,7 +197,7 @@ impl KernelSource for DenseKernel<'_> {
 }
 
 /// `values` in `f32` when every one is exactly an `f32` (`None` at the first that is not).
-fn exactly_single(values: &[f64]) -> Option<Vec<f32>> {
+pub(crate) fn exactly_single(values: &[f64]) -> Option<Vec<f32>> {
     let mut single = Vec::with_capacity(values.len());
     for &v in values {
         let narrowed = v as f32;

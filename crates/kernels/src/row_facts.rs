@@ -1,0 +1,235 @@
+//! What one-vs-one training computes once about the rows, instead of once per class pair.
+//!
+//! A multiclass C-SVC (LIBSVM's one-vs-one) solves one dual per pair of classes, each over the
+//! rows of its two classes: with `k` classes every row is in `k − 1` solves. Checking the rows
+//! for NaN and infinity, summing their squared norms, looking whether every value is exactly an
+//! `f32` (and making that copy) and counting their non-zeros then costs `k − 1` times what it
+//! needs to (USPS, ten classes: a tenth of the fit). [`RowFacts`] does it once over all rows;
+//! [`RowFacts::kernel`] builds the kernel of one pair by gathering the pair's rows, norms and
+//! `f32` rows.
+//!
+//! Every fact of a row depends on that row alone, so the gathered kernel is the kernel
+//! [`DenseKernel::new`] builds over the gathered rows, value for value: the same norms (summed
+//! in the row's order by [`sq_norms`]), the same `f32` rows, and [`RowFacts::density`] the
+//! same fraction [`density`](crate::density) computes over the gathered values.
+
+use crate::dense::{sq_norms, DenseRows};
+use crate::error::{check_finite, KernelError};
+use crate::function::KernelFunction;
+use crate::source::{exactly_single, DenseKernel};
+
+/// Facts about row-major dense rows that every subset of them shares. The rows themselves stay
+/// with the caller (a NumPy array read in place) and are passed to each method again: they
+/// must be the rows the facts were computed from.
+#[derive(Debug, Clone)]
+pub struct RowFacts {
+    n_rows: usize,
+    n_features: usize,
+    sq_norms: Vec<f64>,
+    /// The rows in `f32`, when every value is exactly an `f32`.
+    single: Option<Vec<f32>>,
+    /// Non-zero values of each row.
+    nonzeros: Vec<usize>,
+}
+
+impl RowFacts {
+    /// Checks `values` (`n_rows × n_features`, row-major: the length, finiteness) and computes
+    /// the facts.
+    pub fn new(values: &[f64], n_rows: usize, n_features: usize) -> Result<Self, KernelError> {
+        let expected = n_rows.saturating_mul(n_features);
+        if values.len() != expected {
+            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
+        }
+        check_finite("X", values)?;
+        let nonzeros = if n_features == 0 {
+            vec![0; n_rows]
+        } else {
+            values
+                .chunks_exact(n_features)
+                .map(|row| row.iter().filter(|&&v| v != 0.0).count())
+                .collect()
+        };
+        Ok(RowFacts {
+            n_rows,
+            n_features,
+            sq_norms: sq_norms(values, n_rows, n_features),
+            single: exactly_single(values),
+            nonzeros,
+        })
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Checks that `values` has the shape the facts were computed for and that every index is
+    /// a row.
+    fn check(&self, values: &[f64], index: &[usize]) -> Result<(), KernelError> {
+        let expected = self.n_rows * self.n_features;
+        if values.len() != expected {
+            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
+        }
+        match index.iter().find(|&&i| i >= self.n_rows) {
+            Some(&index) => {
+                Err(KernelError::RowOutOfRange { name: "index", index, n_rows: self.n_rows })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The fraction of non-zero values of the rows `index`: [`crate::density`] of those rows.
+    pub fn density(&self, index: &[usize]) -> f64 {
+        let len = index.len() * self.n_features;
+        if len == 0 {
+            return 1.0;
+        }
+        let nonzeros: usize = index.iter().map(|&i| self.nonzeros[i]).sum();
+        nonzeros as f64 / len as f64
+    }
+
+    /// The rows `index` of `values`, row-major.
+    pub fn gather(&self, values: &[f64], index: &[usize]) -> Result<Vec<f64>, KernelError> {
+        self.check(values, index)?;
+        Ok(gather_rows(values, self.n_features, index))
+    }
+
+    /// The rows `index` of `values` with their norms, as [`DenseRows::new`] would give them
+    /// (without checking them again).
+    pub fn rows(&self, values: &[f64], index: &[usize]) -> Result<DenseRows<'static>, KernelError> {
+        let gathered = self.gather(values, index)?;
+        let norms = index.iter().map(|&i| self.sq_norms[i]).collect();
+        Ok(DenseRows::from_checked_parts(gathered, index.len(), self.n_features, norms))
+    }
+
+    /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows.
+    pub fn kernel(
+        &self,
+        values: &[f64],
+        index: &[usize],
+        function: KernelFunction,
+    ) -> Result<DenseKernel<'static>, KernelError> {
+        let rows = self.rows(values, index)?;
+        DenseKernel::with_single(rows, function, |rows| match &self.single {
+            Some(single) => Some(gather_rows(single, self.n_features, index)),
+            // Some subsets may be exactly f32 when not every row is.
+            None => exactly_single(rows.rows(0, rows.n_rows())),
+        })
+    }
+}
+
+/// Rows `index` of the row-major `values` (rows of `d` values).
+fn gather_rows<T: Copy>(values: &[T], d: usize, index: &[usize]) -> Vec<T> {
+    let mut out = Vec::with_capacity(index.len() * d);
+    for &i in index {
+        out.extend_from_slice(&values[i * d..(i + 1) * d]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::KernelSource;
+    use crate::sparse::density;
+
+    fn bits(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// Rows whose values are exactly f32 (multiples of 1/64) or not (thirds), with zeros.
+    fn rows(n: usize, d: usize, exact: bool) -> Vec<f64> {
+        (0..n * d)
+            .map(|k| {
+                let v = ((k * 37 + k / d * 11) % 29) as f64 - 9.0;
+                let v = if v < 0.0 { 0.0 } else { v };
+                if exact {
+                    v / 64.0
+                } else {
+                    v / 3.0
+                }
+            })
+            .collect()
+    }
+
+    /// A subset's kernel is the kernel built from its gathered rows: the same columns, bit for
+    /// bit, the same diagonal and the same choice of f32 rows, for wide rows (row-major, f32 or
+    /// not, and a subset exactly f32 inside rows that are not), narrow rows (feature-major)
+    /// and repeated narrow rows (computed over the distinct rows).
+    #[test]
+    fn a_subset_kernel_is_the_kernel_of_the_gathered_rows() {
+        let f = KernelFunction::Rbf { gamma: 0.01 };
+        let mut mixed = rows(400, 70, true);
+        mixed[8 * 70 + 3] = 1.0 / 3.0; // row 8 is not exactly f32; the others are
+        let distinct = rows(300, 5, false);
+        let repeated: Vec<f64> =
+            (0..3000).flat_map(|t| distinct[(t % 300) * 5..][..5].to_vec()).collect();
+        let cases = [
+            (rows(400, 70, true), 70, true),
+            (rows(400, 70, false), 70, false),
+            (mixed.clone(), 70, true),
+            (rows(400, 9, false), 9, false),
+            (repeated, 5, false),
+        ];
+        for (values, d, subset_single) in cases {
+            let n = values.len() / d;
+            let facts = RowFacts::new(&values, n, d).unwrap();
+            // Every third row backwards, then the rows ≡ 1 (mod 3): two "classes", row 8 out.
+            let index: Vec<usize> =
+                (0..n).rev().filter(|i| i % 3 == 0).chain((0..n).filter(|i| i % 3 == 1)).collect();
+            let gathered = facts.gather(&values, &index).unwrap();
+            let m = index.len();
+            let mut expected =
+                DenseKernel::new(DenseRows::new(&gathered, m, d).unwrap(), f).unwrap();
+            let mut subset = facts.kernel(&values, &index, f).unwrap();
+            assert_eq!(facts.density(&index), density(&gathered));
+            assert_eq!(subset.reads_single_precision(), d > 64 && subset_single);
+            assert_eq!(subset.reads_single_precision(), expected.reads_single_precision());
+            assert_eq!(subset.distinct_rows(), expected.distinct_rows());
+            assert_eq!(bits(subset.rows().sq_norms()), bits(expected.rows().sq_norms()));
+            for kernel in [&mut expected, &mut subset] {
+                kernel.swap_index(3, m - 2);
+            }
+            for wanted in [vec![0], vec![5, m - 2], vec![1, 3, m - 1]] {
+                let mut a = vec![0.0; wanted.len() * m];
+                let mut b = a.clone();
+                subset.fill_block(&wanted, 0, m, &mut a);
+                expected.fill_block(&wanted, 0, m, &mut b);
+                assert_eq!(bits(&a), bits(&b), "d = {d}, rows {wanted:?}");
+            }
+            for i in 0..m {
+                assert_eq!(
+                    subset.diagonal_value(i).to_bits(),
+                    expected.diagonal_value(i).to_bits()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_rows_and_indices_are_errors() {
+        let values = rows(10, 4, false);
+        assert!(matches!(RowFacts::new(&values, 10, 5), Err(KernelError::ShapeMismatch { .. })));
+        let mut bad = values.clone();
+        bad[13] = f64::NAN;
+        assert_eq!(
+            RowFacts::new(&bad, 10, 4).unwrap_err(),
+            KernelError::NotFinite { name: "X", index: 13 }
+        );
+        let facts = RowFacts::new(&values, 10, 4).unwrap();
+        assert_eq!(
+            facts.gather(&values, &[0, 10]).unwrap_err(),
+            KernelError::RowOutOfRange { name: "index", index: 10, n_rows: 10 }
+        );
+        assert!(matches!(
+            facts.kernel(&values[..36], &[0], KernelFunction::Linear),
+            Err(KernelError::ShapeMismatch { .. })
+        ));
+        assert_eq!(facts.density(&[]), 1.0);
+    }
+}

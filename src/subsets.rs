@@ -1,0 +1,138 @@
+//! Row subsets of one training array: one-vs-one solves each class pair over the rows of its
+//! two classes, which reach Rust as a `RowSubset` (the whole array, read in place, and the
+//! pair's row indices) instead of a copy of those rows. The facts every pair shares (finite
+//! values, norms, the `f32` copy, non-zeros) are computed once, by `DenseRowFacts`
+//! ([`kernelkit_kernels::RowFacts`]).
+
+use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, RowFacts};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::Borrowed;
+
+use crate::errors::CoreError;
+
+/// A C-contiguous float64 training array with the facts its row subsets share.
+#[pyclass(frozen, module = "kernelkit._core")]
+pub(crate) struct DenseRowFacts {
+    array: Py<PyArray2<f64>>,
+    facts: RowFacts,
+}
+
+#[pymethods]
+impl DenseRowFacts {
+    #[new]
+    fn new(py: Python<'_>, x: Bound<'_, PyArray2<f64>>) -> PyResult<Self> {
+        let facts = {
+            let readonly = x.readonly();
+            let values = readonly
+                .as_slice()
+                .ok()
+                .filter(|_| x.is_c_contiguous())
+                .ok_or_else(|| PyValueError::new_err("X must be a C-contiguous array"))?;
+            let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
+            py.detach(|| RowFacts::new(values, n_rows, n_features)).map_err(CoreError::from)?
+        };
+        Ok(DenseRowFacts { array: x.unbind(), facts })
+    }
+
+    /// `(n_rows, n_features)` of the whole array.
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.facts.n_rows(), self.facts.n_features())
+    }
+}
+
+/// The rows `index` (in that order) of a `DenseRowFacts`' array.
+#[pyclass(frozen, module = "kernelkit._core")]
+pub(crate) struct RowSubset {
+    facts: Py<DenseRowFacts>,
+    index: Vec<usize>,
+}
+
+#[pymethods]
+impl RowSubset {
+    #[new]
+    fn new(facts: Bound<'_, DenseRowFacts>, index: PyReadonlyArray1<'_, i64>) -> PyResult<Self> {
+        let n_rows = facts.get().facts.n_rows();
+        let index = index
+            .as_array()
+            .iter()
+            .map(|&i| {
+                usize::try_from(i).ok().filter(|&i| i < n_rows).ok_or_else(|| {
+                    PyValueError::new_err(format!("index: row {i} out of range for {n_rows} rows"))
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(RowSubset { facts: facts.unbind(), index })
+    }
+
+    /// `(len(index), n_features)`.
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.index.len(), self.facts.get().facts.n_features())
+    }
+}
+
+/// A `RowSubset` received by an entry point, with its array borrowed read-only for the call.
+pub(crate) struct SubsetInput<'py> {
+    subset: Bound<'py, RowSubset>,
+    array: PyReadonlyArray2<'py, f64>,
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for SubsetInput<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let subset = obj.cast::<RowSubset>()?.to_owned();
+        let array = subset.get().facts.get().array.clone_ref(obj.py()).into_bound(obj.py());
+        let array = array.readonly();
+        if !array.is_c_contiguous() {
+            return Err(PyValueError::new_err(
+                "the array of a RowSubset is no longer C-contiguous",
+            ));
+        }
+        Ok(SubsetInput { subset, array })
+    }
+}
+
+/// A subset ready for the GIL-free part: the whole array's values, its facts, the indices.
+pub(crate) struct Subset<'a> {
+    values: &'a [f64],
+    facts: &'a RowFacts,
+    index: &'a [usize],
+}
+
+impl<'a> Subset<'a> {
+    pub(crate) fn new(input: &'a SubsetInput<'_>) -> Self {
+        let subset = input.subset.get();
+        // C-contiguous when extracted, in this call (were it not, no values: the facts would
+        // report a shape mismatch).
+        let values = input.array.as_slice().unwrap_or_default();
+        Subset { values, facts: &subset.facts.get().facts, index: &subset.index }
+    }
+
+    /// The fraction of non-zero values of the subset's rows.
+    pub(crate) fn density(&self) -> f64 {
+        self.facts.density(self.index)
+    }
+
+    /// The subset's rows, row-major: `(values, n_rows, n_features)`.
+    pub(crate) fn gather(&self) -> Result<(Vec<f64>, usize, usize), CoreError> {
+        let values = self.facts.gather(self.values, self.index)?;
+        Ok((values, self.index.len(), self.facts.n_features()))
+    }
+
+    /// The subset's rows with their norms.
+    pub(crate) fn rows(&self) -> Result<DenseRows<'static>, CoreError> {
+        Ok(self.facts.rows(self.values, self.index)?)
+    }
+
+    /// The kernel over the subset's rows.
+    pub(crate) fn kernel(
+        &self,
+        function: KernelFunction,
+    ) -> Result<DenseKernel<'static>, CoreError> {
+        Ok(self.facts.kernel(self.values, self.index, function)?)
+    }
+}

@@ -1,0 +1,92 @@
+"""Row subsets (``_core.RowSubset``): one-vs-one reads each class pair's rows from the whole
+training array, with the facts every pair shares computed once (``_core.DenseRowFacts``).
+
+A solve over a subset must be bit for bit the solve over a copy of those rows, on every path
+the copy would take: wide rows read in float32 (exactly float32 values) or in float64, narrow
+rows (feature-major), repeated narrow rows (computed over the distinct rows), and mostly-zero
+rows (read as CSR).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelkit import _core
+
+
+def _datasets() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(5)
+    wide_single = np.round(rng.uniform(0, 1, size=(500, 100)) * 64) / 64
+    wide_double = rng.normal(size=(500, 100))
+    wide_double[:250] = wide_single[:250]  # some subsets exactly float32, not all rows
+    narrow = rng.normal(size=(500, 9))
+    repeated = rng.normal(size=(200, 6))[rng.integers(0, 200, size=2400)]
+    mostly_zero = rng.normal(size=(500, 120)) * (rng.uniform(size=(500, 120)) < 0.1)
+    return {
+        "wide_single": wide_single,
+        "wide_double": wide_double,
+        "narrow": narrow,
+        "repeated": repeated,
+        "mostly_zero": mostly_zero,
+    }
+
+
+DATASETS = _datasets()
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_a_subset_solve_is_the_solve_of_the_copied_rows(name: str) -> None:
+    X = DATASETS[name]
+    n = len(X)
+    rng = np.random.default_rng(0)
+    facts = _core.DenseRowFacts(X)
+    assert facts.shape == X.shape
+    kernel = _core.Kernel("rbf", gamma=0.3 / X.shape[1])
+    # Two "classes" of a one-vs-one pair: rows ≡ 0 (mod 3) backwards, then rows ≡ 1 (mod 3).
+    index = np.concatenate([np.arange(0, n, 3)[::-1], np.arange(1, n, 3)]).astype(np.int64)
+    y = np.where(rng.uniform(size=len(index)) < 0.5, 1.0, -1.0)
+    upper = np.full(len(index), 2.0)
+    subset = _core.RowSubset(facts, index)
+    assert subset.shape == (len(index), X.shape[1])
+    copied = np.ascontiguousarray(X[index])
+    for got, want in [
+        (_core.solve_c_svc(subset, y, upper, kernel), _core.solve_c_svc(copied, y, upper, kernel)),
+        (
+            _core.solve_one_class(subset, upper / len(index), 0.3, kernel),
+            _core.solve_one_class(copied, upper / len(index), 0.3, kernel),
+        ),
+    ]:
+        assert got.status == want.status == "converged"
+        np.testing.assert_array_equal(got.x, want.x)
+        assert (got.objective, got.bias, got.iterations) == (
+            want.objective,
+            want.bias,
+            want.iterations,
+        )
+    # The other entry points read a subset as its rows (gathered).
+    np.testing.assert_array_equal(
+        _core.kernel_matrix(subset, X[:7], kernel), _core.kernel_matrix(copied, X[:7], kernel)
+    )
+
+
+def test_bad_subsets_are_clear_errors() -> None:
+    X = DATASETS["narrow"]
+    facts = _core.DenseRowFacts(X)
+    for bad in ([0, len(X)], [-1]):
+        with pytest.raises(ValueError, match=r"index: row -?[0-9]+ out of range for 500 rows"):
+            _core.RowSubset(facts, np.asarray(bad, dtype=np.int64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.DenseRowFacts(np.asfortranarray(X))
+    with pytest.raises(TypeError):
+        _core.DenseRowFacts(X.astype(np.float32))  # type: ignore[arg-type]
+    bad_values = X.copy()
+    bad_values[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        _core.DenseRowFacts(bad_values)
+    subset = _core.RowSubset(facts, np.arange(10, dtype=np.int64))
+    y, upper = np.tile([1.0, -1.0], 5), np.ones(10)
+    with pytest.raises(ValueError, match="precomputed kernel cannot be a row subset"):
+        _core.solve_c_svc(subset, y, upper, _core.Kernel("precomputed"))
+    with pytest.raises(ValueError, match="callable kernel needs dense rows"):
+        _core.solve_c_svc(subset, y, upper, _core.Kernel("callable", function=np.dot))
