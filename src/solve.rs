@@ -177,6 +177,17 @@ pub(crate) fn run(
     Ok(solution)
 }
 
+/// The kernel function of `kernel` for rows `x`, which cannot be a precomputed Gram matrix
+/// (`not_gram` says why; the dense arm checks for a Gram matrix first).
+fn function_of_rows(kernel: &Kernel, not_gram: &str) -> Result<KernelFunction, CoreError> {
+    if kernel.is_precomputed() {
+        return Err(CoreError(SolveError::InvalidProblem { name: "X", reason: not_gram.into() }));
+    }
+    kernel.function().map_err(|e| {
+        CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
+    })
+}
+
 /// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
 /// CSR rows for sparse input, or when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
 /// then reads and multiplies only the non-zeros), or dense rows; a row subset is dense rows
@@ -188,28 +199,14 @@ macro_rules! dispatch_kernel {
         }
         match &$x {
             Data::Sparse(csr) => {
-                if $kernel.is_precomputed() {
-                    return Err(CoreError(SolveError::InvalidProblem {
-                        name: "X",
-                        reason: "a precomputed kernel must be a dense array".into(),
-                    }));
-                }
-                let function = $kernel.function().map_err(|e| {
-                    CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
-                })?;
+                let function =
+                    function_of_rows($kernel, "a precomputed kernel must be a dense array")?;
                 let $source = SparseKernel::new(csr.rows()?, function)?;
                 $body
             }
             Data::Subset(subset) => {
-                if $kernel.is_precomputed() {
-                    return Err(CoreError(SolveError::InvalidProblem {
-                        name: "X",
-                        reason: "a precomputed kernel cannot be a row subset".into(),
-                    }));
-                }
-                let function = $kernel.function().map_err(|e| {
-                    CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
-                })?;
+                let function =
+                    function_of_rows($kernel, "a precomputed kernel cannot be a row subset")?;
                 // The choice made for dense rows below, made from the facts.
                 if subset.density() < SPARSE_DENSITY_THRESHOLD {
                     let (values, n_rows, n_features) = subset.gather()?;
@@ -226,12 +223,7 @@ macro_rules! dispatch_kernel {
                     let $source = PrecomputedGram::new(&x.values, x.rows, x.cols)?;
                     $body
                 } else {
-                    let function = $kernel.function().map_err(|e| {
-                        CoreError(SolveError::InvalidProblem {
-                            name: "kernel",
-                            reason: e.to_string(),
-                        })
-                    })?;
+                    let function = function_of_rows($kernel, "")?;
                     if density(&x.values) < SPARSE_DENSITY_THRESHOLD {
                         let rows = CsrRows::from_dense(&x.values, x.rows, x.cols)?;
                         let $source = SparseKernel::new(rows, function)?;
