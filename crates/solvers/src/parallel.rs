@@ -56,7 +56,7 @@ fn pools() -> MutexGuard<'static, Pools> {
 struct Lease {
     n_threads: usize,
     process_id: u32,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Arc<rayon::ThreadPool>,
 }
 
 impl Lease {
@@ -64,7 +64,7 @@ impl Lease {
         let mut pools = pools();
         let process_id = pools.process_id;
         if let Some(pool) = pools.idle.get_mut(&n_threads).and_then(Vec::pop) {
-            return Ok(Self { n_threads, process_id, pool: Some(pool) });
+            return Ok(Self { n_threads, process_id, pool });
         }
         let built = pools.built.entry(n_threads).or_insert(0);
         let number = *built;
@@ -81,21 +81,19 @@ impl Lease {
             })
             .build()
             .map_err(|e| SolveError::ThreadPool(e.to_string()))?;
-        Ok(Self { n_threads, process_id, pool: Some(Arc::new(pool)) })
+        Ok(Self { n_threads, process_id, pool: Arc::new(pool) })
     }
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        if let Some(pool) = self.pool.take() {
-            let mut pools = pools();
-            // A lease taken before a fork belongs to the parent's pools: never give it to the
-            // child's.
-            if pools.process_id == self.process_id {
-                pools.idle.entry(self.n_threads).or_default().push(pool);
-            } else {
-                std::mem::forget(pool);
-            }
+        let mut pools = pools();
+        // A lease taken before a fork belongs to the parent's pools: never give it to the
+        // child's (its threads are not in the child; the child's copy is leaked with them).
+        if pools.process_id == self.process_id {
+            pools.idle.entry(self.n_threads).or_default().push(Arc::clone(&self.pool));
+        } else {
+            std::mem::forget(Arc::clone(&self.pool));
         }
     }
 }
@@ -111,8 +109,7 @@ pub fn with_thread_pool<T: Send>(
 ) -> Result<T, SolveError> {
     let n_threads = n_threads.min(max_threads());
     let lease = Lease::take(n_threads)?;
-    let pool = lease.pool.as_ref().expect("a lease holds its pool until dropped");
-    Ok(pool.install(job))
+    Ok(lease.pool.install(job))
 }
 
 #[cfg(test)]
