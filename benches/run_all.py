@@ -15,7 +15,8 @@ by all peers; ``gamma="scale"`` is resolved on the training split as 1 / (d * Va
   train, C=1, epsilon=0.1, gamma="scale".
 
 Solvers: kernelkit with ``n_jobs=2`` (``--n-jobs``) and, on a9a, ``n_jobs=1`` too (issue 9's
-scaling criterion); sklearn SVC/SVR (single-threaded LIBSVM); sklearnex SVC/SVR (``n_jobs``
+scaling criterion; the two alternate fit by fit under ``--repeats``, so that a spell of load on
+the shared machine does not fall on one series only); sklearn SVC/SVR (single-threaded LIBSVM); sklearnex SVC/SVR (``n_jobs``
 as kernelkit, explicit large max_iter) when importable. Each fit runs in a fresh 'spawn'
 subprocess (clean peak RSS, high-water mark reset just before fit and before predict).
 
@@ -308,18 +309,21 @@ def fit_and_measure(s: FitSpec, folder: str) -> dict[str, Any]:
     return out
 
 
-def run_fit(s: FitSpec, folder: Path, timeout: float, repeats: int) -> dict[str, Any]:
-    """``repeats`` isolated fits; median times, the other fields from the first good one."""
-    runs: list[dict[str, Any]] = []
-    for _ in range(repeats):
-        try:
-            runs.append(run_isolated(fit_and_measure, (s, str(folder)), timeout=timeout))
-        except Exception as exc:
-            msg = (str(exc) or type(exc).__name__).splitlines()[0]
-            print(f"  {s.dataset} {s.label}: FAILED: {msg}", file=sys.stderr, flush=True)
-            runs.append({"error": msg})
+def run_once(s: FitSpec, folder: Path, timeout: float) -> dict[str, Any]:
+    """One isolated fit (a fresh process); a failure becomes ``{"error": message}``."""
+    try:
+        measured: dict[str, Any] = run_isolated(fit_and_measure, (s, str(folder)), timeout=timeout)
+        return measured
+    except Exception as exc:
+        msg = (str(exc) or type(exc).__name__).splitlines()[0]
+        print(f"  {s.dataset} {s.label}: FAILED: {msg}", file=sys.stderr, flush=True)
+        return {"error": msg}
+
+
+def summarize(s: FitSpec, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The row of ``runs`` of ``s``: median times, the other fields from the first good one."""
     ok = [r for r in runs if "error" not in r]
-    row: dict[str, Any] = {**asdict(s), "repeats": repeats, "ok_repeats": len(ok)}
+    row: dict[str, Any] = {**asdict(s), "repeats": len(runs), "ok_repeats": len(ok)}
     if not ok:
         row["error"] = runs[0]["error"]
         return row
@@ -329,6 +333,20 @@ def run_fit(s: FitSpec, folder: Path, timeout: float, repeats: int) -> dict[str,
     row["fit_s_all"] = [r["fit_s"] for r in ok]
     row["peak_rss_fit_mb"] = max(r["peak_rss_fit_mb"] or 0.0 for r in ok) or None
     return row
+
+
+def run_fits(
+    specs: list[FitSpec], folder: Path, timeout: float, repeats: int
+) -> list[dict[str, Any]]:
+    """``repeats`` isolated fits of each spec, one row per spec. The repeats are interleaved
+    (all specs once, then again): a spell of load on the shared machine then slows every spec
+    alike instead of one spec's whole series, which keeps a ratio of two specs (the 2 / 1
+    thread scaling) honest."""
+    runs: list[list[dict[str, Any]]] = [[] for _ in specs]
+    for _ in range(repeats):
+        for spec, spec_runs in zip(specs, runs, strict=True):
+            spec_runs.append(run_once(spec, folder, timeout))
+    return [summarize(spec, spec_runs) for spec, spec_runs in zip(specs, runs, strict=True)]
 
 
 # --------------------------------------------------------------------------- comparisons
@@ -549,30 +567,65 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            plan = [(KK, KK, args.n_jobs)]
+            common = {
+                "dataset": ds,
+                "task": meta["task"],
+                "C": meta["C"],
+                "gamma": meta["gamma"],
+                "epsilon": meta["epsilon"],
+                "tol": args.tol,
+                "cache_size": cache,
+            }
+
+            # kernelkit first (the time cap predicts the peers from it); on a9a its 2- and
+            # 1-thread fits alternate (run_fits), then each peer's fits.
+            groups = [[FitSpec(solver=KK, label=KK, n_jobs=args.n_jobs, **common)]]
             if ds == "a9a":
-                plan.append((KK, KK_1T, 1))
-            plan += [(p, p, args.n_jobs if p == "sklearnex" else None) for p in PEERS]
+                groups[0].append(FitSpec(solver=KK, label=KK_1T, n_jobs=1, **common))
+            groups += [
+                [
+                    FitSpec(
+                        solver=p,
+                        label=p,
+                        n_jobs=args.n_jobs if p == "sklearnex" else None,
+                        **common,
+                    )
+                ]
+                for p in PEERS
+            ]
             kk_row: dict[str, Any] | None = None
-            for solver, label, n_jobs in plan:
-                task, C, gamma, eps = (meta[k] for k in ("task", "C", "gamma", "epsilon"))
-                spec = FitSpec(ds, task, solver, label, n_jobs, C, gamma, eps, args.tol, cache)
-                if solver in missing:
-                    rows.append({**asdict(spec), "skipped": "not importable"})
-                    continue
-                reason = skip_reason(solver, kk_row, seen, args.time_cap) if solver != KK else None
-                if reason is not None:
-                    print(f"  {ds} {label}: skipped: {reason}", file=sys.stderr, flush=True)
-                    rows.append({**asdict(spec), "skipped": reason})
-                    continue
-                row = run_fit(spec, folder, args.timeout, args.repeats)
-                rows.append(row)
-                if label == KK:
-                    kk_row = row
-                elif solver in PEERS and "error" not in row and kk_row and "error" not in kk_row:
-                    seen[solver].append(row["fit_s"] / kk_row["fit_s"])
-                took = f"fit {row['fit_s']:.3f} s" if "fit_s" in row else "failed"
-                print(f"  {ds} {label}: {took}", file=sys.stderr, flush=True)
+            for group in groups:
+                runnable = []
+                for spec in group:
+                    if spec.solver in missing:
+                        rows.append({**asdict(spec), "skipped": "not importable"})
+                        continue
+                    reason = (
+                        skip_reason(spec.solver, kk_row, seen, args.time_cap)
+                        if spec.solver != KK
+                        else None
+                    )
+                    if reason is not None:
+                        print(
+                            f"  {ds} {spec.label}: skipped: {reason}", file=sys.stderr, flush=True
+                        )
+                        rows.append({**asdict(spec), "skipped": reason})
+                        continue
+                    runnable.append(spec)
+                fitted = run_fits(runnable, folder, args.timeout, args.repeats)
+                for spec, row in zip(runnable, fitted, strict=True):
+                    rows.append(row)
+                    if spec.label == KK:
+                        kk_row = row
+                    elif (
+                        spec.solver in PEERS
+                        and "error" not in row
+                        and kk_row is not None
+                        and "error" not in kk_row
+                    ):
+                        seen[spec.solver].append(row["fit_s"] / kk_row["fit_s"])
+                    took = f"fit {row['fit_s']:.3f} s" if "fit_s" in row else "failed"
+                    print(f"  {ds} {spec.label}: {took}", file=sys.stderr, flush=True)
     load_after = load_snapshot()
     scaling = machine_scaling()
     print(
