@@ -204,6 +204,24 @@ impl<T: Copy + Default> RowCache<T> {
         (&mut self.columns[i][..len], have.min(len))
     }
 
+    /// [`RowCache::get`] for two distinct columns at once: `i` pinned while room is made for
+    /// `j`, which is pinned itself while room is made for `i`.
+    ///
+    /// # Panics
+    /// If `i == j`.
+    pub fn get_pair(&mut self, i: usize, j: usize, len: usize) -> [(&mut [T], usize); 2] {
+        assert_ne!(i, j, "RowCache::get_pair: two distinct columns");
+        let (column_i, have_i) = self.get(i, len, Some(j));
+        let (pointer_i, len_i) = (column_i.as_mut_ptr(), column_i.len());
+        let (column_j, have_j) = self.get(j, len, Some(i));
+        // SAFETY: `get(j, …, Some(i))` applies pending swaps to, extends and relinks column j
+        // only, and evicts columns other than the pinned i: column i's buffer is neither freed
+        // nor moved nor written, so the pointer still addresses its `len_i` values, and the two
+        // slices are distinct buffers.
+        let column_i = unsafe { std::slice::from_raw_parts_mut(pointer_i, len_i) };
+        [(column_i, have_i), (column_j, have_j)]
+    }
+
     /// Column `i` (which must hold at least `len` values) without touching the LRU order.
     ///
     /// # Panics
@@ -330,6 +348,22 @@ mod tests {
     fn budget_is_at_least_two_columns() {
         let cache = RowCache::<f32>::new(10, 0);
         assert_eq!(cache.budget_values(), 20);
+    }
+
+    #[test]
+    fn a_pair_keeps_both_columns_when_the_budget_holds_only_them() {
+        let mut cache = RowCache::<f32>::new(4, 4 * 8); // two full columns
+        cache.get(0, 4, None).0.fill(1.0);
+        cache.get(1, 4, None).0.fill(2.0);
+        // Column 2 is extended from a prefix of 2 and column 3 is new: both evict the others.
+        cache.get(2, 2, None).0.fill(3.0);
+        let [(column_2, have_2), (column_3, have_3)] = cache.get_pair(2, 3, 4);
+        assert_eq!((have_2, have_3), (2, 0));
+        column_2[2..].fill(4.0);
+        column_3.fill(5.0);
+        assert_eq!(cache.peek(2, 4), &[3.0, 3.0, 4.0, 4.0]);
+        assert_eq!(cache.peek(3, 4), &[5.0; 4]);
+        assert_eq!((cache.cached_len(0), cache.cached_len(1)), (0, 0));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use crate::panels::PANEL_ROWS;
 use crate::parallel::{
     for_column_chunks, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
+use crate::source::Finish;
 
 // Chunks of the distinct rows start on a panel.
 const _: () = assert!(COLUMN_CHUNK % PANEL_ROWS == 0);
@@ -162,8 +163,16 @@ impl DistinctRows {
     }
 
     /// `out[r · width + c] = over_distinct[r · m + of_position[start + c]]` for every row `r`
-    /// of the row-major `over_distinct` (`n_left × m`), `width = end − start`.
-    pub(crate) fn gather(&self, over_distinct: &[f64], start: usize, end: usize, out: &mut [f64]) {
+    /// of the row-major `over_distinct` (`n_left × m`), `width = end − start`; each window is
+    /// finished as soon as it is gathered.
+    pub(crate) fn gather(
+        &self,
+        over_distinct: &[f64],
+        start: usize,
+        end: usize,
+        out: &mut [f64],
+        finish: Finish<'_>,
+    ) {
         let (m, width) = (self.rows.n_rows(), end - start);
         let n_left = over_distinct.len() / m;
         assert_eq!(out.len(), n_left * width, "gather: output has the wrong length");
@@ -177,6 +186,7 @@ impl DistinctRows {
                 for (o, &u) in to.iter_mut().zip(&of_position[c0..c1]) {
                     *o = from[u as usize];
                 }
+                finish(r, c0, to);
             }
         };
         for_column_chunks(width, width < PARALLEL_MIN_LEN, window);
@@ -239,7 +249,7 @@ mod tests {
         let over: Vec<f64> = (0..2 * 40).map(|k| k as f64).collect();
         let (start, end) = (2, n);
         let mut out = vec![0.0; 2 * (end - start)];
-        distinct.gather(&over, start, end, &mut out);
+        distinct.gather(&over, start, end, &mut out, crate::source::NO_FINISH);
         for r in 0..2 {
             for t in start..end {
                 let u = distinct.of_position[t] as usize;

@@ -53,5 +53,5 @@ pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ};
 pub use row_facts::RowFacts;
 pub use simd::avx2_available;
-pub use source::{kernel_block, DenseKernel, KernelSource, SHARED_PASS_ROWS};
+pub use source::{kernel_block, DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

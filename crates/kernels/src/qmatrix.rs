@@ -11,7 +11,10 @@
 //!   permuted); `swap_index` only permutes the sign and index maps, and the signed `Q` columns
 //!   are assembled into two rotating buffers, as LIBSVM's `SVR_Q` does.
 //!
-//! `Q` values are `f32`, as LIBSVM's `Qfloat`; the diagonal is `f64`.
+//! `Q` values are `f32`, as LIBSVM's `Qfloat`; the diagonal is `f64`. [`SignedQ`] stores a
+//! column's `f32` values window by window as the kernel source computes them
+//! ([`KernelSource::fill_block_finishing`]), on the thread that computed the window: no second
+//! pass over the `f64` block, and no second fork and join per column.
 
 use crate::cache::{CacheStats, RowCache};
 use crate::source::KernelSource;
@@ -96,50 +99,45 @@ impl<K: KernelSource> SignedQ<K> {
         let (column, start) = self.cache.get(i, len, pinned);
         if start < len {
             self.scratch.resize(len - start, 0.0);
-            self.kernel.fill_block(&[i], start, len, &mut self.scratch);
-            store_signed(
-                &mut column[start..],
-                &self.scratch,
-                self.signs[i],
-                &self.signs[start..len],
-            );
+            let (s_i, signs) = (self.signs[i], &self.signs[start..len]);
+            let column = DisjointSlices::new(&mut column[start..]);
+            let finish = |_: usize, c0: usize, values: &[f64]| {
+                let c1 = c0 + values.len();
+                // SAFETY: the windows of the block's one row are disjoint.
+                let column = unsafe { column.range(c0, c1) };
+                store_signed(column, values, s_i, &signs[c0..c1]);
+            };
+            self.kernel.fill_block_finishing(&[i], start, len, &mut self.scratch, &finish);
         }
     }
-}
 
-/// `column[t] = (s · signs[t] · values[t]) as f32`: elementwise, in parallel for long columns.
-fn store_signed(column: &mut [f32], values: &[f64], s: f64, signs: &[f64]) {
-    let body = |(column, (values, signs)): (&mut [f32], (&[f64], &[f64]))| {
-        for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
-            *q = (s * s_t * value) as f32;
-        }
-    };
-    let len = column.len();
-    if len < crate::PARALLEL_MIN_LEN {
-        body((column, (values, signs)));
-    } else {
-        let column = DisjointSlices::new(column);
-        crate::team::for_each_chunk(len.div_ceil(ASSEMBLE_CHUNK), |c| {
-            let (lo, hi) = (c * ASSEMBLE_CHUNK, ((c + 1) * ASSEMBLE_CHUNK).min(len));
-            // SAFETY: chunk c alone writes lo..hi.
-            body((unsafe { column.range(lo, hi) }, (&values[lo..hi], &signs[lo..hi])));
-        });
-    }
-}
-
-impl<K: KernelSource> SignedQ<K> {
     /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
     /// (each pinned while the other is made room for, so neither loses its prefix).
     fn fill_pair(&mut self, i: usize, j: usize, start: usize, len: usize) {
-        let width = len - start;
-        self.scratch.resize(2 * width, 0.0);
-        self.kernel.fill_block(&[i, j], start, len, &mut self.scratch);
-        for (k, pinned) in [(i, Some(j)), (j, Some(i))] {
-            let (column, have) = self.cache.get(k, len, pinned);
-            debug_assert_eq!(have, start);
-            let values = if k == i { &self.scratch[..width] } else { &self.scratch[width..] };
-            store_signed(&mut column[start..], values, self.signs[k], &self.signs[start..len]);
-        }
+        self.scratch.resize(2 * (len - start), 0.0);
+        let [(column_i, have_i), (column_j, have_j)] = self.cache.get_pair(i, j, len);
+        debug_assert_eq!((have_i, have_j), (start, start));
+        let columns = [
+            (DisjointSlices::new(&mut column_i[start..]), self.signs[i]),
+            (DisjointSlices::new(&mut column_j[start..]), self.signs[j]),
+        ];
+        let signs = &self.signs[start..len];
+        let finish = |r: usize, c0: usize, values: &[f64]| {
+            let c1 = c0 + values.len();
+            let (column, s_r) = &columns[r];
+            // SAFETY: the windows of one row of the block are disjoint, and rows r = 0, 1 are
+            // two distinct columns.
+            let column = unsafe { column.range(c0, c1) };
+            store_signed(column, values, *s_r, &signs[c0..c1]);
+        };
+        self.kernel.fill_block_finishing(&[i, j], start, len, &mut self.scratch, &finish);
+    }
+}
+
+/// `column[t] = (s · signs[t] · values[t]) as f32`.
+fn store_signed(column: &mut [f32], values: &[f64], s: f64, signs: &[f64]) {
+    for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
+        *q = (s * s_t * value) as f32;
     }
 }
 
@@ -326,7 +324,7 @@ impl<K: KernelSource> SvrQ<K> {
     }
 }
 
-/// Positions per parallel task when converting or assembling columns.
+/// Positions per parallel task when assembling ε-SVR columns.
 const ASSEMBLE_CHUNK: usize = 4096;
 
 impl<K: KernelSource> QMatrix for SvrQ<K> {

@@ -47,6 +47,26 @@ pub trait KernelSource: Send + Sync {
     /// Writes `K[rows[r], start + c]` to `out[r * (end - start) + c]`.
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]);
 
+    /// [`KernelSource::fill_block`], handing every computed window to `finish` as soon as it
+    /// holds its final values: `finish(r, c0, window)` with `window = out[r·w + c0..][..len]`
+    /// (`w = end − start`), on the thread that computed it, while the window is still in that
+    /// core's cache. The windows of each row cover `0..w` once. A caller that converts the
+    /// values (the `f32` columns of a [`crate::QMatrix`]) then needs no second pass over a
+    /// block that has left the cache, and no second fork and join of the threads.
+    ///
+    /// The default fills the block, then finishes it in fixed chunks, in parallel.
+    fn fill_block_finishing(
+        &self,
+        rows: &[usize],
+        start: usize,
+        end: usize,
+        out: &mut [f64],
+        finish: Finish<'_>,
+    ) {
+        self.fill_block(rows, start, end, out);
+        finish_in_chunks(rows.len(), end - start, out, finish);
+    }
+
     /// Whether [`KernelSource::fill_block`] computes up to [`SHARED_PASS_ROWS`] rows in one
     /// pass over the data, each value bitwise as it computes it for that row alone, at clearly
     /// less than the cost of separate passes: then computing likely-needed columns alongside a
@@ -57,6 +77,26 @@ pub trait KernelSource: Send + Sync {
 
     /// Exchanges positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
+}
+
+/// What [`KernelSource::fill_block_finishing`] calls on each finished window: `(row of the
+/// block, first column of the window, the window's values)`.
+pub type Finish<'a> = &'a (dyn Fn(usize, usize, &[f64]) + Sync);
+
+/// A [`Finish`] that does nothing (a plain [`KernelSource::fill_block`]).
+pub(crate) const NO_FINISH: Finish<'static> = &|_, _, _| {};
+
+/// `finish` on every window of the `n_rows × width` row-major `out`, over the fixed column
+/// chunks of [`for_column_chunks`] (in parallel for a large block).
+pub(crate) fn finish_in_chunks(n_rows: usize, width: usize, out: &[f64], finish: Finish<'_>) {
+    if n_rows == 0 || width == 0 {
+        return;
+    }
+    for_column_chunks(width, n_rows * width < crate::PARALLEL_MIN_LEN, |c0, c1| {
+        for r in 0..n_rows {
+            finish(r, c0, &out[r * width + c0..r * width + c1]);
+        }
+    });
 }
 
 /// A kernel function over dense rows.
@@ -144,6 +184,17 @@ impl KernelSource for DenseKernel<'_> {
     }
 
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
+        self.fill_block_finishing(rows, start, end, out, NO_FINISH);
+    }
+
+    fn fill_block_finishing(
+        &self,
+        rows: &[usize],
+        start: usize,
+        end: usize,
+        out: &mut [f64],
+        finish: Finish<'_>,
+    ) {
         let width = end - start;
         assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
         if width == 0 || rows.is_empty() {
@@ -156,7 +207,7 @@ impl KernelSource for DenseKernel<'_> {
             let left: Vec<&[f64]> = left.chunks_exact(d).collect();
             let mut over_distinct = vec![0.0; rows.len() * distinct.rows().n_rows()];
             distinct.columns(&left, &left_norms, self.function, &mut over_distinct);
-            distinct.gather(&over_distinct, start, end, out);
+            distinct.gather(&over_distinct, start, end, out, finish);
             return;
         }
         let block = Block {
@@ -169,7 +220,7 @@ impl KernelSource for DenseKernel<'_> {
             function: self.function,
             n_features: d,
         };
-        block.compute(width, out);
+        block.compute(width, out, finish);
     }
 
     fn shares_passes(&self) -> bool {
@@ -285,24 +336,26 @@ impl Block<'_, '_> {
         self.left_norms.len()
     }
 
-    /// Fills the `n_left × width` row-major `out`, in parallel over fixed column chunks.
-    fn compute(&self, width: usize, out: &mut [f64]) {
+    /// Fills the `n_left × width` row-major `out`, in parallel over fixed column chunks, and
+    /// finishes each window.
+    fn compute(&self, width: usize, out: &mut [f64], finish: Finish<'_>) {
         assert_eq!(out.len(), self.n_left() * width);
         let work = self.n_left() * width * self.n_features.max(1);
         let windows = ColumnWindows::new(out, width);
         for_column_chunks(width, work < PARALLEL_MIN_WORK, |c0, c1| {
-            self.compute_window(c0, c1, &windows);
+            self.compute_window(c0, c1, &windows, finish);
         });
     }
 
     /// Fills columns `c0..c1` of the row-major `out` (rows `stride` long, `n_left` rows).
     fn compute_sequential(&self, c0: usize, c1: usize, stride: usize, out: &mut [f64]) {
         assert!(out.len() >= self.n_left() * stride && c1 <= stride);
-        self.compute_window(c0, c1, &ColumnWindows::new(out, stride));
+        self.compute_window(c0, c1, &ColumnWindows::new(out, stride), NO_FINISH);
     }
 
-    /// Fills columns `c0..c1` of every row of `out`; the caller owns those columns.
-    fn compute_window(&self, c0: usize, c1: usize, out: &ColumnWindows<'_>) {
+    /// Fills columns `c0..c1` of every row of `out` and finishes them; the caller owns those
+    /// columns.
+    fn compute_window(&self, c0: usize, c1: usize, out: &ColumnWindows<'_>, finish: Finish<'_>) {
         let d = self.n_features;
         let n_left = self.n_left();
         let right = self.right.rows(self.right_offset + c0, self.right_offset + c1);
@@ -368,6 +421,7 @@ impl Block<'_, '_> {
         for r in 0..n_left {
             let row = unsafe { out.row(r, c0, c1) };
             self.function.map_row(row, self.left_norms[r], right_norms);
+            finish(r, c0, row);
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 use crate::rbf_table::IntegerRbf;
-use crate::source::KernelSource;
+use crate::source::{Finish, KernelSource, NO_FINISH};
 
 /// `n_rows × n_features` CSR data.
 #[derive(Debug, Clone)]
@@ -347,6 +347,7 @@ impl<'a> SparseKernel<'a> {
         c0: usize,
         c1: usize,
         out: &ColumnWindows<'_>,
+        finish: Finish<'_>,
     ) {
         let LeftBlock { rows: left, norms: left_norms, queries } = block;
         let positions = start + c0..start + c1;
@@ -360,6 +361,7 @@ impl<'a> SparseKernel<'a> {
                     Some(table) => table.map_row(window, left_norms[r], norms),
                     None => self.function.map_row(window, left_norms[r], norms),
                 }
+                finish(r, c0, window);
             }
             return;
         }
@@ -380,10 +382,12 @@ impl<'a> SparseKernel<'a> {
                         (&mut *window, &mut *next),
                     );
                     self.function.map_row(next, left_norms[r + 1], norms);
+                    finish(r + 1, c0, next);
                 } else {
                     padded.inner_products(left_row(r), start + c0, window);
                 }
                 self.function.map_row(window, left_norms[r], norms);
+                finish(r, c0, window);
             }
             return;
         }
@@ -395,6 +399,7 @@ impl<'a> SparseKernel<'a> {
                 *o = left.dot(r, indices, values);
             }
             self.function.map_row(window, norm_x, norms);
+            finish(r, c0, window);
         }
     }
 }
@@ -410,6 +415,17 @@ impl KernelSource for SparseKernel<'_> {
     }
 
     fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
+        self.fill_block_finishing(rows, start, end, out, NO_FINISH);
+    }
+
+    fn fill_block_finishing(
+        &self,
+        rows: &[usize],
+        start: usize,
+        end: usize,
+        out: &mut [f64],
+        finish: Finish<'_>,
+    ) {
         let width = end - start;
         assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
         if width == 0 || rows.is_empty() {
@@ -420,7 +436,7 @@ impl KernelSource for SparseKernel<'_> {
         let windows = ColumnWindows::new(out, width);
         let sequential = rows.len() * width * average_nnz < PARALLEL_MIN_WORK;
         for_column_chunks(width, sequential, |c0, c1| {
-            self.window(&block, start, c0, c1, &windows);
+            self.window(&block, start, c0, c1, &windows, finish);
         });
     }
 

@@ -1,0 +1,130 @@
+//! `KernelSource::fill_block_finishing` hands every value of the block to its `finish` exactly
+//! once, bitwise the value `fill_block` computes, on every path of every kernel source (the
+//! `f32` columns of `SignedQ` are stored from these windows).
+
+use std::sync::Mutex;
+
+use kernelkit_kernels::{
+    CsrRows, DenseKernel, DenseRows, KernelFunction, KernelSource, PrecomputedGram, QMatrix,
+    SignedQ, SparseKernel,
+};
+
+const RBF: KernelFunction = KernelFunction::Rbf { gamma: 0.05 };
+
+/// Checks one block of `source`: the windows cover `rows × (start..end)` once, with the values
+/// of `fill_block`, and the output buffer ends as `fill_block` leaves it.
+fn check_block(source: &dyn KernelSource, rows: &[usize], start: usize, end: usize, what: &str) {
+    let width = end - start;
+    let mut expected = vec![0.0; rows.len() * width];
+    source.fill_block(rows, start, end, &mut expected);
+    let windows: Mutex<Vec<(usize, usize, Vec<f64>)>> = Mutex::new(Vec::new());
+    let mut out = vec![f64::NAN; rows.len() * width];
+    source.fill_block_finishing(rows, start, end, &mut out, &|r, c0, values| {
+        windows.lock().unwrap().push((r, c0, values.to_vec()));
+    });
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&out), bits(&expected), "{what}: the output buffer");
+    let mut seen = vec![0u32; rows.len() * width];
+    let mut finished = vec![f64::NAN; rows.len() * width];
+    for (r, c0, values) in windows.into_inner().unwrap() {
+        assert!(r < rows.len() && c0 + values.len() <= width, "{what}: window out of the block");
+        for (c, value) in values.into_iter().enumerate() {
+            seen[r * width + c0 + c] += 1;
+            finished[r * width + c0 + c] = value;
+        }
+    }
+    assert!(seen.iter().all(|&k| k == 1), "{what}: a value finished other than once");
+    assert_eq!(bits(&finished), bits(&expected), "{what}: the finished values");
+}
+
+/// The blocks a solver asks for: one, two and three rows (direct products), five rows (a
+/// GEMM), the whole range and a window that starts inside it, after position swaps.
+fn check_source(source: &mut dyn KernelSource, what: &str) {
+    let n = source.len();
+    for (i, j) in [(0, n - 1), (3, 7), (n / 2, 11)] {
+        source.swap_index(i, j);
+    }
+    for rows in [vec![5], vec![n - 1, 2], vec![0, 9, n / 3], vec![1, 4, 8, 16, 32]] {
+        check_block(source, &rows, 0, n, what);
+        check_block(source, &rows, 37, n - 5, what);
+    }
+}
+
+fn wave(n: usize, d: usize, scale: f64) -> Vec<f64> {
+    (0..n * d).map(|k| (k as f64 * scale).sin()).collect()
+}
+
+#[test]
+fn dense_paths_finish_every_value_once_bitwise() {
+    let (n, d) = (2600, 70);
+    // Wide rows in f64, and wide rows exactly in f32 (read through the f32 copy).
+    let wide = wave(n, d, 0.37);
+    let single: Vec<f64> = wide.iter().map(|v| (v * 64.0).round() / 64.0).collect();
+    // Narrow rows (feature-major), distinct, and narrow rows repeated (the distinct rows).
+    let narrow = wave(n, 6, 0.11);
+    let m = 300;
+    let repeated: Vec<f64> =
+        (0..n).flat_map(|t| narrow[(t * 389 % m) * 6..][..6].to_vec()).collect();
+    let cases: [(&str, &[f64], usize); 4] = [
+        ("dense f64", &wide, d),
+        ("dense f32", &single, d),
+        ("dense narrow", &narrow, 6),
+        ("dense repeated", &repeated, 6),
+    ];
+    for (what, values, d) in cases {
+        let mut kernel = DenseKernel::new(DenseRows::new(values, n, d).unwrap(), RBF).unwrap();
+        assert_eq!(kernel.reads_single_precision(), what == "dense f32", "{what}");
+        assert_eq!(kernel.distinct_rows().is_some(), what == "dense repeated", "{what}");
+        check_source(&mut kernel, what);
+    }
+}
+
+#[test]
+fn sparse_paths_finish_every_value_once_bitwise() {
+    let (n, d) = (2600, 150);
+    // 0/1 rows (the bit-set path with the table of exponentials) and sparse real rows.
+    let binary: Vec<f64> =
+        (0..n * d).map(|k| f64::from(u8::from((k * 7 + k / d) % 9 < 2))).collect();
+    let real: Vec<f64> = (0..n * d)
+        .map(|k| if k % 7 == 3 || k % 11 == 0 { (k % 13) as f64 - 6.0 } else { 0.0 })
+        .collect();
+    for (what, values) in [("sparse binary", &binary), ("sparse real", &real)] {
+        let rows = CsrRows::from_dense(values, n, d).unwrap();
+        let mut kernel = SparseKernel::new(rows, RBF).unwrap();
+        assert_eq!(kernel.looks_up_rbf(), what == "sparse binary", "{what}");
+        check_source(&mut kernel, what);
+    }
+}
+
+#[test]
+fn a_source_without_its_own_finishing_finishes_after_filling() {
+    let n = 1500;
+    let points = wave(n, 3, 0.7);
+    let rows = DenseRows::new(&points, n, 3).unwrap();
+    let mut gram = vec![0.0; n * n];
+    kernelkit_kernels::kernel_block(&rows, &rows, RBF, &mut gram).unwrap();
+    let mut source = PrecomputedGram::new(&gram, n, n).unwrap();
+    check_source(&mut source, "precomputed");
+}
+
+#[test]
+fn signed_columns_stored_from_the_windows_are_the_signed_kernel_in_f32() {
+    // Two columns computed as one pair, and a column extended after shrinking, against
+    // s_i s_t K_it rounded to f32 from a plain fill_block.
+    let (n, d) = (5000, 150);
+    let values: Vec<f64> =
+        (0..n * d).map(|k| f64::from(u8::from((k * 5 + k / d) % 11 < 2))).collect();
+    let kernel = || SparseKernel::new(CsrRows::from_dense(&values, n, d).unwrap(), RBF).unwrap();
+    let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let reference = kernel();
+    let expected = |i: usize, len: usize| -> Vec<f32> {
+        let mut k = vec![0.0; len];
+        reference.fill_block(&[i], 0, len, &mut k);
+        k.iter().zip(&signs).map(|(&k_it, &s_t)| (signs[i] * s_t * k_it) as f32).collect()
+    };
+    let mut q = SignedQ::new(kernel(), signs.clone(), 64 << 20);
+    let (q_i, q_j) = q.column_pair(10, 4000, 3000);
+    assert_eq!(q_i, &expected(10, 3000)[..], "column i of the pair");
+    assert_eq!(q_j, &expected(4000, 3000)[..], "column j of the pair");
+    assert_eq!(q.column(10, n), &expected(10, n)[..], "a column extended to the full length");
+}
