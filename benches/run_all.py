@@ -16,9 +16,10 @@ by all peers; ``gamma="scale"`` is resolved on the training split as 1 / (d * Va
 
 Solvers: kernelkit with ``n_jobs=2`` (``--n-jobs``) and, on a9a, ``n_jobs=1`` too (issue 9's
 scaling criterion; the two alternate fit by fit under ``--repeats``, so that a spell of load on
-the shared machine does not fall on one series only); sklearn SVC/SVR (single-threaded LIBSVM); sklearnex SVC/SVR (``n_jobs``
-as kernelkit, explicit large max_iter) when importable. Each fit runs in a fresh 'spawn'
-subprocess (clean peak RSS, high-water mark reset just before fit and before predict).
+the shared machine does not fall on one series only); sklearn SVC/SVR (single-threaded
+LIBSVM); sklearnex SVC/SVR (``n_jobs`` as kernelkit, explicit large max_iter) when importable.
+Each fit runs in a fresh 'spawn' subprocess (clean peak RSS, high-water mark reset just before
+fit and before predict).
 
 Per dataset x solver: fit and predict time (test split), peer / kernelkit time ratios, dual
 objective recomputed independently from the fitted attributes (binary SVC: 0.5 dc'K dc -
