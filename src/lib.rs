@@ -10,6 +10,7 @@ mod constrained_svr;
 mod errors;
 mod kernel;
 mod progress;
+mod repeats;
 mod solve;
 mod sparse;
 mod subsets;
@@ -25,6 +26,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<subsets::DenseRowFacts>()?;
     m.add_class::<subsets::RowSubset>()?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(repeats::first_occurrences, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix_product, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;

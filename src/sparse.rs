@@ -69,6 +69,11 @@ impl CsrMatrix {
 }
 
 impl CsrMatrix {
+    /// The raw arrays: `indptr`, column indices and values.
+    pub(crate) fn arrays(&self) -> (&[usize], &[u32], &[f64]) {
+        (&self.indptr, &self.indices, &self.data)
+    }
+
     pub(crate) fn rows(&self) -> Result<CsrRows<'_>, KernelError> {
         CsrRows::new(
             Cow::Borrowed(&self.indptr),

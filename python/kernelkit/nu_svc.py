@@ -129,6 +129,9 @@ class NuSVC(SVC):
        algorithms", Neural Computation 13(9), 2001.
     """
 
+    # ν-SVC's starting point and equalities are per row: kept exactly as LIBSVM's.
+    _merges_repeated_rows = False
+
     def __init__(
         self,
         *,

@@ -13,7 +13,7 @@
 //! directly, which the owner decides with [`DistinctRows::pays_for`].
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasherDefault;
 
 use crate::dense::DenseRows;
 use crate::function::KernelFunction;
@@ -21,6 +21,7 @@ use crate::panels::PANEL_ROWS;
 use crate::parallel::{
     for_column_chunks, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
+use crate::repeats::{BitRow, RowHasher};
 use crate::source::Finish;
 
 // Chunks of the distinct rows start on a panel.
@@ -30,53 +31,6 @@ const _: () = assert!(COLUMN_CHUNK % PANEL_ROWS == 0);
 const MIN_ROWS: usize = 1024;
 /// Repeats are used only when at most this fraction of the rows is distinct.
 const MAX_DISTINCT_FRACTION: f64 = 0.8;
-
-/// A row as a hash key, compared bit for bit.
-struct BitRow<'a>(&'a [f64]);
-
-impl PartialEq for BitRow<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.iter().zip(other.0).all(|(a, b)| a.to_bits() == b.to_bits())
-    }
-}
-
-impl Eq for BitRow<'_> {}
-
-impl Hash for BitRow<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        for v in self.0 {
-            state.write_u64(v.to_bits());
-        }
-    }
-}
-
-/// A fast hash of a row's bits (multiply and rotate per word, then a final mix): SipHash over
-/// every value of every row cost more than the rest of finding the repeats. Rows crafted to
-/// collide could only slow the search down: equal hashes are compared row against row.
-#[derive(Default)]
-struct RowHasher {
-    state: u64,
-}
-
-impl Hasher for RowHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.state = (self.state.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn finish(&self) -> u64 {
-        // The high bits carry the mixing of the multiply; fold them into the low bits too.
-        let h = self.state;
-        (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
-    }
-}
 
 /// The distinct rows of a dense row set, and which one each position holds.
 #[derive(Debug, Clone)]
