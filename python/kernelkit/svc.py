@@ -266,7 +266,13 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             )
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
-        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_array)
+        # Without class weights every class weighs 1 (scikit-learn's helper would import its
+        # preprocessing module on a process's first fit only to say so: 12 ms).
+        class_weight = (
+            np.ones(len(classes))
+            if self.class_weight is None
+            else compute_class_weight(self.class_weight, classes=classes, y=y_array)
+        )
         check_class_weight(class_weight, classes)
         kernel_params = self._kernel_spec(X_checked)
         kernel = self._make_kernel(kernel_params)

@@ -39,6 +39,7 @@ mod rbf_table;
 mod repeats;
 mod row_facts;
 mod simd;
+mod simd_avx512;
 mod source;
 mod sparse;
 pub mod team;

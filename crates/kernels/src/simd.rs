@@ -104,7 +104,7 @@ fn dot_short<const FMA: bool, R: RowValue>(x: &[f64], z: &[R]) -> f64 {
 }
 
 #[inline(always)]
-fn dot_generic<const FMA: bool, R: RowValue>(x: &[f64], z: &[R]) -> f64 {
+pub(crate) fn dot_generic<const FMA: bool, R: RowValue>(x: &[f64], z: &[R]) -> f64 {
     if x.len().min(z.len()) < SHORT {
         return dot_short::<FMA, R>(x, z);
     }
@@ -318,8 +318,25 @@ pub fn dot_rows<R: RowValue>(left: &[&[f64]], rows: &[R], outs: &mut [&mut [f64]
     }
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_rows_avx2::<R>(left, rows, outs) },
+        Level::Avx2Fma => {
+            // Blocks of four right rows in AVX-512 where the CPU has it, the rest (or all) in
+            // AVX2: bitwise the same products either way.
+            let done = if d >= SHORT
+                && left.len() <= crate::SHARED_PASS_ROWS
+                && crate::simd_avx512::available()
+            {
+                // SAFETY: the CPU supports AVX-512F (checked just above).
+                unsafe { crate::simd_avx512::dot_rows_blocked(left, rows, outs) }
+            } else {
+                0
+            };
+            if done == n_rows {
+                return;
+            }
+            let mut rest: Vec<&mut [f64]> = outs.iter_mut().map(|o| &mut o[done..]).collect();
+            // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+            unsafe { dot_rows_avx2::<R>(left, &rows[done * d..n_rows * d], &mut rest) }
+        }
         Level::Baseline => dot_rows_generic::<false, R>(left, rows, outs),
     }
 }
