@@ -262,32 +262,25 @@ impl<K: KernelSource> SvrQ<K> {
     }
 
     /// Makes the kernel rows of the points behind positions `i` and `j` resident (the missing
-    /// ones computed as one block), each pinned while the other is made room for.
+    /// ones computed as one block), each pinned while the other is made room for. The `f32`
+    /// values are stored window by window on the threads that compute them
+    /// ([`KernelSource::fill_block_finishing`]), not in a second, serial pass.
     fn ensure_rows(&mut self, i: usize, j: usize) {
         let l = self.kernel.len();
         let (real_i, real_j) = (self.index[i] as usize, self.index[j] as usize);
-        let reals: &[(usize, usize)] = if real_i == real_j {
-            &[(real_i, real_i)]
-        } else {
-            &[(real_i, real_j), (real_j, real_i)]
-        };
-        let missing: Vec<usize> = reals
-            .iter()
-            .map(|&(real, _)| real)
-            .filter(|&real| self.cache.cached_len(real) < l)
-            .collect();
-        if !missing.is_empty() {
-            self.scratch.resize(missing.len() * l, 0.0);
-            self.kernel.fill_block(&missing, 0, l, &mut self.scratch);
+        let SvrQ { kernel, cache, scratch, .. } = self;
+        if real_i == real_j {
+            let (row, have) = cache.get(real_i, l, Some(real_i));
+            fill_rows(kernel, scratch, &[real_i], &mut [&mut row[have..]], have, l);
+            return;
         }
-        for &(real, other) in reals {
-            let (row, start) = self.cache.get(real, l, Some(other));
-            if let Some(m) = missing.iter().position(|&r| r == real) {
-                let values = &self.scratch[m * l..(m + 1) * l];
-                for (q, &k) in row[start..].iter_mut().zip(&values[start..]) {
-                    *q = k as f32;
-                }
-            }
+        let [(row_i, have_i), (row_j, have_j)] = cache.get_pair(real_i, real_j, l);
+        if have_i == have_j {
+            let rows = &mut [&mut row_i[have_i..], &mut row_j[have_j..]];
+            fill_rows(kernel, scratch, &[real_i, real_j], rows, have_i, l);
+        } else {
+            fill_rows(kernel, scratch, &[real_i], &mut [&mut row_i[have_i..]], have_i, l);
+            fill_rows(kernel, scratch, &[real_j], &mut [&mut row_j[have_j..]], have_j, l);
         }
     }
 
@@ -322,6 +315,33 @@ impl<K: KernelSource> SvrQ<K> {
             });
         }
     }
+}
+
+/// Kernel rows `reals` over positions `start..end` stored as `f32` into `rows` (one slice of
+/// `end − start` values per real row), as one block; nothing to do when `start == end`.
+fn fill_rows<K: KernelSource>(
+    kernel: &K,
+    scratch: &mut Vec<f64>,
+    reals: &[usize],
+    rows: &mut [&mut [f32]],
+    start: usize,
+    end: usize,
+) {
+    if start >= end {
+        return;
+    }
+    scratch.resize(reals.len() * (end - start), 0.0);
+    let rows: Vec<DisjointSlices<'_, f32>> =
+        rows.iter_mut().map(|row| DisjointSlices::new(row)).collect();
+    let finish = |r: usize, c0: usize, values: &[f64]| {
+        // SAFETY: the windows of one row of the block are disjoint, and the rows of the block
+        // are distinct cache rows.
+        let row = unsafe { rows[r].range(c0, c0 + values.len()) };
+        for (q, &value) in row.iter_mut().zip(values) {
+            *q = value as f32;
+        }
+    };
+    kernel.fill_block_finishing(reals, start, end, scratch, &finish);
 }
 
 /// Positions per parallel task when assembling ε-SVR columns.
