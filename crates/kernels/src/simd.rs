@@ -345,37 +345,26 @@ pub fn dot_rows<R: RowValue>(left: &[&[f64]], rows: &[R], outs: &mut [&mut [f64]
 const FEATURE_MAJOR_BLOCK: usize = 8;
 
 #[inline(always)]
-fn dot_feature_major_generic<const FMA: bool>(
+fn dot_feature_major_generic<const FMA: bool, const WIDE: usize>(
     left: &[&[f64]],
     by_feature: &[f64],
     stride: usize,
     first: usize,
     outs: &mut [&mut [f64]],
 ) {
-    const B: usize = FEATURE_MAJOR_BLOCK;
     for (x, out) in left.iter().zip(outs.iter_mut()) {
         let Some((&x_0, rest)) = x.split_first() else {
             out.fill(0.0);
             continue;
         };
-        let width = out.len();
-        // Feature k of rows first + c .. first + c + B.
-        let block = |k: usize, c: usize| &by_feature[k * stride + first + c..][..B];
-        let full = width - width % B;
-        for c in (0..full).step_by(B) {
-            // B sums kept in registers over all features, stored once.
-            let mut acc = [0.0f64; B];
-            for (a, &z) in acc.iter_mut().zip(block(0, c)) {
-                *a = x_0 * z;
-            }
-            for (k, &x_k) in rest.iter().enumerate() {
-                for (a, &z) in acc.iter_mut().zip(block(k + 1, c)) {
-                    *a = multiply_add::<FMA>(x_k, z, *a);
-                }
-            }
-            out[c..c + B].copy_from_slice(&acc);
-        }
-        for (c, o) in out.iter_mut().enumerate().skip(full) {
+        // Blocks of WIDE outputs (independent chains of multiply–adds that keep both FMA units
+        // busy), then of eight, then one by one: every output summed over the features in the
+        // same order whichever block computes it.
+        let mut c = feature_major_blocks::<FMA, WIDE>(x_0, rest, by_feature, stride, first, out, 0);
+        c = feature_major_blocks::<FMA, FEATURE_MAJOR_BLOCK>(
+            x_0, rest, by_feature, stride, first, out, c,
+        );
+        for (c, o) in out.iter_mut().enumerate().skip(c) {
             let mut sum = x_0 * by_feature[first + c];
             for (k, &x_k) in rest.iter().enumerate() {
                 sum = multiply_add::<FMA>(x_k, by_feature[(k + 1) * stride + first + c], sum);
@@ -383,6 +372,36 @@ fn dot_feature_major_generic<const FMA: bool>(
             *o = sum;
         }
     }
+}
+
+/// `out[c..c + B] = ⟨x, z_{first + c ..}⟩` for whole blocks of `B` outputs from `from` on, the
+/// `B` sums kept in registers over all features and stored once; returns where it stopped.
+#[inline(always)]
+fn feature_major_blocks<const FMA: bool, const B: usize>(
+    x_0: f64,
+    rest: &[f64],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    out: &mut [f64],
+    from: usize,
+) -> usize {
+    // Feature k of rows first + c .. first + c + B.
+    let block = |k: usize, c: usize| &by_feature[k * stride + first + c..][..B];
+    let full = from + (out.len() - from) / B * B;
+    for c in (from..full).step_by(B) {
+        let mut acc = [0.0f64; B];
+        for (a, &z) in acc.iter_mut().zip(block(0, c)) {
+            *a = x_0 * z;
+        }
+        for (k, &x_k) in rest.iter().enumerate() {
+            for (a, &z) in acc.iter_mut().zip(block(k + 1, c)) {
+                *a = multiply_add::<FMA>(x_k, z, *a);
+            }
+        }
+        out[c..c + B].copy_from_slice(&acc);
+    }
+    full
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -394,7 +413,21 @@ fn dot_feature_major_avx2(
     first: usize,
     outs: &mut [&mut [f64]],
 ) {
-    dot_feature_major_generic::<true>(left, by_feature, stride, first, outs);
+    // Eight chains of four lanes.
+    dot_feature_major_generic::<true, 32>(left, by_feature, stride, first, outs);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn dot_feature_major_avx512(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    // Eight chains of eight lanes.
+    dot_feature_major_generic::<true, 64>(left, by_feature, stride, first, outs);
 }
 
 /// `outs[r][c] = ⟨left[r], z_{first + c}⟩` for rows `z` stored *feature-major* in `by_feature`
@@ -423,10 +456,17 @@ pub fn dot_feature_major(
     }
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_feature_major_avx2(left, by_feature, stride, first, outs) },
+        Level::Avx2Fma => {
+            if crate::simd_avx512::available() {
+                // SAFETY: the CPU supports AVX-512F, AVX2 and FMA (checked here and by `level`).
+                unsafe { dot_feature_major_avx512(left, by_feature, stride, first, outs) }
+            } else {
+                // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+                unsafe { dot_feature_major_avx2(left, by_feature, stride, first, outs) }
+            }
+        }
         Level::Baseline => {
-            dot_feature_major_generic::<false>(left, by_feature, stride, first, outs)
+            dot_feature_major_generic::<false, 8>(left, by_feature, stride, first, outs)
         }
     }
 }
@@ -633,6 +673,34 @@ fn gather_signed_avx2(row: &[f32], index: &[u32], signs: &[f32], scale: f32, out
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feature_major_blocks_sum_each_output_in_feature_order() {
+        // Widths that end in every kind of block (64, 32, 8 and single outputs).
+        let (d, n) = (11, 64 * 3 + 32 + 8 + 5);
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let by_feature: Vec<f64> = (0..d * n).map(|_| next()).collect();
+        let x: Vec<f64> = (0..d).map(|_| next()).collect();
+        for first in [0, 3] {
+            for width in [n - first, 71, 40, 9, 1] {
+                let mut out = vec![f64::NAN; width];
+                dot_feature_major(&[&x], &by_feature, n, first, &mut [&mut out]);
+                for (c, value) in out.iter().enumerate() {
+                    let mut expected = x[0] * by_feature[first + c];
+                    for k in 1..d {
+                        expected = x[k].mul_add(by_feature[k * n + first + c], expected);
+                    }
+                    assert_eq!(value.to_bits(), expected.to_bits(), "first {first}, column {c}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn exp_is_accurate_over_the_rbf_range() {
