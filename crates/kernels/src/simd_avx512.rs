@@ -67,15 +67,23 @@ fn reduce_lanes(low: __m512d, high: __m512d) -> f64 {
     _mm_cvtsd_f64(_mm_add_pd(two, _mm_unpackhi_pd(two, two)))
 }
 
-/// `out[r][c] = ⟨x[r], z[c]⟩` for `M ≤ 3` left rows and four right rows, all `n ≥ 16` long,
-/// each bitwise `dot_generic::<true>` (see the module documentation).
+/// `outs[r][first + c] = ⟨x[r], z_c⟩` for `M ≤ 3` left rows and the four right rows `z_c`
+/// that follow each other in `z` (each `n ≥ 16` long), each bitwise `dot_generic::<true>` (see
+/// the module documentation).
 #[target_feature(enable = "avx512f")]
+#[inline]
 fn dot_block<const M: usize, R: RowValue>(
     x: [&[f64]; M],
-    z: [&[R]; RIGHT_BLOCK],
-) -> [[f64; RIGHT_BLOCK]; M] {
-    let n = z[0].len();
-    assert!(x.iter().all(|r| r.len() == n) && z.iter().all(|r| r.len() == n));
+    z: &[R],
+    outs: &mut [&mut [f64]],
+    first: usize,
+) {
+    let n = x[0].len();
+    assert!(x.iter().all(|r| r.len() == n) && z.len() == RIGHT_BLOCK * n && outs.len() == M);
+    let (z0, rest) = z.split_at(n);
+    let (z1, rest) = rest.split_at(n);
+    let (z2, z3) = rest.split_at(n);
+    let right_rows = [z0, z1, z2, z3];
     let blocks = n / LANES;
     let mut acc = [[[_mm512_setzero_pd(); 2]; RIGHT_BLOCK]; M];
     for b in 0..blocks {
@@ -83,7 +91,12 @@ fn dot_block<const M: usize, R: RowValue>(
             let k = b * LANES + 8 * half;
             // SAFETY: k + 8 ≤ blocks · 16 ≤ n, the length of every row.
             unsafe {
-                let right: [__m512d; RIGHT_BLOCK] = std::array::from_fn(|c| load_eight(z[c], k));
+                let right = [
+                    load_eight(z0, k),
+                    load_eight(z1, k),
+                    load_eight(z2, k),
+                    load_eight(z3, k),
+                ];
                 for (row, sums) in x.iter().zip(acc.iter_mut()) {
                     let left = _mm512_loadu_pd(row.as_ptr().add(k));
                     for (sum, &value) in sums.iter_mut().zip(&right) {
@@ -93,17 +106,15 @@ fn dot_block<const M: usize, R: RowValue>(
             }
         }
     }
-    let mut out = [[0.0; RIGHT_BLOCK]; M];
-    for ((o, row), sums) in out.iter_mut().zip(x).zip(&acc) {
-        for ((value, right), sum) in o.iter_mut().zip(z).zip(sums) {
+    for ((out, row), sums) in outs.iter_mut().zip(x).zip(&acc) {
+        for (c, (right, sum)) in right_rows.iter().zip(sums).enumerate() {
             let mut tail = 0.0;
             for k in blocks * LANES..n {
                 tail = row[k].mul_add(right[k].into(), tail);
             }
-            *value = reduce_lanes(sum[0], sum[1]) + tail;
+            out[first + c] = reduce_lanes(sum[0], sum[1]) + tail;
         }
     }
-    out
 }
 
 /// `outs[r][c] = ⟨left[r], row c of rows⟩` for the first `RIGHT_BLOCK · ⌊n_rows / RIGHT_BLOCK⌋`
@@ -120,23 +131,16 @@ pub(crate) unsafe fn dot_rows_blocked<R: RowValue>(
 ) -> usize {
     let d = left[0].len();
     let n_blocks = rows.len() / d / RIGHT_BLOCK;
-    for (block, values) in rows.chunks_exact(RIGHT_BLOCK * d).take(n_blocks).enumerate() {
-        let z: [&[R]; RIGHT_BLOCK] = std::array::from_fn(|c| &values[c * d..(c + 1) * d]);
+    for (block, z) in rows.chunks_exact(RIGHT_BLOCK * d).take(n_blocks).enumerate() {
         let first = block * RIGHT_BLOCK;
         match left {
-            [x0] => store(outs, first, dot_block([x0], z)),
-            [x0, x1] => store(outs, first, dot_block([x0, x1], z)),
-            [x0, x1, x2] => store(outs, first, dot_block([x0, x1, x2], z)),
+            [x0] => dot_block([x0], z, outs, first),
+            [x0, x1] => dot_block([x0, x1], z, outs, first),
+            [x0, x1, x2] => dot_block([x0, x1, x2], z, outs, first),
             _ => unreachable!("dot_rows_blocked: one to three left rows"),
         }
     }
     n_blocks * RIGHT_BLOCK
-}
-
-fn store<const M: usize>(outs: &mut [&mut [f64]], first: usize, block: [[f64; RIGHT_BLOCK]; M]) {
-    for (out, values) in outs.iter_mut().zip(block) {
-        out[first..first + RIGHT_BLOCK].copy_from_slice(&values);
-    }
 }
 
 #[cfg(test)]
