@@ -70,32 +70,90 @@ impl BinaryRows {
     pub(crate) fn inner_products(&self, x: &[u64], first: usize, out: &mut [f64]) {
         assert_eq!(x.len(), self.words, "BinaryRows: query of the wrong width");
         let rows = &self.bits[first * self.words..(first + out.len()) * self.words];
-        match self.words {
-            1 => Self::count::<1>(x, rows, out),
-            2 => Self::count::<2>(x, rows, out),
-            3 => Self::count::<3>(x, rows, out),
-            4 => Self::count::<4>(x, rows, out),
-            5 => Self::count::<5>(x, rows, out),
-            _ => {
-                for (o, row) in out.iter_mut().zip(rows.chunks_exact(self.words)) {
-                    let shared: u32 = row.iter().zip(x).map(|(a, b)| (a & b).count_ones()).sum();
-                    *o = f64::from(shared);
-                }
+        // The counts are integers: every instruction set gives the same values.
+        #[cfg(target_arch = "x86_64")]
+        match popcount_level() {
+            // SAFETY: the CPU has these features (checked by `popcount_level`).
+            PopcountLevel::Avx512 => return unsafe { count_avx512(x, rows, out) },
+            // SAFETY: as above.
+            PopcountLevel::Scalar => return unsafe { count_popcnt(x, rows, out) },
+            PopcountLevel::None => {}
+        }
+        count_any(x, rows, out);
+    }
+}
+
+/// The instructions available for counting bits.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+enum PopcountLevel {
+    /// AVX-512 with `vpopcntq`: eight words at a time.
+    Avx512,
+    /// The scalar `popcnt` instruction.
+    Scalar,
+    /// Neither: the portable bit-twiddling count.
+    None,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn popcount_level() -> PopcountLevel {
+    static LEVEL: std::sync::OnceLock<PopcountLevel> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            PopcountLevel::Avx512
+        } else if std::arch::is_x86_feature_detected!("popcnt") {
+            PopcountLevel::Scalar
+        } else {
+            PopcountLevel::None
+        }
+    })
+}
+
+/// [`count_any`] compiled for AVX-512 with `vpopcntq` (the compiler vectorises the counts).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
+fn count_avx512(x: &[u64], rows: &[u64], out: &mut [f64]) {
+    count_any(x, rows, out);
+}
+
+/// [`count_any`] compiled with the `popcnt` instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn count_popcnt(x: &[u64], rows: &[u64], out: &mut [f64]) {
+    count_any(x, rows, out);
+}
+
+/// `out[c] = popcount(x & row c)` over the rows of `x.len()` words each.
+#[inline(always)]
+fn count_any(x: &[u64], rows: &[u64], out: &mut [f64]) {
+    match x.len() {
+        1 => count::<1>(x, rows, out),
+        2 => count::<2>(x, rows, out),
+        3 => count::<3>(x, rows, out),
+        4 => count::<4>(x, rows, out),
+        5 => count::<5>(x, rows, out),
+        words => {
+            for (o, row) in out.iter_mut().zip(rows.chunks_exact(words)) {
+                let shared: u32 = row.iter().zip(x).map(|(a, b)| (a & b).count_ones()).sum();
+                *o = f64::from(shared);
             }
         }
     }
+}
 
-    /// [`BinaryRows::inner_products`] with the word count known at compile time.
-    #[inline(always)]
-    fn count<const W: usize>(x: &[u64], rows: &[u64], out: &mut [f64]) {
-        let x: [u64; W] = x.try_into().expect("query width checked by the caller");
-        for (o, row) in out.iter_mut().zip(rows.chunks_exact(W)) {
-            let mut shared = 0u32;
-            for w in 0..W {
-                shared += (row[w] & x[w]).count_ones();
-            }
-            *o = f64::from(shared);
+/// [`count_any`] with the word count known at compile time.
+#[inline(always)]
+fn count<const W: usize>(x: &[u64], rows: &[u64], out: &mut [f64]) {
+    let x: [u64; W] = x.try_into().expect("query width checked by the caller");
+    for (o, row) in out.iter_mut().zip(rows.chunks_exact(W)) {
+        let mut shared = 0u32;
+        for w in 0..W {
+            shared += (row[w] & x[w]).count_ones();
         }
+        *o = f64::from(shared);
     }
 }
 
