@@ -23,7 +23,7 @@ fn data_with_density(n: usize, d: usize, one_in: u64) -> Vec<f64> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if state % one_in == 0 {
+            if state.is_multiple_of(one_in) {
                 1.0
             } else {
                 0.0

@@ -269,7 +269,7 @@ mod tests {
         assert_storage_pairs_agree(&a, &b, (m, n, d));
         // Binary rows (the bit-set path when both sides are sparse), over two words of bits.
         let d = 100;
-        let bits = |k: usize| f64::from(u8::from((k * 13 + k / 7) % 5 == 0));
+        let bits = |k: usize| f64::from(u8::from((k * 13 + k / 7).is_multiple_of(5)));
         let a: Vec<f64> = (0..m * d).map(bits).collect();
         let b: Vec<f64> = (0..n * d).map(|k| bits(k + 3)).collect();
         assert_storage_pairs_agree(&a, &b, (m, n, d));

@@ -25,7 +25,7 @@ use crate::repeats::{BitRow, RowHasher};
 use crate::source::Finish;
 
 // Chunks of the distinct rows start on a panel.
-const _: () = assert!(COLUMN_CHUNK % PANEL_ROWS == 0);
+const _: () = assert!(COLUMN_CHUNK.is_multiple_of(PANEL_ROWS));
 
 /// Rows are looked for repeats only from this many on.
 const MIN_ROWS: usize = 1024;

@@ -61,8 +61,7 @@ unsafe fn load_eight<R: RowValue>(row: &[R], k: usize) -> __m512d {
 #[inline]
 fn reduce_lanes(low: __m512d, high: __m512d) -> f64 {
     let eight = _mm512_add_pd(low, high);
-    let four =
-        _mm256_add_pd(_mm512_castpd512_pd256(eight), _mm512_extractf64x4_pd::<1>(eight));
+    let four = _mm256_add_pd(_mm512_castpd512_pd256(eight), _mm512_extractf64x4_pd::<1>(eight));
     let two = _mm_add_pd(_mm256_castpd256_pd128(four), _mm256_extractf128_pd::<1>(four));
     _mm_cvtsd_f64(_mm_add_pd(two, _mm_unpackhi_pd(two, two)))
 }
@@ -91,12 +90,8 @@ fn dot_block<const M: usize, R: RowValue>(
             let k = b * LANES + 8 * half;
             // SAFETY: k + 8 ≤ blocks · 16 ≤ n, the length of every row.
             unsafe {
-                let right = [
-                    load_eight(z0, k),
-                    load_eight(z1, k),
-                    load_eight(z2, k),
-                    load_eight(z3, k),
-                ];
+                let right =
+                    [load_eight(z0, k), load_eight(z1, k), load_eight(z2, k), load_eight(z3, k)];
                 for (row, sums) in x.iter().zip(acc.iter_mut()) {
                     let left = _mm512_loadu_pd(row.as_ptr().add(k));
                     for (sum, &value) in sums.iter_mut().zip(&right) {
@@ -207,7 +202,7 @@ mod tests {
         let rows = values(7 * d, 3);
         let left_values = values(2 * d, 4);
         let left: Vec<&[f64]> = left_values.chunks_exact(d).collect();
-        let mut out = vec![0.0; 2 * 7];
+        let mut out = [0.0; 2 * 7];
         let mut outs: Vec<&mut [f64]> = out.chunks_mut(7).collect();
         // SAFETY: the CPU has AVX-512F (checked above).
         let done = unsafe { dot_rows_blocked(&left, &rows, &mut outs) };

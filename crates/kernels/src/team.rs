@@ -131,7 +131,7 @@ impl Shared {
                 continue;
             }
             spins = spins.wrapping_add(1);
-            if spins % 64 == 0 && idle_since.elapsed() > SPIN_BEFORE_SLEEP {
+            if spins.is_multiple_of(64) && idle_since.elapsed() > SPIN_BEFORE_SLEEP {
                 std::thread::sleep(IDLE_SLEEP);
             } else {
                 std::hint::spin_loop();

@@ -67,7 +67,7 @@ pub(super) fn solve(
         if options.max_iter.is_some_and(|limit| iterations >= limit) {
             break Status::MaxIterations;
         }
-        if iterations > 0 && iterations % options.report_every == 0 {
+        if iterations > 0 && iterations.is_multiple_of(options.report_every) {
             if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
                 break Status::TimeLimit;
             }

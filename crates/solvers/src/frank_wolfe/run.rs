@@ -213,7 +213,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         if self.options.max_iter.is_some_and(|m| self.iterations >= m) {
             return Some(Status::MaxIterations);
         }
-        if self.iterations > 0 && self.iterations % self.options.report_every == 0 {
+        if self.iterations > 0 && self.iterations.is_multiple_of(self.options.report_every) {
             if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
                 return Some(Status::TimeLimit);
             }
@@ -277,7 +277,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
             if !self.it.r_big.is_finite() {
                 break Status::NumericalError;
             }
-            if self.iterations % RENORMALIZE_EVERY == 0 {
+            if self.iterations.is_multiple_of(RENORMALIZE_EVERY) {
                 self.it.renormalize();
             }
         };

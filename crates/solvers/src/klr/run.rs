@@ -73,7 +73,7 @@ pub(super) fn solve<K: KernelSource>(
         } else if iterations - best_at >= stall_window {
             break Status::Stalled;
         }
-        if iterations > 0 && iterations % options.report_every == 0 {
+        if iterations > 0 && iterations.is_multiple_of(options.report_every) {
             if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
                 break Status::TimeLimit;
             }

@@ -190,7 +190,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 continue;
             }
             columns += 1;
-            if columns % INTERRUPT_CHECK_COLUMNS == 0 && monitor.interrupted() {
+            if columns.is_multiple_of(INTERRUPT_CHECK_COLUMNS) && monitor.interrupted() {
                 return false;
             }
             let q_i = self.q.column(i, l);
@@ -234,7 +234,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 status = Status::MaxIterations;
                 break;
             }
-            if iteration > 0 && iteration % self.options.report_every == 0 {
+            if iteration > 0 && iteration.is_multiple_of(self.options.report_every) {
                 if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
                     status = Status::TimeLimit;
                     break;

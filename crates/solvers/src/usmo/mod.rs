@@ -295,7 +295,7 @@ impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
                 status = Status::MaxIterations;
                 break;
             }
-            if iteration > 0 && iteration % options.report_every == 0 {
+            if iteration > 0 && iteration.is_multiple_of(options.report_every) {
                 if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
                     status = Status::TimeLimit;
                     break;
