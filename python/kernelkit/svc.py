@@ -316,21 +316,28 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
             sample_weights = weights[index]
             class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
+            # The problem solved: over the positions, or over their groups of identical rows.
             groups = group_rows(first, index, signs)
-            kept = index if groups is None else index[groups.representatives]
-            rows = (
-                self._training_rows(X_checked, kept)
-                if facts is None
-                else _core.RowSubset(facts, kept.astype(np.int64))
+            rows_index, rows_signs, rows_weights, rows_class_weights = (
+                (index, signs, sample_weights, class_weights)
+                if groups is None
+                else (
+                    index[groups.representatives],
+                    signs[groups.representatives],
+                    groups.merge(sample_weights),
+                    class_weights[groups.representatives],
+                )
             )
-            if groups is not None:
-                sample_weights = groups.merge(sample_weights)
-                class_weights = class_weights[groups.representatives]
+            rows = (
+                self._training_rows(X_checked, rows_index)
+                if facts is None
+                else _core.RowSubset(facts, rows_index.astype(np.int64))
+            )
             solution = self._solve_pair(
                 rows,
-                signs if groups is None else signs[groups.representatives],
-                sample_weights,
-                class_weights,
+                rows_signs,
+                rows_weights,
+                rows_class_weights,
                 kernel,
                 description=f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}",
                 n_jobs=n_jobs,
@@ -338,12 +345,11 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             )
             alpha = np.asarray(solution.x)
             if groups is not None:
-                upper = (
-                    float(self.C)
-                    * weights[index]
-                    * np.where(signs > 0, class_weight[a], class_weight[b])
+                # The bounds as `_solve_pair` computes them, per position and per group.
+                c = float(self.C)
+                alpha = groups.split(
+                    alpha, c * sample_weights * class_weights, c * rows_weights * rows_class_weights
                 )
-                alpha = groups.split(alpha, upper, float(self.C) * sample_weights * class_weights)
             return index, signs, alpha, solution
 
         results = self._run_in_parallel(pairs, solve_pair)
