@@ -166,7 +166,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     given to the members in row order, each up to its own bound. This is the same dual problem
     at a fraction of the size: the solution satisfies the same stopping rule ``m(α) − M(α) <
     tol``, but its path is no longer LIBSVM's, so the model agrees with scikit-learn's to the
-    tolerance instead of bit for bit (on a9a the dual objectives differ by 1e-9 relative), and
+    tolerance instead of bit for bit (on a9a the dual objectives differ by 3e-10 relative), and
     the copies of a support vector that LIBSVM would spread a coefficient over are fewer.
 
     References
