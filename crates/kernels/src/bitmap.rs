@@ -5,7 +5,8 @@
 //! number of features they share: `⟨x, z⟩ = Σ_w popcount(x_w & z_w)` over the 64-bit words of
 //! the two bit sets. That is a few instructions per pair of rows instead of one gathered load
 //! per stored feature, and it is exact: the count is an integer, as is the sum of ones it
-//! replaces, so the kernel values are bitwise those of the CSR path.
+//! replaces, so the kernel values are bitwise those of the CSR path. The counts use `vpopcntq`
+//! (AVX-512, eight words at a time) or `popcnt` where the CPU has them, else the portable count.
 
 /// Above this many 64-bit words per row (1,024 features) the bit sets would outweigh the
 /// indices of typical sparse rows.

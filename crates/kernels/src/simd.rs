@@ -6,7 +6,10 @@
 //! against two right rows or three left rows against one right row per call ([`dot_rows`]), in
 //! the generic loop's order. The right rows may be `f32` when every value is exactly an `f32`
 //! ([`RowValue`]): widened on load, the products and sums are bitwise those of the `f64` rows.
-//! Also here: the signed gather that assembles an ε-SVR column from a cached kernel column
+//! Where the CPU has AVX-512F, whole groups of four right rows go through
+//! [`crate::simd_avx512`] (up to three left rows against four right rows per register block),
+//! again in the generic loop's order, and feature-major products ([`dot_feature_major`]) run 64
+//! outputs at a time; neither changes a value. Also here: the signed gather that assembles an ε-SVR column from a cached kernel column
 //! ([`gather_signed`], AVX2 gathers).
 //!
 //! `exp` is evaluated by Cody–Waite range reduction `x = k ln 2 + r`, `|r| ≤ ln 2 / 2`, and a
