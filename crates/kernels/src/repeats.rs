@@ -91,7 +91,7 @@ fn first_occurrences<K: Eq + Hash>(n: usize, key: impl Fn(usize) -> K) -> Vec<us
 }
 
 /// For each row of the row-major `n_rows × n_features` dense `values`, the first row with the
-/// same bits ([`first_occurrences`]).
+/// same bits.
 ///
 /// # Panics
 /// If `values` does not hold `n_rows × n_features` values.
@@ -104,7 +104,7 @@ pub fn first_dense_occurrences(values: &[f64], n_rows: usize, n_features: usize)
 }
 
 /// For each row of the CSR arrays (`indptr` of length `n_rows + 1`), the first row with the
-/// same stored indices and value bits ([`first_occurrences`]).
+/// same stored indices and value bits.
 ///
 /// # Panics
 /// If `indptr` is not a valid row pointer into `indices` and `values`.
