@@ -28,6 +28,7 @@ mod cross;
 mod dense;
 mod distinct;
 mod error;
+mod feature_major;
 mod function;
 mod meb;
 mod padded;

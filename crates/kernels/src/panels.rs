@@ -62,7 +62,7 @@ fn dot_panels_avx2(x: &[f64], panels: &[f64], first_panel: usize, out: &mut [f64
 }
 
 /// `out[c] = ⟨x, z_{16 · first_panel + c}⟩` for rows `z` laid out by [`to_panels`]: each
-/// product summed over the features in order exactly as [`crate::simd::dot_feature_major`] sums it (the
+/// product summed over the features in order exactly as [`crate::feature_major::dot_feature_major`] sums it (the
 /// first product, then one multiply–add per feature), so the two agree bit for bit.
 ///
 /// # Panics
@@ -101,7 +101,13 @@ mod tests {
                 let mut from_panels = vec![0.0; n - first];
                 dot_panels(&x, &panels, first_panel, &mut from_panels);
                 let mut expected = vec![0.0; n - first];
-                crate::simd::dot_feature_major(&[&x], &by_feature, n, first, &mut [&mut expected]);
+                crate::feature_major::dot_feature_major(
+                    &[&x],
+                    &by_feature,
+                    n,
+                    first,
+                    &mut [&mut expected],
+                );
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&from_panels), bits(&expected), "d={d}, panel {first_panel}");
             }

@@ -106,7 +106,7 @@ pub struct DenseKernel<'a> {
     function: KernelFunction,
     /// The rows again, feature-major (`by_feature[k · n + t]` is feature `k` of the row at
     /// position `t`), when rows are short ([`NARROW_MAX_FEATURES`]): one or two columns are
-    /// then computed by [`crate::simd::dot_feature_major`].
+    /// then computed by [`crate::feature_major::dot_feature_major`].
     by_feature: Option<Vec<f64>>,
     /// The rows again in `f32`, row-major, when they are read row-major and every value is
     /// exactly an `f32` (float32 input, pixels, counts, 0/1): a column of one to three rows then
@@ -376,7 +376,7 @@ impl Block<'_, '_> {
             let mut windows: Vec<&mut [f64]> =
                 (0..n_left).map(|r| unsafe { out.row(r, c0, c1) }).collect();
             match (self.right_by_feature, self.right_single) {
-                (Some(by_feature), _) => crate::simd::dot_feature_major(
+                (Some(by_feature), _) => crate::feature_major::dot_feature_major(
                     &left,
                     by_feature,
                     self.right.n_rows(),

@@ -1,0 +1,155 @@
+//! Inner products of left rows against right rows stored *feature-major*, for short rows.
+//!
+//! A row-by-row dot product of a short row costs more in its reduction than in its few
+//! products; with the right rows stored feature-major (`by_feature[k · stride + t]` is feature
+//! `k` of row `t`) the loop runs across rows instead, each output summed over the features in
+//! order and kept in a register over all of them. Blocks of 32 outputs (eight independent
+//! chains of four-lane multiply–adds on AVX2) keep both FMA units busy; every output is summed
+//! in the same order whichever block computes it, so values do not depend on the block width.
+
+use crate::simd::{level, multiply_add, Level};
+
+/// Outputs accumulated in registers at a time by [`dot_feature_major`].
+const FEATURE_MAJOR_BLOCK: usize = 8;
+
+#[inline(always)]
+fn dot_feature_major_generic<const FMA: bool, const WIDE: usize>(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    for (x, out) in left.iter().zip(outs.iter_mut()) {
+        let Some((&x_0, rest)) = x.split_first() else {
+            out.fill(0.0);
+            continue;
+        };
+        // Blocks of WIDE outputs (independent chains of multiply–adds that keep both FMA units
+        // busy), then of eight, then one by one: every output summed over the features in the
+        // same order whichever block computes it.
+        let mut c = feature_major_blocks::<FMA, WIDE>(x_0, rest, by_feature, stride, first, out, 0);
+        c = feature_major_blocks::<FMA, FEATURE_MAJOR_BLOCK>(
+            x_0, rest, by_feature, stride, first, out, c,
+        );
+        for (c, o) in out.iter_mut().enumerate().skip(c) {
+            let mut sum = x_0 * by_feature[first + c];
+            for (k, &x_k) in rest.iter().enumerate() {
+                sum = multiply_add::<FMA>(x_k, by_feature[(k + 1) * stride + first + c], sum);
+            }
+            *o = sum;
+        }
+    }
+}
+
+/// `out[c..c + B] = ⟨x, z_{first + c ..}⟩` for whole blocks of `B` outputs from `from` on, the
+/// `B` sums kept in registers over all features and stored once; returns where it stopped.
+#[inline(always)]
+fn feature_major_blocks<const FMA: bool, const B: usize>(
+    x_0: f64,
+    rest: &[f64],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    out: &mut [f64],
+    from: usize,
+) -> usize {
+    // Feature k of rows first + c .. first + c + B.
+    let block = |k: usize, c: usize| &by_feature[k * stride + first + c..][..B];
+    let full = from + (out.len() - from) / B * B;
+    for c in (from..full).step_by(B) {
+        let mut acc = [0.0f64; B];
+        for (a, &z) in acc.iter_mut().zip(block(0, c)) {
+            *a = x_0 * z;
+        }
+        for (k, &x_k) in rest.iter().enumerate() {
+            for (a, &z) in acc.iter_mut().zip(block(k + 1, c)) {
+                *a = multiply_add::<FMA>(x_k, z, *a);
+            }
+        }
+        out[c..c + B].copy_from_slice(&acc);
+    }
+    full
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_feature_major_avx2(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    // Eight chains of four lanes.
+    dot_feature_major_generic::<true, 32>(left, by_feature, stride, first, outs);
+}
+
+/// `outs[r][c] = ⟨left[r], z_{first + c}⟩` for rows `z` stored *feature-major* in `by_feature`
+/// (`by_feature[k · stride + t]` is feature `k` of row `t`): each product is summed over the
+/// features in order, blocks of eight outputs staying in registers over all features, so the
+/// loop vectorises across rows, which a row-by-row dot product of a short row cannot (its
+/// reduction costs more than its few products).
+///
+/// # Panics
+/// If `left` and `outs` differ in length, or a row `z` needed is outside `by_feature`.
+pub fn dot_feature_major(
+    left: &[&[f64]],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    outs: &mut [&mut [f64]],
+) {
+    assert_eq!(left.len(), outs.len(), "dot_feature_major: one output per left row");
+    for (x, out) in left.iter().zip(outs.iter()) {
+        if !x.is_empty() {
+            assert!(
+                (x.len() - 1) * stride + first + out.len() <= by_feature.len(),
+                "dot_feature_major: rows outside the data"
+            );
+        }
+    }
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2Fma => {
+            // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+            unsafe { dot_feature_major_avx2(left, by_feature, stride, first, outs) }
+        }
+        Level::Baseline => {
+            dot_feature_major_generic::<false, 8>(left, by_feature, stride, first, outs)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_major_blocks_sum_each_output_in_feature_order() {
+        // Widths that end in every kind of block (64, 32, 8 and single outputs).
+        let (d, n) = (11, 64 * 3 + 32 + 8 + 5);
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let by_feature: Vec<f64> = (0..d * n).map(|_| next()).collect();
+        let x: Vec<f64> = (0..d).map(|_| next()).collect();
+        for first in [0, 3] {
+            for width in [n - first, 71, 40, 9, 1] {
+                let mut out = vec![f64::NAN; width];
+                dot_feature_major(&[&x], &by_feature, n, first, &mut [&mut out]);
+                for (c, value) in out.iter().enumerate() {
+                    let mut expected = x[0] * by_feature[first + c];
+                    for k in 1..d {
+                        expected = x[k].mul_add(by_feature[k * n + first + c], expected);
+                    }
+                    assert_eq!(value.to_bits(), expected.to_bits(), "first {first}, column {c}");
+                }
+            }
+        }
+    }
+}
