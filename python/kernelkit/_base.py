@@ -19,7 +19,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _core
 from ._progress import progress_callback, report_solution
 from ._sparse import to_core_rows
-from ._validation import check_bool, core_max_iter, core_time_limit, scale_gamma
+from ._validation import (
+    check_bool,
+    core_max_iter,
+    core_time_limit,
+    plain_rows,
+    plain_target,
+    scale_gamma,
+)
 from .exceptions import ConvergenceWarning
 
 T = TypeVar("T")
@@ -155,6 +162,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         check_solver_params(self)
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
+        rows = plain_rows(X)
+        if rows is not None and (reset or self._takes_plain_rows(rows)):
+            self._set_n_features(rows, reset=reset)
+            return rows
         X = validate_data(
             self,
             X,
@@ -165,6 +176,20 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             ensure_min_samples=1,
         )
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+
+    def _takes_plain_rows(self, rows: Float64Array) -> bool:
+        """Whether ``validate_data(reset=False)`` would pass plain rows (:func:`plain_rows`)
+        without a word: the model was fitted without feature names and on as many features."""
+        return not hasattr(self, "feature_names_in_") and rows.shape[1] == getattr(
+            self, "n_features_in_", None
+        )
+
+    def _set_n_features(self, rows: Float64Array, *, reset: bool) -> None:
+        """What ``validate_data`` records of plain rows: their number of features, and no
+        feature names (those of an earlier fit on a dataframe are dropped)."""
+        if reset:
+            self.__dict__.pop("feature_names_in_", None)
+            self.n_features_in_ = rows.shape[1]
 
     def _accept_sparse(self) -> str | bool:
         """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel or
@@ -177,6 +202,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
         it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
         numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``)."""
+        rows = plain_rows(X)
+        target = None if rows is None else plain_target(y, rows.shape[0])
+        if rows is not None and target is not None:
+            self._set_n_features(rows, reset=True)
+            return rows, target
         X_checked, y_checked = validate_data(
             self,
             X,

@@ -14,12 +14,11 @@ else:  # pragma: no cover
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
-from ._validation import check_bool, keeps_model_on_failure
+from ._validation import check_bool, check_class_labels, keeps_model_on_failure
 
 __all__ = ["SparseKernelLogisticRegression"]
 
@@ -217,7 +216,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         """
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
-        check_classification_targets(labels)
+        check_class_labels(labels)
         classes, encoded = np.unique(labels, return_inverse=True)
         if len(classes) == 1:
             raise ValueError(

@@ -17,13 +17,17 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
 from ._duplicates import first_occurrences, group_rows
-from ._validation import check_bool, check_class_weight, keeps_model_on_failure
+from ._validation import (
+    check_bool,
+    check_class_labels,
+    check_class_weight,
+    keeps_model_on_failure,
+)
 
 __all__ = ["SVC"]
 
@@ -258,7 +262,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         """
         self._check_params()
         X_checked, y_array = self._validate_xy(X, y)
-        check_classification_targets(y_array)
+        check_class_labels(y_array)
         classes, y_index = np.unique(y_array, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
