@@ -187,6 +187,13 @@ impl<T: Copy + Default> RowCache<T> {
                     *column = buffer;
                 }
             }
+            if column.capacity() == 0 {
+                // A new buffer, zeroed by the allocator (`calloc`): memory fresh from the
+                // system is then not written here but first touched by the caller's (parallel)
+                // store of the values, where a `resize` would write every page on this thread.
+                *column = vec![T::default(); target];
+                column.truncate(len);
+            }
             // `reserve_exact`: a doubling growth would hold up to twice the budget.
             if target > column.capacity() {
                 column.reserve_exact(target - column.len());
