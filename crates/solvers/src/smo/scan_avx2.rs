@@ -64,19 +64,22 @@ impl Lanes {
         self.value = _mm256_blendv_pd(self.value, value, take);
         self.position = _mm256_blendv_pd(self.position, position, take);
     }
+}
 
-    /// The maximum over the lanes, ties to the larger position (positions are offsets from
-    /// `offset`).
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn merge(&self, offset: usize) -> ArgMax {
+/// The maximum over the lanes of every set, ties to the larger position (positions are offsets
+/// from `offset`): the order of (value, position) is total, so the sets may cover the
+/// positions in any interleaving.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn merge_lanes(sets: &[Lanes], offset: usize) -> ArgMax {
+    let mut best = ArgMax::EMPTY;
+    for lanes in sets {
         let (mut value, mut position) = ([0.0; WIDTH], [0.0; WIDTH]);
         // SAFETY: both arrays hold four f64.
         unsafe {
-            _mm256_storeu_pd(value.as_mut_ptr(), self.value);
-            _mm256_storeu_pd(position.as_mut_ptr(), self.position);
+            _mm256_storeu_pd(value.as_mut_ptr(), lanes.value);
+            _mm256_storeu_pd(position.as_mut_ptr(), lanes.position);
         }
-        let mut best = ArgMax::EMPTY;
         for lane in 0..WIDTH {
             if position[lane] < 0.0 {
                 continue;
@@ -90,8 +93,8 @@ impl Lanes {
                 best = ArgMax(value[lane], Some(index));
             }
         }
-        best
     }
+    best
 }
 
 /// `−y_t G_t` maximised over `t ∈ I_up` (see [`super::working_set::max_up_sequential`]).
@@ -105,21 +108,35 @@ pub(super) unsafe fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset:
     let sign = _mm256_set1_pd(-0.0);
     let four = _mm256_set1_pd(WIDTH as f64);
     let mut position = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
-    let mut lanes = Lanes::new();
+    // Two sets of lanes, for alternate vectors: two chains of compare–blend in flight.
+    let (mut even, mut odd) = (Lanes::new(), Lanes::new());
     let mut t = 0;
-    while t + WIDTH <= n {
-        // SAFETY: t + 4 ≤ n ≤ every slice's length.
-        let ((labels, bounds), g) =
-            unsafe { (labels_and_bounds(y, bound, t), _mm256_loadu_pd(gradient.as_ptr().add(t))) };
-        // I_up excludes α_t = u_t (byte 1) for y_t = +1 and α_t = 0 (byte 0) for y_t = −1.
-        let excluded = _mm256_mul_pd(_mm256_add_pd(one, labels), half);
-        let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
-        let value = _mm256_xor_pd(_mm256_mul_pd(labels, g), sign);
-        lanes.offer(member, value, position);
-        position = _mm256_add_pd(position, four);
-        t += WIDTH;
+    // The vector at t, offered to `lanes`.
+    macro_rules! step {
+        ($lanes:expr) => {{
+            // SAFETY: t + 4 ≤ n ≤ every slice's length.
+            let ((labels, bounds), g) = unsafe {
+                (labels_and_bounds(y, bound, t), _mm256_loadu_pd(gradient.as_ptr().add(t)))
+            };
+            // I_up excludes α_t = u_t (byte 1) for y_t = +1 and α_t = 0 (byte 0) for y_t = −1.
+            let excluded = _mm256_mul_pd(_mm256_add_pd(one, labels), half);
+            let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
+            let value = _mm256_xor_pd(_mm256_mul_pd(labels, g), sign);
+            $lanes.offer(member, value, position);
+            position = _mm256_add_pd(position, four);
+            t += WIDTH;
+        }};
     }
-    let mut best = lanes.merge(offset);
+    while t + 2 * WIDTH <= n {
+        step!(even);
+        step!(odd);
+    }
+    // At most one vector left.
+    while t + WIDTH <= n {
+        step!(even);
+    }
+    let sets = [even, odd];
+    let mut best = merge_lanes(&sets, offset);
     for t in t..n {
         let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
         if in_up {
@@ -185,44 +202,61 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
         (_mm256_set1_pd(chunk.g_max), _mm256_set1_pd(chunk.q_ii), _mm256_set1_pd(two_y_i));
     let four = _mm256_set1_pd(WIDTH as f64);
     let mut position = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
-    let mut lanes = Lanes::new();
-    let mut g_max2 = _mm256_set1_pd(f64::NEG_INFINITY);
+    // Two sets of lanes (and of maxima), for alternate vectors: two chains in flight.
+    let (mut even, mut odd) = (Lanes::new(), Lanes::new());
+    let mut maxima = [_mm256_set1_pd(f64::NEG_INFINITY); 2];
     let mut t = 0;
-    while t + WIDTH <= n {
-        // SAFETY: t + 4 ≤ n = every slice's length.
-        let (labels, bounds, g, d, q) = unsafe {
-            let (labels, bounds) = labels_and_bounds(y, bound, t);
-            (
-                labels,
-                bounds,
-                _mm256_loadu_pd(gradient.as_ptr().add(t)),
-                _mm256_loadu_pd(diagonal.as_ptr().add(t)),
-                _mm256_cvtps_pd(_mm_loadu_ps(q_i.as_ptr().add(t))),
-            )
-        };
-        // I_low excludes α_t = 0 (byte 0) for y_t = +1 and α_t = u_t (byte 1) for y_t = −1.
-        let excluded = _mm256_mul_pd(_mm256_sub_pd(one, labels), half);
-        let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
-        let y_g = _mm256_mul_pd(labels, g);
-        let raise = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GE_OQ>(y_g, g_max2));
-        g_max2 = _mm256_blendv_pd(g_max2, y_g, raise);
-        let grad_diff = _mm256_add_pd(g_max, y_g);
-        let quad = _mm256_sub_pd(
-            _mm256_add_pd(q_ii, d),
-            _mm256_mul_pd(_mm256_mul_pd(two_y_i_v, q), labels),
-        );
-        let quad = _mm256_blendv_pd(tau, quad, _mm256_cmp_pd::<_CMP_GT_OQ>(quad, zero));
-        let value = _mm256_div_pd(_mm256_mul_pd(grad_diff, grad_diff), quad);
-        let candidate = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GT_OQ>(grad_diff, zero));
-        lanes.offer(candidate, value, position);
-        position = _mm256_add_pd(position, four);
-        t += WIDTH;
+    // The vector at t, offered to `lanes` and to the maxima `g_max2`.
+    macro_rules! step {
+        ($lanes:expr, $g_max2:expr) => {{
+            // SAFETY: t + 4 ≤ n = every slice's length.
+            let (labels, bounds, g, d, q) = unsafe {
+                let (labels, bounds) = labels_and_bounds(y, bound, t);
+                (
+                    labels,
+                    bounds,
+                    _mm256_loadu_pd(gradient.as_ptr().add(t)),
+                    _mm256_loadu_pd(diagonal.as_ptr().add(t)),
+                    _mm256_cvtps_pd(_mm_loadu_ps(q_i.as_ptr().add(t))),
+                )
+            };
+            // I_low excludes α_t = 0 (byte 0) for y_t = +1 and α_t = u_t (byte 1) for
+            // y_t = −1.
+            let excluded = _mm256_mul_pd(_mm256_sub_pd(one, labels), half);
+            let member = _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, excluded);
+            let y_g = _mm256_mul_pd(labels, g);
+            let raise = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GE_OQ>(y_g, $g_max2));
+            $g_max2 = _mm256_blendv_pd($g_max2, y_g, raise);
+            let grad_diff = _mm256_add_pd(g_max, y_g);
+            let quad = _mm256_sub_pd(
+                _mm256_add_pd(q_ii, d),
+                _mm256_mul_pd(_mm256_mul_pd(two_y_i_v, q), labels),
+            );
+            let quad = _mm256_blendv_pd(tau, quad, _mm256_cmp_pd::<_CMP_GT_OQ>(quad, zero));
+            let value = _mm256_div_pd(_mm256_mul_pd(grad_diff, grad_diff), quad);
+            let candidate = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GT_OQ>(grad_diff, zero));
+            $lanes.offer(candidate, value, position);
+            position = _mm256_add_pd(position, four);
+            t += WIDTH;
+        }};
     }
-    let mut best = lanes.merge(chunk.offset);
-    let mut maxima = [0.0; WIDTH];
-    // SAFETY: `maxima` holds four f64.
-    unsafe { _mm256_storeu_pd(maxima.as_mut_ptr(), g_max2) };
-    let mut g_max2 = maxima.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    while t + 2 * WIDTH <= n {
+        step!(even, maxima[0]);
+        step!(odd, maxima[1]);
+    }
+    // At most one vector left.
+    while t + WIDTH <= n {
+        step!(even, maxima[0]);
+    }
+    let sets = [even, odd];
+    let mut best = merge_lanes(&sets, chunk.offset);
+    let mut g_max2 = f64::NEG_INFINITY;
+    for lanes in maxima {
+        let mut values = [0.0; WIDTH];
+        // SAFETY: `values` holds four f64.
+        unsafe { _mm256_storeu_pd(values.as_mut_ptr(), lanes) };
+        g_max2 = values.into_iter().fold(g_max2, f64::max);
+    }
     for t in t..n {
         let y_t = f64::from(y[t]);
         let in_low = if y[t] == 1 { bound[t] != Bound::Lower } else { bound[t] != Bound::Upper };
