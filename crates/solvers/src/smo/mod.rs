@@ -73,8 +73,11 @@ use strategy::{OneEquality, Strategy, TwoEqualities};
 /// LIBSVM's `TAU`: the curvature used when `a_ij ≤ 0`.
 pub(crate) const TAU: f64 = 1e-12;
 
-/// Positions per parallel task in the gradient update.
-const UPDATE_CHUNK: usize = 4096;
+/// Positions per parallel task in the gradient update: small enough that the chunks of an
+/// active set of 10,000–30,000 positions split evenly over two threads (4,096 left one thread
+/// a chunk more than the other on most passes: a9a 2.37 -> 2.29 s on 2 threads). The results
+/// do not depend on it (no reduction crosses a chunk).
+const UPDATE_CHUNK: usize = 1024;
 
 /// Columns between two checks of [`Monitor::interrupted`] while the gradient is initialised.
 const INTERRUPT_CHECK_COLUMNS: usize = 16;

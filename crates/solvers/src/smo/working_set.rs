@@ -17,8 +17,9 @@
 use super::state::{Bound, Variables};
 use super::TAU;
 
-/// Positions per parallel task in the scans.
-const SCAN_CHUNK: usize = 4096;
+/// Positions per parallel task in the scans (see `UPDATE_CHUNK`; the maxima merge exactly
+/// whatever the chunks).
+const SCAN_CHUNK: usize = 1024;
 
 /// The result of one selection.
 #[derive(Debug, Clone, Copy)]
