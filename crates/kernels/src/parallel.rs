@@ -34,8 +34,9 @@ pub(crate) fn for_column_chunks(
         window(0, width);
         return;
     }
-    let chunks: Vec<(usize, usize)> = chunk_ranges(0, width, COLUMN_CHUNK).collect();
-    crate::team::for_each_chunk(chunks.len(), |c| window(chunks[c].0, chunks[c].1));
+    crate::team::for_each_chunk(width.div_ceil(COLUMN_CHUNK), |c| {
+        window(c * COLUMN_CHUNK, ((c + 1) * COLUMN_CHUNK).min(width))
+    });
 }
 
 /// A row-major output buffer handed to parallel tasks that each write a disjoint range of

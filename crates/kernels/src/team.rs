@@ -233,6 +233,34 @@ pub fn map_chunks<T: Send>(n_chunks: usize, f: impl Fn(usize) -> T + Sync) -> Ve
     results.into_iter().map(|slot| slot.expect("team: every chunk ran")).collect()
 }
 
+/// Chunk results held on the stack by [`fold_chunks`] (more chunks go through [`map_chunks`]).
+const STACK_CHUNKS: usize = 64;
+
+/// `merge(…merge(merge(init, f(0)), f(1))…, f(n_chunks − 1))`: [`map_chunks`] folded in chunk
+/// order, without allocating for up to 64 chunks (an SMO iteration makes several such passes).
+pub fn fold_chunks<T: Send, R>(
+    n_chunks: usize,
+    f: impl Fn(usize) -> T + Sync,
+    init: R,
+    mut merge: impl FnMut(R, T) -> R,
+) -> R {
+    if n_chunks > STACK_CHUNKS {
+        return map_chunks(n_chunks, f).into_iter().fold(init, merge);
+    }
+    let mut results: [Option<T>; STACK_CHUNKS] = std::array::from_fn(|_| None);
+    let slots = DisjointSlices::new(&mut results[..n_chunks]);
+    for_each_chunk(n_chunks, |c| {
+        // SAFETY: chunk c alone writes slot c.
+        let slot = unsafe { slots.range(c, c + 1) };
+        slot[0] = Some(f(c));
+    });
+    let mut folded = init;
+    for slot in &mut results[..n_chunks] {
+        folded = merge(folded, slot.take().expect("team: every chunk ran"));
+    }
+    folded
+}
+
 /// A mutable slice shared by the chunks of one pass, each writing its own disjoint range.
 pub struct DisjointSlices<'a, T> {
     start: *mut T,
@@ -276,6 +304,27 @@ mod tests {
 
     fn pool(threads: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+    }
+
+    #[test]
+    fn fold_chunks_folds_in_chunk_order() {
+        for threads in [1, 2, 3] {
+            pool(threads).install(|| {
+                let _team = TeamGuard::enter();
+                for n in [0, 1, 5, STACK_CHUNKS, STACK_CHUNKS + 1, 200] {
+                    let folded = fold_chunks(
+                        n,
+                        |c| c,
+                        Vec::new(),
+                        |mut all, c| {
+                            all.push(c);
+                            all
+                        },
+                    );
+                    assert_eq!(folded, (0..n).collect::<Vec<_>>());
+                }
+            });
+        }
     }
 
     #[test]

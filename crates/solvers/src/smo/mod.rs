@@ -380,8 +380,9 @@ impl StepOutcome {
     }
 }
 
-/// `target[k] += scale · column[k]` (the `Ḡ` update), in parallel over fixed chunks.
-fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
+/// `target[k] += scale · column[k]` (the `Ḡ` update; a column of the gradient reconstruction),
+/// in parallel over fixed chunks.
+pub(super) fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
     let body = |(g, q): (&mut [f64], &[f32])| {
         for (g, &q) in g.iter_mut().zip(q) {
             *g += scale * f64::from(q);
@@ -424,11 +425,15 @@ fn update_gradient_and_scan<S: Strategy>(
         return body(0, gradient, (q_i, q_j), (y, bound));
     }
     let gradient = DisjointSlices::new(gradient);
-    let parts: Vec<S::First> = team::map_chunks(active_size.div_ceil(UPDATE_CHUNK), |c| {
-        let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(active_size));
-        // SAFETY: chunk c alone writes lo..hi.
-        let g = unsafe { gradient.range(lo, hi) };
-        body(lo, g, (&q_i[lo..hi], &q_j[lo..hi]), (&y[lo..hi], &bound[lo..hi]))
-    });
-    parts.into_iter().fold(S::NO_FIRST, S::merge_first)
+    team::fold_chunks(
+        active_size.div_ceil(UPDATE_CHUNK),
+        |c| {
+            let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(active_size));
+            // SAFETY: chunk c alone writes lo..hi.
+            let g = unsafe { gradient.range(lo, hi) };
+            body(lo, g, (&q_i[lo..hi], &q_j[lo..hi]), (&y[lo..hi], &bound[lo..hi]))
+        },
+        S::NO_FIRST,
+        S::merge_first,
+    )
 }

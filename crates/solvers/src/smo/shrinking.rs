@@ -192,12 +192,12 @@ impl Shrinker {
             for i in 0..active_size {
                 if v.is_free(i) {
                     let q_i = q.column(i, l);
-                    let alpha_i = v.alpha[i];
-                    for (g, &q_ij) in
-                        v.gradient[active_size..l].iter_mut().zip(&q_i[active_size..l])
-                    {
-                        *g += alpha_i * f64::from(q_ij);
-                    }
+                    // In parallel over the inactive positions, each summed in the order of i.
+                    super::add_scaled_column(
+                        &mut v.gradient[active_size..l],
+                        &q_i[active_size..l],
+                        v.alpha[i],
+                    );
                 }
             }
         }

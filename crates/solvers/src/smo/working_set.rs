@@ -157,10 +157,12 @@ pub(crate) fn chunked<T: Send>(
     if len < kernelkit_kernels::PARALLEL_MIN_LEN {
         return merge(empty, scan(0, len));
     }
-    let parts: Vec<T> = kernelkit_kernels::team::map_chunks(len.div_ceil(SCAN_CHUNK), |c| {
-        scan(c * SCAN_CHUNK, ((c + 1) * SCAN_CHUNK).min(len))
-    });
-    parts.into_iter().fold(empty, merge)
+    kernelkit_kernels::team::fold_chunks(
+        len.div_ceil(SCAN_CHUNK),
+        |c| scan(c * SCAN_CHUNK, ((c + 1) * SCAN_CHUNK).min(len)),
+        empty,
+        merge,
+    )
 }
 
 /// The second scan given `i` and its column `Q[0..active_size, i]`.
