@@ -21,8 +21,10 @@ pub(crate) struct DenseRowFacts {
 
 #[pymethods]
 impl DenseRowFacts {
+    /// Checks and computes the facts of `x` on `n_jobs` threads (0: every core).
     #[new]
-    fn new(py: Python<'_>, x: Bound<'_, PyArray2<f64>>) -> PyResult<Self> {
+    #[pyo3(signature = (x, n_jobs=0))]
+    fn new(py: Python<'_>, x: Bound<'_, PyArray2<f64>>, n_jobs: usize) -> PyResult<Self> {
         let facts = {
             let readonly = x.readonly();
             let values = readonly
@@ -31,7 +33,13 @@ impl DenseRowFacts {
                 .filter(|_| x.is_c_contiguous())
                 .ok_or_else(|| PyValueError::new_err("X must be a C-contiguous array"))?;
             let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
-            py.detach(|| RowFacts::new(values, n_rows, n_features)).map_err(CoreError::from)?
+            py.detach(|| {
+                kernelkit_solvers::with_thread_pool(n_jobs, || {
+                    RowFacts::new(values, n_rows, n_features)
+                })
+            })
+            .map_err(CoreError::from)?
+            .map_err(CoreError::from)?
         };
         Ok(DenseRowFacts { array: x.unbind(), facts })
     }

@@ -20,7 +20,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
 from ._duplicates import first_occurrences, group_rows
 from ._validation import (
     check_bool,
@@ -295,7 +295,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         # Each row is in n_classes - 1 pairs: dense rows are checked, normed and narrowed to
         # float32 once, and each pair reads its rows from X in place (no copy per pair).
         facts = (
-            _core.DenseRowFacts(X_checked)
+            _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
             if n_classes > 2
             and isinstance(X_checked, np.ndarray)
             and isinstance(self.kernel, str)
@@ -305,7 +305,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
 
         # Identical rows with the same label are one C-SVC dual variable (`_duplicates`).
         first = (
-            first_occurrences(X_checked)
+            first_occurrences(X_checked, resolve_n_jobs(self.n_jobs))
             if self._merges_repeated_rows
             and isinstance(self.kernel, str)
             and self.kernel != "precomputed"

@@ -13,10 +13,17 @@
 //! in the row's order by [`sq_norms`]), the same `f32` rows, and [`RowFacts::density`] the
 //! same fraction [`density`](crate::density) computes over the gathered values.
 
-use crate::dense::{sq_norms, DenseRows};
-use crate::error::{check_finite, KernelError};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use crate::dense::DenseRows;
+use crate::error::KernelError;
 use crate::function::KernelFunction;
 use crate::source::{exactly_single, DenseKernel};
+
+/// Rows per block of [`RowFacts::new`].
+const FACT_BLOCK_ROWS: usize = 256;
 
 /// Facts about row-major dense rows that every subset of them shares. The rows themselves stay
 /// with the caller (a NumPy array read in place) and are passed to each method again: they
@@ -34,26 +41,67 @@ pub struct RowFacts {
 
 impl RowFacts {
     /// Checks `values` (`n_rows × n_features`, row-major: the length, finiteness) and computes
-    /// the facts.
+    /// the facts, in one pass over blocks of rows on the current rayon pool (USPS, 7,291 × 256:
+    /// 4.7 ms in four sequential passes). Each fact of a row is computed as [`DenseRows::new`]
+    /// and [`DenseKernel::new`] compute it (norms summed in the row's order, the `f32` copy
+    /// only when every value is exactly an `f32`), and the error names the first non-finite
+    /// value.
     pub fn new(values: &[f64], n_rows: usize, n_features: usize) -> Result<Self, KernelError> {
         let expected = n_rows.saturating_mul(n_features);
         if values.len() != expected {
             return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
         }
-        check_finite("X", values)?;
-        let nonzeros = if n_features == 0 {
-            vec![0; n_rows]
-        } else {
-            values
-                .chunks_exact(n_features)
-                .map(|row| row.iter().filter(|&&v| v != 0.0).count())
-                .collect()
-        };
+        let d = n_features;
+        if d == 0 {
+            return Ok(RowFacts {
+                n_rows,
+                n_features,
+                sq_norms: vec![0.0; n_rows],
+                single: Some(Vec::new()),
+                nonzeros: vec![0; n_rows],
+            });
+        }
+        let mut sq_norms = vec![0.0; n_rows];
+        let mut nonzeros = vec![0; n_rows];
+        let mut single = vec![0.0f32; values.len()];
+        // Set by the first block holding a value that is not an f32: later blocks skip the copy.
+        let inexact = AtomicBool::new(false);
+        let first_non_finite = values
+            .par_chunks(FACT_BLOCK_ROWS * d)
+            .zip(single.par_chunks_mut(FACT_BLOCK_ROWS * d))
+            .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
+            .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
+            .enumerate()
+            .filter_map(|(b, (((block, single), norms), nonzeros))| {
+                if let Some(k) = block.iter().position(|v| !v.is_finite()) {
+                    return Some(b * FACT_BLOCK_ROWS * d + k);
+                }
+                for ((row, norm), count) in
+                    block.chunks_exact(d).zip(norms.iter_mut()).zip(nonzeros.iter_mut())
+                {
+                    *norm = row.iter().map(|v| v * v).sum();
+                    *count = row.iter().filter(|&&v| v != 0.0).count();
+                }
+                if !inexact.load(Ordering::Relaxed) {
+                    for (narrowed, &v) in single.iter_mut().zip(block) {
+                        *narrowed = v as f32;
+                        if f64::from(*narrowed) != v {
+                            inexact.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                None
+            })
+            .min();
+        if let Some(index) = first_non_finite {
+            return Err(KernelError::NotFinite { name: "X", index });
+        }
         Ok(RowFacts {
             n_rows,
             n_features,
-            sq_norms: sq_norms(values, n_rows, n_features),
-            single: exactly_single(values),
+            sq_norms,
+            single: (!inexact.into_inner()).then_some(single),
             nonzeros,
         })
     }
@@ -220,6 +268,15 @@ mod tests {
         assert_eq!(
             RowFacts::new(&bad, 10, 4).unwrap_err(),
             KernelError::NotFinite { name: "X", index: 13 }
+        );
+        // Non-finite values in several blocks of rows: the first one is named.
+        let mut bad = rows(1000, 3, true);
+        bad[900 * 3 + 1] = f64::NEG_INFINITY;
+        bad[300 * 3 + 2] = f64::NAN;
+        bad[700 * 3] = f64::INFINITY;
+        assert_eq!(
+            RowFacts::new(&bad, 1000, 3).unwrap_err(),
+            KernelError::NotFinite { name: "X", index: 300 * 3 + 2 }
         );
         let facts = RowFacts::new(&values, 10, 4).unwrap();
         assert_eq!(
