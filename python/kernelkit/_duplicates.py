@@ -80,16 +80,20 @@ class RowGroups:
         """The coefficient of each position from the groups' ``alpha`` (see the module doc):
         members filled in position order up to their bounds ``upper``; a group at its bound
         ``group_upper`` (the one its solve used) puts every member exactly at its own."""
-        order = np.argsort(self.group, kind="stable")
+        # Only the members of groups with α_g > 0 get a share (every other α_t is 0).
+        result = np.zeros_like(upper)
+        members = np.flatnonzero((alpha > 0)[self.group])
+        if len(members) == 0:
+            return result
+        order = members[np.argsort(self.group[members], kind="stable")]
         group_sorted = self.group[order]
         upper_sorted = upper[order]
         before = np.cumsum(upper_sorted) - upper_sorted
-        starts = np.searchsorted(group_sorted, np.arange(self.n_groups))
-        before -= before[starts][group_sorted]
+        starts = np.searchsorted(group_sorted, group_sorted, side="left")
+        before -= before[starts]
         share = np.clip(alpha[group_sorted] - before, 0.0, upper_sorted)
         at_bound = alpha >= group_upper
         share = np.where(at_bound[group_sorted], upper_sorted, share)
-        result = np.empty_like(upper)
         result[order] = share
         return result
 
@@ -103,13 +107,16 @@ def group_rows(
     if first is None or len(index) < MIN_ROWS:
         return None
     key = first[index] * 2 + (signs > 0)
-    _, first_position, inverse = np.unique(key, return_index=True, return_inverse=True)
-    n_groups = len(first_position)
-    if n_groups > MAX_GROUP_FRACTION * len(index):
-        return None
+    positions = np.arange(len(index))
+    # The first position of each key, without sorting the keys.
+    first_position = np.full(2 * len(first), len(index), dtype=np.intp)
+    np.minimum.at(first_position, key, positions)
     # Groups numbered in the order of their first position, so that the reduced problem keeps
     # the positions' relative order.
-    order = np.argsort(first_position)
-    rank = np.empty(n_groups, dtype=np.intp)
-    rank[order] = np.arange(n_groups)
-    return RowGroups(group=rank[inverse].astype(np.intp), representatives=first_position[order])
+    representatives = np.flatnonzero(first_position[key] == positions)
+    n_groups = len(representatives)
+    if n_groups > MAX_GROUP_FRACTION * len(index):
+        return None
+    rank = np.empty(len(first_position), dtype=np.intp)
+    rank[key[representatives]] = np.arange(n_groups)
+    return RowGroups(group=rank[key], representatives=representatives)
