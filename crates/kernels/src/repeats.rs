@@ -13,8 +13,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use rayon::prelude::*;
-
 /// A dense row as a hash key, compared bit for bit.
 pub(crate) struct BitRow<'a>(pub(crate) &'a [f64]);
 
@@ -93,63 +91,12 @@ impl Hasher for RowHasher {
     }
 }
 
-/// A key with its hash computed beforehand.
-struct Hashed<K> {
-    hash: u64,
-    key: K,
-}
-
-impl<K: PartialEq> PartialEq for Hashed<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.hash == other.hash && self.key == other.key
-    }
-}
-
-impl<K: Eq> Eq for Hashed<K> {}
-
-impl<K> Hash for Hashed<K> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// The hasher of [`Hashed`] keys: their hash, as computed.
-#[derive(Default)]
-struct Precomputed(u64);
-
-impl Hasher for Precomputed {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is called for `Hashed` keys; anything else is still hashed.
-        let mut fallback = RowHasher { states: [self.0, 0, 0, 0], words: 0 };
-        fallback.write(bytes);
-        self.0 = fallback.finish();
-    }
-
-    fn write_u64(&mut self, hash: u64) {
-        self.0 = hash;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// `first[t]`: the smallest `s ≤ t` whose key equals the key of `t` (`first[t] == t` for a
-/// first occurrence). The keys are hashed in parallel on the current rayon pool (every value
-/// of every row is read), then entered in order.
-fn first_occurrences<K: Eq + Hash + Send>(n: usize, key: impl Fn(usize) -> K + Sync) -> Vec<usize> {
-    let hashes: Vec<u64> = (0..n)
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|t| {
-            let mut hasher = RowHasher::default();
-            key(t).hash(&mut hasher);
-            hasher.finish()
-        })
-        .collect();
-    let mut first_of: HashMap<Hashed<K>, usize, BuildHasherDefault<Precomputed>> =
+/// first occurrence).
+fn first_occurrences<K: Eq + Hash>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+    let mut first_of: HashMap<K, usize, BuildHasherDefault<RowHasher>> =
         HashMap::with_capacity_and_hasher(n, Default::default());
-    (0..n).map(|t| *first_of.entry(Hashed { hash: hashes[t], key: key(t) }).or_insert(t)).collect()
+    (0..n).map(|t| *first_of.entry(key(t)).or_insert(t)).collect()
 }
 
 /// For each row of the row-major `n_rows × n_features` dense `values`, the first row with the
