@@ -126,12 +126,46 @@ pub(crate) fn sq_norms(values: &[f64], n_rows: usize, n_features: usize) -> Vec<
     if n_features == 0 {
         return vec![0.0; n_rows];
     }
-    values.chunks_exact(n_features).map(|row| row.iter().map(|v| v * v).sum()).collect()
+    let norm = |row: &[f64]| row.iter().map(|v| v * v).sum();
+    if crate::parallel::parallel_input_pass(values.len()) {
+        use rayon::prelude::*;
+        let rows_per_task = (crate::parallel::INPUT_PASS_VALUES / n_features).max(1);
+        values.par_chunks_exact(n_features).with_min_len(rows_per_task).map(norm).collect()
+    } else {
+        values.chunks_exact(n_features).map(norm).collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Inside a pool the passes over the input run in parallel: the same norms bit for bit,
+    /// the same density, and the first non-finite value is still the one named.
+    #[test]
+    fn input_passes_inside_a_pool_equal_the_sequential_ones() {
+        let (n, d) = (9000, 37);
+        let mut values: Vec<f64> = (0..n * d)
+            .map(|k| if k % 5 == 0 { 0.0 } else { ((k * 7919) % 101) as f64 / 7.0 })
+            .collect();
+        assert!(crate::parallel::INPUT_PASS_VALUES * 4 <= values.len());
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (norms, density) =
+            pool.install(|| (sq_norms(&values, n, d), crate::sparse::density(&values)));
+        let expected: Vec<u64> = values
+            .chunks_exact(d)
+            .map(|row| row.iter().map(|v| v * v).sum::<f64>().to_bits())
+            .collect();
+        assert_eq!(norms.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), expected);
+        assert_eq!(density, crate::sparse::density(&values));
+        values[300_000] = f64::NAN;
+        values[150_001] = f64::INFINITY;
+        values[200_000] = f64::NAN;
+        assert_eq!(
+            pool.install(|| DenseRows::new(&values, n, d)).unwrap_err(),
+            KernelError::NotFinite { name: "X", index: 150_001 }
+        );
+    }
 
     #[test]
     fn shape_and_finiteness_are_checked() {

@@ -64,7 +64,20 @@ pub enum KernelError {
 
 /// Returns the first non-finite value of `values`, as a [`KernelError::NotFinite`].
 pub(crate) fn check_finite(name: &'static str, values: &[f64]) -> Result<(), KernelError> {
-    match values.iter().position(|v| !v.is_finite()) {
+    use crate::parallel::{parallel_input_pass, INPUT_PASS_VALUES};
+    use rayon::prelude::*;
+    let first = if parallel_input_pass(values.len()) {
+        values
+            .par_chunks(INPUT_PASS_VALUES)
+            .enumerate()
+            .filter_map(|(b, chunk)| {
+                chunk.iter().position(|v| !v.is_finite()).map(|k| b * INPUT_PASS_VALUES + k)
+            })
+            .min()
+    } else {
+        values.iter().position(|v| !v.is_finite())
+    };
+    match first {
         Some(index) => Err(KernelError::NotFinite { name, index }),
         None => Ok(()),
     }

@@ -17,6 +17,16 @@ pub fn chunk_ranges(
     (start..end).step_by(chunk).map(move |lo| (lo, (lo + chunk).min(end)))
 }
 
+/// Values per task of the one-off passes over the input (finiteness, norms, density), which
+/// run in parallel only inside a rayon pool (a solve's), never starting the global one.
+pub(crate) const INPUT_PASS_VALUES: usize = 1 << 16;
+
+/// Whether a pass over `len` input values runs in parallel: large enough, and on a thread of a
+/// rayon pool (inside a solve), so that no other pool is started for it.
+pub(crate) fn parallel_input_pass(len: usize) -> bool {
+    len >= 4 * INPUT_PASS_VALUES && rayon::current_thread_index().is_some()
+}
+
 /// Positions per parallel task when filling a block of kernel columns.
 pub(crate) const COLUMN_CHUNK: usize = 1024;
 /// Below this many multiply-adds a block is computed on the calling thread.

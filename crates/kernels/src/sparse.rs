@@ -194,7 +194,14 @@ pub fn density(dense: &[f64]) -> f64 {
     if dense.is_empty() {
         return 1.0;
     }
-    dense.iter().filter(|&&v| v != 0.0).count() as f64 / dense.len() as f64
+    let nonzeros = |values: &[f64]| values.iter().filter(|&&v| v != 0.0).count();
+    let count: usize = if crate::parallel::parallel_input_pass(dense.len()) {
+        use rayon::prelude::*;
+        dense.par_chunks(crate::parallel::INPUT_PASS_VALUES).map(nonzeros).sum()
+    } else {
+        nonzeros(dense)
+    };
+    count as f64 / dense.len() as f64
 }
 
 /// `Σ_k x[indices[k]] · values[k]`, with four independent accumulators so that the
