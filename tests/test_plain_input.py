@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_array, check_X_y
 
 import kernelkit
 from kernelkit import _base
-from kernelkit._validation import check_class_labels, plain_rows, plain_target
+from kernelkit._validation import check_class_labels, class_index, plain_rows, plain_target
 
 
 def _refuse(*args: Any, **kwargs: Any) -> Any:
@@ -156,3 +156,28 @@ def test_plain_fit_records_what_check_x_y_returns(problem: tuple[np.ndarray, np.
     np.testing.assert_array_equal(model.support_vectors_, expected_X[model.support_])
     assert model.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(model.classes_, [2.0, 7.0])
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([1.0, -1.0, -1.0, 1.0]),
+        np.array([3, 7, 7, 3, 3], dtype=np.int32),
+        np.array([True, False, True]),
+        np.array([2.5, 2.5]),
+        np.array([1, 2, 3, 1]),
+        np.array([0.0, 1.0, -0.0]),
+        np.array([-0.0, 0.0]),
+        np.array([5.0, -2.0], dtype=np.float32),
+        np.array(["b", "a", "b"]),
+        np.array([7]),
+    ],
+)
+def test_class_index_equals_numpy_unique(y: np.ndarray) -> None:
+    classes, index = class_index(y)
+    expected_classes, expected_index = np.unique(y, return_inverse=True)
+    assert classes.dtype == expected_classes.dtype and index.dtype == np.intp
+    np.testing.assert_array_equal(classes, expected_classes)
+    if classes.dtype.kind == "f":  # the same zeros too
+        np.testing.assert_array_equal(np.signbit(classes), np.signbit(expected_classes))
+    np.testing.assert_array_equal(index, expected_index)

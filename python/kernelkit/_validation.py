@@ -86,6 +86,20 @@ def check_class_labels(y: NDArray[Any]) -> None:
     check_classification_targets(y)
 
 
+def class_index(y: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """``np.unique(y, return_inverse=True)``: the sorted classes and each label's index among
+    them. Binary numeric labels (the common case) are indexed without sorting y; a zero label
+    (whose sign ``np.unique`` may keep either way) and everything else go to ``np.unique``."""
+    if type(y) is np.ndarray and y.ndim == 1 and len(y) > 0 and y.dtype.kind in "biuf":
+        low, high = y.min(), y.max()
+        is_high = y == high
+        exact = y.dtype.kind != "f" or (low != 0 and high != 0)
+        if exact and low != high and np.count_nonzero(is_high | (y == low)) == len(y):
+            return np.array([low, high], dtype=y.dtype), is_high.astype(np.intp)
+    classes, index = np.unique(y, return_inverse=True)
+    return classes, index.astype(np.intp, copy=False)
+
+
 def check_bool(name: str, value: object) -> bool:
     """``value`` as a bool; a ``TypeError`` naming ``name`` for anything else (a string such as
     ``"no"`` would otherwise be silently true)."""

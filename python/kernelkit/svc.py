@@ -26,6 +26,7 @@ from ._validation import (
     check_bool,
     check_class_labels,
     check_class_weight,
+    class_index,
     keeps_model_on_failure,
 )
 
@@ -263,7 +264,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self._check_params()
         X_checked, y_array = self._validate_xy(X, y)
         check_class_labels(y_array)
-        classes, y_index = np.unique(y_array, return_inverse=True)
+        classes, y_index = class_index(y_array)
         if len(classes) < 2:
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
