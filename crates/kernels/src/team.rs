@@ -8,7 +8,7 @@
 //! rayon pool for the length of a solve (one `spawn_broadcast` job each) and keeps them spinning
 //! between passes, so that a pass starts in well under a microsecond.
 //!
-//! A pass is a number of fixed chunks ([`for_each_chunk`], [`map_chunks`]): chunk boundaries
+//! A pass is a number of fixed chunks ([`for_each_chunk`], [`fold_chunks`]): chunk boundaries
 //! are chosen by the caller from the data only, and per-chunk results are returned in chunk
 //! order, so no result depends on the number of threads or on which thread ran which chunk.
 //! Without a team on the calling thread (one thread, or outside a solve) the same chunks run on
@@ -221,8 +221,9 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
     }
 }
 
-/// `[f(0), f(1), …, f(n_chunks − 1)]`, computed as [`for_each_chunk`] does.
-pub fn map_chunks<T: Send>(n_chunks: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+/// `[f(0), f(1), …, f(n_chunks − 1)]`, computed as [`for_each_chunk`] does (for
+/// [`fold_chunks`] beyond its stack slots).
+fn map_chunks<T: Send>(n_chunks: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut results: Vec<Option<T>> = (0..n_chunks).map(|_| None).collect();
     let slots = DisjointSlices::new(&mut results);
     for_each_chunk(n_chunks, |c| {

@@ -152,11 +152,12 @@ impl Selection {
         let extremes = if n < PARALLEL_MIN_LEN {
             PairExtremes::scan(state, y, c, 0, n)
         } else {
-            let chunks: Vec<PairExtremes> =
-                kernelkit_kernels::team::map_chunks(n.div_ceil(ROW_CHUNK), |k| {
-                    PairExtremes::scan(state, y, c, k * ROW_CHUNK, ((k + 1) * ROW_CHUNK).min(n))
-                });
-            chunks.iter().fold(PairExtremes::EMPTY, |acc, chunk| acc.merge(chunk))
+            kernelkit_kernels::team::fold_chunks(
+                n.div_ceil(ROW_CHUNK),
+                |k| PairExtremes::scan(state, y, c, k * ROW_CHUNK, ((k + 1) * ROW_CHUNK).min(n)),
+                PairExtremes::EMPTY,
+                |acc, chunk| acc.merge(&chunk),
+            )
         };
         let alpha = (extremes.alpha_up.exists() && extremes.alpha_low.exists()).then_some(Pair {
             up: extremes.alpha_up.index,

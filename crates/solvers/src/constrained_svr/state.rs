@@ -66,10 +66,11 @@ pub(crate) fn sum_of_squares(v: &[f64]) -> f64 {
         v.iter().map(|x| x * x).sum()
     } else {
         let n = v.len();
-        let partial: Vec<f64> = team::map_chunks(n.div_ceil(ROW_CHUNK), |c| {
+        let chunk_sum = |c: usize| -> f64 {
             v[c * ROW_CHUNK..((c + 1) * ROW_CHUNK).min(n)].iter().map(|x| x * x).sum()
-        });
-        partial.iter().sum()
+        };
+        // Summed in chunk order from −0.0, as `Iterator::sum` of the chunk sums was.
+        team::fold_chunks(n.div_ceil(ROW_CHUNK), chunk_sum, -0.0, |total, part| total + part)
     }
 }
 

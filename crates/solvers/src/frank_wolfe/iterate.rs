@@ -200,11 +200,11 @@ fn extreme(
         scan(0, values)
     } else {
         let n = values.len();
-        let partial: Vec<Option<(usize, f64)>> = team::map_chunks(n.div_ceil(CHUNK), |k| {
+        let scan_chunk = |k: usize| {
             let (lo, hi) = (k * CHUNK, ((k + 1) * CHUNK).min(n));
             scan(lo, &values[lo..hi])
-        });
-        partial.into_iter().fold(None, merge)
+        };
+        team::fold_chunks(n.div_ceil(CHUNK), scan_chunk, None, merge)
     }
 }
 

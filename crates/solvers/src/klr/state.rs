@@ -49,9 +49,14 @@ fn chunked<T: Send + Copy>(
     if n < PARALLEL_MIN_LEN {
         return scan(0, n);
     }
-    let parts: Vec<T> =
-        team::map_chunks(n.div_ceil(CHUNK), |k| scan(k * CHUNK, ((k + 1) * CHUNK).min(n)));
-    parts.into_iter().reduce(merge).expect("n > 0")
+    let scan_chunk = |k: usize| scan(k * CHUNK, ((k + 1) * CHUNK).min(n));
+    let folded = team::fold_chunks(n.div_ceil(CHUNK), scan_chunk, None, |acc, part| {
+        Some(match acc {
+            None => part,
+            Some(acc) => merge(acc, part),
+        })
+    });
+    folded.expect("n > 0")
 }
 
 /// The SMO iterate.

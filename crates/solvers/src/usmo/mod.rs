@@ -206,10 +206,12 @@ fn critical_values(sigma: &[f64], cache: &[f64], c2: f64) -> Critical {
     if n < kernelkit_kernels::PARALLEL_MIN_LEN {
         return scan(0, n);
     }
-    let parts: Vec<Critical> = kernelkit_kernels::team::map_chunks(n.div_ceil(CHUNK), |c| {
-        scan(c * CHUNK, ((c + 1) * CHUNK).min(n))
-    });
-    parts.into_iter().fold(Critical::EMPTY, Critical::merge)
+    kernelkit_kernels::team::fold_chunks(
+        n.div_ceil(CHUNK),
+        |c| scan(c * CHUNK, ((c + 1) * CHUNK).min(n)),
+        Critical::EMPTY,
+        Critical::merge,
+    )
 }
 
 /// `Φ(σ) = ½σᵀKσ − pᵀσ + Σ g(σ_u)` from the cache: `½σᵀKσ = ½ Σ σ_u (p_u − f̂_u)`.
