@@ -126,14 +126,19 @@ pub(crate) fn sq_norms(values: &[f64], n_rows: usize, n_features: usize) -> Vec<
     if n_features == 0 {
         return vec![0.0; n_rows];
     }
-    let norm = |row: &[f64]| row.iter().map(|v| v * v).sum();
     if crate::parallel::parallel_input_pass(values.len()) {
         use rayon::prelude::*;
         let rows_per_task = (crate::parallel::INPUT_PASS_VALUES / n_features).max(1);
-        values.par_chunks_exact(n_features).with_min_len(rows_per_task).map(norm).collect()
+        values.par_chunks_exact(n_features).with_min_len(rows_per_task).map(sq_norm).collect()
     } else {
-        values.chunks_exact(n_features).map(norm).collect()
+        values.chunks_exact(n_features).map(sq_norm).collect()
     }
+}
+
+/// `‖row‖²`, summed in the row's order: every norm of the crate is this sum, so that norms
+/// computed once for several row subsets ([`crate::RowFacts`]) are bitwise those of the rows.
+pub(crate) fn sq_norm(row: &[f64]) -> f64 {
+    row.iter().map(|v| v * v).sum()
 }
 
 #[cfg(test)]

@@ -10,17 +10,17 @@
 //!
 //! Every fact of a row depends on that row alone, so the gathered kernel is the kernel
 //! [`DenseKernel::new`] builds over the gathered rows, value for value: the same norms (summed
-//! in the row's order by [`sq_norms`]), the same `f32` rows, and [`RowFacts::density`] the
+//! in the row's order by [`sq_norm`]), the same `f32` rows, and [`RowFacts::density`] the
 //! same fraction [`density`](crate::density) computes over the gathered values.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::dense::DenseRows;
+use crate::dense::{sq_norm, DenseRows};
 use crate::error::KernelError;
 use crate::function::KernelFunction;
-use crate::source::{exactly_single, DenseKernel};
+use crate::source::{exactly_single, narrow_exactly, DenseKernel};
 
 /// Rows per block of [`RowFacts::new`].
 const FACT_BLOCK_ROWS: usize = 256;
@@ -79,17 +79,11 @@ impl RowFacts {
                 for ((row, norm), count) in
                     block.chunks_exact(d).zip(norms.iter_mut()).zip(nonzeros.iter_mut())
                 {
-                    *norm = row.iter().map(|v| v * v).sum();
+                    *norm = sq_norm(row);
                     *count = row.iter().filter(|&&v| v != 0.0).count();
                 }
-                if !inexact.load(Ordering::Relaxed) {
-                    for (narrowed, &v) in single.iter_mut().zip(block) {
-                        *narrowed = v as f32;
-                        if f64::from(*narrowed) != v {
-                            inexact.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
+                if !inexact.load(Ordering::Relaxed) && !narrow_exactly(block, single) {
+                    inexact.store(true, Ordering::Relaxed);
                 }
                 None
             })

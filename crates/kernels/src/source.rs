@@ -249,15 +249,20 @@ impl KernelSource for DenseKernel<'_> {
 
 /// `values` in `f32` when every one is exactly an `f32` (`None` at the first that is not).
 pub(crate) fn exactly_single(values: &[f64]) -> Option<Vec<f32>> {
-    let mut single = Vec::with_capacity(values.len());
-    for &v in values {
-        let narrowed = v as f32;
-        if f64::from(narrowed) != v {
-            return None;
+    let mut single = vec![0.0; values.len()];
+    narrow_exactly(values, &mut single).then_some(single)
+}
+
+/// Writes `values` in `f32` to `single` (the same length); `false` at the first value that is
+/// not exactly an `f32` (the rest of `single` is then left as it was).
+pub(crate) fn narrow_exactly(values: &[f64], single: &mut [f32]) -> bool {
+    for (narrowed, &v) in single.iter_mut().zip(values) {
+        *narrowed = v as f32;
+        if f64::from(*narrowed) != v {
+            return false;
         }
-        single.push(narrowed);
     }
-    Some(single)
+    true
 }
 
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
