@@ -163,8 +163,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
         rows = plain_rows(X)
-        if rows is not None and (reset or self._takes_plain_rows(rows)):
-            self._set_n_features(rows, reset=reset)
+        if rows is not None and reset:
+            self._set_n_features(rows)
+            return rows
+        if rows is not None and self._takes_plain_rows(rows):
             return rows
         X = validate_data(
             self,
@@ -184,12 +186,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             self, "n_features_in_", None
         )
 
-    def _set_n_features(self, rows: Float64Array, *, reset: bool) -> None:
-        """What ``validate_data`` records of plain rows: their number of features, and no
-        feature names (those of an earlier fit on a dataframe are dropped)."""
-        if reset:
-            self.__dict__.pop("feature_names_in_", None)
-            self.n_features_in_ = rows.shape[1]
+    def _set_n_features(self, rows: Float64Array) -> None:
+        """What ``validate_data(reset=True)`` records of plain rows: their number of features,
+        and no feature names (those of an earlier fit on a dataframe are dropped)."""
+        self.__dict__.pop("feature_names_in_", None)
+        self.n_features_in_ = rows.shape[1]
 
     def _accept_sparse(self) -> str | bool:
         """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel or
@@ -205,7 +206,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         rows = plain_rows(X)
         target = None if rows is None else plain_target(y, rows.shape[0])
         if rows is not None and target is not None:
-            self._set_n_features(rows, reset=True)
+            self._set_n_features(rows)
             return rows, target
         X_checked, y_checked = validate_data(
             self,

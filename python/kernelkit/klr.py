@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
-from ._validation import check_bool, check_class_labels, keeps_model_on_failure
+from ._validation import check_bool, check_class_labels, class_index, keeps_model_on_failure
 
 __all__ = ["SparseKernelLogisticRegression"]
 
@@ -217,7 +217,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
         check_class_labels(labels)
-        classes, encoded = np.unique(labels, return_inverse=True)
+        classes, encoded = class_index(labels)
         if len(classes) == 1:
             raise ValueError(
                 f"y has 1 class ({classes[0]!r}): SparseKernelLogisticRegression needs 2 classes"
