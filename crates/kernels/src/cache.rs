@@ -229,6 +229,29 @@ impl<T: Copy + Default> RowCache<T> {
         [(column_i, have_i), (column_j, have_j)]
     }
 
+    /// [`RowCache::get`] for column `j` (pinning `beside`), and column `beside` itself read as
+    /// [`RowCache::peek`] reads it (no counter, no LRU move): the new column is written while
+    /// the other is read.
+    ///
+    /// # Panics
+    /// If `beside == Some(j)`, or as [`RowCache::peek`] panics for `beside`.
+    pub fn get_beside(
+        &mut self,
+        j: usize,
+        len: usize,
+        beside: Option<usize>,
+    ) -> (&mut [T], usize, Option<&[T]>) {
+        assert_ne!(beside, Some(j), "RowCache::get_beside: two distinct columns");
+        let (column_j, have) = self.get(j, len, beside);
+        let (pointer, len_j) = (column_j.as_mut_ptr(), column_j.len());
+        let companion = beside.map(|i| self.peek(i, len));
+        // SAFETY: `get(j, …, beside)` evicted only columns other than the pinned `beside`, and
+        // `peek` moves nothing: column j's buffer still holds its `len_j` values, and it is a
+        // buffer distinct from column `beside`'s, which is only read.
+        let column_j = unsafe { std::slice::from_raw_parts_mut(pointer, len_j) };
+        (column_j, have, companion)
+    }
+
     /// Column `i` (which must hold at least `len` values) without touching the LRU order.
     ///
     /// # Panics

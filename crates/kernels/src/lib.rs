@@ -53,7 +53,7 @@ pub use function::KernelFunction;
 pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use precomputed::PrecomputedGram;
-pub use qmatrix::{QMatrix, SignedQ, SvrQ};
+pub use qmatrix::{QMatrix, SignedQ, SvrQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences};
 pub use row_facts::RowFacts;
 pub use simd::avx2_available;

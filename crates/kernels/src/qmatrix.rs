@@ -60,7 +60,40 @@ pub trait QMatrix: Send {
     fn speculation_width(&self, _len: usize) -> usize {
         0
     }
+
+    /// Whether [`QMatrix::column_then`] may fuse (when `false`, it never does, and a solver
+    /// keeps its unfused path without asking).
+    fn fuses_passes(&self) -> bool {
+        false
+    }
+
+    /// Computes the missing column `Q[0..len, j]` and hands each window of it to
+    /// `then(c0, &Q[c0..c1, j], companion)` as soon as the window is stored, on the thread that
+    /// computed it, with `companion = Some(&Q[c0..c1, i])` when `beside = Some(i)` (column `i`
+    /// stays resident meanwhile). The windows are disjoint and cover `0..len` once, so a pass
+    /// of the solver over the column's positions (a gradient update, a working-set scan) runs
+    /// inside the pass that computes the column, while each window is in its core's cache:
+    /// one synchronisation of the threads instead of two.
+    ///
+    /// Returns `true` when it did so, with column `j` then resident as [`QMatrix::column`]
+    /// leaves it (same values, same cache counters). Returns `false`, having computed and
+    /// called nothing, unless column `j` holds no value yet, column `i` (if any) is resident
+    /// over `0..len`, `i ≠ j` and `len > 0`: the caller then makes its pass itself. The
+    /// default never fuses.
+    fn column_then(
+        &mut self,
+        _j: usize,
+        _beside: Option<usize>,
+        _len: usize,
+        _then: &WindowThen<'_>,
+    ) -> bool {
+        false
+    }
 }
+
+/// What [`QMatrix::column_then`] runs on each window: `(c0, window of the new column, window
+/// of the resident one)`.
+pub type WindowThen<'a> = dyn Fn(usize, &[f32], Option<&[f32]>) + Sync + 'a;
 
 /// `Q_ij = s_i s_j K_ij` over a cached kernel source.
 #[derive(Debug)]
@@ -194,6 +227,43 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         } else {
             0
         }
+    }
+
+    fn fuses_passes(&self) -> bool {
+        true
+    }
+
+    fn column_then(
+        &mut self,
+        j: usize,
+        beside: Option<usize>,
+        len: usize,
+        then: &WindowThen<'_>,
+    ) -> bool {
+        if len == 0 || beside == Some(j) || self.cache.refresh(j) != 0 {
+            return false;
+        }
+        if let Some(i) = beside {
+            if self.cache.refresh(i) < len {
+                return false;
+            }
+        }
+        let SignedQ { kernel, signs, cache, scratch, .. } = self;
+        let (column_j, have, companion) = cache.get_beside(j, len, beside);
+        debug_assert_eq!(have, 0);
+        scratch.resize(len, 0.0);
+        let s_j = signs[j];
+        let signs = &signs[..len];
+        let column = DisjointSlices::new(column_j);
+        let finish = |_: usize, c0: usize, values: &[f64]| {
+            let c1 = c0 + values.len();
+            // SAFETY: the windows of the block's one row are disjoint.
+            let window = unsafe { column.range(c0, c1) };
+            store_signed(window, values, s_j, &signs[c0..c1]);
+            then(c0, window, companion.map(|q_i| &q_i[c0..c1]));
+        };
+        kernel.fill_block_finishing(&[j], 0, len, scratch, &finish);
+        true
     }
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {

@@ -128,3 +128,80 @@ fn signed_columns_stored_from_the_windows_are_the_signed_kernel_in_f32() {
     assert_eq!(q_j, &expected(4000, 3000)[..], "column j of the pair");
     assert_eq!(q.column(10, n), &expected(10, n)[..], "a column extended to the full length");
 }
+
+/// Windows `(c0, new column's values, companion's values)` handed to a `column_then`.
+type Seen = Mutex<Vec<(usize, Vec<f32>, Option<Vec<f32>>)>>;
+
+/// `SignedQ::column_then` on `kernel()`: a missing column computed beside a resident one hands
+/// every window of `0..len` to the pass once, with the values `column` returns afterwards
+/// (bitwise) and the resident column's values beside them; the cache counters and the cache's
+/// contents are those of the unfused `column` / `column_pair` calls of a twin matrix. When it
+/// must not fuse, it computes and calls nothing.
+fn check_column_then<K: KernelSource>(kernel: impl Fn() -> K, what: &str) {
+    let n = kernel().len();
+    let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let mut fused = SignedQ::new(kernel(), signs.clone(), 64 << 20);
+    let mut plain = SignedQ::new(kernel(), signs, 64 << 20);
+    assert!(fused.fuses_passes());
+    for q in [&mut fused, &mut plain] {
+        q.swap_index(3, n - 2);
+        let _ = q.column(5, n);
+    }
+    let len = n - 40;
+    let (i, j) = (5, n / 2);
+    let seen: Seen = Mutex::new(Vec::new());
+    let record = |c0: usize, new: &[f32], beside: Option<&[f32]>| {
+        seen.lock().unwrap().push((c0, new.to_vec(), beside.map(<[f32]>::to_vec)));
+    };
+    let _ = fused.column(i, len);
+    assert!(fused.column_then(j, Some(i), len, &record), "{what}: a missing column fuses");
+    let _ = plain.column_pair(i, j, len);
+    let (q_i, q_j) = (plain.column(i, len).to_vec(), plain.column(j, len).to_vec());
+    let mut covered = vec![0u32; len];
+    for (c0, new, beside) in seen.into_inner().unwrap() {
+        let c1 = c0 + new.len();
+        assert!(c1 <= len, "{what}: window beyond len");
+        covered[c0..c1].iter_mut().for_each(|k| *k += 1);
+        assert_eq!(new, q_j[c0..c1], "{what}: the new column's window");
+        assert_eq!(beside.as_deref(), Some(&q_i[c0..c1]), "{what}: the companion's window");
+    }
+    assert!(covered.iter().all(|&k| k == 1), "{what}: a position passed other than once");
+    // `plain` made one more `column` call on each of i and j (two hits) above.
+    let (a, b) = (fused.cache_stats(), plain.cache_stats());
+    assert_eq!((a.hits + 2, a.misses, a.values_computed), (b.hits, b.misses, b.values_computed));
+    assert_eq!(fused.column(j, len), &q_j[..], "{what}: the stored column");
+
+    // Nothing fuses (or is computed) when the column has values, its companion is missing,
+    // the two are one, or the length is 0.
+    let never = |_: usize, _: &[f32], _: Option<&[f32]>| panic!("{what}: fused when it must not");
+    let before = fused.cache_stats();
+    assert!(!fused.column_then(j, Some(i), len, &never), "{what}: a cached column");
+    assert!(!fused.column_then(j, None, n, &never), "{what}: a column with a prefix");
+    assert!(!fused.column_then(n - 1, Some(7), len, &never), "{what}: a missing companion");
+    assert!(!fused.column_then(n - 1, Some(n - 1), len, &never), "{what}: j beside itself");
+    assert!(!fused.column_then(n - 1, None, 0, &never), "{what}: an empty column");
+    let after = fused.cache_stats();
+    assert_eq!((before.hits, before.misses), (after.hits, after.misses), "{what}: counters");
+    assert!(!fused.is_cached(n - 1, 1), "{what}: nothing was computed");
+}
+
+#[test]
+fn a_missing_column_passes_each_window_once_to_the_fused_pass() {
+    let n = 5000;
+    let wide = wave(n, 70, 0.37);
+    let narrow = wave(n, 6, 0.11);
+    let binary: Vec<f64> =
+        (0..n * 150).map(|k| f64::from(u8::from((k * 7 + k / 150) % 9 < 2))).collect();
+    check_column_then(
+        || DenseKernel::new(DenseRows::new(&wide, n, 70).unwrap(), RBF).unwrap(),
+        "dense wide",
+    );
+    check_column_then(
+        || DenseKernel::new(DenseRows::new(&narrow, n, 6).unwrap(), RBF).unwrap(),
+        "dense narrow",
+    );
+    check_column_then(
+        || SparseKernel::new(CsrRows::from_dense(&binary, n, 150).unwrap(), RBF).unwrap(),
+        "sparse binary",
+    );
+}

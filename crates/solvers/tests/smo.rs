@@ -3,7 +3,8 @@
 //! limits and monitors.
 
 use kernelkit_kernels::{
-    DenseKernel, DenseRows, KernelFunction, KernelSource, PrecomputedGram, SignedQ,
+    CacheStats, DenseKernel, DenseRows, KernelFunction, KernelSource, PrecomputedGram, QMatrix,
+    SignedQ,
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
@@ -299,4 +300,81 @@ fn nu_formulations_keep_both_equalities_and_their_bounds() {
     assert!(epsilon >= 0.0);
     assert!(svr.x.iter().sum::<f64>().abs() < 1e-9);
     assert!(svr.x.iter().all(|b| b.abs() <= 2.0 + 1e-12));
+}
+
+/// `SignedQ` with its fused passes turned off: every other call goes to the inner matrix.
+struct Unfused<Q>(Q);
+
+impl<Q: QMatrix> QMatrix for Unfused<Q> {
+    fn size(&self) -> usize {
+        self.0.size()
+    }
+    fn diagonal(&self) -> &[f64] {
+        self.0.diagonal()
+    }
+    fn column(&mut self, i: usize, len: usize) -> &[f32] {
+        self.0.column(i, len)
+    }
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.0.column_pair(i, j, len)
+    }
+    fn swap_index(&mut self, i: usize, j: usize) {
+        self.0.swap_index(i, j);
+    }
+    fn cache_stats(&self) -> CacheStats {
+        self.0.cache_stats()
+    }
+    fn is_cached(&self, i: usize, len: usize) -> bool {
+        self.0.is_cached(i, len)
+    }
+    fn cache_capacity(&self, len: usize) -> usize {
+        self.0.cache_capacity(len)
+    }
+    fn prefetch(&mut self, indices: &[usize], len: usize) {
+        self.0.prefetch(indices, len);
+    }
+    fn speculation_width(&self, len: usize) -> usize {
+        self.0.speculation_width(len)
+    }
+}
+
+#[test]
+fn fused_column_passes_give_the_unfused_iterates() {
+    // The missing columns of i (with the second scan) and of j (with the gradient update and
+    // the first scan) are computed by the passes that use them; the solve must be the one
+    // without fusion, bit for bit, with the same cache counters, on one and two threads, with
+    // shrinking and a cache small enough to evict; 16 features make the columns' passes
+    // parallel (several windows per column).
+    let (n, d) = (6000, 16);
+    let (x, y) = two_clouds(n, d, 4);
+    let upper: Vec<f64> = (0..n).map(|i| if i % 5 == 0 { 0.3 } else { 1.0 }).collect();
+    for threads in [1, 2] {
+        let solve = |fuse: bool| {
+            with_thread_pool(threads, || {
+                let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
+                let signs = y.iter().map(|&s| f64::from(s)).collect();
+                let q = SignedQ::new(rbf(&x, n, d), signs, 1 << 20);
+                let (p, labels) = (vec![-1.0; n], y.clone());
+                if fuse {
+                    let mut problem = BoxQp::new(q, p, labels, upper.clone(), None).unwrap();
+                    Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+                } else {
+                    let mut problem =
+                        BoxQp::new(Unfused(q), p, labels, upper.clone(), None).unwrap();
+                    Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+                }
+            })
+            .unwrap()
+        };
+        let (fused, plain) = (solve(true), solve(false));
+        assert_eq!(fused.status, Status::Converged);
+        assert!(plain.stats.cache.misses > 100, "the cache evicts and misses");
+        assert_eq!(fused.iterations, plain.iterations, "{threads} threads");
+        let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&fused.x), bits(&plain.x), "{threads} threads: α");
+        assert_eq!(fused.bias.to_bits(), plain.bias.to_bits());
+        assert_eq!(fused.objective.to_bits(), plain.objective.to_bits());
+        let (a, b) = (fused.stats.cache, plain.stats.cache);
+        assert_eq!((a.hits, a.misses, a.values_computed), (b.hits, b.misses, b.values_computed));
+    }
 }

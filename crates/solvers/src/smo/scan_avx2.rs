@@ -163,20 +163,16 @@ pub(super) struct SecondScanChunk<'a> {
 }
 
 impl<'a> SecondScanChunk<'a> {
-    /// The positions `lo..hi` of `v`, with `Q[.., i]` in `q_i` and `m(α) = g_max`.
-    pub(super) fn new(
-        v: &'a Variables,
-        q_i: &'a [f32],
-        i: usize,
-        g_max: f64,
-        (lo, hi): (usize, usize),
-    ) -> Self {
+    /// The positions `lo..lo + q_i.len()` of `v`, with `Q[lo..lo + q_i.len(), i]` in `q_i` and
+    /// `m(α) = g_max`.
+    pub(super) fn new(v: &'a Variables, q_i: &'a [f32], i: usize, g_max: f64, lo: usize) -> Self {
+        let hi = lo + q_i.len();
         SecondScanChunk {
             y: &v.y[lo..hi],
             bound: &v.bound[lo..hi],
             gradient: &v.gradient[lo..hi],
             diagonal: &v.diagonal[lo..hi],
-            q_i: &q_i[lo..hi],
+            q_i,
             y_i: v.y[i],
             q_ii: v.diagonal[i],
             g_max,
@@ -329,8 +325,8 @@ mod tests {
             for i in [0, n / 2, n - 1] {
                 for g_max in [-0.5, 0.0, 0.75] {
                     let (lo, hi) = (n / 3, n);
-                    let expected = second_scan_sequential(&v, &q_i, i, g_max, lo, hi);
-                    let chunk = SecondScanChunk::new(&v, &q_i, i, g_max, (lo, hi));
+                    let expected = second_scan_sequential(&v, &q_i[lo..hi], i, g_max, lo);
+                    let chunk = SecondScanChunk::new(&v, &q_i[lo..hi], i, g_max, lo);
                     // SAFETY: AVX2 is available (checked above).
                     let (best, g_max2) = unsafe { second_scan(&chunk) };
                     assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");

@@ -44,11 +44,20 @@ impl ArgMax {
         }
     }
 
-    pub(crate) fn merge(self, later: ArgMax) -> ArgMax {
-        // `later` covers larger indices: it wins ties, as a sequential `>=` scan would.
-        match later.1 {
-            Some(_) if later.0 >= self.0 => later,
-            _ => self,
+    /// The larger of two maxima, ties to the larger index: what one sequential `>=` scan over
+    /// both ranges finds. Commutative and associative, so results of disjoint ranges may be
+    /// merged in any order (a fused pass merges its windows as threads finish them).
+    pub(crate) fn merge(self, other: ArgMax) -> ArgMax {
+        match (self.1, other.1) {
+            (_, None) => self,
+            (None, Some(_)) => other,
+            (Some(a), Some(b)) => {
+                if other.0 > self.0 || (other.0 == self.0 && b > a) {
+                    other
+                } else {
+                    self
+                }
+            }
         }
     }
 }
@@ -85,22 +94,22 @@ pub(crate) fn max_up_sequential(
     best
 }
 
-/// The second scan over `lo..hi`: `(argmin of −b²/a as ArgMax of b²/a, max over I_low of y_t G_t)`.
-fn second_scan(
+/// The second scan over `lo..lo + q_i.len()`, given `q_i = Q[lo..lo + q_i.len(), i]`:
+/// `(argmin of −b²/a as ArgMax of b²/a, max over I_low of y_t G_t)`.
+pub(crate) fn second_scan(
     v: &Variables,
     q_i: &[f32],
     i: usize,
     g_max: f64,
     lo: usize,
-    hi: usize,
 ) -> (ArgMax, f64) {
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
-        let chunk = super::scan_avx2::SecondScanChunk::new(v, q_i, i, g_max, (lo, hi));
+        let chunk = super::scan_avx2::SecondScanChunk::new(v, q_i, i, g_max, lo);
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { super::scan_avx2::second_scan(&chunk) };
     }
-    second_scan_sequential(v, q_i, i, g_max, lo, hi)
+    second_scan_sequential(v, q_i, i, g_max, lo)
 }
 
 /// [`second_scan`] as one sequential loop: the portable version, and the definition the AVX2
@@ -111,14 +120,13 @@ pub(crate) fn second_scan_sequential(
     i: usize,
     g_max: f64,
     lo: usize,
-    hi: usize,
 ) -> (ArgMax, f64) {
     let mut best = ArgMax::EMPTY;
     let mut g_max2 = f64::NEG_INFINITY;
     let y_i = f64::from(v.y[i]);
     let diagonal = &v.diagonal;
     let q_ii = diagonal[i];
-    for t in lo..hi {
+    for (t, &q_it) in (lo..).zip(q_i) {
         if v.y[t] == 1 {
             if !v.is_lower(t) {
                 let grad_diff = g_max + v.gradient[t];
@@ -126,7 +134,7 @@ pub(crate) fn second_scan_sequential(
                     g_max2 = v.gradient[t];
                 }
                 if grad_diff > 0.0 {
-                    let quad = q_ii + diagonal[t] - 2.0 * y_i * f64::from(q_i[t]);
+                    let quad = q_ii + diagonal[t] - 2.0 * y_i * f64::from(q_it);
                     let quad = if quad > 0.0 { quad } else { TAU };
                     // minimising −b²/a is maximising b²/a; LIBSVM keeps the last of equal values.
                     best.offer(grad_diff * grad_diff / quad, t);
@@ -138,13 +146,33 @@ pub(crate) fn second_scan_sequential(
                 g_max2 = -v.gradient[t];
             }
             if grad_diff > 0.0 {
-                let quad = q_ii + diagonal[t] + 2.0 * y_i * f64::from(q_i[t]);
+                let quad = q_ii + diagonal[t] + 2.0 * y_i * f64::from(q_it);
                 let quad = if quad > 0.0 { quad } else { TAU };
                 best.offer(grad_diff * grad_diff / quad, t);
             }
         }
     }
     (best, g_max2)
+}
+
+/// Two second scans of disjoint ranges merged (in any order: see [`ArgMax::merge`]).
+pub(crate) fn merge_second((a, ga): (ArgMax, f64), (b, gb): (ArgMax, f64)) -> (ArgMax, f64) {
+    (a.merge(b), ga.max(gb))
+}
+
+/// The selection given the merged second scan of the active set.
+pub(crate) fn selection_from(
+    (best, g_max2): (ArgMax, f64),
+    i: usize,
+    g_max: f64,
+    tol: f64,
+) -> Selection {
+    let gap = g_max + g_max2;
+    let pair = match best.1 {
+        Some(j) if gap >= tol => Some((i, j)),
+        _ => None,
+    };
+    Selection { pair, gap }
 }
 
 /// Runs `scan` over `0..len` in fixed chunks, in parallel when `len` is large.
@@ -174,18 +202,13 @@ pub(crate) fn select_second(
     tol: f64,
 ) -> Selection {
     let active_size = q_i.len();
-    let (best, g_max2) = chunked(
+    let scanned = chunked(
         active_size,
-        |lo, hi| second_scan(v, q_i, i, g_max, lo, hi),
-        |(a, ga), (b, gb)| (a.merge(b), ga.max(gb)),
+        |lo, hi| second_scan(v, &q_i[lo..hi], i, g_max, lo),
+        merge_second,
         (ArgMax::EMPTY, f64::NEG_INFINITY),
     );
-    let gap = g_max + g_max2;
-    let pair = match best.1 {
-        Some(j) if gap >= tol => Some((i, j)),
-        _ => None,
-    };
-    Selection { pair, gap }
+    selection_from(scanned, i, g_max, tol)
 }
 
 /// `m(α) − M(α)` over positions `0..len`, without selecting anything (exit report).
