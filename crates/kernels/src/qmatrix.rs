@@ -67,24 +67,27 @@ pub trait QMatrix: Send {
         false
     }
 
-    /// Computes the missing column `Q[0..len, j]` and hands each window of it to
+    /// Computes the missing positions of column `Q[0..len, j]` and hands each window of them to
     /// `then(c0, &Q[c0..c1, j], companion)` as soon as the window is stored, on the thread that
     /// computed it, with `companion = Some(&Q[c0..c1, i])` when `beside = Some(i)` (column `i`
-    /// stays resident meanwhile). The windows are disjoint and cover `0..len` once, so a pass
-    /// of the solver over the column's positions (a gradient update, a working-set scan) runs
-    /// inside the pass that computes the column, while each window is in its core's cache:
-    /// one synchronisation of the threads instead of two.
+    /// stays resident meanwhile). The windows are disjoint and cover `have..len` once, where
+    /// `have ≤ from` is the number of positions the column already held, so a pass of the
+    /// solver over `from..len` (a gradient update, a working-set scan, the gradient
+    /// reconstruction's positions) runs inside the pass that computes the column, while each
+    /// window is in its core's cache: one synchronisation of the threads instead of two.
+    /// Windows, or parts of them, before `from` are the caller's to skip.
     ///
     /// Returns `true` when it did so, with column `j` then resident as [`QMatrix::column`]
     /// leaves it (same values, same cache counters). Returns `false`, having computed and
-    /// called nothing, unless column `j` holds no value yet, column `i` (if any) is resident
-    /// over `0..len`, `i ≠ j` and `len > 0`: the caller then makes its pass itself. The
-    /// default never fuses.
+    /// called nothing, unless column `j` holds at most `from` values and fewer than `len`,
+    /// column `i` (if any) is resident over `0..len` and `i ≠ j`: the caller then makes its
+    /// pass itself. The default never fuses.
     fn column_then(
         &mut self,
         _j: usize,
         _beside: Option<usize>,
         _len: usize,
+        _from: usize,
         _then: &WindowThen<'_>,
     ) -> bool {
         false
@@ -238,9 +241,14 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         j: usize,
         beside: Option<usize>,
         len: usize,
+        from: usize,
         then: &WindowThen<'_>,
     ) -> bool {
-        if len == 0 || beside == Some(j) || self.cache.refresh(j) != 0 {
+        if beside == Some(j) {
+            return false;
+        }
+        let have = self.cache.refresh(j);
+        if have > from || have >= len {
             return false;
         }
         if let Some(i) = beside {
@@ -249,20 +257,21 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
             }
         }
         let SignedQ { kernel, signs, cache, scratch, .. } = self;
-        let (column_j, have, companion) = cache.get_beside(j, len, beside);
-        debug_assert_eq!(have, 0);
-        scratch.resize(len, 0.0);
+        let (column_j, start, companion) = cache.get_beside(j, len, beside);
+        debug_assert_eq!(start, have);
+        scratch.resize(len - start, 0.0);
         let s_j = signs[j];
-        let signs = &signs[..len];
-        let column = DisjointSlices::new(column_j);
+        let signs = &signs[start..len];
+        let column = DisjointSlices::new(&mut column_j[start..]);
         let finish = |_: usize, c0: usize, values: &[f64]| {
             let c1 = c0 + values.len();
             // SAFETY: the windows of the block's one row are disjoint.
             let window = unsafe { column.range(c0, c1) };
             store_signed(window, values, s_j, &signs[c0..c1]);
-            then(c0, window, companion.map(|q_i| &q_i[c0..c1]));
+            let (p0, p1) = (start + c0, start + c1);
+            then(p0, window, companion.map(|q_i| &q_i[p0..p1]));
         };
-        kernel.fill_block_finishing(&[j], 0, len, scratch, &finish);
+        kernel.fill_block_finishing(&[j], start, len, scratch, &finish);
         true
     }
 

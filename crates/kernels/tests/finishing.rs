@@ -154,11 +154,11 @@ fn check_column_then<K: KernelSource>(kernel: impl Fn() -> K, what: &str) {
         seen.lock().unwrap().push((c0, new.to_vec(), beside.map(<[f32]>::to_vec)));
     };
     let _ = fused.column(i, len);
-    assert!(fused.column_then(j, Some(i), len, &record), "{what}: a missing column fuses");
+    assert!(fused.column_then(j, Some(i), len, 0, &record), "{what}: a missing column fuses");
     let _ = plain.column_pair(i, j, len);
     let (q_i, q_j) = (plain.column(i, len).to_vec(), plain.column(j, len).to_vec());
     let mut covered = vec![0u32; len];
-    for (c0, new, beside) in seen.into_inner().unwrap() {
+    for (c0, new, beside) in std::mem::take(&mut *seen.lock().unwrap()) {
         let c1 = c0 + new.len();
         assert!(c1 <= len, "{what}: window beyond len");
         covered[c0..c1].iter_mut().for_each(|k| *k += 1);
@@ -171,15 +171,33 @@ fn check_column_then<K: KernelSource>(kernel: impl Fn() -> K, what: &str) {
     assert_eq!((a.hits + 2, a.misses, a.values_computed), (b.hits, b.misses, b.values_computed));
     assert_eq!(fused.column(j, len), &q_j[..], "{what}: the stored column");
 
-    // Nothing fuses (or is computed) when the column has values, its companion is missing,
-    // the two are one, or the length is 0.
+    // A column extended from its prefix: the windows cover the missing positions only, and
+    // `from` may lie past the prefix (the caller skips what comes before it).
+    let short = len / 3;
+    for q in [&mut fused, &mut plain] {
+        let _ = q.column(n - 3, short);
+    }
+    assert!(fused.column_then(n - 3, None, n, short + 100, &record), "{what}: an extension");
+    let full = plain.column(n - 3, n).to_vec();
+    let mut covered = vec![0u32; n];
+    for (c0, new, beside) in std::mem::take(&mut *seen.lock().unwrap()) {
+        assert!(beside.is_none(), "{what}: no companion asked for");
+        covered[c0..c0 + new.len()].iter_mut().for_each(|k| *k += 1);
+        assert_eq!(new, full[c0..c0 + new.len()], "{what}: an extension's window");
+    }
+    assert!(covered[..short].iter().all(|&k| k == 0), "{what}: the prefix is not recomputed");
+    assert!(covered[short..].iter().all(|&k| k == 1), "{what}: the rest passed once");
+    assert_eq!(fused.column(n - 3, n), &full[..], "{what}: the extended column");
+
+    // Nothing fuses (or is computed) when the column holds more than `from` values, its
+    // companion is missing, the two are one, or the length is 0.
     let never = |_: usize, _: &[f32], _: Option<&[f32]>| panic!("{what}: fused when it must not");
     let before = fused.cache_stats();
-    assert!(!fused.column_then(j, Some(i), len, &never), "{what}: a cached column");
-    assert!(!fused.column_then(j, None, n, &never), "{what}: a column with a prefix");
-    assert!(!fused.column_then(n - 1, Some(7), len, &never), "{what}: a missing companion");
-    assert!(!fused.column_then(n - 1, Some(n - 1), len, &never), "{what}: j beside itself");
-    assert!(!fused.column_then(n - 1, None, 0, &never), "{what}: an empty column");
+    assert!(!fused.column_then(j, Some(i), len, 0, &never), "{what}: a cached column");
+    assert!(!fused.column_then(j, None, n, len - 1, &never), "{what}: a prefix past from");
+    assert!(!fused.column_then(n - 1, Some(7), len, 0, &never), "{what}: a missing companion");
+    assert!(!fused.column_then(n - 1, Some(n - 1), len, 0, &never), "{what}: j beside itself");
+    assert!(!fused.column_then(n - 1, None, 0, 0, &never), "{what}: an empty column");
     let after = fused.cache_stats();
     assert_eq!((before.hits, before.misses), (after.hits, after.misses), "{what}: counters");
     assert!(!fused.is_cached(n - 1, 1), "{what}: nothing was computed");

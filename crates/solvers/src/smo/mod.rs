@@ -41,15 +41,18 @@
 //! answers bit for bit). When a column is missing and the kernel allows it, the pass that
 //! computes it also computes the columns of the most violating uncached positions
 //! ([`speculation`]), bitwise as they would be computed later: the path does not change.
-//! A column that is missing entirely is computed by the pass that uses it
+//! A column's missing positions are computed by the pass that uses them
 //! ([`QMatrix::column_then`]): the column of `i` by the second scan's pass, the column of `j`
-//! by the gradient update's (the step needs only `Q_ij`, from the resident column of `i`).
-//! Each window is scanned or applied as soon as it is stored, while it is in its core's cache,
-//! and the threads meet once per pass instead of twice. The window results merge in any order
-//! to the same maxima (ties to the larger index), so the iterates are those of the unfused
-//! passes, bit for bit (a9a, two threads: 2.51 → 2.37 s; one thread 3.52 → 3.41 s, old and
-//! new builds alternated, best of two fits per process).
-//!
+//! by the gradient update's (the step needs only `Q_ij`, from the resident column of `i`), and
+//! the inactive positions of a column by the pass that adds it to `Ḡ` or, in the gradient
+//! reconstruction, to `G`. Each window is scanned or applied as soon as it is stored, while it
+//! is in its core's cache, and the threads meet once per pass instead of twice. The `Ḡ` terms
+//! of the active positions ride in the gradient update's pass (`PairUpdate`). The window
+//! results merge in any order to the same maxima (ties to the larger index), and every
+//! position's sums keep their order, so the iterates are those of the unfused passes, bit for
+//! bit (a9a: two threads 2.39 → 2.24 s, one thread 3.37 → 3.21 s; old and new builds
+//! alternated process by process, best of two fits each).
+
 //! Two departures, both in degenerate cases only: `max_iter = None` means no limit (LIBSVM caps
 //! at `max(10⁷, 100·l)`), and ρ without free variables and with an empty side is the finite
 //! side's bound instead of ±∞.
@@ -353,41 +356,36 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         // the pass that computes column j (`QMatrix::column_then`).
         let fuse =
             self.q.fuses_passes() && self.q.is_cached(i, active_size) && !self.q.is_cached(j, 1);
-        let (first, step, was_upper_i, was_upper_j);
+        let (step, update, first);
         if fuse {
             let q_ij = self.q.column(i, active_size)[j];
-            step = step::take_step(&mut self.v, i, j, f64::from(q_ij), q_ii, q_jj);
-            // The bounds first: the scan fused into the gradient update reads them.
-            (was_upper_i, was_upper_j) = update_bounds(&mut self.v, i, j);
-            let (d_i, d_j) = (step.delta_i, step.delta_j);
+            (step, update) = step_and_update(&mut self.v, (i, j), f64::from(q_ij), (q_ii, q_jj));
             first = match update_gradient_and_scan_in_fill::<S, Q>(
                 self.q,
                 &mut self.v,
                 (i, j),
                 active_size,
-                (d_i, d_j),
+                update,
             ) {
                 Some(first) => first,
                 None => {
                     let (q_i, q_j) = self.q.column_pair(i, j, active_size);
-                    update_gradient_and_scan::<S>(&mut self.v, active_size, q_i, q_j, d_i, d_j)
+                    update_gradient_and_scan::<S>(&mut self.v, active_size, q_i, q_j, update)
                 }
             };
         } else {
             let (q_i, q_j) = self.q.column_pair(i, j, active_size);
-            step = step::take_step(&mut self.v, i, j, f64::from(q_i[j]), q_ii, q_jj);
-            (was_upper_i, was_upper_j) = update_bounds(&mut self.v, i, j);
-            let (d_i, d_j) = (step.delta_i, step.delta_j);
-            first = update_gradient_and_scan::<S>(&mut self.v, active_size, q_i, q_j, d_i, d_j);
+            (step, update) = step_and_update(&mut self.v, (i, j), f64::from(q_i[j]), (q_ii, q_jj));
+            first = update_gradient_and_scan::<S>(&mut self.v, active_size, q_i, q_j, update);
         }
-
+        // `Ḡ` of the active positions changed in the pass above; the inactive ones (after
+        // shrinking) read the columns' remaining positions.
         let l = self.v.len();
-        for (k, was_upper) in [(i, was_upper_i), (j, was_upper_j)] {
-            if was_upper != self.v.is_upper(k) {
-                let u_k = self.v.upper[k];
-                let sign = if was_upper { -1.0 } else { 1.0 };
-                let q_k = self.q.column(k, l);
-                add_scaled_column(&mut self.v.gradient_bar, q_k, sign * u_k);
+        if active_size < l {
+            for (k, scale) in [(i, update.bar_i), (j, update.bar_j)] {
+                if let Some(scale) = scale {
+                    add_scaled_column_from(self.q, k, &mut self.v.gradient_bar, active_size, scale);
+                }
             }
         }
         let outcome = StepOutcome {
@@ -399,13 +397,27 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     }
 }
 
-/// Updates the bound status of `i` and `j` after a step; returns whether each was at its upper
-/// bound before.
-fn update_bounds(v: &mut Variables, i: usize, j: usize) -> (bool, bool) {
-    let was_upper = (v.is_upper(i), v.is_upper(j));
+/// The step on `(i, j)` (new `α_i`, `α_j` and their bound status) and what it changes in `G`
+/// and `Ḡ` ([`PairUpdate`]).
+fn step_and_update(
+    v: &mut Variables,
+    (i, j): (usize, usize),
+    q_ij: f64,
+    (q_ii, q_jj): (f64, f64),
+) -> (step::Step, PairUpdate) {
+    let step = step::take_step(v, i, j, q_ij, q_ii, q_jj);
+    // The bounds before the pass: the scan fused into the gradient update reads them.
+    let was_upper = [v.is_upper(i), v.is_upper(j)];
     v.update_bound(i);
     v.update_bound(j);
-    was_upper
+    // `Ḡ += ±u_k Q_k` for a variable k that entered (+) or left (−) its upper bound.
+    let [bar_i, bar_j] = [(i, was_upper[0]), (j, was_upper[1])].map(|(k, was_upper)| {
+        (was_upper != v.is_upper(k)).then(|| {
+            let sign = if was_upper { -1.0 } else { 1.0 };
+            sign * v.upper[k]
+        })
+    });
+    (step, PairUpdate { d_i: step.delta_i, d_j: step.delta_j, bar_i, bar_j })
 }
 
 /// What `update_pair` reports to the main loop.
@@ -418,6 +430,39 @@ struct StepOutcome {
 impl StepOutcome {
     fn is_finite(&self) -> bool {
         self.finite && self.objective_change.is_finite()
+    }
+}
+
+/// `target[t] += scale · Q[t, k]` for `t ∈ from..target.len()` (the `Ḡ` of the inactive
+/// positions; a column of the gradient reconstruction), added by the pass that computes the
+/// column's missing positions when it fuses ([`QMatrix::column_then`]: the column holds at
+/// most `from` positions), else by a pass of its own over the resident column. Each position
+/// gets the one product and sum [`add_scaled_column`] adds.
+pub(super) fn add_scaled_column_from<Q: QMatrix>(
+    q: &mut Q,
+    k: usize,
+    target: &mut [f64],
+    from: usize,
+    scale: f64,
+) {
+    let len = target.len();
+    let fused = q.fuses_passes() && {
+        let target = DisjointSlices::new(&mut target[from..]);
+        let then = |c0: usize, column: &[f32], _: Option<&[f32]>| {
+            let (lo, hi) = (c0.max(from), c0 + column.len());
+            if lo < hi {
+                // SAFETY: the windows of one column are disjoint (`column_then`).
+                let target = unsafe { target.range(lo - from, hi - from) };
+                for (g, &q) in target.iter_mut().zip(&column[lo - c0..]) {
+                    *g += scale * f64::from(q);
+                }
+            }
+        };
+        q.column_then(k, None, len, from, &then)
+    };
+    if !fused {
+        let column = &q.column(k, len)[from..];
+        add_scaled_column(&mut target[from..], column, scale);
     }
 }
 
@@ -452,28 +497,66 @@ fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
     v: &mut Variables,
     (i, j): (usize, usize),
     active_size: usize,
-    (d_i, d_j): (f64, f64),
+    update: PairUpdate,
 ) -> Option<S::First> {
-    let Variables { gradient, y, bound, .. } = v;
+    let Variables { gradient, gradient_bar, y, bound, .. } = v;
     let (y, bound) = (&y[..active_size], &bound[..active_size]);
     let gradient = DisjointSlices::new(&mut gradient[..active_size]);
+    let gradient_bar = DisjointSlices::new(&mut gradient_bar[..active_size]);
     let first = Mutex::new(S::NO_FIRST);
     let then = |c0: usize, q_j: &[f32], q_i: Option<&[f32]>| {
         let c1 = c0 + q_j.len();
         let q_i = q_i.expect("column_then passes the resident column's window");
-        // SAFETY: the windows of one column are disjoint (`QMatrix::column_then`).
+        // SAFETY (both ranges): the windows of one column are disjoint (`column_then`).
         let g = unsafe { gradient.range(c0, c1) };
-        for ((g, &a), &b) in g.iter_mut().zip(q_i).zip(q_j) {
-            *g += f64::from(a) * d_i + f64::from(b) * d_j;
-        }
+        update.apply(g, || unsafe { gradient_bar.range(c0, c1) }, q_i, q_j);
         let found = S::first_scan(&y[c0..c1], &bound[c0..c1], g, c0);
         let mut first = first.lock().unwrap_or_else(PoisonError::into_inner);
         *first = S::merge_first(*first, found);
     };
-    if q.column_then(j, Some(i), active_size, &then) {
+    if q.column_then(j, Some(i), active_size, 0, &then) {
         Some(first.into_inner().unwrap_or_else(PoisonError::into_inner))
     } else {
         None
+    }
+}
+
+/// One SMO step's changes, position by position: `G += Q_i·Δα_i + Q_j·Δα_j`, and
+/// `Ḡ += Q_k·(±u_k)` for each of `i`, `j` that entered (+) or left (−) its upper bound (LIBSVM's
+/// `G_bar` update), each `Ḡ` term added as [`add_scaled_column`] adds it (`i`'s first).
+#[derive(Debug, Clone, Copy)]
+struct PairUpdate {
+    d_i: f64,
+    d_j: f64,
+    bar_i: Option<f64>,
+    bar_j: Option<f64>,
+}
+
+impl PairUpdate {
+    /// Applies the step to the positions of one window: `g` and `Q_i`, `Q_j` over them, and
+    /// their `Ḡ`, asked for only when a bound changed.
+    #[inline]
+    fn apply<'a>(
+        &self,
+        g: &mut [f64],
+        g_bar: impl FnOnce() -> &'a mut [f64],
+        q_i: &[f32],
+        q_j: &[f32],
+    ) {
+        for ((g, &a), &b) in g.iter_mut().zip(q_i).zip(q_j) {
+            *g += f64::from(a) * self.d_i + f64::from(b) * self.d_j;
+        }
+        if self.bar_i.is_none() && self.bar_j.is_none() {
+            return;
+        }
+        let g_bar = g_bar();
+        for (column, scale) in [(q_i, self.bar_i), (q_j, self.bar_j)] {
+            if let Some(scale) = scale {
+                for (g, &q) in g_bar.iter_mut().zip(column) {
+                    *g += scale * f64::from(q);
+                }
+            }
+        }
     }
 }
 
@@ -485,29 +568,26 @@ fn update_gradient_and_scan<S: Strategy>(
     active_size: usize,
     q_i: &[f32],
     q_j: &[f32],
-    d_i: f64,
-    d_j: f64,
+    update: PairUpdate,
 ) -> S::First {
-    let Variables { gradient, y, bound, .. } = v;
+    let Variables { gradient, gradient_bar, y, bound, .. } = v;
     let (gradient, y, bound) =
         (&mut gradient[..active_size], &y[..active_size], &bound[..active_size]);
-    let body = |offset: usize, g: &mut [f64], (a, b): (&[f32], &[f32]), (y, bound)| {
-        for ((g, &a), &b) in g.iter_mut().zip(a).zip(b) {
-            *g += f64::from(a) * d_i + f64::from(b) * d_j;
-        }
-        S::first_scan(y, bound, g, offset)
-    };
+    let gradient_bar = &mut gradient_bar[..active_size];
     if active_size < kernelkit_kernels::PARALLEL_MIN_LEN {
-        return body(0, gradient, (q_i, q_j), (y, bound));
+        update.apply(gradient, || gradient_bar, q_i, q_j);
+        return S::first_scan(y, bound, gradient, 0);
     }
     let gradient = DisjointSlices::new(gradient);
+    let gradient_bar = DisjointSlices::new(gradient_bar);
     team::fold_chunks(
         active_size.div_ceil(UPDATE_CHUNK),
         |c| {
             let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(active_size));
-            // SAFETY: chunk c alone writes lo..hi.
+            // SAFETY: chunk c alone writes lo..hi of G and of Ḡ.
             let g = unsafe { gradient.range(lo, hi) };
-            body(lo, g, (&q_i[lo..hi], &q_j[lo..hi]), (&y[lo..hi], &bound[lo..hi]))
+            update.apply(g, || unsafe { gradient_bar.range(lo, hi) }, &q_i[lo..hi], &q_j[lo..hi]);
+            S::first_scan(&y[lo..hi], &bound[lo..hi], g, lo)
         },
         S::NO_FIRST,
         S::merge_first,

@@ -191,13 +191,9 @@ impl Shrinker {
         } else {
             for i in 0..active_size {
                 if v.is_free(i) {
-                    let q_i = q.column(i, l);
-                    // In parallel over the inactive positions, each summed in the order of i.
-                    super::add_scaled_column(
-                        &mut v.gradient[active_size..l],
-                        &q_i[active_size..l],
-                        v.alpha[i],
-                    );
+                    // In parallel over the inactive positions, each summed in the order of i;
+                    // inside the pass that computes the column's inactive positions.
+                    super::add_scaled_column_from(q, i, &mut v.gradient, active_size, v.alpha[i]);
                 }
             }
         }

@@ -113,7 +113,7 @@ impl Strategy for OneEquality {
                 let mut scanned = scanned.lock().unwrap_or_else(PoisonError::into_inner);
                 *scanned = working_set::merge_second(*scanned, found);
             };
-            if q.column_then(i, None, active_size, &then) {
+            if q.column_then(i, None, active_size, 0, &then) {
                 let scanned = scanned.into_inner().unwrap_or_else(PoisonError::into_inner);
                 return working_set::selection_from(scanned, i, g_max, tol);
             }
