@@ -134,7 +134,7 @@ impl<K: KernelSource> SignedQ<K> {
     fn ensure(&mut self, i: usize, len: usize, pinned: Option<usize>) {
         let (column, start) = self.cache.get(i, len, pinned);
         if start < len {
-            self.scratch.resize(len - start, 0.0);
+            let scratch = scratch_of(&mut self.scratch, len - start);
             let (s_i, signs) = (self.signs[i], &self.signs[start..len]);
             let column = DisjointSlices::new(&mut column[start..]);
             let finish = |_: usize, c0: usize, values: &[f64]| {
@@ -143,14 +143,14 @@ impl<K: KernelSource> SignedQ<K> {
                 let column = unsafe { column.range(c0, c1) };
                 store_signed(column, values, s_i, &signs[c0..c1]);
             };
-            self.kernel.fill_block_finishing(&[i], start, len, &mut self.scratch, &finish);
+            self.kernel.fill_block_finishing(&[i], start, len, scratch, &finish);
         }
     }
 
     /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
     /// (each pinned while the other is made room for, so neither loses its prefix).
     fn fill_pair(&mut self, i: usize, j: usize, start: usize, len: usize) {
-        self.scratch.resize(2 * (len - start), 0.0);
+        let scratch = scratch_of(&mut self.scratch, 2 * (len - start));
         let [(column_i, have_i), (column_j, have_j)] = self.cache.get_pair(i, j, len);
         debug_assert_eq!((have_i, have_j), (start, start));
         let columns = [
@@ -166,8 +166,18 @@ impl<K: KernelSource> SignedQ<K> {
             let column = unsafe { column.range(c0, c1) };
             store_signed(column, values, *s_r, &signs[c0..c1]);
         };
-        self.kernel.fill_block_finishing(&[i, j], start, len, &mut self.scratch, &finish);
+        self.kernel.fill_block_finishing(&[i, j], start, len, scratch, &finish);
     }
+}
+
+/// The first `n` values of the scratch buffer, which only grows: a block's output is written
+/// whole by the kernel source (`KernelSource::fill_block`), so no value needs zeroing, and a
+/// buffer resized to each block's length zero-filled every growth on the solve's thread.
+fn scratch_of(scratch: &mut Vec<f64>, n: usize) -> &mut [f64] {
+    if scratch.len() < n {
+        scratch.resize(n, 0.0);
+    }
+    &mut scratch[..n]
 }
 
 /// `column[t] = (s · signs[t] · values[t]) as f32`.
@@ -259,7 +269,7 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         let SignedQ { kernel, signs, cache, scratch, .. } = self;
         let (column_j, start, companion) = cache.get_beside(j, len, beside);
         debug_assert_eq!(start, have);
-        scratch.resize(len - start, 0.0);
+        let scratch = scratch_of(scratch, len - start);
         let s_j = signs[j];
         let signs = &signs[start..len];
         let column = DisjointSlices::new(&mut column_j[start..]);
@@ -281,9 +291,9 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         if missing.is_empty() {
             return;
         }
-        self.scratch.resize(missing.len() * len, 0.0);
-        self.kernel.fill_block(&missing, 0, len, &mut self.scratch);
-        for (&k, values) in missing.iter().zip(self.scratch.chunks_exact(len)) {
+        let scratch = scratch_of(&mut self.scratch, missing.len() * len);
+        self.kernel.fill_block(&missing, 0, len, scratch);
+        for (&k, values) in missing.iter().zip(scratch.chunks_exact(len)) {
             let s_k = self.signs[k];
             let (column, start) = self.cache.get(k, len, None);
             for ((q, &value), &s_t) in
@@ -409,7 +419,7 @@ fn fill_rows<K: KernelSource>(
     if start >= end {
         return;
     }
-    scratch.resize(reals.len() * (end - start), 0.0);
+    let scratch = scratch_of(scratch, reals.len() * (end - start));
     let rows: Vec<DisjointSlices<'_, f32>> =
         rows.iter_mut().map(|row| DisjointSlices::new(row)).collect();
     let finish = |r: usize, c0: usize, values: &[f64]| {
@@ -498,9 +508,9 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         if missing.is_empty() {
             return;
         }
-        self.scratch.resize(missing.len() * l, 0.0);
-        self.kernel.fill_block(&missing, 0, l, &mut self.scratch);
-        for (&real, values) in missing.iter().zip(self.scratch.chunks_exact(l)) {
+        let scratch = scratch_of(&mut self.scratch, missing.len() * l);
+        self.kernel.fill_block(&missing, 0, l, scratch);
+        for (&real, values) in missing.iter().zip(scratch.chunks_exact(l)) {
             let (row, start) = self.cache.get(real, l, None);
             for (q, &value) in row[start..].iter_mut().zip(&values[start..]) {
                 *q = value as f32;
