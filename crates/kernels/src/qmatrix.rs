@@ -132,19 +132,9 @@ impl<K: KernelSource> SignedQ<K> {
     }
 
     fn ensure(&mut self, i: usize, len: usize, pinned: Option<usize>) {
-        let (column, start) = self.cache.get(i, len, pinned);
-        if start < len {
-            let scratch = scratch_of(&mut self.scratch, len - start);
-            let (s_i, signs) = (self.signs[i], &self.signs[start..len]);
-            let column = DisjointSlices::new(&mut column[start..]);
-            let finish = |_: usize, c0: usize, values: &[f64]| {
-                let c1 = c0 + values.len();
-                // SAFETY: the windows of the block's one row are disjoint.
-                let column = unsafe { column.range(c0, c1) };
-                store_signed(column, values, s_i, &signs[c0..c1]);
-            };
-            self.kernel.fill_block_finishing(&[i], start, len, scratch, &finish);
-        }
+        let SignedQ { kernel, signs, cache, scratch, .. } = self;
+        let (column, start) = cache.get(i, len, pinned);
+        fill_signed(kernel, signs, scratch, i, column, start, &|_, _| {});
     }
 
     /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
@@ -168,6 +158,35 @@ impl<K: KernelSource> SignedQ<K> {
         };
         self.kernel.fill_block_finishing(&[i, j], start, len, scratch, &finish);
     }
+}
+
+/// Fills `column[start..]` with `Q[start.., j]` in `f32`, window by window as the kernel source
+/// computes them, handing each stored window to `after(c0, &column[c0..c1])` on the thread
+/// that computed it (`c0` counts from the column's first position).
+fn fill_signed<K: KernelSource>(
+    kernel: &K,
+    signs: &[f64],
+    scratch: &mut Vec<f64>,
+    j: usize,
+    column: &mut [f32],
+    start: usize,
+    after: &(dyn Fn(usize, &[f32]) + Sync),
+) {
+    let len = column.len();
+    if start >= len {
+        return;
+    }
+    let scratch = scratch_of(scratch, len - start);
+    let (s_j, signs) = (signs[j], &signs[start..len]);
+    let column = DisjointSlices::new(&mut column[start..]);
+    let finish = |_: usize, c0: usize, values: &[f64]| {
+        let c1 = c0 + values.len();
+        // SAFETY: the windows of the block's one row are disjoint.
+        let window = unsafe { column.range(c0, c1) };
+        store_signed(window, values, s_j, &signs[c0..c1]);
+        after(start + c0, window);
+    };
+    kernel.fill_block_finishing(&[j], start, len, scratch, &finish);
 }
 
 /// The first `n` values of the scratch buffer, which only grows: a block's output is written
@@ -269,19 +288,10 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         let SignedQ { kernel, signs, cache, scratch, .. } = self;
         let (column_j, start, companion) = cache.get_beside(j, len, beside);
         debug_assert_eq!(start, have);
-        let scratch = scratch_of(scratch, len - start);
-        let s_j = signs[j];
-        let signs = &signs[start..len];
-        let column = DisjointSlices::new(&mut column_j[start..]);
-        let finish = |_: usize, c0: usize, values: &[f64]| {
-            let c1 = c0 + values.len();
-            // SAFETY: the windows of the block's one row are disjoint.
-            let window = unsafe { column.range(c0, c1) };
-            store_signed(window, values, s_j, &signs[c0..c1]);
-            let (p0, p1) = (start + c0, start + c1);
-            then(p0, window, companion.map(|q_i| &q_i[p0..p1]));
+        let after = |c0: usize, window: &[f32]| {
+            then(c0, window, companion.map(|q_i| &q_i[c0..c0 + window.len()]));
         };
-        kernel.fill_block_finishing(&[j], start, len, scratch, &finish);
+        fill_signed(kernel, signs, scratch, j, column_j, start, &after);
         true
     }
 

@@ -211,15 +211,10 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             let q_i = self.q.column(i, l);
             let alpha_i = self.v.alpha[i];
             if known.is_none() {
-                for (g, &q) in self.v.gradient.iter_mut().zip(q_i) {
-                    *g += alpha_i * f64::from(q);
-                }
+                add_scaled(&mut self.v.gradient, q_i, alpha_i);
             }
             if self.v.is_upper(i) {
-                let u_i = self.v.upper[i];
-                for (g, &q) in self.v.gradient_bar.iter_mut().zip(q_i) {
-                    *g += u_i * f64::from(q);
-                }
+                add_scaled(&mut self.v.gradient_bar, q_i, self.v.upper[i]);
             }
         }
         true
@@ -446,16 +441,14 @@ pub(super) fn add_scaled_column_from<Q: QMatrix>(
     scale: f64,
 ) {
     let len = target.len();
-    let fused = q.fuses_passes() && {
+    let fused = {
         let target = DisjointSlices::new(&mut target[from..]);
         let then = |c0: usize, column: &[f32], _: Option<&[f32]>| {
             let (lo, hi) = (c0.max(from), c0 + column.len());
             if lo < hi {
                 // SAFETY: the windows of one column are disjoint (`column_then`).
                 let target = unsafe { target.range(lo - from, hi - from) };
-                for (g, &q) in target.iter_mut().zip(&column[lo - c0..]) {
-                    *g += scale * f64::from(q);
-                }
+                add_scaled(target, &column[lo - c0..], scale);
             }
         };
         q.column_then(k, None, len, from, &then)
@@ -469,21 +462,44 @@ pub(super) fn add_scaled_column_from<Q: QMatrix>(
 /// `target[k] += scale · column[k]` (the `Ḡ` update; a column of the gradient reconstruction),
 /// in parallel over fixed chunks.
 pub(super) fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
-    let body = |(g, q): (&mut [f64], &[f32])| {
-        for (g, &q) in g.iter_mut().zip(q) {
-            *g += scale * f64::from(q);
-        }
-    };
     let len = target.len();
     if len < kernelkit_kernels::PARALLEL_MIN_LEN {
-        body((target, column));
+        add_scaled(target, column, scale);
     } else {
         let target = DisjointSlices::new(target);
         team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
             let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
             // SAFETY: chunk c alone writes lo..hi.
-            body((unsafe { target.range(lo, hi) }, &column[lo..hi]));
+            add_scaled(unsafe { target.range(lo, hi) }, &column[lo..hi], scale);
         });
+    }
+}
+
+/// `target[t] += scale · column[t]`, position by position: every `G` and `Ḡ` term of a column
+/// is added by this one loop, fused in a pass or not, so the sums are the same either way.
+#[inline]
+fn add_scaled(target: &mut [f64], column: &[f32], scale: f64) {
+    for (g, &q) in target.iter_mut().zip(column) {
+        *g += scale * f64::from(q);
+    }
+}
+
+/// The results of the windows of one fused pass, merged as the threads finish them (the merge
+/// must not depend on the order: see [`working_set::ArgMax::merge`]).
+pub(super) struct WindowResults<T>(Mutex<T>);
+
+impl<T: Copy> WindowResults<T> {
+    pub(super) fn new(empty: T) -> Self {
+        WindowResults(Mutex::new(empty))
+    }
+
+    pub(super) fn add(&self, found: T, merge: impl Fn(T, T) -> T) {
+        let mut merged = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        *merged = merge(*merged, found);
+    }
+
+    pub(super) fn into_inner(self) -> T {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -503,22 +519,16 @@ fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
     let (y, bound) = (&y[..active_size], &bound[..active_size]);
     let gradient = DisjointSlices::new(&mut gradient[..active_size]);
     let gradient_bar = DisjointSlices::new(&mut gradient_bar[..active_size]);
-    let first = Mutex::new(S::NO_FIRST);
+    let first = WindowResults::new(S::NO_FIRST);
     let then = |c0: usize, q_j: &[f32], q_i: Option<&[f32]>| {
         let c1 = c0 + q_j.len();
         let q_i = q_i.expect("column_then passes the resident column's window");
         // SAFETY (both ranges): the windows of one column are disjoint (`column_then`).
         let g = unsafe { gradient.range(c0, c1) };
         update.apply(g, || unsafe { gradient_bar.range(c0, c1) }, q_i, q_j);
-        let found = S::first_scan(&y[c0..c1], &bound[c0..c1], g, c0);
-        let mut first = first.lock().unwrap_or_else(PoisonError::into_inner);
-        *first = S::merge_first(*first, found);
+        first.add(S::first_scan(&y[c0..c1], &bound[c0..c1], g, c0), S::merge_first);
     };
-    if q.column_then(j, Some(i), active_size, 0, &then) {
-        Some(first.into_inner().unwrap_or_else(PoisonError::into_inner))
-    } else {
-        None
-    }
+    q.column_then(j, Some(i), active_size, 0, &then).then(|| first.into_inner())
 }
 
 /// One SMO step's changes, position by position: `G += Q_i·Δα_i + Q_j·Δα_j`, and
@@ -552,9 +562,7 @@ impl PairUpdate {
         let g_bar = g_bar();
         for (column, scale) in [(q_i, self.bar_i), (q_j, self.bar_j)] {
             if let Some(scale) = scale {
-                for (g, &q) in g_bar.iter_mut().zip(column) {
-                    *g += scale * f64::from(q);
-                }
+                add_scaled(g_bar, column, scale);
             }
         }
     }

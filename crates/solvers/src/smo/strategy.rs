@@ -10,14 +10,12 @@
 //!
 //! The engine is generic over the strategy, so no flag is tested in its loops.
 
-use std::sync::{Mutex, PoisonError};
-
 use kernelkit_kernels::QMatrix;
 
 use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
 use super::working_set::ArgMax;
-use super::{rho, working_set};
+use super::{rho, working_set, WindowResults};
 
 /// The parts of SMO that depend on the equality constraints.
 pub(crate) trait Strategy {
@@ -103,20 +101,15 @@ impl Strategy for OneEquality {
             return working_set::Selection { pair: None, gap: 0.0 };
         };
         super::speculation::prefetch_with_candidates(q, v, active_size, i);
-        if q.fuses_passes() && !q.is_cached(i, 1) {
-            // Column i not computed at all: scan each window as the pass that computes the
-            // column stores it (`QMatrix::column_then`), one synchronisation instead of two.
-            // The windows' scans merge in any order to what the chunks merged in order give.
-            let scanned = Mutex::new((ArgMax::EMPTY, f64::NEG_INFINITY));
-            let then = |c0: usize, q_i: &[f32], _: Option<&[f32]>| {
-                let found = working_set::second_scan(v, q_i, i, g_max, c0);
-                let mut scanned = scanned.lock().unwrap_or_else(PoisonError::into_inner);
-                *scanned = working_set::merge_second(*scanned, found);
-            };
-            if q.column_then(i, None, active_size, 0, &then) {
-                let scanned = scanned.into_inner().unwrap_or_else(PoisonError::into_inner);
-                return working_set::selection_from(scanned, i, g_max, tol);
-            }
+        // Column i not computed at all: scan each window as the pass that computes the column
+        // stores it (`QMatrix::column_then`), one synchronisation instead of two. The windows'
+        // scans merge in any order to what the chunks merged in order give.
+        let scanned = WindowResults::new((ArgMax::EMPTY, f64::NEG_INFINITY));
+        let then = |c0: usize, q_i: &[f32], _: Option<&[f32]>| {
+            scanned.add(working_set::second_scan(v, q_i, i, g_max, c0), working_set::merge_second);
+        };
+        if q.column_then(i, None, active_size, 0, &then) {
+            return working_set::selection_from(scanned.into_inner(), i, g_max, tol);
         }
         let q_i = q.column(i, active_size);
         working_set::select_second(v, q_i, i, g_max, tol)
