@@ -23,6 +23,11 @@
 //!   touch two random cache lines of every cached column per swap, thousands of swaps per
 //!   shrinking (8 % of an a9a fit in the issue-9 profile); replayed ones stay inside one column,
 //!   and columns evicted before their next use never pay.
+//! * A caller that computes a column writes its missing positions straight into the cache's
+//!   uninitialised room ([`RowCache::get_unfilled`], then [`RowCache::set_filled`]): nothing is
+//!   zeroed first.
+
+use std::mem::MaybeUninit;
 
 /// Counters of a [`RowCache`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -153,8 +158,33 @@ impl<T: Copy + Default> RowCache<T> {
 
     /// Column `i` with at least `len` positions, made most recently used. Returns the column and
     /// the number of leading positions that already hold values: the caller must fill
-    /// `start..len` when `start < len`. Never evicts `pinned`.
+    /// `start..len` when `start < len` (they hold zeros or stale values). Never evicts `pinned`.
     pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [T], usize) {
+        let (cached, missing) = self.get_unfilled(i, len, pinned);
+        let have = cached.len();
+        for value in missing {
+            value.write(T::default());
+        }
+        // SAFETY: every position `have..len` was just written.
+        unsafe { self.set_filled(i, len) };
+        (&mut self.columns[i][..len], have)
+    }
+
+    /// [`RowCache::get`] without writing the missing positions: returns the cached prefix
+    /// `0..have` of column `i` and the room for `have..len`, uninitialised. The caller writes
+    /// every position of the room, then calls [`RowCache::set_filled`]`(i, len)`; until then
+    /// the column holds only its prefix (a caller that stops early, by a panic, loses nothing
+    /// but the room it reserved, which a later request of the column reuses). This is how a
+    /// new column's memory is first written by the (parallel) kernel pass that computes it,
+    /// rather than zeroed on this thread first: the zeroing and the page faults of fresh
+    /// memory were 5 % of a warm kddcup fit's samples, all on the solve's thread.
+    /// Never evicts `pinned`.
+    pub fn get_unfilled(
+        &mut self,
+        i: usize,
+        len: usize,
+        pinned: Option<usize>,
+    ) -> (&mut [T], &mut [MaybeUninit<T>]) {
         self.sync(i);
         let have = self.columns[i].len();
         if have > 0 {
@@ -168,8 +198,7 @@ impl<T: Copy + Default> RowCache<T> {
             };
             let more = target.saturating_sub(capacity);
             // A new column takes over the allocation of the last column evicted for it (its
-            // stale values are overwritten by the caller): no allocation, and no zero-filling
-            // of the positions the victim held.
+            // stale values are forgotten and overwritten by the caller): no allocation.
             let mut recycled: Option<Vec<T>> = None;
             while self.used + more > self.budget {
                 let victim = self.least_recent_excluding(pinned);
@@ -181,34 +210,64 @@ impl<T: Copy + Default> RowCache<T> {
             }
             let column = &mut self.columns[i];
             if let Some(mut buffer) = recycled {
-                buffer.truncate(len);
+                buffer.clear();
                 buffer.shrink_to(target);
                 if buffer.capacity() == target {
                     *column = buffer;
                 }
             }
-            if column.capacity() == 0 {
-                // A new buffer, zeroed by the allocator (`calloc`): memory fresh from the
-                // system is then not written here but first touched by the caller's (parallel)
-                // store of the values, where a `resize` would write every page on this thread.
-                *column = vec![T::default(); target];
-                column.truncate(len);
-            }
             // `reserve_exact`: a doubling growth would hold up to twice the budget.
             if target > column.capacity() {
                 column.reserve_exact(target - column.len());
             }
-            column.resize(len, T::default());
             self.used += column.capacity() - capacity;
             self.stats.misses += 1;
             self.stats.values_computed += (len - have) as u64;
         } else {
             self.stats.hits += 1;
         }
-        if !self.columns[i].is_empty() {
+        if have > 0 {
             self.link_most_recent(i);
         }
-        (&mut self.columns[i][..len], have.min(len))
+        let column = &mut self.columns[i];
+        let cached = have.min(len);
+        let room = len - cached;
+        debug_assert!(column.capacity() >= len);
+        let start = column.as_mut_ptr();
+        // SAFETY: the buffer holds `capacity ≥ len` values, of which `0..have` are initialised:
+        // `0..cached` and `cached..len` are two disjoint parts of it, borrowed from `self` for
+        // as long as the returned slices live (the second only as `MaybeUninit`).
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(start, cached),
+                std::slice::from_raw_parts_mut(start.add(cached).cast::<MaybeUninit<T>>(), room),
+            )
+        }
+    }
+
+    /// Records that column `i` now holds `len` values, after [`RowCache::get_unfilled`] (or
+    /// [`RowCache::get_pair_unfilled`], [`RowCache::get_beside_unfilled`]) returned its room
+    /// and the caller wrote it; a no-op when the column already held `len` values.
+    ///
+    /// # Safety
+    /// The last request of column `i` was one of those, for at least `len` positions; every
+    /// position of the room it returned, up to `len`, was written; and since then no swap
+    /// happened and column `i` was not requested again (a request of another column that
+    /// pins `i`, as the pair and beside forms do, is fine).
+    ///
+    /// # Panics
+    /// If column `i` has no room for `len` values (it was evicted meanwhile).
+    pub unsafe fn set_filled(&mut self, i: usize, len: usize) {
+        let column = &mut self.columns[i];
+        let was_empty = column.is_empty();
+        if column.len() < len {
+            assert!(len <= column.capacity(), "RowCache::set_filled: column {i} has no room");
+            // SAFETY: the caller's contract: `0..len` is initialised, within the capacity.
+            unsafe { column.set_len(len) };
+        }
+        if was_empty && len > 0 {
+            self.link_most_recent(i);
+        }
     }
 
     /// [`RowCache::get`] for two distinct columns at once: `i` pinned while room is made for
@@ -217,39 +276,82 @@ impl<T: Copy + Default> RowCache<T> {
     /// # Panics
     /// If `i == j`.
     pub fn get_pair(&mut self, i: usize, j: usize, len: usize) -> [(&mut [T], usize); 2] {
-        assert_ne!(i, j, "RowCache::get_pair: two distinct columns");
-        let (column_i, have_i) = self.get(i, len, Some(j));
-        let (pointer_i, len_i) = (column_i.as_mut_ptr(), column_i.len());
-        let (column_j, have_j) = self.get(j, len, Some(i));
-        // SAFETY: `get(j, …, Some(i))` applies pending swaps to, extends and relinks column j
-        // only, and evicts columns other than the pinned i: column i's buffer is neither freed
-        // nor moved nor written, so the pointer still addresses its `len_i` values, and the two
-        // slices are distinct buffers.
-        let column_i = unsafe { std::slice::from_raw_parts_mut(pointer_i, len_i) };
+        let [(cached_i, missing_i), (cached_j, missing_j)] = self.get_pair_unfilled(i, j, len);
+        let (have_i, have_j) = (cached_i.len(), cached_j.len());
+        for value in missing_i.iter_mut().chain(missing_j) {
+            value.write(T::default());
+        }
+        // SAFETY: every missing position of both columns was just written.
+        unsafe {
+            self.set_filled(i, len);
+            self.set_filled(j, len);
+        }
+        let pointer_i = self.columns[i].as_mut_ptr();
+        let column_j = &mut self.columns[j][..len];
+        // SAFETY: columns i ≠ j are distinct buffers, each holding `len` values.
+        let column_i = unsafe { std::slice::from_raw_parts_mut(pointer_i, len) };
         [(column_i, have_i), (column_j, have_j)]
     }
 
-    /// [`RowCache::get`] for column `j` (pinning `beside`), and column `beside` itself read as
-    /// [`RowCache::peek`] reads it (no counter, no LRU move): the new column is written while
-    /// the other is read.
+    /// [`RowCache::get_pair`] as [`RowCache::get_unfilled`]: the cached prefix and the
+    /// uninitialised room of each column, for [`RowCache::set_filled`] on both.
+    ///
+    /// # Panics
+    /// If `i == j`.
+    #[allow(clippy::type_complexity)]
+    pub fn get_pair_unfilled(
+        &mut self,
+        i: usize,
+        j: usize,
+        len: usize,
+    ) -> [(&mut [T], &mut [MaybeUninit<T>]); 2] {
+        assert_ne!(i, j, "RowCache::get_pair: two distinct columns");
+        let (cached_i, missing_i) = self.get_unfilled(i, len, Some(j));
+        let (cached_i, have_i) = (cached_i.as_mut_ptr(), cached_i.len());
+        let (missing_i, room_i) = (missing_i.as_mut_ptr(), missing_i.len());
+        let column_j = self.get_unfilled(j, len, Some(i));
+        // SAFETY: `get_unfilled(j, …, Some(i))` applies pending swaps to, extends and relinks
+        // column j only, and evicts columns other than the pinned i (an i still empty is not in
+        // the LRU list at all): column i's buffer is neither freed nor moved nor written, so the
+        // pointers still address its prefix and its room, and the two columns are distinct
+        // buffers.
+        let column_i = unsafe {
+            (
+                std::slice::from_raw_parts_mut(cached_i, have_i),
+                std::slice::from_raw_parts_mut(missing_i, room_i),
+            )
+        };
+        [column_i, column_j]
+    }
+
+    /// [`RowCache::get_unfilled`] for column `j` (pinning `beside`), and column `beside` itself
+    /// read as [`RowCache::peek`] reads it (no counter, no LRU move): the new column is written
+    /// while the other is read. Returns `j`'s cached prefix, its room and the companion.
     ///
     /// # Panics
     /// If `beside == Some(j)`, or as [`RowCache::peek`] panics for `beside`.
-    pub fn get_beside(
+    #[allow(clippy::type_complexity)]
+    pub fn get_beside_unfilled(
         &mut self,
         j: usize,
         len: usize,
         beside: Option<usize>,
-    ) -> (&mut [T], usize, Option<&[T]>) {
+    ) -> (&mut [T], &mut [MaybeUninit<T>], Option<&[T]>) {
         assert_ne!(beside, Some(j), "RowCache::get_beside: two distinct columns");
-        let (column_j, have) = self.get(j, len, beside);
-        let (pointer, len_j) = (column_j.as_mut_ptr(), column_j.len());
+        let (cached, missing) = self.get_unfilled(j, len, beside);
+        let (cached, have) = (cached.as_mut_ptr(), cached.len());
+        let (missing, room) = (missing.as_mut_ptr(), missing.len());
         let companion = beside.map(|i| self.peek(i, len));
-        // SAFETY: `get(j, …, beside)` evicted only columns other than the pinned `beside`, and
-        // `peek` moves nothing: column j's buffer still holds its `len_j` values, and it is a
-        // buffer distinct from column `beside`'s, which is only read.
-        let column_j = unsafe { std::slice::from_raw_parts_mut(pointer, len_j) };
-        (column_j, have, companion)
+        // SAFETY: `get_unfilled(j, …, beside)` evicted only columns other than the pinned
+        // `beside`, and `peek` moves nothing: column j's buffer still holds its prefix and its
+        // room, and it is a buffer distinct from column `beside`'s, which is only read.
+        let (cached, missing) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(cached, have),
+                std::slice::from_raw_parts_mut(missing, room),
+            )
+        };
+        (cached, missing, companion)
     }
 
     /// Column `i` (which must hold at least `len` values) without touching the LRU order.
@@ -478,5 +580,57 @@ mod tests {
         assert_eq!(start, 2);
         assert_eq!(&col[..2], &[1.0, 2.0]);
         assert_eq!(cache.stats().values_computed, 5);
+    }
+
+    #[test]
+    fn unfilled_room_counts_only_once_written() {
+        let mut cache = RowCache::<f32>::new(6, 6 * 4 * 3); // three full columns
+        let (cached, room) = cache.get_unfilled(1, 4, None);
+        assert_eq!((cached.len(), room.len()), (0, 4));
+        for (k, value) in room.iter_mut().enumerate() {
+            value.write(k as f32);
+        }
+        // SAFETY: the whole room was written.
+        unsafe { cache.set_filled(1, 4) };
+        assert_eq!(cache.peek(1, 4), &[0.0, 1.0, 2.0, 3.0]);
+
+        // Extending: the prefix comes back cached, the room is the rest.
+        let (cached, room) = cache.get_unfilled(1, 6, None);
+        assert_eq!((cached, room.len()), (&mut [0.0, 1.0, 2.0, 3.0][..], 2));
+        room[0].write(4.0);
+        room[1].write(5.0);
+        // SAFETY: written.
+        unsafe { cache.set_filled(1, 6) };
+        assert_eq!(cache.peek(1, 6), &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+
+        // A room never marked filled leaves the column as it was, and its reservation is
+        // reused (not counted twice) by the next request.
+        let _ = cache.get_unfilled(2, 6, None);
+        let used = cache.used_values();
+        assert_eq!(cache.cached_len(2), 0);
+        let (cached, room) = cache.get_unfilled(2, 6, None);
+        assert_eq!((cached.len(), room.len()), (0, 6));
+        assert_eq!(cache.used_values(), used);
+        assert_eq!(cache.stats().misses, 4);
+
+        // The pair form: both rooms, neither column evicted for the other.
+        let [(cached_3, room_3), (cached_4, room_4)] = cache.get_pair_unfilled(3, 4, 6);
+        assert_eq!((cached_3.len(), room_3.len(), cached_4.len(), room_4.len()), (0, 6, 0, 6));
+        room_3.iter_mut().for_each(|v| {
+            v.write(3.0);
+        });
+        room_4.iter_mut().for_each(|v| {
+            v.write(4.0);
+        });
+        // SAFETY: both rooms written.
+        unsafe {
+            cache.set_filled(3, 6);
+            cache.set_filled(4, 6);
+        }
+        assert_eq!(cache.peek(3, 6), &[3.0; 6]);
+        assert_eq!(cache.peek(4, 6), &[4.0; 6]);
+        assert!(cache.used_values() <= cache.budget_values());
+        // Column 1 (least recently used) made room for them; 2 was never filled.
+        assert_eq!((cache.cached_len(1), cache.cached_len(2)), (0, 0));
     }
 }

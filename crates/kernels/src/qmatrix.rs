@@ -16,6 +16,9 @@
 //! ([`KernelSource::fill_block_finishing`]), on the thread that computed the window: no second
 //! pass over the `f64` block, and no second fork and join per column.
 
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::cache::{CacheStats, RowCache};
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
@@ -133,60 +136,77 @@ impl<K: KernelSource> SignedQ<K> {
 
     fn ensure(&mut self, i: usize, len: usize, pinned: Option<usize>) {
         let SignedQ { kernel, signs, cache, scratch, .. } = self;
-        let (column, start) = cache.get(i, len, pinned);
-        fill_signed(kernel, signs, scratch, i, column, start, &|_, _| {});
+        let (cached, missing) = cache.get_unfilled(i, len, pinned);
+        fill_signed(kernel, signs, scratch, i, missing, cached.len(), &|_, _| {});
+        // SAFETY: `fill_signed` wrote every missing position.
+        unsafe { cache.set_filled(i, len) };
     }
 
     /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
     /// (each pinned while the other is made room for, so neither loses its prefix).
     fn fill_pair(&mut self, i: usize, j: usize, start: usize, len: usize) {
         let scratch = scratch_of(&mut self.scratch, 2 * (len - start));
-        let [(column_i, have_i), (column_j, have_j)] = self.cache.get_pair(i, j, len);
-        debug_assert_eq!((have_i, have_j), (start, start));
+        let [(cached_i, missing_i), (cached_j, missing_j)] =
+            self.cache.get_pair_unfilled(i, j, len);
+        debug_assert_eq!((cached_i.len(), cached_j.len()), (start, start));
         let columns = [
-            (DisjointSlices::new(&mut column_i[start..]), self.signs[i]),
-            (DisjointSlices::new(&mut column_j[start..]), self.signs[j]),
+            (DisjointSlices::new(missing_i), self.signs[i]),
+            (DisjointSlices::new(missing_j), self.signs[j]),
         ];
         let signs = &self.signs[start..len];
+        let written = AtomicUsize::new(0);
         let finish = |r: usize, c0: usize, values: &[f64]| {
             let c1 = c0 + values.len();
             let (column, s_r) = &columns[r];
             // SAFETY: the windows of one row of the block are disjoint, and rows r = 0, 1 are
             // two distinct columns.
             let column = unsafe { column.range(c0, c1) };
+            written.fetch_add(column.len(), Ordering::Relaxed);
             store_signed(column, values, *s_r, &signs[c0..c1]);
         };
         self.kernel.fill_block_finishing(&[i, j], start, len, scratch, &finish);
+        let written = written.into_inner();
+        assert_eq!(written, 2 * (len - start), "the kernel source left a column unfilled");
+        // SAFETY: the block's disjoint windows, as long as both rooms together, were stored.
+        unsafe {
+            self.cache.set_filled(i, len);
+            self.cache.set_filled(j, len);
+        }
     }
 }
 
-/// Fills `column[start..]` with `Q[start.., j]` in `f32`, window by window as the kernel source
-/// computes them, handing each stored window to `after(c0, &column[c0..c1])` on the thread
-/// that computed it (`c0` counts from the column's first position).
+/// Writes `Q[start..start + missing.len(), j]` in `f32` into `missing` (the uninitialised room
+/// of column `j` from position `start` on), window by window as the kernel source computes
+/// them, handing each stored window to `after(c0, &Q[c0..c1, j])` on the thread that computed
+/// it (`c0` counts from the column's first position). Every position of `missing` is written.
 fn fill_signed<K: KernelSource>(
     kernel: &K,
     signs: &[f64],
     scratch: &mut Vec<f64>,
     j: usize,
-    column: &mut [f32],
+    missing: &mut [MaybeUninit<f32>],
     start: usize,
     after: &(dyn Fn(usize, &[f32]) + Sync),
 ) {
-    let len = column.len();
-    if start >= len {
+    if missing.is_empty() {
         return;
     }
+    let len = start + missing.len();
     let scratch = scratch_of(scratch, len - start);
     let (s_j, signs) = (signs[j], &signs[start..len]);
-    let column = DisjointSlices::new(&mut column[start..]);
+    let column = DisjointSlices::new(missing);
+    let written = AtomicUsize::new(0);
     let finish = |_: usize, c0: usize, values: &[f64]| {
         let c1 = c0 + values.len();
         // SAFETY: the windows of the block's one row are disjoint.
         let window = unsafe { column.range(c0, c1) };
-        store_signed(window, values, s_j, &signs[c0..c1]);
-        after(start + c0, window);
+        written.fetch_add(window.len(), Ordering::Relaxed);
+        after(start + c0, store_signed(window, values, s_j, &signs[c0..c1]));
     };
     kernel.fill_block_finishing(&[j], start, len, scratch, &finish);
+    // Disjoint windows (the source's contract, which `DisjointSlices` relies on) whose lengths
+    // add up to the room cover all of it: the caller may mark the column filled.
+    assert_eq!(written.into_inner(), len - start, "the kernel source left a column unfilled");
 }
 
 /// The first `n` values of the scratch buffer, which only grows: a block's output is written
@@ -199,11 +219,21 @@ fn scratch_of(scratch: &mut Vec<f64>, n: usize) -> &mut [f64] {
     &mut scratch[..n]
 }
 
-/// `column[t] = (s · signs[t] · values[t]) as f32`.
-fn store_signed(column: &mut [f32], values: &[f64], s: f64, signs: &[f64]) {
+/// Writes `column[t] = (s · signs[t] · values[t]) as f32` for every `t` of the window (as long
+/// as `values` and `signs`) and returns it, initialised.
+fn store_signed<'a>(
+    column: &'a mut [MaybeUninit<f32>],
+    values: &[f64],
+    s: f64,
+    signs: &[f64],
+) -> &'a [f32] {
+    assert!(values.len() == column.len() && signs.len() == column.len());
     for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
-        *q = (s * s_t * value) as f32;
+        q.write((s * s_t * value) as f32);
     }
+    // SAFETY: every value of the window was written just above (the lengths are equal), and
+    // `MaybeUninit<f32>` has the layout of `f32`.
+    unsafe { &*(std::ptr::from_mut(column) as *const [f32]) }
 }
 
 impl<K: KernelSource> QMatrix for SignedQ<K> {
@@ -286,12 +316,14 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
             }
         }
         let SignedQ { kernel, signs, cache, scratch, .. } = self;
-        let (column_j, start, companion) = cache.get_beside(j, len, beside);
-        debug_assert_eq!(start, have);
+        let (cached, missing, companion) = cache.get_beside_unfilled(j, len, beside);
+        debug_assert_eq!(cached.len(), have);
         let after = |c0: usize, window: &[f32]| {
             then(c0, window, companion.map(|q_i| &q_i[c0..c0 + window.len()]));
         };
-        fill_signed(kernel, signs, scratch, j, column_j, start, &after);
+        fill_signed(kernel, signs, scratch, j, missing, have, &after);
+        // SAFETY: `fill_signed` wrote every missing position.
+        unsafe { cache.set_filled(j, len) };
         true
     }
 
@@ -304,13 +336,11 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         let scratch = scratch_of(&mut self.scratch, missing.len() * len);
         self.kernel.fill_block(&missing, 0, len, scratch);
         for (&k, values) in missing.iter().zip(scratch.chunks_exact(len)) {
-            let s_k = self.signs[k];
-            let (column, start) = self.cache.get(k, len, None);
-            for ((q, &value), &s_t) in
-                column[start..].iter_mut().zip(&values[start..]).zip(&self.signs[start..len])
-            {
-                *q = (s_k * s_t * value) as f32;
-            }
+            let (cached, room) = self.cache.get_unfilled(k, len, None);
+            let start = cached.len();
+            store_signed(room, &values[start..], self.signs[k], &self.signs[start..len]);
+            // SAFETY: `store_signed` wrote every position of the room.
+            unsafe { self.cache.set_filled(k, len) };
         }
     }
 }
