@@ -2,32 +2,42 @@
 //! identical rows, `kernelkit._duplicates`).
 
 use kernelkit_kernels::{first_dense_occurrences, first_sparse_occurrences};
+use kernelkit_solvers::with_thread_pool;
 use numpy::PyArray1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
+use crate::errors::CoreError;
 use crate::sparse::{data, Data, Input};
 
 /// For each row of `x` (a dense float64 array or a `CsrMatrix`), the index of the first row
-/// with the same bits (its own index for a first occurrence), as int64.
+/// with the same bits (its own index for a first occurrence), as int64. The rows are hashed on
+/// `n_jobs` threads (0: every core).
 #[pyfunction]
+#[pyo3(signature = (x, n_jobs=0))]
 pub(crate) fn first_occurrences<'py>(
     py: Python<'py>,
     x: Input<'py>,
+    n_jobs: usize,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let rows = data(&x);
     let first = match &rows {
         Data::Dense(m) => {
             let (values, n_rows, n_cols) = (&m.values, m.rows, m.cols);
-            py.detach(|| first_dense_occurrences(values, n_rows, n_cols))
+            py.detach(|| {
+                with_thread_pool(n_jobs, || first_dense_occurrences(values, n_rows, n_cols))
+            })
         }
         Data::Sparse(csr) => {
             let (indptr, indices, values) = csr.arrays();
-            py.detach(|| first_sparse_occurrences(indptr, indices, values))
+            py.detach(|| {
+                with_thread_pool(n_jobs, || first_sparse_occurrences(indptr, indices, values))
+            })
         }
         Data::Subset(_) => {
             return Err(PyTypeError::new_err("first_occurrences takes an array or a CsrMatrix"))
         }
-    };
+    }
+    .map_err(CoreError::from)?;
     Ok(PyArray1::from_iter(py, first.into_iter().map(|t| t as i64)))
 }

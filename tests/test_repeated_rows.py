@@ -138,17 +138,20 @@ def test_nu_svc_keeps_every_row() -> None:
     assert NuSVC(nu=0.3, gamma=0.5).fit(X, y).solver_stats_[0]["dual_variables"] == len(y)
 
 
-def test_first_occurrences_match_numpy() -> None:
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_first_occurrences_match_numpy(n_jobs: int) -> None:
+    # Rows are hashed in parallel chunks of 1,024: 5,000 rows make several.
     rng = np.random.default_rng(7)
-    X = rng.integers(0, 2, size=(600, 3)).astype(np.float64)
+    X = rng.integers(0, 2, size=(5000, 3)).astype(np.float64)
     X[5] = [0.0, -0.0, 1.0]  # -0.0 is another row, bit for bit
-    first = _core.first_occurrences(X)
+    X[4000] = [0.0, -0.0, 1.0]
+    first = _core.first_occurrences(X, n_jobs)
     _, first_index, inverse = np.unique(
         X.view(np.int64), axis=0, return_index=True, return_inverse=True
     )
     np.testing.assert_array_equal(first, first_index[inverse.ravel()])
     # scipy drops the zeros (-0.0 too) from CSR rows: there the row is [0, 0, 1].
-    sparse_first = _core.first_occurrences(to_core_rows(sp.csr_matrix(X)))
+    sparse_first = _core.first_occurrences(to_core_rows(sp.csr_matrix(X)), n_jobs)
     _, first_index, inverse = np.unique(
         (X + 0.0).view(np.int64), axis=0, return_index=True, return_inverse=True
     )

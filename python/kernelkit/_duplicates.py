@@ -40,12 +40,13 @@ MIN_ROWS = 1000
 MAX_GROUP_FRACTION = 0.95
 
 
-def first_occurrences(X: Any) -> NDArray[np.int64] | None:
+def first_occurrences(X: Any, n_jobs: int = 0) -> NDArray[np.int64] | None:
     """For each row of the dense or sparse training ``X``, the first row equal to it bit for
-    bit; ``None`` when no row repeats or X is too small to be reduced."""
+    bit (rows hashed on ``n_jobs`` threads, 0 for every core); ``None`` when no row repeats or
+    X is too small to be reduced."""
     if X.shape[0] < MIN_ROWS:
         return None
-    first = _core.first_occurrences(to_core_rows(X) if sp.issparse(X) else X)
+    first = _core.first_occurrences(to_core_rows(X) if sp.issparse(X) else X, n_jobs)
     if np.all(first == np.arange(len(first))):
         return None
     return first

@@ -306,7 +306,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
 
         # Identical rows with the same label are one C-SVC dual variable (`_duplicates`).
         first = (
-            first_occurrences(X_checked)
+            first_occurrences(X_checked, resolve_n_jobs(self.n_jobs))
             if self._merges_repeated_rows
             and isinstance(self.kernel, str)
             and self.kernel != "precomputed"

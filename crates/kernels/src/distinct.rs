@@ -12,16 +12,13 @@
 //! not much wider than the number of distinct rows (a shrunken active set) is cheaper to compute
 //! directly, which the owner decides with [`DistinctRows::pays_for`].
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use crate::dense::DenseRows;
 use crate::function::KernelFunction;
 use crate::panels::PANEL_ROWS;
 use crate::parallel::{
     for_column_chunks, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
-use crate::repeats::{BitRow, RowHasher};
+use crate::repeats::{dense_digest, digests, same_bits, FirstSeen};
 use crate::source::Finish;
 
 // Chunks of the distinct rows start on a panel.
@@ -52,20 +49,22 @@ impl DistinctRows {
             return None;
         }
         let most = (n as f64 * MAX_DISTINCT_FRACTION) as usize;
-        let mut first_of: HashMap<BitRow<'_>, u32, BuildHasherDefault<RowHasher>> =
-            HashMap::with_capacity_and_hasher(n, Default::default());
+        let digests = digests(n, |t| dense_digest(rows.row(t)));
+        let mut seen = FirstSeen::new(&digests);
+        // `distinct_of[s]`: the distinct row of a first occurrence `s`.
+        let mut distinct_of = vec![0u32; n];
         let mut of_position = Vec::with_capacity(n);
         let mut firsts = Vec::new();
         for t in 0..n {
-            let next = firsts.len() as u32;
-            let u = *first_of.entry(BitRow(rows.row(t))).or_insert(next);
-            if u == next {
+            let s = seen.first(t, |s, t| same_bits(rows.row(s), rows.row(t)));
+            if s == t {
                 if firsts.len() == most {
                     return None;
                 }
+                distinct_of[t] = firsts.len() as u32;
                 firsts.push(t);
             }
-            of_position.push(u);
+            of_position.push(distinct_of[s]);
         }
         let m = firsts.len();
         let values: Vec<f64> = firsts.iter().flat_map(|&t| rows.row(t).iter().copied()).collect();
