@@ -13,8 +13,9 @@
 //! directly, which the owner decides with [`DistinctRows::pays_for`].
 
 use crate::dense::DenseRows;
+use crate::feature_major::{restrict, used_features};
 use crate::function::KernelFunction;
-use crate::panels::PANEL_ROWS;
+use crate::panels::{to_panels, PANEL_ROWS};
 use crate::parallel::{
     for_column_chunks, ColumnWindows, COLUMN_CHUNK, PARALLEL_MIN_LEN, PARALLEL_MIN_WORK,
 };
@@ -34,7 +35,11 @@ const MAX_DISTINCT_FRACTION: f64 = 0.8;
 pub(crate) struct DistinctRows {
     /// The distinct rows, in order of first occurrence, with their norms.
     rows: DenseRows<'static>,
-    /// The same rows in panels of sixteen ([`crate::panels::to_panels`]).
+    /// The features not zero in every row (those of [`crate::feature_major::FeatureMajor`]:
+    /// every row is one of the distinct rows).
+    used: Vec<usize>,
+    /// The same rows over the features `used`, in panels of sixteen
+    /// ([`crate::panels::to_panels`]).
     panels: Vec<f64>,
     /// `of_position[t]`: the distinct row at position `t`.
     of_position: Vec<u32>,
@@ -68,9 +73,10 @@ impl DistinctRows {
         }
         let m = firsts.len();
         let values: Vec<f64> = firsts.iter().flat_map(|&t| rows.row(t).iter().copied()).collect();
-        let panels = crate::panels::to_panels(&values, m, d);
+        let used = used_features(&values, d);
+        let panels = to_panels(&restrict(&values, d, &used), m, used.len());
         let rows = DenseRows::from_vec(values, m, d).ok()?;
-        Some(DistinctRows { rows, panels, of_position })
+        Some(DistinctRows { rows, used, panels, of_position })
     }
 
     /// The distinct rows.
@@ -92,9 +98,11 @@ impl DistinctRows {
         let m = self.rows.n_rows();
         assert_eq!(out.len(), left.len() * m, "columns: output has the wrong length");
         let norms = self.rows.sq_norms();
+        let d = self.rows.n_features();
+        let left_used: Vec<Vec<f64>> = left.iter().map(|x| restrict(x, d, &self.used)).collect();
         let windows = ColumnWindows::new(out, m);
         let window = |c0: usize, c1: usize| {
-            for (r, x) in left.iter().enumerate() {
+            for (r, x) in left_used.iter().enumerate() {
                 // SAFETY: the task owns columns c0..c1, one window per row alive at a time.
                 let to = unsafe { windows.row(r, c0, c1) };
                 crate::panels::dot_panels(x, &self.panels, c0 / PANEL_ROWS, to);

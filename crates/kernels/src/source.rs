@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use crate::dense::DenseRows;
 use crate::distinct::DistinctRows;
 use crate::error::KernelError;
+use crate::feature_major::FeatureMajor;
 use crate::function::KernelFunction;
 use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 
@@ -104,10 +105,11 @@ pub(crate) fn finish_in_chunks(n_rows: usize, width: usize, out: &[f64], finish:
 pub struct DenseKernel<'a> {
     rows: DenseRows<'a>,
     function: KernelFunction,
-    /// The rows again, feature-major (`by_feature[k · n + t]` is feature `k` of the row at
-    /// position `t`), when rows are short ([`NARROW_MAX_FEATURES`]): one or two columns are
-    /// then computed by [`crate::feature_major::dot_feature_major`].
-    by_feature: Option<Vec<f64>>,
+    /// The rows again, feature-major over the features that are not zero in every row
+    /// (`by_feature[k · n + t]` is feature `used[k]` of the row at position `t`), when rows are
+    /// short ([`NARROW_MAX_FEATURES`]): one to three columns are then computed by
+    /// [`crate::feature_major::dot_feature_major`].
+    by_feature: Option<FeatureMajor>,
     /// The rows again in `f32`, row-major, when they are read row-major and every value is
     /// exactly an `f32` (float32 input, pixels, counts, 0/1): a column of one to three rows then
     /// reads half the bytes, with bitwise the same values ([`crate::simd::RowValue`]).
@@ -119,6 +121,7 @@ pub struct DenseKernel<'a> {
 
 /// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
 const NARROW_MAX_FEATURES: usize = 64;
+
 /// ... unless the copy would exceed this many values (128 MB).
 const NARROW_MAX_VALUES: usize = 1 << 24;
 
@@ -142,7 +145,7 @@ impl<'a> DenseKernel<'a> {
         let (by_feature, distinct) = if narrow {
             // Two independent passes over the rows, on two threads when there are.
             let (by_feature, distinct) =
-                rayon::join(|| rows.feature_major(), || DistinctRows::find(&rows));
+                rayon::join(|| FeatureMajor::new(&rows), || DistinctRows::find(&rows));
             (Some(by_feature), distinct)
         } else {
             (None, None)
@@ -210,11 +213,14 @@ impl KernelSource for DenseKernel<'_> {
             distinct.gather(&over_distinct, start, end, out, finish);
             return;
         }
+        let left_used = self.by_feature.as_ref().map(|by_feature| by_feature.left(&left, d));
         let block = Block {
             left: &left,
             left_norms: &left_norms,
             right: &self.rows,
-            right_by_feature: self.by_feature.as_deref(),
+            right_by_feature: self.by_feature.as_ref().zip(left_used.as_deref()).map(
+                |(by_feature, left)| (by_feature.values.as_slice(), left, by_feature.used.len()),
+            ),
             right_single: self.single.as_deref(),
             right_offset: start,
             function: self.function,
@@ -240,8 +246,8 @@ impl KernelSource for DenseKernel<'_> {
         }
         if let Some(by_feature) = &mut self.by_feature {
             let n = self.rows.n_rows();
-            for k in 0..self.rows.n_features() {
-                by_feature.swap(k * n + i, k * n + j);
+            for k in 0..by_feature.used.len() {
+                by_feature.values.swap(k * n + i, k * n + j);
             }
         }
     }
@@ -327,8 +333,9 @@ struct Block<'a, 'b> {
     left: &'a [f64],
     left_norms: &'a [f64],
     right: &'a DenseRows<'b>,
-    /// `right` feature-major, when the kernel keeps that copy.
-    right_by_feature: Option<&'a [f64]>,
+    /// `right` feature-major over the features kept, when the kernel keeps that copy, with the
+    /// left rows over the same features and their number.
+    right_by_feature: Option<(&'a [f64], &'a [f64], usize)>,
     /// `right` in `f32`, when the kernel keeps that copy.
     right_single: Option<&'a [f32]>,
     right_offset: usize,
@@ -381,13 +388,20 @@ impl Block<'_, '_> {
             let mut windows: Vec<&mut [f64]> =
                 (0..n_left).map(|r| unsafe { out.row(r, c0, c1) }).collect();
             match (self.right_by_feature, self.right_single) {
-                (Some(by_feature), _) => crate::feature_major::dot_feature_major(
-                    &left,
-                    by_feature,
-                    self.right.n_rows(),
-                    self.right_offset + c0,
-                    &mut windows,
-                ),
+                (Some((by_feature, left_used, d_used)), _) => {
+                    let left: Vec<&[f64]> = if d_used == 0 {
+                        vec![&[]; n_left]
+                    } else {
+                        left_used.chunks_exact(d_used).collect()
+                    };
+                    crate::feature_major::dot_feature_major(
+                        &left,
+                        by_feature,
+                        self.right.n_rows(),
+                        self.right_offset + c0,
+                        &mut windows,
+                    )
+                }
                 (None, Some(single)) => {
                     let first = self.right_offset + c0;
                     crate::simd::dot_rows(
@@ -549,6 +563,57 @@ mod tests {
                 direct.fill_block(&rows, start, end, &mut expected);
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&out), bits(&expected), "{f:?} rows {rows:?} {start}..{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn features_zero_in_every_row_are_left_out_with_bitwise_the_same_columns() {
+        // Narrow rows whose features 0, 5, 6 and the last are zero in every row (0.0 or -0.0),
+        // with repeats (some columns go through the distinct rows) and without.
+        let (n, d) = (1500, 12);
+        let zero = |k: usize| [0, 5, 6, d - 1].contains(&k);
+        for m in [n, 300] {
+            let values: Vec<f64> = (0..n * d)
+                .map(|p| {
+                    let (t, k) = ((p / d) * 389 % m, p % d);
+                    match (zero(k), t % 2) {
+                        (true, 0) => 0.0,
+                        (true, _) => -0.0,
+                        (false, _) => ((t * d + k) as f64 * 0.618).sin(),
+                    }
+                })
+                .collect();
+            for f in [
+                KernelFunction::Rbf { gamma: 0.05 },
+                KernelFunction::Linear,
+                KernelFunction::Polynomial { gamma: 0.1, coef0: 1.0, degree: 3 },
+            ] {
+                let mut kernel =
+                    DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
+                assert_eq!(kernel.distinct_rows(), (m < n).then_some(m));
+                let used = &kernel.by_feature.as_ref().unwrap().used;
+                assert_eq!(used, &(0..d).filter(|&k| !zero(k)).collect::<Vec<_>>());
+                // The same kernel reading every feature, position by position.
+                let mut whole = kernel.clone();
+                whole.by_feature = Some(FeatureMajor {
+                    used: (0..d).collect(),
+                    values: whole.rows.feature_major(),
+                });
+                whole.distinct = None;
+                for (i, j) in [(4, 1400), (17, 3)] {
+                    kernel.swap_index(i, j);
+                    whole.swap_index(i, j);
+                }
+                for (rows, start, end) in [(vec![4], 0, n), (vec![1400, 3], 5, n), (vec![9], 7, 90)]
+                {
+                    let mut out = vec![0.0; rows.len() * (end - start)];
+                    let mut expected = out.clone();
+                    kernel.fill_block(&rows, start, end, &mut out);
+                    whole.fill_block(&rows, start, end, &mut expected);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&out), bits(&expected), "{f:?} m={m} rows {rows:?}");
+                }
             }
         }
     }
