@@ -139,9 +139,7 @@ class Solution:
     def stats(self) -> dict[str, float]:
         """Counters of the solve (kernel cache, objective increases, shrinking)."""
 
-def first_occurrences(
-    x: NDArray[np.float64] | CsrMatrix, n_jobs: int = 0
-) -> NDArray[np.int64]: ...
+def first_occurrences(x: NDArray[np.float64] | CsrMatrix, n_jobs: int = 0) -> NDArray[np.int64]: ...
 def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
 def kernel_matrix_product(
     a: _Rows, b: _Rows, kernel: Kernel, coef: NDArray[np.float64], n_jobs: int = 0
