@@ -158,7 +158,7 @@ impl<T: Copy + Default> RowCache<T> {
 
     /// Column `i` with at least `len` positions, made most recently used. Returns the column and
     /// the number of leading positions that already hold values: the caller must fill
-    /// `start..len` when `start < len` (they hold zeros or stale values). Never evicts `pinned`.
+    /// `start..len` when `start < len` (they hold zeros). Never evicts `pinned`.
     pub fn get(&mut self, i: usize, len: usize, pinned: Option<usize>) -> (&mut [T], usize) {
         let (cached, missing) = self.get_unfilled(i, len, pinned);
         let have = cached.len();

@@ -399,17 +399,25 @@ impl<K: KernelSource> SvrQ<K> {
         let (real_i, real_j) = (self.index[i] as usize, self.index[j] as usize);
         let SvrQ { kernel, cache, scratch, .. } = self;
         if real_i == real_j {
-            let (row, have) = cache.get(real_i, l, Some(real_i));
-            fill_rows(kernel, scratch, &[real_i], &mut [&mut row[have..]], have, l);
+            let (cached, room) = cache.get_unfilled(real_i, l, Some(real_i));
+            let have = cached.len();
+            fill_rows(kernel, scratch, &[real_i], &mut [room], have, l);
+            // SAFETY: `fill_rows` wrote every position of the room.
+            unsafe { cache.set_filled(real_i, l) };
             return;
         }
-        let [(row_i, have_i), (row_j, have_j)] = cache.get_pair(real_i, real_j, l);
+        let [(cached_i, room_i), (cached_j, room_j)] = cache.get_pair_unfilled(real_i, real_j, l);
+        let (have_i, have_j) = (cached_i.len(), cached_j.len());
         if have_i == have_j {
-            let rows = &mut [&mut row_i[have_i..], &mut row_j[have_j..]];
-            fill_rows(kernel, scratch, &[real_i, real_j], rows, have_i, l);
+            fill_rows(kernel, scratch, &[real_i, real_j], &mut [room_i, room_j], have_i, l);
         } else {
-            fill_rows(kernel, scratch, &[real_i], &mut [&mut row_i[have_i..]], have_i, l);
-            fill_rows(kernel, scratch, &[real_j], &mut [&mut row_j[have_j..]], have_j, l);
+            fill_rows(kernel, scratch, &[real_i], &mut [room_i], have_i, l);
+            fill_rows(kernel, scratch, &[real_j], &mut [room_j], have_j, l);
+        }
+        // SAFETY: `fill_rows` wrote every position of both rooms.
+        unsafe {
+            cache.set_filled(real_i, l);
+            cache.set_filled(real_j, l);
         }
     }
 
@@ -452,7 +460,7 @@ fn fill_rows<K: KernelSource>(
     kernel: &K,
     scratch: &mut Vec<f64>,
     reals: &[usize],
-    rows: &mut [&mut [f32]],
+    rows: &mut [&mut [MaybeUninit<f32>]],
     start: usize,
     end: usize,
 ) {
@@ -460,17 +468,21 @@ fn fill_rows<K: KernelSource>(
         return;
     }
     let scratch = scratch_of(scratch, reals.len() * (end - start));
-    let rows: Vec<DisjointSlices<'_, f32>> =
+    let rows: Vec<DisjointSlices<'_, MaybeUninit<f32>>> =
         rows.iter_mut().map(|row| DisjointSlices::new(row)).collect();
+    let written = AtomicUsize::new(0);
     let finish = |r: usize, c0: usize, values: &[f64]| {
         // SAFETY: the windows of one row of the block are disjoint, and the rows of the block
         // are distinct cache rows.
         let row = unsafe { rows[r].range(c0, c0 + values.len()) };
+        written.fetch_add(row.len(), Ordering::Relaxed);
         for (q, &value) in row.iter_mut().zip(values) {
-            *q = value as f32;
+            q.write(value as f32);
         }
     };
     kernel.fill_block_finishing(reals, start, end, scratch, &finish);
+    let written = written.into_inner();
+    assert_eq!(written, reals.len() * (end - start), "the kernel source left a row unfilled");
 }
 
 /// Positions per parallel task when assembling ε-SVR columns.
@@ -551,10 +563,13 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         let scratch = scratch_of(&mut self.scratch, missing.len() * l);
         self.kernel.fill_block(&missing, 0, l, scratch);
         for (&real, values) in missing.iter().zip(scratch.chunks_exact(l)) {
-            let (row, start) = self.cache.get(real, l, None);
-            for (q, &value) in row[start..].iter_mut().zip(&values[start..]) {
-                *q = value as f32;
+            let (cached, room) = self.cache.get_unfilled(real, l, None);
+            let start = cached.len();
+            for (q, &value) in room.iter_mut().zip(&values[start..]) {
+                q.write(value as f32);
             }
+            // SAFETY: every position of the room was written (`values` holds all `l`).
+            unsafe { self.cache.set_filled(real, l) };
         }
     }
 }
