@@ -270,31 +270,9 @@ impl<T: Copy + Default> RowCache<T> {
         }
     }
 
-    /// [`RowCache::get`] for two distinct columns at once: `i` pinned while room is made for
-    /// `j`, which is pinned itself while room is made for `i`.
-    ///
-    /// # Panics
-    /// If `i == j`.
-    pub fn get_pair(&mut self, i: usize, j: usize, len: usize) -> [(&mut [T], usize); 2] {
-        let [(cached_i, missing_i), (cached_j, missing_j)] = self.get_pair_unfilled(i, j, len);
-        let (have_i, have_j) = (cached_i.len(), cached_j.len());
-        for value in missing_i.iter_mut().chain(missing_j) {
-            value.write(T::default());
-        }
-        // SAFETY: every missing position of both columns was just written.
-        unsafe {
-            self.set_filled(i, len);
-            self.set_filled(j, len);
-        }
-        let pointer_i = self.columns[i].as_mut_ptr();
-        let column_j = &mut self.columns[j][..len];
-        // SAFETY: columns i ≠ j are distinct buffers, each holding `len` values.
-        let column_i = unsafe { std::slice::from_raw_parts_mut(pointer_i, len) };
-        [(column_i, have_i), (column_j, have_j)]
-    }
-
-    /// [`RowCache::get_pair`] as [`RowCache::get_unfilled`]: the cached prefix and the
-    /// uninitialised room of each column, for [`RowCache::set_filled`] on both.
+    /// [`RowCache::get_unfilled`] for two distinct columns at once (`i` pinned while room is
+    /// made for `j`, which is pinned itself while room is made for `i`): the cached prefix and
+    /// the uninitialised room of each column, for [`RowCache::set_filled`] on both.
     ///
     /// # Panics
     /// If `i == j`.
@@ -305,7 +283,7 @@ impl<T: Copy + Default> RowCache<T> {
         j: usize,
         len: usize,
     ) -> [(&mut [T], &mut [MaybeUninit<T>]); 2] {
-        assert_ne!(i, j, "RowCache::get_pair: two distinct columns");
+        assert_ne!(i, j, "RowCache::get_pair_unfilled: two distinct columns");
         let (cached_i, missing_i) = self.get_unfilled(i, len, Some(j));
         let (cached_i, have_i) = (cached_i.as_mut_ptr(), cached_i.len());
         let (missing_i, room_i) = (missing_i.as_mut_ptr(), missing_i.len());
@@ -476,6 +454,12 @@ impl<T: Copy + Default> RowCache<T> {
 mod tests {
     use super::*;
 
+    fn fill_room(room: &mut [MaybeUninit<f32>], value: f32) {
+        for slot in room {
+            slot.write(value);
+        }
+    }
+
     #[test]
     fn budget_is_at_least_two_columns() {
         let cache = RowCache::<f32>::new(10, 0);
@@ -489,10 +473,16 @@ mod tests {
         cache.get(1, 4, None).0.fill(2.0);
         // Column 2 is extended from a prefix of 2 and column 3 is new: both evict the others.
         cache.get(2, 2, None).0.fill(3.0);
-        let [(column_2, have_2), (column_3, have_3)] = cache.get_pair(2, 3, 4);
+        let [(column_2, room_2), (column_3, room_3)] = cache.get_pair_unfilled(2, 3, 4);
+        let (have_2, have_3) = (column_2.len(), column_3.len());
         assert_eq!((have_2, have_3), (2, 0));
-        column_2[2..].fill(4.0);
-        column_3.fill(5.0);
+        fill_room(room_2, 4.0);
+        fill_room(room_3, 5.0);
+        // SAFETY: both rooms written.
+        unsafe {
+            cache.set_filled(2, 4);
+            cache.set_filled(3, 4);
+        }
         assert_eq!(cache.peek(2, 4), &[3.0, 3.0, 4.0, 4.0]);
         assert_eq!(cache.peek(3, 4), &[5.0; 4]);
         assert_eq!((cache.cached_len(0), cache.cached_len(1)), (0, 0));
@@ -616,12 +606,8 @@ mod tests {
         // The pair form: both rooms, neither column evicted for the other.
         let [(cached_3, room_3), (cached_4, room_4)] = cache.get_pair_unfilled(3, 4, 6);
         assert_eq!((cached_3.len(), room_3.len(), cached_4.len(), room_4.len()), (0, 6, 0, 6));
-        room_3.iter_mut().for_each(|v| {
-            v.write(3.0);
-        });
-        room_4.iter_mut().for_each(|v| {
-            v.write(4.0);
-        });
+        fill_room(room_3, 3.0);
+        fill_room(room_4, 4.0);
         // SAFETY: both rooms written.
         unsafe {
             cache.set_filled(3, 6);

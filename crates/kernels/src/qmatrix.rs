@@ -145,29 +145,22 @@ impl<K: KernelSource> SignedQ<K> {
     /// Columns `i` and `j`, both cached up to `start` exactly, extended to `len` by one block
     /// (each pinned while the other is made room for, so neither loses its prefix).
     fn fill_pair(&mut self, i: usize, j: usize, start: usize, len: usize) {
-        let scratch = scratch_of(&mut self.scratch, 2 * (len - start));
         let [(cached_i, missing_i), (cached_j, missing_j)] =
             self.cache.get_pair_unfilled(i, j, len);
         debug_assert_eq!((cached_i.len(), cached_j.len()), (start, start));
-        let columns = [
-            (DisjointSlices::new(missing_i), self.signs[i]),
-            (DisjointSlices::new(missing_j), self.signs[j]),
-        ];
-        let signs = &self.signs[start..len];
-        let written = AtomicUsize::new(0);
-        let finish = |r: usize, c0: usize, values: &[f64]| {
-            let c1 = c0 + values.len();
-            let (column, s_r) = &columns[r];
-            // SAFETY: the windows of one row of the block are disjoint, and rows r = 0, 1 are
-            // two distinct columns.
-            let column = unsafe { column.range(c0, c1) };
-            written.fetch_add(column.len(), Ordering::Relaxed);
-            store_signed(column, values, *s_r, &signs[c0..c1]);
+        let (column_signs, signs) = ([self.signs[i], self.signs[j]], &self.signs[start..len]);
+        let store = |r: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+            store_signed(window, values, column_signs[r], &signs[c0..c0 + values.len()]);
         };
-        self.kernel.fill_block_finishing(&[i, j], start, len, scratch, &finish);
-        let written = written.into_inner();
-        assert_eq!(written, 2 * (len - start), "the kernel source left a column unfilled");
-        // SAFETY: the block's disjoint windows, as long as both rooms together, were stored.
+        fill_rooms(
+            &self.kernel,
+            &mut self.scratch,
+            &[i, j],
+            &mut [missing_i, missing_j],
+            start,
+            &store,
+        );
+        // SAFETY: `fill_rooms` wrote every position of both rooms.
         unsafe {
             self.cache.set_filled(i, len);
             self.cache.set_filled(j, len);
@@ -188,25 +181,50 @@ fn fill_signed<K: KernelSource>(
     start: usize,
     after: &(dyn Fn(usize, &[f32]) + Sync),
 ) {
-    if missing.is_empty() {
+    let (s_j, signs) = (signs[j], &signs[start..start + missing.len()]);
+    let store = |_: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+        after(start + c0, store_signed(window, values, s_j, &signs[c0..c0 + values.len()]));
+    };
+    fill_rooms(kernel, scratch, &[j], &mut [missing], start, &store);
+}
+
+/// How [`fill_rooms`] stores a computed window: `(row, c0, window of the room, values)`.
+type StoreWindow<'a> = dyn Fn(usize, usize, &mut [MaybeUninit<f32>], &[f64]) + Sync + 'a;
+
+/// Computes the kernel block `K[rows, start..start + w]` into `rooms` (one uninitialised slice
+/// of `w` values per row), window by window as the kernel source computes it, on the thread
+/// that computed each window: `store(r, c0, window, values)` must write the whole `window` of
+/// row `r` (positions `start + c0 ..`) from its `f64` `values`. Every position of every room
+/// is then written; the windows' lengths are counted to check it (disjoint windows, the
+/// source's contract that `DisjointSlices` relies on, whose lengths add up to the rooms cover
+/// them), so the caller may mark the rooms filled.
+fn fill_rooms<K: KernelSource>(
+    kernel: &K,
+    scratch: &mut Vec<f64>,
+    rows: &[usize],
+    rooms: &mut [&mut [MaybeUninit<f32>]],
+    start: usize,
+    store: &StoreWindow<'_>,
+) {
+    let width = rooms.first().map_or(0, |room| room.len());
+    assert!(rooms.len() == rows.len() && rooms.iter().all(|room| room.len() == width));
+    if width == 0 {
         return;
     }
-    let len = start + missing.len();
-    let scratch = scratch_of(scratch, len - start);
-    let (s_j, signs) = (signs[j], &signs[start..len]);
-    let column = DisjointSlices::new(missing);
+    let scratch = scratch_of(scratch, rows.len() * width);
+    let rooms: Vec<DisjointSlices<'_, MaybeUninit<f32>>> =
+        rooms.iter_mut().map(|room| DisjointSlices::new(room)).collect();
     let written = AtomicUsize::new(0);
-    let finish = |_: usize, c0: usize, values: &[f64]| {
-        let c1 = c0 + values.len();
-        // SAFETY: the windows of the block's one row are disjoint.
-        let window = unsafe { column.range(c0, c1) };
+    let finish = |r: usize, c0: usize, values: &[f64]| {
+        // SAFETY: the windows of one row of the block are disjoint, and the rows' rooms are
+        // distinct cache columns.
+        let window = unsafe { rooms[r].range(c0, c0 + values.len()) };
         written.fetch_add(window.len(), Ordering::Relaxed);
-        after(start + c0, store_signed(window, values, s_j, &signs[c0..c1]));
+        store(r, c0, window, values);
     };
-    kernel.fill_block_finishing(&[j], start, len, scratch, &finish);
-    // Disjoint windows (the source's contract, which `DisjointSlices` relies on) whose lengths
-    // add up to the room cover all of it: the caller may mark the column filled.
-    assert_eq!(written.into_inner(), len - start, "the kernel source left a column unfilled");
+    kernel.fill_block_finishing(rows, start, start + width, scratch, &finish);
+    let written = written.into_inner();
+    assert_eq!(written, rows.len() * width, "the kernel source left a cache column unfilled");
 }
 
 /// The first `n` values of the scratch buffer, which only grows: a block's output is written
@@ -401,20 +419,21 @@ impl<K: KernelSource> SvrQ<K> {
         if real_i == real_j {
             let (cached, room) = cache.get_unfilled(real_i, l, Some(real_i));
             let have = cached.len();
-            fill_rows(kernel, scratch, &[real_i], &mut [room], have, l);
-            // SAFETY: `fill_rows` wrote every position of the room.
+            fill_rooms(kernel, scratch, &[real_i], &mut [room], have, &store_rounded);
+            // SAFETY: `fill_rooms` wrote every position of the room.
             unsafe { cache.set_filled(real_i, l) };
             return;
         }
         let [(cached_i, room_i), (cached_j, room_j)] = cache.get_pair_unfilled(real_i, real_j, l);
         let (have_i, have_j) = (cached_i.len(), cached_j.len());
+        let pair = [real_i, real_j];
         if have_i == have_j {
-            fill_rows(kernel, scratch, &[real_i, real_j], &mut [room_i, room_j], have_i, l);
+            fill_rooms(kernel, scratch, &pair, &mut [room_i, room_j], have_i, &store_rounded);
         } else {
-            fill_rows(kernel, scratch, &[real_i], &mut [room_i], have_i, l);
-            fill_rows(kernel, scratch, &[real_j], &mut [room_j], have_j, l);
+            fill_rooms(kernel, scratch, &pair[..1], &mut [room_i], have_i, &store_rounded);
+            fill_rooms(kernel, scratch, &pair[1..], &mut [room_j], have_j, &store_rounded);
         }
-        // SAFETY: `fill_rows` wrote every position of both rooms.
+        // SAFETY: `fill_rooms` wrote every position of both rooms.
         unsafe {
             cache.set_filled(real_i, l);
             cache.set_filled(real_j, l);
@@ -454,35 +473,11 @@ impl<K: KernelSource> SvrQ<K> {
     }
 }
 
-/// Kernel rows `reals` over positions `start..end` stored as `f32` into `rows` (one slice of
-/// `end − start` values per real row), as one block; nothing to do when `start == end`.
-fn fill_rows<K: KernelSource>(
-    kernel: &K,
-    scratch: &mut Vec<f64>,
-    reals: &[usize],
-    rows: &mut [&mut [MaybeUninit<f32>]],
-    start: usize,
-    end: usize,
-) {
-    if start >= end {
-        return;
+/// Writes `values` into `window` in `f32` (the `store` of [`fill_rooms`] for kernel rows).
+fn store_rounded(_: usize, _: usize, window: &mut [MaybeUninit<f32>], values: &[f64]) {
+    for (q, &value) in window.iter_mut().zip(values) {
+        q.write(value as f32);
     }
-    let scratch = scratch_of(scratch, reals.len() * (end - start));
-    let rows: Vec<DisjointSlices<'_, MaybeUninit<f32>>> =
-        rows.iter_mut().map(|row| DisjointSlices::new(row)).collect();
-    let written = AtomicUsize::new(0);
-    let finish = |r: usize, c0: usize, values: &[f64]| {
-        // SAFETY: the windows of one row of the block are disjoint, and the rows of the block
-        // are distinct cache rows.
-        let row = unsafe { rows[r].range(c0, c0 + values.len()) };
-        written.fetch_add(row.len(), Ordering::Relaxed);
-        for (q, &value) in row.iter_mut().zip(values) {
-            q.write(value as f32);
-        }
-    };
-    kernel.fill_block_finishing(reals, start, end, scratch, &finish);
-    let written = written.into_inner();
-    assert_eq!(written, reals.len() * (end - start), "the kernel source left a row unfilled");
 }
 
 /// Positions per parallel task when assembling ε-SVR columns.
@@ -565,9 +560,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         for (&real, values) in missing.iter().zip(scratch.chunks_exact(l)) {
             let (cached, room) = self.cache.get_unfilled(real, l, None);
             let start = cached.len();
-            for (q, &value) in room.iter_mut().zip(&values[start..]) {
-                q.write(value as f32);
-            }
+            store_rounded(0, start, room, &values[start..]);
             // SAFETY: every position of the room was written (`values` holds all `l`).
             unsafe { self.cache.set_filled(real, l) };
         }

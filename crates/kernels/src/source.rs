@@ -465,6 +465,26 @@ mod tests {
         (0..n * d).map(|k| ((k * 7919 % 101) as f64 / 50.0) - 1.0).collect()
     }
 
+    fn bits(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// `a` and `b` give bitwise the same block for each `(rows, start, end)`.
+    fn assert_same_blocks(
+        a: &DenseKernel<'_>,
+        b: &DenseKernel<'_>,
+        cases: &[(Vec<usize>, usize, usize)],
+        what: &str,
+    ) {
+        for (rows, start, end) in cases {
+            let mut out = vec![0.0; rows.len() * (end - start)];
+            let mut expected = out.clone();
+            a.fill_block(rows, *start, *end, &mut out);
+            b.fill_block(rows, *start, *end, &mut expected);
+            assert_eq!(bits(&out), bits(&expected), "{what} rows {rows:?} {start}..{end}");
+        }
+    }
+
     #[test]
     fn blocks_match_naive_kernel_for_every_function_and_size() {
         let functions = [
@@ -522,7 +542,6 @@ mod tests {
             let right = DenseRows::new(rows_f64.rows(start, end), end - start, d).unwrap();
             let mut expected = vec![0.0; out.len()];
             kernel_block(&left, &right, f, &mut expected).unwrap();
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&out), bits(&expected), "rows {rows:?}");
         }
     }
@@ -550,19 +569,13 @@ mod tests {
                 direct.swap_index(i, j);
             }
             // Wide windows (gathered), and one narrower than the distinct rows (direct).
-            for (rows, start, end) in [
+            let cases = [
                 (vec![4], 0, n),
                 (vec![2500, 3], 5, n),
                 (vec![0, 17, 2999], 1, 2990),
                 (vec![9], 0, 600),
-            ] {
-                let mut out = vec![0.0; rows.len() * (end - start)];
-                let mut expected = out.clone();
-                kernel.fill_block(&rows, start, end, &mut out);
-                direct.fill_block(&rows, start, end, &mut expected);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&out), bits(&expected), "{f:?} rows {rows:?} {start}..{end}");
-            }
+            ];
+            assert_same_blocks(&kernel, &direct, &cases, &format!("{f:?}"));
         }
     }
 
@@ -604,15 +617,8 @@ mod tests {
                     kernel.swap_index(i, j);
                     whole.swap_index(i, j);
                 }
-                for (rows, start, end) in [(vec![4], 0, n), (vec![1400, 3], 5, n), (vec![9], 7, 90)]
-                {
-                    let mut out = vec![0.0; rows.len() * (end - start)];
-                    let mut expected = out.clone();
-                    kernel.fill_block(&rows, start, end, &mut out);
-                    whole.fill_block(&rows, start, end, &mut expected);
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&out), bits(&expected), "{f:?} m={m} rows {rows:?}");
-                }
+                let cases = [(vec![4], 0, n), (vec![1400, 3], 5, n), (vec![9], 7, 90)];
+                assert_same_blocks(&kernel, &whole, &cases, &format!("{f:?} m={m}"));
             }
         }
     }
