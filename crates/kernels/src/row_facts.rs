@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::dense::{sq_norm, DenseRows};
 use crate::error::KernelError;
 use crate::function::KernelFunction;
-use crate::source::{exactly_single, narrow_exactly, DenseKernel};
+use crate::source::{exactly_single, narrow_exactly, reads_feature_major, DenseKernel};
 
 /// Rows per block of [`RowFacts::new`].
 const FACT_BLOCK_ROWS: usize = 256;
@@ -149,13 +149,24 @@ impl RowFacts {
         Ok(DenseRows::from_checked_parts(gathered, index.len(), self.n_features, norms))
     }
 
-    /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows.
+    /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows, value
+    /// for value. When every value is exactly an `f32` and the rows are read row-major, the
+    /// kernel keeps only the gathered `f32` rows ([`DenseKernel::rows`] is then `None`).
     pub fn kernel(
         &self,
         values: &[f64],
         index: &[usize],
         function: KernelFunction,
     ) -> Result<DenseKernel<'static>, KernelError> {
+        let row_major = self.n_features > 0 && !reads_feature_major(index.len(), self.n_features);
+        if let (Some(single), true) = (&self.single, row_major) {
+            // Every value is exactly an f32 and the rows are read row-major: the kernel reads
+            // the f32 rows only, and the f64 rows are not gathered.
+            self.check(values, index)?;
+            let norms = index.iter().map(|&i| self.sq_norms[i]).collect();
+            let single = gather_rows(single, self.n_features, index);
+            return DenseKernel::single_only(single, norms, self.n_features, function);
+        }
         let rows = self.rows(values, index)?;
         DenseKernel::with_single(rows, function, |rows| match &self.single {
             Some(single) => Some(gather_rows(single, self.n_features, index)),
@@ -233,11 +244,16 @@ mod tests {
             assert_eq!(subset.reads_single_precision(), d > 64 && subset_single);
             assert_eq!(subset.reads_single_precision(), expected.reads_single_precision());
             assert_eq!(subset.distinct_rows(), expected.distinct_rows());
-            assert_eq!(bits(subset.rows().sq_norms()), bits(expected.rows().sq_norms()));
+            // Wide rows that are all exactly f32 are not gathered in f64 (the columns below
+            // use their norms); a subset exactly f32 inside rows that are not keeps them.
+            let all_single = values.iter().all(|&v| f64::from(v as f32) == v);
+            assert_eq!(subset.rows().is_none(), d > 64 && all_single);
             for kernel in [&mut expected, &mut subset] {
                 kernel.swap_index(3, m - 2);
             }
-            for wanted in [vec![0], vec![5, m - 2], vec![1, 3, m - 1]] {
+            // One to three rows share a pass; five go through a GEMM (over the widened f32
+            // rows when the kernel keeps only those).
+            for wanted in [vec![0], vec![5, m - 2], vec![1, 3, m - 1], vec![0, 2, 3, 7, m - 2]] {
                 let mut a = vec![0.0; wanted.len() * m];
                 let mut b = a.clone();
                 subset.fill_block(&wanted, 0, m, &mut a);

@@ -100,10 +100,22 @@ pub(crate) fn finish_in_chunks(n_rows: usize, width: usize, out: &[f64], finish:
     });
 }
 
+/// The rows of a [`DenseKernel`].
+#[derive(Debug, Clone)]
+enum Store<'a> {
+    /// The `f64` rows (with, in [`DenseKernel::single`], their `f32` copy when they have one).
+    Double(DenseRows<'a>),
+    /// Only the `f32` copy, in [`DenseKernel::single`], with the rows' norms: the `f64` rows are
+    /// those values widened (exactly), so a subset of rows that is read row-major in `f32`
+    /// never gathers them ([`crate::RowFacts::kernel`]; USPS's 45 one-vs-one pairs gathered
+    /// 3 MB each, 4 % of the fit's samples with the page faults of the fresh copies).
+    Single { n_rows: usize, n_features: usize, sq_norms: Vec<f64> },
+}
+
 /// A kernel function over dense rows.
 #[derive(Debug, Clone)]
 pub struct DenseKernel<'a> {
-    rows: DenseRows<'a>,
+    rows: Store<'a>,
     function: KernelFunction,
     /// The rows again, feature-major over the features that are not zero in every row
     /// (`by_feature[k · n + t]` is feature `used[k]` of the row at position `t`), when rows are
@@ -140,7 +152,7 @@ impl<'a> DenseKernel<'a> {
     ) -> Result<Self, KernelError> {
         function.validate()?;
         let (n, d) = (rows.n_rows(), rows.n_features());
-        let narrow = d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES;
+        let narrow = reads_feature_major(n, d);
         let (by_feature, distinct) = if narrow {
             // Two independent passes over the rows, on two threads when there are.
             let (by_feature, distinct) =
@@ -150,7 +162,35 @@ impl<'a> DenseKernel<'a> {
             (None, None)
         };
         let single = if !narrow && d > 0 { single(&rows) } else { None };
-        Ok(DenseKernel { rows, function, by_feature, single, distinct })
+        Ok(DenseKernel { rows: Store::Double(rows), function, by_feature, single, distinct })
+    }
+
+    /// The kernel over `n_rows` rows of `n_features` values given only in `f32` (`single`,
+    /// row-major) with their norms `sq_norms` (summed over the `f64` values, as
+    /// [`crate::dense::sq_norm`] does): what [`DenseKernel::new`] builds over the rows widened to
+    /// `f64`, value for value, without keeping that copy. Only for rows read row-major
+    /// ([`reads_feature_major`] false) with at least one feature.
+    pub(crate) fn single_only(
+        single: Vec<f32>,
+        sq_norms: Vec<f64>,
+        n_features: usize,
+        function: KernelFunction,
+    ) -> Result<Self, KernelError> {
+        function.validate()?;
+        let n_rows = sq_norms.len();
+        assert!(
+            n_features > 0
+                && single.len() == n_rows * n_features
+                && !reads_feature_major(n_rows, n_features),
+            "DenseKernel::single_only: rows read row-major, of at least one feature"
+        );
+        Ok(DenseKernel {
+            rows: Store::Single { n_rows, n_features, sq_norms },
+            function,
+            by_feature: None,
+            single: Some(single),
+            distinct: None,
+        })
     }
 
     /// Whether columns read the rows in `f32` (every value is exactly an `f32`).
@@ -169,19 +209,62 @@ impl<'a> DenseKernel<'a> {
         self.function
     }
 
-    /// The rows, in their current (possibly permuted) order.
-    pub fn rows(&self) -> &DenseRows<'a> {
-        &self.rows
+    /// The `f64` rows, in their current (possibly permuted) order; `None` for a kernel of
+    /// [`crate::RowFacts::kernel`] that reads its rows in `f32` only (they are exactly those
+    /// values; [`DenseKernel::new`] always keeps them).
+    pub fn rows(&self) -> Option<&DenseRows<'a>> {
+        match &self.rows {
+            Store::Double(rows) => Some(rows),
+            Store::Single { .. } => None,
+        }
     }
+
+    fn n_rows(&self) -> usize {
+        match &self.rows {
+            Store::Double(rows) => rows.n_rows(),
+            Store::Single { n_rows, .. } => *n_rows,
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        match &self.rows {
+            Store::Double(rows) => rows.n_features(),
+            Store::Single { n_features, .. } => *n_features,
+        }
+    }
+
+    fn sq_norms(&self) -> &[f64] {
+        match &self.rows {
+            Store::Double(rows) => rows.sq_norms(),
+            Store::Single { sq_norms, .. } => sq_norms,
+        }
+    }
+
+    /// The `f64` values of the row at position `r` appended to `out`.
+    fn extend_with_row(&self, r: usize, out: &mut Vec<f64>) {
+        match (&self.rows, &self.single) {
+            (Store::Double(rows), _) => out.extend_from_slice(rows.row(r)),
+            (Store::Single { n_features: d, .. }, Some(single)) => {
+                out.extend(single[r * d..(r + 1) * d].iter().map(|&v| f64::from(v)));
+            }
+            (Store::Single { .. }, None) => unreachable!("a single-only kernel keeps its f32 rows"),
+        }
+    }
+}
+
+/// Whether [`DenseKernel`] reads `n` rows of `d` features feature-major (and looks for
+/// repeated rows) rather than row-major.
+pub(crate) fn reads_feature_major(n: usize, d: usize) -> bool {
+    d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES
 }
 
 impl KernelSource for DenseKernel<'_> {
     fn len(&self) -> usize {
-        self.rows.n_rows()
+        self.n_rows()
     }
 
     fn diagonal_value(&self, i: usize) -> f64 {
-        let norm = self.rows.sq_norms()[i];
+        let norm = self.sq_norms()[i];
         self.function.from_inner_product(norm, norm, norm)
     }
 
@@ -202,9 +285,12 @@ impl KernelSource for DenseKernel<'_> {
         if width == 0 || rows.is_empty() {
             return;
         }
-        let d = self.rows.n_features();
-        let left: Vec<f64> = rows.iter().flat_map(|&r| self.rows.row(r).iter().copied()).collect();
-        let left_norms: Vec<f64> = rows.iter().map(|&r| self.rows.sq_norms()[r]).collect();
+        let d = self.n_features();
+        let mut left = Vec::with_capacity(rows.len() * d);
+        for &r in rows {
+            self.extend_with_row(r, &mut left);
+        }
+        let left_norms: Vec<f64> = rows.iter().map(|&r| self.sq_norms()[r]).collect();
         if let Some(distinct) = self.distinct.as_ref().filter(|distinct| distinct.pays_for(width)) {
             let left: Vec<&[f64]> = left.chunks_exact(d).collect();
             let mut over_distinct = vec![0.0; rows.len() * distinct.rows().n_rows()];
@@ -216,7 +302,11 @@ impl KernelSource for DenseKernel<'_> {
         let block = Block {
             left: &left,
             left_norms: &left_norms,
-            right: &self.rows,
+            right: Right {
+                n_rows: self.n_rows(),
+                sq_norms: self.sq_norms(),
+                double: self.rows().map(|rows| rows.rows(0, rows.n_rows())),
+            },
             right_by_feature: self.by_feature.as_ref().zip(left_used.as_deref()).map(
                 |(by_feature, left)| (by_feature.values.as_slice(), left, by_feature.used.len()),
             ),
@@ -229,13 +319,16 @@ impl KernelSource for DenseKernel<'_> {
     }
 
     fn shares_passes(&self) -> bool {
-        self.by_feature.is_none() && self.rows.n_features() >= SHARED_PASS_MIN_FEATURES
+        self.by_feature.is_none() && self.n_features() >= SHARED_PASS_MIN_FEATURES
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {
-        self.rows.swap_rows(i, j);
+        let (n, d) = (self.n_rows(), self.n_features());
+        match &mut self.rows {
+            Store::Double(rows) => rows.swap_rows(i, j),
+            Store::Single { sq_norms, .. } => sq_norms.swap(i, j),
+        }
         if let (Some(single), false) = (&mut self.single, i == j) {
-            let d = self.rows.n_features();
             let (lo, hi) = (i.min(j), i.max(j));
             let (head, tail) = single.split_at_mut(hi * d);
             head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
@@ -244,7 +337,6 @@ impl KernelSource for DenseKernel<'_> {
             distinct.swap_index(i, j);
         }
         if let Some(by_feature) = &mut self.by_feature {
-            let n = self.rows.n_rows();
             for k in 0..by_feature.used.len() {
                 by_feature.values.swap(k * n + i, k * n + j);
             }
@@ -317,7 +409,11 @@ pub(crate) fn dense_rows_block(
     let block = Block {
         left: a.rows(lo, hi),
         left_norms: &a.sq_norms()[lo..hi],
-        right: b,
+        right: Right {
+            n_rows: b.n_rows(),
+            sq_norms: b.sq_norms(),
+            double: Some(b.rows(0, b.n_rows())),
+        },
         right_by_feature: None,
         right_single: None,
         right_offset: 0,
@@ -327,11 +423,19 @@ pub(crate) fn dense_rows_block(
     block.compute_sequential(0, width, width, out);
 }
 
+/// The right rows of a [`Block`]: all of them (a block reads a contiguous range).
+struct Right<'a> {
+    n_rows: usize,
+    sq_norms: &'a [f64],
+    /// Row-major `f64` values; `None` when the block has only the `f32` copy.
+    double: Option<&'a [f64]>,
+}
+
 /// The operands of one block: gathered left rows against a contiguous range of right rows.
-struct Block<'a, 'b> {
+struct Block<'a> {
     left: &'a [f64],
     left_norms: &'a [f64],
-    right: &'a DenseRows<'b>,
+    right: Right<'a>,
     /// `right` feature-major over the features kept, when the kernel keeps that copy, with the
     /// left rows over the same features and their number.
     right_by_feature: Option<(&'a [f64], &'a [f64], usize)>,
@@ -342,7 +446,7 @@ struct Block<'a, 'b> {
     n_features: usize,
 }
 
-impl Block<'_, '_> {
+impl Block<'_> {
     fn n_left(&self) -> usize {
         self.left_norms.len()
     }
@@ -369,8 +473,8 @@ impl Block<'_, '_> {
     fn compute_window(&self, c0: usize, c1: usize, out: &ColumnWindows<'_>, finish: Finish<'_>) {
         let d = self.n_features;
         let n_left = self.n_left();
-        let right = self.right.rows(self.right_offset + c0, self.right_offset + c1);
-        let right_norms = &self.right.sq_norms()[self.right_offset + c0..self.right_offset + c1];
+        let (first, last) = (self.right_offset + c0, self.right_offset + c1);
+        let right_norms = &self.right.sq_norms[first..last];
         let n_cols = c1 - c0;
         if n_cols == 0 {
             return;
@@ -396,22 +500,30 @@ impl Block<'_, '_> {
                     crate::feature_major::dot_feature_major(
                         &left,
                         by_feature,
-                        self.right.n_rows(),
+                        self.right.n_rows,
                         self.right_offset + c0,
                         &mut windows,
                     )
                 }
                 (None, Some(single)) => {
-                    let first = self.right_offset + c0;
-                    crate::simd::dot_rows(
-                        &left,
-                        &single[first * d..(first + n_cols) * d],
-                        &mut windows,
-                    )
+                    crate::simd::dot_rows(&left, &single[first * d..last * d], &mut windows)
                 }
-                (None, None) => crate::simd::dot_rows(&left, right, &mut windows),
+                (None, None) => {
+                    let double = self.right.double.expect("rows without an f32 copy are kept");
+                    crate::simd::dot_rows(&left, &double[first * d..last * d], &mut windows)
+                }
             }
         } else {
+            // A kernel with only the f32 rows widens the window's rows for the GEMM (exact).
+            let widened: Vec<f64>;
+            let right = match (self.right.double, self.right_single) {
+                (Some(double), _) => &double[first * d..last * d],
+                (None, Some(single)) => {
+                    widened = single[first * d..last * d].iter().map(|&v| f64::from(v)).collect();
+                    &widened
+                }
+                (None, None) => unreachable!("a block has the f64 or the f32 rows"),
+            };
             // SAFETY: the pointers and strides describe `left` (n_left × d, row-major),
             // `right` read as its transpose (d × n_cols), and the n_left × n_cols window of
             // `out` at column c0, which this task owns; all are in bounds (`pointer` checks the
@@ -503,7 +615,9 @@ mod tests {
                     kernel.fill_block(&rows, start, end, &mut out);
                     for (r, &i) in rows.iter().enumerate() {
                         for j in start..end {
-                            let expected = naive(kernel.rows().row(i), kernel.rows().row(j), f);
+                            let rows_f64 =
+                                kernel.rows().expect("DenseKernel::new keeps the f64 rows");
+                            let expected = naive(rows_f64.row(i), rows_f64.row(j), f);
                             let got = out[r * (end - start) + j - start];
                             assert!(
                                 (got - expected).abs() <= 1e-10 * expected.abs().max(1.0),
@@ -531,7 +645,7 @@ mod tests {
         // Shrinking permutes the positions: the f32 rows must follow.
         kernel.swap_index(4, 250);
         kernel.swap_index(17, 3);
-        let rows_f64 = kernel.rows().clone();
+        let rows_f64 = kernel.rows().expect("DenseKernel::new keeps the f64 rows").clone();
         for rows in [vec![4], vec![250, 3], vec![0, 17, 299]] {
             let (start, end) = (2, n);
             let mut out = vec![0.0; rows.len() * (end - start)];
@@ -610,7 +724,7 @@ mod tests {
                 let mut whole = kernel.clone();
                 whole.by_feature = Some(FeatureMajor {
                     used: (0..d).collect(),
-                    values: whole.rows.feature_major(),
+                    values: whole.rows().unwrap().feature_major(),
                 });
                 whole.distinct = None;
                 for (i, j) in [(4, 1400), (17, 3)] {

@@ -16,6 +16,11 @@ use crate::protocol::SolveError;
 /// Two columns of `K`.
 pub(crate) type ColumnPair<'c> = (&'c [f64], &'c [f64]);
 
+/// The rows of a kernel built by [`DenseKernel::new`], which keeps them in `f64`.
+fn f64_rows<'k, 'a>(kernel: &'k DenseKernel<'a>) -> &'k DenseRows<'a> {
+    kernel.rows().expect("DenseKernel::new keeps the f64 rows")
+}
+
 /// `K = XXᵀ` by cached columns.
 #[derive(Debug)]
 pub(crate) struct GramColumns<'a> {
@@ -34,7 +39,7 @@ impl<'a> GramColumns<'a> {
 
     /// The training rows.
     pub(crate) fn rows(&self) -> &DenseRows<'a> {
-        self.columns.kernel().rows()
+        f64_rows(self.columns.kernel())
     }
 
     /// `K_ii = ‖x_i‖²`.
@@ -51,9 +56,9 @@ impl<'a> GramColumns<'a> {
     ) -> (&DenseRows<'a>, Option<ColumnPair<'_>>) {
         if self.worth_caching {
             let (column_i, column_j, kernel) = self.columns.pair_and_kernel(i, j);
-            (kernel.rows(), Some((column_i, column_j)))
+            (f64_rows(kernel), Some((column_i, column_j)))
         } else {
-            (self.columns.kernel().rows(), None)
+            (f64_rows(self.columns.kernel()), None)
         }
     }
 
