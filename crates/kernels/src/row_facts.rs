@@ -141,12 +141,16 @@ impl RowFacts {
         Ok(gather_rows(values, self.n_features, index))
     }
 
+    /// The norms of the rows `index`.
+    fn norms(&self, index: &[usize]) -> Vec<f64> {
+        index.iter().map(|&i| self.sq_norms[i]).collect()
+    }
+
     /// The rows `index` of `values` with their norms, as [`DenseRows::new`] would give them
     /// (without checking them again).
     pub fn rows(&self, values: &[f64], index: &[usize]) -> Result<DenseRows<'static>, KernelError> {
         let gathered = self.gather(values, index)?;
-        let norms = index.iter().map(|&i| self.sq_norms[i]).collect();
-        Ok(DenseRows::from_checked_parts(gathered, index.len(), self.n_features, norms))
+        Ok(DenseRows::from_checked_parts(gathered, index.len(), self.n_features, self.norms(index)))
     }
 
     /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows, value
@@ -163,9 +167,8 @@ impl RowFacts {
             // Every value is exactly an f32 and the rows are read row-major: the kernel reads
             // the f32 rows only, and the f64 rows are not gathered.
             self.check(values, index)?;
-            let norms = index.iter().map(|&i| self.sq_norms[i]).collect();
             let single = gather_rows(single, self.n_features, index);
-            return DenseKernel::single_only(single, norms, self.n_features, function);
+            return DenseKernel::single_only(single, self.norms(index), self.n_features, function);
         }
         let rows = self.rows(values, index)?;
         DenseKernel::with_single(rows, function, |rows| match &self.single {

@@ -110,7 +110,7 @@ enum Store<'a> {
     /// never gathers them ([`crate::RowFacts::kernel`]: USPS's 45 one-vs-one pairs gathered
     /// 3 MB each, 3.5 % of the fit's samples besides the page faults of the fresh copies; the
     /// fit is 5–7 % faster without them).
-    Single { n_rows: usize, n_features: usize, sq_norms: Vec<f64> },
+    Single { n_features: usize, sq_norms: Vec<f64> },
 }
 
 /// A kernel function over dense rows.
@@ -186,7 +186,7 @@ impl<'a> DenseKernel<'a> {
             "DenseKernel::single_only: rows read row-major, of at least one feature"
         );
         Ok(DenseKernel {
-            rows: Store::Single { n_rows, n_features, sq_norms },
+            rows: Store::Single { n_features, sq_norms },
             function,
             by_feature: None,
             single: Some(single),
@@ -221,10 +221,7 @@ impl<'a> DenseKernel<'a> {
     }
 
     fn n_rows(&self) -> usize {
-        match &self.rows {
-            Store::Double(rows) => rows.n_rows(),
-            Store::Single { n_rows, .. } => *n_rows,
-        }
+        self.sq_norms().len()
     }
 
     fn n_features(&self) -> usize {
@@ -304,7 +301,6 @@ impl KernelSource for DenseKernel<'_> {
             left: &left,
             left_norms: &left_norms,
             right: Right {
-                n_rows: self.n_rows(),
                 sq_norms: self.sq_norms(),
                 double: self.rows().map(|rows| rows.rows(0, rows.n_rows())),
             },
@@ -410,11 +406,7 @@ pub(crate) fn dense_rows_block(
     let block = Block {
         left: a.rows(lo, hi),
         left_norms: &a.sq_norms()[lo..hi],
-        right: Right {
-            n_rows: b.n_rows(),
-            sq_norms: b.sq_norms(),
-            double: Some(b.rows(0, b.n_rows())),
-        },
+        right: Right { sq_norms: b.sq_norms(), double: Some(b.rows(0, b.n_rows())) },
         right_by_feature: None,
         right_single: None,
         right_offset: 0,
@@ -424,9 +416,9 @@ pub(crate) fn dense_rows_block(
     block.compute_sequential(0, width, width, out);
 }
 
-/// The right rows of a [`Block`]: all of them (a block reads a contiguous range).
+/// The right rows of a [`Block`]: all of them (a block reads a contiguous range), one norm
+/// per row.
 struct Right<'a> {
-    n_rows: usize,
     sq_norms: &'a [f64],
     /// Row-major `f64` values; `None` when the block has only the `f32` copy.
     double: Option<&'a [f64]>,
@@ -501,7 +493,7 @@ impl Block<'_> {
                     crate::feature_major::dot_feature_major(
                         &left,
                         by_feature,
-                        self.right.n_rows,
+                        self.right.sq_norms.len(),
                         self.right_offset + c0,
                         &mut windows,
                     )
