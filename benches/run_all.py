@@ -7,7 +7,9 @@ by all peers; ``gamma="scale"`` is resolved on the training split as 1 / (d * Va
 * SVC ``a9a``: official 32,561 / 16,281 split, binary features, C=1, gamma=0.5 (issue 9).
 * SVC ``w8a``: rows permuted with default_rng(0), last 9,749 held out (40,000 train; the
   bench_nu_sparse.py convention), binary features, C=1, gamma="scale".
-* SVC ``usps``: official 7,291 / 2,007 split, 10 classes (one-vs-one), C=1, gamma="scale".
+* SVC ``usps``: official 7,291 / 2,007 split, 10 classes (one-vs-one), C=1, gamma="scale";
+  the rows are given to every solver in their stored float32 (kernelkit then sums the inner
+  products in float32; scikit-learn converts them to float64).
 * SVC ``kddcup``: PMLB kddcup (10% KDD'99), binary normal (-1) vs attack (+1), categorical
   columns as PMLB integer codes; stratified 20,000 train + 20,000 disjoint test rows (seed 0),
   standardized on train; C=1, gamma="scale".
@@ -109,7 +111,8 @@ def _standardize(X: NDArray[np.float64], Xt: NDArray[np.float64]) -> tuple[Any, 
 
 
 def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
-    """Train/test arrays (float64) and a description of split, scaling and parameters."""
+    """Train/test arrays (float64, except USPS's rows, kept in their stored float32) and a
+    description of split, scaling and parameters."""
     from sklearn.model_selection import train_test_split
 
     rng = np.random.default_rng(SEED)
@@ -129,8 +132,8 @@ def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
         scaling = "none (binary features)"
     elif name == "usps":
         z = np.load(data_dir / "usps" / "usps.npz")
-        X, y = z["X_train"].astype(np.float64), z["y_train"].astype(np.float64)
-        Xt, yt = z["X_test"].astype(np.float64), z["y_test"].astype(np.float64)
+        X, y = z["X_train"], z["y_train"].astype(np.float64)
+        Xt, yt = z["X_test"], z["y_test"].astype(np.float64)
         split, scaling = "official 7,291 / 2,007 (quick: first rows)", "none (pixels in [0, 1])"
     elif name == "kddcup":
         Xa, ids = _load_pmlb(data_dir / "pmlb" / "kddcup.tsv.gz")
@@ -161,7 +164,7 @@ def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
         raise ValueError(f"unknown dataset {name!r}")
     X, y, Xt, yt = X[:n_tr], y[:n_tr], Xt[:n_te], yt[:n_te]
     task = "svr" if name in SVR_DATASETS else "svc"
-    gamma = A9A_GAMMA if name == "a9a" else float(1.0 / (X.shape[1] * X.var()))
+    gamma = A9A_GAMMA if name == "a9a" else float(1.0 / (X.shape[1] * X.var(dtype=np.float64)))
     classes = np.unique(y) if task == "svc" else np.array([])
     meta = {
         "name": name,
@@ -561,7 +564,8 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(tmp_name, ds)
             folder.mkdir()
             for key, arr in data["arrays"].items():
-                np.save(folder / f"{key}.npy", np.ascontiguousarray(arr, dtype=np.float64))
+                dtype = np.float32 if arr.dtype == np.float32 else np.float64
+                np.save(folder / f"{key}.npy", np.ascontiguousarray(arr, dtype=dtype))
             print(
                 f"{ds}: {meta['task']} {meta['n_train']:,} train / {meta['n_test']:,} test x "
                 f"{meta['n_features']}, C={meta['C']:g}, gamma={meta['gamma']:.6g}",

@@ -64,7 +64,8 @@ pub(crate) struct Options {
 }
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
-/// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s) and `callback`.
+/// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s), `callback`, and
+/// `single_products` (the rows were float32: products over wide rows are summed in `f32`).
 pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut tol: f64 = 1e-3;
     let mut max_iter = None;
@@ -73,6 +74,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
     let mut n_jobs = 0usize;
     let mut time_limit: Option<f64> = None;
     let mut callback: Option<Py<PyAny>> = None;
+    let mut single_products = false;
     if let Some(given) = given {
         for (key, value) in given.iter() {
             let key: String = key.extract()?;
@@ -83,13 +85,14 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 "shrinking" => shrinking = value.extract()?,
                 "n_jobs" => n_jobs = value.extract()?,
                 "time_limit" => time_limit = value.extract()?,
+                "single_products" => single_products = value.extract()?,
                 "callback" => {
                     callback = if value.is_none() { None } else { Some(value.unbind()) };
                 }
                 other => {
                     return Err(PyTypeError::new_err(format!(
                         "unexpected solver option {other:?}: expected tol, max_iter, cache_size, \
-                         shrinking, n_jobs, time_limit or callback"
+                         shrinking, n_jobs, time_limit, single_products or callback"
                     )))
                 }
             }
@@ -113,6 +116,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
         shrinking,
         n_threads: n_jobs,
         time_limit,
+        single_products,
         ..SolveOptions::default()
     };
     solve.validate().map_err(CoreError::from)?;
@@ -193,7 +197,7 @@ fn function_of_rows(kernel: &Kernel, not_gram: &str) -> Result<KernelFunction, C
 /// then reads and multiplies only the non-zeros), or dense rows; a row subset is dense rows
 /// gathered with the facts computed once for the whole array.
 macro_rules! dispatch_kernel {
-    ($x:expr, $kernel:expr, $callable:expr, |$source:ident| $body:expr) => {{
+    ($x:expr, $kernel:expr, $callable:expr, $single_products:expr, |$source:ident| $body:expr) => {{
         if let Some($source) = $callable {
             return $body;
         }
@@ -214,7 +218,7 @@ macro_rules! dispatch_kernel {
                     let $source = SparseKernel::new(rows, function)?;
                     $body
                 } else {
-                    let $source = subset.kernel(function)?;
+                    let $source = subset.kernel(function)?.with_single_products($single_products);
                     $body
                 }
             }
@@ -230,7 +234,8 @@ macro_rules! dispatch_kernel {
                         $body
                     } else {
                         let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
-                        let $source = DenseKernel::new(rows, function)?;
+                        let $source = DenseKernel::new(rows, function)?
+                            .with_single_products($single_products);
                         $body
                     }
                 }
@@ -292,7 +297,7 @@ pub(crate) fn solve_c_svc(
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok((
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
             formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
             f64::NAN
         )))
@@ -314,7 +319,7 @@ pub(crate) fn solve_one_class(
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
     let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok((
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
             formulations::one_class(source, nu, upper, opts, monitor)?,
             f64::NAN
         )))
@@ -339,7 +344,7 @@ pub(crate) fn solve_epsilon_svr(
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok((
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
             formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
             f64::NAN
         )))
@@ -391,9 +396,9 @@ pub(crate) fn solve_nu_svc(
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svc(
-            source, &labels, nu, upper, opts, monitor
-        )?))
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
+            formulations::nu_svc(source, &labels, nu, upper, opts, monitor)?
+        ))
     })
 }
 
@@ -414,9 +419,9 @@ pub(crate) fn solve_nu_svr(
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| Ok(formulations::nu_svr(
-            source, &targets, nu, upper, opts, monitor
-        )?))
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
+            formulations::nu_svr(source, &targets, nu, upper, opts, monitor)?
+        ))
     })
 }
 
@@ -465,7 +470,9 @@ pub(crate) fn solve_pu(
                 Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
             }
             Storage::Dense(rows) => {
-                let q = SignedQ::unsigned(DenseKernel::new(rows, function)?, opts.cache_bytes);
+                let kernel =
+                    DenseKernel::new(rows, function)?.with_single_products(opts.single_products);
+                let q = SignedQ::unsigned(kernel, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
@@ -533,7 +540,7 @@ pub(crate) fn solve_frank_wolfe(
     let labels = vector(&y).into_owned();
     let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
         let opts = SolveOptions { seed, ..opts.clone() };
-        dispatch_kernel!(x, kernel, callable, |source| {
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| {
             let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
             Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
         })
@@ -582,7 +589,7 @@ pub(crate) fn solve_klr(
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
     let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, |source| {
+        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| {
             let mut problem =
                 KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
             Ok(solver.solve_with_report(&mut problem, opts, monitor)?)

@@ -161,7 +161,15 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         check_bool("shrinking", getattr(self, "shrinking", True))
         check_solver_params(self)
 
+    def _record_input_precision(self, X: Any) -> None:
+        """Records whether the training rows are a float32 NumPy array: the kernel then sums the
+        inner products of wide rows in float32 (``single_products``), as precise as the float32
+        columns of the kernel cache; float64 rows keep float64 products."""
+        self._float32_input = isinstance(X, np.ndarray) and X.dtype == np.float32
+
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
+        if reset:
+            self._record_input_precision(X)
         rows = plain_rows(X)
         if rows is not None and reset:
             self._set_n_features(rows)
@@ -203,6 +211,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
         it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
         numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``)."""
+        self._record_input_precision(X)
         rows = plain_rows(X)
         target = None if rows is None else plain_target(y, rows.shape[0])
         if rows is not None and target is not None:
@@ -301,6 +310,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             "shrinking": bool(getattr(self, "shrinking", True)),
             "n_jobs": resolve_n_jobs(self.n_jobs),
             "time_limit": core_time_limit(self.time_limit),
+            "single_products": bool(getattr(self, "_float32_input", False)),
         }
 
     def _solve(

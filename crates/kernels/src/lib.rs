@@ -41,6 +41,7 @@ mod repeats;
 mod row_facts;
 mod simd;
 mod simd_avx512;
+mod single_products;
 mod source;
 mod sparse;
 pub mod team;

@@ -127,6 +127,9 @@ pub struct DenseKernel<'a> {
     /// exactly an `f32` (float32 input, pixels, counts, 0/1): a column of one to three rows then
     /// reads half the bytes, with bitwise the same values ([`crate::simd::RowValue`]).
     single: Option<Vec<f32>>,
+    /// Whether one to three columns over `single` are summed in `f32`
+    /// ([`DenseKernel::with_single_products`]) rather than widened to `f64`.
+    single_products: bool,
     /// The distinct rows, when the rows are narrow (feature-major) and often repeated: a wide
     /// enough column is then computed over them and gathered ([`DistinctRows`]).
     distinct: Option<DistinctRows>,
@@ -163,7 +166,14 @@ impl<'a> DenseKernel<'a> {
             (None, None)
         };
         let single = if !narrow && d > 0 { single(&rows) } else { None };
-        Ok(DenseKernel { rows: Store::Double(rows), function, by_feature, single, distinct })
+        Ok(DenseKernel {
+            rows: Store::Double(rows),
+            function,
+            by_feature,
+            single,
+            single_products: false,
+            distinct,
+        })
     }
 
     /// The kernel over `n_rows` rows of `n_features` values given only in `f32` (`single`,
@@ -190,8 +200,24 @@ impl<'a> DenseKernel<'a> {
             function,
             by_feature: None,
             single: Some(single),
+            single_products: false,
             distinct: None,
         })
+    }
+
+    /// Sums the inner products of one to three columns in `f32`
+    /// ([`crate::single_products`]) when `enabled` and the kernel reads its rows in `f32`
+    /// ([`DenseKernel::reads_single_precision`]): for float32 input, whose kernel values the
+    /// cache stores in `f32` anyway. Otherwise (and for blocks of four rows or more, which go
+    /// through the `f64` GEMM) every product is the `f64` one.
+    pub fn with_single_products(mut self, enabled: bool) -> Self {
+        self.single_products = enabled && self.single.is_some();
+        self
+    }
+
+    /// Whether columns sum their inner products in `f32` ([`DenseKernel::with_single_products`]).
+    pub fn sums_in_single_precision(&self) -> bool {
+        self.single_products
     }
 
     /// Whether columns read the rows in `f32` (every value is exactly an `f32`).
@@ -297,8 +323,15 @@ impl KernelSource for DenseKernel<'_> {
             return;
         }
         let left_used = self.by_feature.as_ref().map(|by_feature| by_feature.left(&left, d));
+        let left_single: Option<Vec<f32>> = match &self.single {
+            Some(single) if self.single_products && rows.len() < GEMM_MIN_ROWS => {
+                Some(rows.iter().flat_map(|&r| &single[r * d..(r + 1) * d]).copied().collect())
+            }
+            _ => None,
+        };
         let block = Block {
             left: &left,
+            left_single: left_single.as_deref(),
             left_norms: &left_norms,
             right: Right {
                 sq_norms: self.sq_norms(),
@@ -409,6 +442,7 @@ pub(crate) fn dense_rows_block(
         right: Right { sq_norms: b.sq_norms(), double: Some(b.rows(0, b.n_rows())) },
         right_by_feature: None,
         right_single: None,
+        left_single: None,
         right_offset: 0,
         function,
         n_features: a.n_features(),
@@ -427,6 +461,8 @@ struct Right<'a> {
 /// The operands of one block: gathered left rows against a contiguous range of right rows.
 struct Block<'a> {
     left: &'a [f64],
+    /// The left rows in `f32`, when the products over `right_single` are summed in `f32`.
+    left_single: Option<&'a [f32]>,
     left_norms: &'a [f64],
     right: Right<'a>,
     /// `right` feature-major over the features kept, when the kernel keeps that copy, with the
@@ -498,9 +534,19 @@ impl Block<'_> {
                         &mut windows,
                     )
                 }
-                (None, Some(single)) => {
-                    crate::simd::dot_rows(&left, &single[first * d..last * d], &mut windows)
-                }
+                (None, Some(single)) => match self.left_single {
+                    Some(left_single) => {
+                        let left: Vec<&[f32]> = left_single.chunks_exact(d).collect();
+                        crate::single_products::dot_rows_single(
+                            &left,
+                            &single[first * d..last * d],
+                            &mut windows,
+                        )
+                    }
+                    None => {
+                        crate::simd::dot_rows(&left, &single[first * d..last * d], &mut windows)
+                    }
+                },
                 (None, None) => {
                     let double = self.right.double.expect("rows without an f32 copy are kept");
                     crate::simd::dot_rows(&left, &double[first * d..last * d], &mut windows)
@@ -651,6 +697,82 @@ mod tests {
             kernel_block(&left, &right, f, &mut expected).unwrap();
             assert_eq!(bits(&out), bits(&expected), "rows {rows:?}");
         }
+    }
+
+    #[test]
+    fn single_products_sum_in_f32_for_every_pass_and_follow_swaps() {
+        use crate::single_products::dot_single;
+        let (n, d) = (203, 83);
+        // Values with 20 significant bits (exactly f32; their f32 sums round).
+        let exact: Vec<f64> =
+            data(n, d).iter().enumerate().map(|(k, v)| v * (1.0 + k as f64 / 1e6)).collect();
+        let exact: Vec<f64> = exact.iter().map(|&v| f64::from(v as f32)).collect();
+        let single: Vec<f32> = exact.iter().map(|&v| v as f32).collect();
+        let linear = KernelFunction::Linear;
+        let rbf = KernelFunction::Rbf { gamma: 0.05 };
+        let fma = crate::simd::avx2_available();
+        let reference = |x: &[f32], z: &[f32]| {
+            if fma {
+                dot_single::<true>(x, z)
+            } else {
+                dot_single::<false>(x, z)
+            }
+        };
+        // Positions permuted as shrinking would, in the kernel and in a plain copy.
+        let swaps = [(4, 150), (17, 3), (0, 202)];
+        let mut order: Vec<usize> = (0..n).collect();
+        for &(i, j) in &swaps {
+            order.swap(i, j);
+        }
+        let row = |p: usize| &single[order[p] * d..(order[p] + 1) * d];
+        for f in [linear, rbf] {
+            let rows = DenseRows::new(&exact, n, d).unwrap();
+            let mut kernel = DenseKernel::new(rows, f).unwrap().with_single_products(true);
+            assert!(kernel.sums_in_single_precision());
+            for &(i, j) in &swaps {
+                kernel.swap_index(i, j);
+            }
+            let mut double = DenseKernel::new(DenseRows::new(&exact, n, d).unwrap(), f).unwrap();
+            for &(i, j) in &swaps {
+                double.swap_index(i, j);
+            }
+            let mut differ = 0;
+            for rows in [vec![4], vec![150, 3], vec![0, 17, 202]] {
+                let (start, end) = (1, n);
+                let mut out = vec![0.0; rows.len() * (end - start)];
+                kernel.fill_block(&rows, start, end, &mut out);
+                let mut in_double = vec![0.0; out.len()];
+                double.fill_block(&rows, start, end, &mut in_double);
+                for (r, &p) in rows.iter().enumerate() {
+                    for c in start..end {
+                        let got = out[r * (end - start) + c - start];
+                        let dot = reference(row(p), row(c));
+                        if f == linear {
+                            assert_eq!(got.to_bits(), dot.to_bits(), "row {p}, position {c}");
+                        }
+                        // Every pass (1–3 rows, AVX-512 blocks and the rest) gives the value
+                        // of the row alone.
+                        let mut alone = vec![0.0; 1];
+                        kernel.fill_block(&[p], c, c + 1, &mut alone);
+                        assert_eq!(got.to_bits(), alone[0].to_bits(), "row {p}, position {c}");
+                        let exact_value = in_double[r * (end - start) + c - start];
+                        let magnitude: f64 =
+                            row(p).iter().zip(row(c)).map(|(a, b)| f64::from(a * b).abs()).sum();
+                        let bound = (d as f64 / 16.0 + 5.0) * f64::from(f32::EPSILON) * magnitude;
+                        let slope = if f == linear { 1.0 } else { 2.0 * 0.05 };
+                        assert!((got - exact_value).abs() <= slope * bound + 1e-15);
+                        differ += usize::from(got != exact_value);
+                    }
+                }
+            }
+            assert!(differ > 0, "{f:?}: the f32 sums round somewhere");
+        }
+        // Rows that are not all exactly f32 keep the f64 products.
+        let mut inexact = exact.clone();
+        inexact[7] += 1e-12;
+        let rows = DenseRows::new(&inexact, n, d).unwrap();
+        let kernel = DenseKernel::new(rows, rbf).unwrap().with_single_products(true);
+        assert!(!kernel.sums_in_single_precision());
     }
 
     #[test]

@@ -37,6 +37,11 @@ pub struct SolveOptions {
     pub time_limit: Option<Duration>,
     /// The monitor is called every this many iterations.
     pub report_every: u64,
+    /// Whether a kernel over wide rows that are all exactly `f32` sums its inner products in
+    /// `f32` (`DenseKernel::with_single_products`): set for float32 input, whose kernel values
+    /// the cache stores in `f32` anyway. Solvers ignore it; the entry points that build the
+    /// kernel read it.
+    pub single_products: bool,
 }
 
 impl Default for SolveOptions {
@@ -50,6 +55,7 @@ impl Default for SolveOptions {
             seed: 0,
             time_limit: None,
             report_every: 64,
+            single_products: false,
         }
     }
 }

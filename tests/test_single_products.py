@@ -1,0 +1,100 @@
+"""float32 training rows: the kernel sums the inner products of wide rows in float32.
+
+The kernel cache stores columns in float32 in any case; for float32 input the column passes
+over rows of more than 64 features also sum in float32 (``DenseKernel::with_single_products``).
+The fits must still be LIBSVM's to the tolerance: checked here against the exact (float64)
+kernel's KKT conditions, with the float32 rounding of the products as an explicit bound, and
+against scikit-learn's dual objective, for the binary and the one-vs-one paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from kk_oracles import (
+    gram_for,
+    rel_diff,
+    svc_dual_objective,
+    svc_pair_kkt,
+    svc_pairs,
+    svc_upper,
+)
+from sklearn.svm import SVC as SkSVC
+
+import kernelkit
+
+GAMMA = 0.02
+TOL = 1e-3
+D = 80  # more than 64 features: read row-major, where the float32 sums apply
+
+
+def _problem(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7 + n_classes)
+    n = 90 * n_classes
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    centres = rng.normal(size=(n_classes, D))
+    x = (centres[y] * 0.6 + rng.normal(size=(n, D))).astype(np.float32)
+    return x, y
+
+
+def _products_slack(x: np.ndarray, rows: np.ndarray, sv: np.ndarray, coef: np.ndarray) -> float:
+    """Bound on the gradient error from float32 sums of the RBF's inner products:
+    ``|Δ⟨x, z⟩| ≤ (d/16 + 5) 2⁻²⁴ Σ_k |x_k z_k|`` (sixteen lanes, four additions, the tail),
+    times ``|∂K/∂⟨x, z⟩| = 2γ K``, summed against ``|coef|``."""
+    a, b = np.abs(x[rows]), np.abs(x[sv])
+    dots = x[rows] @ x[sv].T
+    sq = (x[rows] ** 2).sum(1)[:, None] + (x[sv] ** 2).sum(1)[None, :] - 2 * dots
+    k = np.exp(-GAMMA * np.maximum(sq, 0.0))
+    bound = (D / 16 + 5) * 2.0**-24 * (a @ b.T) * 2 * GAMMA * k
+    return float(np.max(bound @ np.abs(coef))) if len(sv) else 0.0
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_float32_rows_meet_the_exact_kernels_kkt_conditions(n_classes: int) -> None:
+    x32, y = _problem(n_classes)
+    x = x32.astype(np.float64)
+    model: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=TOL).fit(x32, y)
+    gram = gram_for(model, x)
+    upper = svc_upper(model, y, 1.0, None)
+    pairs = svc_pairs(model, y)
+    assert len(pairs) == n_classes * (n_classes - 1) // 2
+    for pair in pairs:
+        kkt = svc_pair_kkt(pair, gram, upper)
+        extra = _products_slack(x, pair.rows, pair.sv, pair.coef)
+        assert kkt.violation <= TOL + kkt.slack + extra, (kkt, extra)
+        # The bound is far below the tolerance: the float32 sums cost no accuracy that matters.
+        assert extra < 0.05 * TOL
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_float32_rows_reach_libsvms_objective(n_classes: int) -> None:
+    x32, y = _problem(n_classes)
+    x = x32.astype(np.float64)
+    ours: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x32, y)
+    theirs = SkSVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x32, y)
+    gram = gram_for(ours, x)
+    for mine, libsvm in zip(svc_pairs(ours, y), svc_pairs(theirs, y), strict=True):
+        assert mine.classes == libsvm.classes
+        a, b = svc_dual_objective(mine, gram), svc_dual_objective(libsvm, gram)
+        assert rel_diff(a, b) < 1e-6, (a, b)
+    assert np.mean(ours.predict(x32) == theirs.predict(x32)) >= 0.99
+
+
+def test_float64_rows_of_the_same_values_keep_float64_products() -> None:
+    """The mode follows the dtype the user gave: float64 rows (even of float32 values) are
+    summed in float64, so the two fits differ in the last bits, and the float64 fit is the fit
+    of the float32 rows converted by the caller."""
+    x32, y = _problem(3)
+    x = x32.astype(np.float64)
+    single: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x32, y)
+    double: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x, y)
+    again: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x.copy(), y)
+    np.testing.assert_array_equal(double.dual_coef_, again.dual_coef_)
+    alphas = [
+        (a.alpha, b.alpha) for a, b in zip(svc_pairs(single, y), svc_pairs(double, y), strict=True)
+    ]
+    assert any(not np.array_equal(a, b) for a, b in alphas)
+    for a, b in alphas:
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-3)
