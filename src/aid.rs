@@ -149,18 +149,16 @@ where
     let threads = run.inner.n_threads;
     let aid = run.aid;
     let mut model = model;
-    let (outcome, signal) = run_interruptible(py, &interrupted, || {
-        kernelkit_solvers::with_thread_pool(threads, || {
-            let clock = std::time::Instant::now();
-            let start = partition()?;
-            let init_time = clock.elapsed().as_secs_f64();
-            aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
-        })
+    let (outcome, signal) = run_interruptible(py, &interrupted, threads, || {
+        let clock = std::time::Instant::now();
+        let start = partition()?;
+        let init_time = clock.elapsed().as_secs_f64();
+        aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
     })?;
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }
-    let (result, init_time) = outcome.map_err(CoreError::from)?.map_err(CoreError::from)?;
+    let (result, init_time) = outcome.map_err(CoreError::from)?;
     Ok((result, init_time, model))
 }
 

@@ -138,15 +138,13 @@ pub(crate) fn run_with_extra<E: Send>(
     let interrupted = Arc::new(AtomicBool::new(false));
     let mut monitor = PythonMonitor::new(options.callback, Arc::clone(&interrupted));
     let solve_options = options.solve;
-    let (outcome, signal) = run_interruptible(py, &interrupted, || {
-        kernelkit_solvers::with_thread_pool(solve_options.n_threads, || {
-            job(&solve_options, &mut monitor)
-        })
+    let (outcome, signal) = run_interruptible(py, &interrupted, solve_options.n_threads, || {
+        job(&solve_options, &mut monitor)
     })?;
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);
     }
-    let (solution, extra) = outcome.map_err(CoreError::from)??;
+    let (solution, extra) = outcome?;
     let stats = PyDict::new(py);
     let s = solution.stats;
     stats.set_item("cache_hits", s.cache.hits)?;

@@ -42,7 +42,7 @@ pub use constrained_svr::{
 };
 pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp};
 pub use klr::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
-pub use parallel::with_thread_pool;
+pub use parallel::{with_thread_pool, PoolLease};
 pub use protocol::{
     Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
     Status,

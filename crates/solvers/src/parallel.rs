@@ -52,15 +52,20 @@ fn pools() -> MutexGuard<'static, Pools> {
     pools
 }
 
-/// A pool lent to one caller; dropping the lease gives it back.
-struct Lease {
+/// A pool of a given size lent to one caller alone; dropping the lease gives it back. A caller
+/// that must keep its own thread free (a watcher of Ctrl-C) spawns its job into the pool with
+/// `in_place_scope` rather than `install`, so that no thread is started for the call.
+pub struct PoolLease {
     n_threads: usize,
     process_id: u32,
     pool: Arc<rayon::ThreadPool>,
 }
 
-impl Lease {
-    fn take(n_threads: usize) -> Result<Self, SolveError> {
+impl PoolLease {
+    /// An idle pool of `n_threads` threads (`0` = one per core; clamped to [`max_threads`]),
+    /// built if every pool of that size is lent.
+    pub fn take(n_threads: usize) -> Result<Self, SolveError> {
+        let n_threads = n_threads.min(max_threads());
         let mut pools = pools();
         let process_id = pools.process_id;
         if let Some(pool) = pools.idle.get_mut(&n_threads).and_then(Vec::pop) {
@@ -83,9 +88,14 @@ impl Lease {
             .map_err(|e| SolveError::ThreadPool(e.to_string()))?;
         Ok(Self { n_threads, process_id, pool: Arc::new(pool) })
     }
+
+    /// The pool lent.
+    pub fn pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
 }
 
-impl Drop for Lease {
+impl Drop for PoolLease {
     fn drop(&mut self) {
         let mut pools = pools();
         // A lease taken before a fork belongs to the parent's pools: never give it to the
@@ -107,8 +117,7 @@ pub fn with_thread_pool<T: Send>(
     n_threads: usize,
     job: impl FnOnce() -> T + Send,
 ) -> Result<T, SolveError> {
-    let n_threads = n_threads.min(max_threads());
-    let lease = Lease::take(n_threads)?;
+    let lease = PoolLease::take(n_threads)?;
     Ok(lease.pool.install(job))
 }
 
