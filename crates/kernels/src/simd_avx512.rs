@@ -114,6 +114,30 @@ fn dot_block<const M: usize, R: RowValue>(
     }
 }
 
+/// Calls `$block([x0, …], z, $outs, first)` for every whole group `z` of `$per` right rows of
+/// the row-major `$rows` (rows as long as `$left[0]`), `first` being the group's first row, with
+/// one to three left rows `$left` as an array (one `$block` instance per count); evaluates to
+/// the number of rows done. Shared by the `f64`-sum passes here and the `f32`-sum passes of
+/// [`crate::single_products`].
+macro_rules! over_right_blocks {
+    ($block:ident, $left:expr, $rows:expr, $outs:expr, $per:expr) => {{
+        let (left, rows, outs) = ($left, $rows, $outs);
+        let d = left[0].len();
+        let n_blocks = rows.len() / d / $per;
+        for (block, z) in rows.chunks_exact($per * d).take(n_blocks).enumerate() {
+            let first = block * $per;
+            match left {
+                [x0] => $block([x0], z, outs, first),
+                [x0, x1] => $block([x0, x1], z, outs, first),
+                [x0, x1, x2] => $block([x0, x1, x2], z, outs, first),
+                _ => unreachable!("over_right_blocks: one to three left rows"),
+            }
+        }
+        n_blocks * $per
+    }};
+}
+pub(crate) use over_right_blocks;
+
 /// `outs[r][c] = ⟨left[r], row c of rows⟩` for the first `RIGHT_BLOCK · ⌊n_rows / RIGHT_BLOCK⌋`
 /// rows of the row-major `rows` (rows as long as every `left[r]`, at least 16), one to three
 /// left rows; returns how many rows it did. The caller does the rest.
@@ -126,18 +150,7 @@ pub(crate) unsafe fn dot_rows_blocked<R: RowValue>(
     rows: &[R],
     outs: &mut [&mut [f64]],
 ) -> usize {
-    let d = left[0].len();
-    let n_blocks = rows.len() / d / RIGHT_BLOCK;
-    for (block, z) in rows.chunks_exact(RIGHT_BLOCK * d).take(n_blocks).enumerate() {
-        let first = block * RIGHT_BLOCK;
-        match left {
-            [x0] => dot_block([x0], z, outs, first),
-            [x0, x1] => dot_block([x0, x1], z, outs, first),
-            [x0, x1, x2] => dot_block([x0, x1, x2], z, outs, first),
-            _ => unreachable!("dot_rows_blocked: one to three left rows"),
-        }
-    }
-    n_blocks * RIGHT_BLOCK
+    over_right_blocks!(dot_block, left, rows, outs, RIGHT_BLOCK)
 }
 
 #[cfg(test)]

@@ -267,18 +267,7 @@ mod avx512 {
         rows: &[f32],
         outs: &mut [&mut [f64]],
     ) -> usize {
-        let d = left[0].len();
-        let n_blocks = rows.len() / d / RIGHT_BLOCK;
-        for (block, z) in rows.chunks_exact(RIGHT_BLOCK * d).take(n_blocks).enumerate() {
-            let first = block * RIGHT_BLOCK;
-            match left {
-                [x0] => dot_block([x0], z, outs, first),
-                [x0, x1] => dot_block([x0, x1], z, outs, first),
-                [x0, x1, x2] => dot_block([x0, x1, x2], z, outs, first),
-                _ => unreachable!("dot_rows_blocked: one to three left rows"),
-            }
-        }
-        n_blocks * RIGHT_BLOCK
+        crate::simd_avx512::over_right_blocks!(dot_block, left, rows, outs, RIGHT_BLOCK)
     }
 }
 
