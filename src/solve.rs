@@ -538,7 +538,8 @@ pub(crate) fn solve_frank_wolfe(
     let labels = vector(&y).into_owned();
     let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
         let opts = SolveOptions { seed, ..opts.clone() };
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| {
+        // Frank–Wolfe caches f64 columns for its relative stopping rule: f64 products.
+        dispatch_kernel!(x, kernel, callable, false, |source| {
             let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
             Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
         })
@@ -587,7 +588,8 @@ pub(crate) fn solve_klr(
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
     let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| {
+        // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64 products.
+        dispatch_kernel!(x, kernel, callable, false, |source| {
             let mut problem =
                 KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
             Ok(solver.solve_with_report(&mut problem, opts, monitor)?)

@@ -98,3 +98,36 @@ def test_float64_rows_of_the_same_values_keep_float64_products() -> None:
     assert any(not np.array_equal(a, b) for a, b in alphas)
     for a, b in alphas:
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-3)
+
+
+def test_float32_svr_reaches_libsvms_objective() -> None:
+    """ε-SVR (SvrQ, float32 columns) sums float32 rows in float32 too: same dual objective as
+    LIBSVM's to 1e-6 relative, recomputed with the exact kernel."""
+    from sklearn.svm import SVR as SkSVR
+
+    x32, _ = _problem(2)
+    rng = np.random.default_rng(3)
+    target = x32[:, :5].astype(np.float64).sum(1) + 0.1 * rng.normal(size=len(x32))
+    x = x32.astype(np.float64)
+    ours: Any = kernelkit.SVR(C=1.0, gamma=GAMMA, epsilon=0.1, tol=1e-6).fit(x32, target)
+    theirs = SkSVR(C=1.0, gamma=GAMMA, epsilon=0.1, tol=1e-6).fit(x32, target)
+
+    def objective(model: Any) -> float:
+        beta = np.zeros(len(x))
+        beta[model.support_] = np.ravel(model.dual_coef_)
+        sq = (x**2).sum(1)
+        k = np.exp(-GAMMA * np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0.0))
+        return float(0.5 * beta @ k @ beta + 0.1 * np.abs(beta).sum() - target @ beta)
+
+    assert rel_diff(objective(ours), objective(theirs)) < 1e-6
+
+
+def test_estimators_with_float64_columns_keep_float64_products() -> None:
+    """Sparse KLR caches float64 columns (its stopping rule needs them): float32 rows are summed
+    in float64 there, so its fit is bitwise the fit of the same values as float64."""
+    x32, y = _problem(2)
+    single: Any = kernelkit.SparseKernelLogisticRegression(gamma=GAMMA).fit(x32, y)
+    double: Any = kernelkit.SparseKernelLogisticRegression(gamma=GAMMA).fit(
+        x32.astype(np.float64), y
+    )
+    np.testing.assert_array_equal(single.dual_coef_, double.dual_coef_)

@@ -49,6 +49,7 @@ class _SolverOptions(TypedDict, total=False):
     n_jobs: int
     time_limit: float | None
     callback: _Callback | None
+    single_products: bool
 
 @final
 class Kernel:

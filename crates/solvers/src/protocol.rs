@@ -40,7 +40,8 @@ pub struct SolveOptions {
     /// Whether a kernel over wide rows that are all exactly `f32` sums its inner products in
     /// `f32` (`DenseKernel::with_single_products`): set for float32 input, whose kernel values
     /// the cache stores in `f32` anyway. Solvers ignore it; the entry points that build the
-    /// kernel read it.
+    /// kernel of an `f32`-cached problem (SMO's `SignedQ`, `SvrQ`) read it, those with `f64`
+    /// columns (Frank–Wolfe, sparse KLR) do not.
     pub single_products: bool,
 }
 
