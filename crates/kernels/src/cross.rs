@@ -187,7 +187,7 @@ pub fn cross_kernel_product(
     if expected == 0 {
         return Ok(());
     }
-    let rows_per_task = crate::source::KERNEL_BLOCK_ROWS;
+    let rows_per_task = crate::block::KERNEL_BLOCK_ROWS;
     let sums = |values: &[f64], out_rows: &mut [f64]| {
         for (kernel_row, out_row) in values.chunks_exact(width).zip(out_rows.chunks_exact_mut(k)) {
             for (o, coef) in out_row.iter_mut().zip(coef_t.chunks_exact(width)) {
@@ -201,7 +201,7 @@ pub fn cross_kernel_product(
         scratch.resize(rows * width, 0.0);
         match (a, b) {
             (RowSet::Dense(a), RowSet::Dense(b)) => {
-                crate::source::dense_rows_block(a, lo, lo + rows, b, function, scratch);
+                crate::block::dense_rows_block(a, lo, lo + rows, b, function, scratch);
             }
             _ => {
                 for (r, values) in scratch.chunks_exact_mut(width).enumerate() {

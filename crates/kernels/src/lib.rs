@@ -23,6 +23,7 @@
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
 mod bitmap;
+mod block;
 mod cache;
 mod cross;
 mod dense;
@@ -46,6 +47,7 @@ mod source;
 mod sparse;
 pub mod team;
 
+pub use block::kernel_block;
 pub use cache::{CacheStats, Growth, RowCache};
 pub use cross::{cross_kernel, cross_kernel_product, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
@@ -58,5 +60,5 @@ pub use qmatrix::{QMatrix, SignedQ, SvrQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences};
 pub use row_facts::RowFacts;
 pub use simd::avx2_available;
-pub use source::{kernel_block, DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
+pub use source::{DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};
