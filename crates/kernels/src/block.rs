@@ -29,12 +29,9 @@ pub fn kernel_block(
     function: KernelFunction,
     out: &mut [f64],
 ) -> Result<(), KernelError> {
-    crate::cross::check_operands(function, a.n_features(), b.n_features())?;
+    let (left, right) = ((a.n_rows(), a.n_features()), (b.n_rows(), b.n_features()));
+    crate::cross::check_block(function, left, right, out)?;
     let width = b.n_rows();
-    let expected = a.n_rows() * width;
-    if out.len() != expected {
-        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
-    }
     if width == 0 {
         return Ok(());
     }
@@ -42,7 +39,7 @@ pub fn kernel_block(
         let lo = block_index * KERNEL_BLOCK_ROWS;
         dense_rows_block(a, lo, lo + out_rows.len() / width, b, function, out_rows);
     };
-    if expected * a.n_features().max(1) < PARALLEL_MIN_WORK {
+    if out.len() * a.n_features().max(1) < PARALLEL_MIN_WORK {
         out.chunks_mut(KERNEL_BLOCK_ROWS * width).enumerate().for_each(job);
     } else {
         out.par_chunks_mut(KERNEL_BLOCK_ROWS * width).enumerate().for_each(job);

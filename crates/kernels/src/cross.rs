@@ -89,6 +89,21 @@ pub(crate) fn check_operands(
     Ok(())
 }
 
+/// [`check_operands`], and that `out` holds the `left_rows × right_rows` block.
+pub(crate) fn check_block(
+    function: KernelFunction,
+    (left_rows, left_features): (usize, usize),
+    (right_rows, right_features): (usize, usize),
+    out: &[f64],
+) -> Result<(), KernelError> {
+    check_operands(function, left_features, right_features)?;
+    let expected = left_rows * right_rows;
+    if out.len() != expected {
+        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
+    }
+    Ok(())
+}
+
 /// `out[j] = K(a_i, b_j)` for every row `j` of `b`; `right_norms` are the squared norms of `b`.
 fn kernel_row(
     a: RowSet<'_, '_>,
@@ -131,12 +146,8 @@ pub fn cross_kernel(
     if let (RowSet::Dense(a), RowSet::Dense(b)) = (a, b) {
         return crate::kernel_block(a, b, function, out);
     }
-    check_operands(function, a.n_features(), b.n_features())?;
+    check_block(function, (a.n_rows(), a.n_features()), (b.n_rows(), b.n_features()), out)?;
     let width = b.n_rows();
-    let expected = a.n_rows() * width;
-    if out.len() != expected {
-        return Err(KernelError::ShapeMismatch { name: "out", expected, actual: out.len() });
-    }
     if width == 0 {
         return Ok(());
     }
@@ -144,7 +155,7 @@ pub fn cross_kernel(
     let job = |(i, out_row): (usize, &mut [f64])| {
         kernel_row(a, b, i, function, &right_norms, out_row);
     };
-    if expected < PARALLEL_MIN_WORK {
+    if out.len() < PARALLEL_MIN_WORK {
         out.chunks_mut(width).enumerate().for_each(job);
     } else {
         out.par_chunks_mut(width).enumerate().for_each(job);
