@@ -11,9 +11,10 @@
 
 use std::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd, _mm256_cmp_pd, _mm256_cvtepi32_pd,
-    _mm256_cvtps_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_set_pd,
-    _mm256_storeu_pd, _mm256_sub_pd, _mm256_xor_pd, _mm_cvtepi8_epi32, _mm_cvtepu8_epi32,
-    _mm_cvtsi32_si128, _mm_loadu_ps, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ,
+    _mm256_cvtps_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_movemask_pd, _mm256_mul_pd,
+    _mm256_or_pd, _mm256_set1_pd, _mm256_set_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm256_xor_pd,
+    _mm_cvtepi8_epi32, _mm_cvtepu8_epi32, _mm_cvtsi32_si128, _mm_loadu_ps, _CMP_GE_OQ, _CMP_GT_OQ,
+    _CMP_NEQ_OQ,
 };
 
 use super::state::{Bound, Variables};
@@ -146,6 +147,56 @@ pub(super) unsafe fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset:
     best
 }
 
+/// Calls `visit(state, t)` for every position `t` that could raise the running maxima of a
+/// scan over `I_up` by `−y_t G_t` and over `I_low` by `y_t G_t`, given by `thresholds(state)`
+/// as `(up, low)`: whenever one of four positions is a member with a value `>=` its side's
+/// threshold, the four are visited in order; the `n mod 4` last positions are always visited.
+/// A `visit` that changes the state only when a value reaches its side's threshold (and
+/// raises the threshold only) therefore ends in the state the sequential loop over every
+/// position ends in.
+///
+/// # Safety
+/// AVX2 is available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn visit_reaching<S>(
+    (y, bound, gradient): (&[i8], &[Bound], &[f64]),
+    state: &mut S,
+    thresholds: impl Fn(&S) -> (f64, f64),
+    mut visit: impl FnMut(&mut S, usize),
+) {
+    let n = y.len().min(bound.len()).min(gradient.len());
+    let (one, half) = (_mm256_set1_pd(1.0), _mm256_set1_pd(0.5));
+    let sign = _mm256_set1_pd(-0.0);
+    let mut t = 0;
+    while t + WIDTH <= n {
+        let (up, low) = thresholds(state);
+        // SAFETY: t + 4 ≤ n ≤ every slice's length.
+        let ((labels, bounds), g) =
+            unsafe { (labels_and_bounds(y, bound, t), _mm256_loadu_pd(gradient.as_ptr().add(t))) };
+        let y_g = _mm256_mul_pd(labels, g);
+        // As in `max_up` and `second_scan`: I_up excludes byte (1 + y)/2, I_low (1 − y)/2.
+        let in_up =
+            _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, _mm256_mul_pd(_mm256_add_pd(one, labels), half));
+        let in_low =
+            _mm256_cmp_pd::<_CMP_NEQ_OQ>(bounds, _mm256_mul_pd(_mm256_sub_pd(one, labels), half));
+        let up_reached = _mm256_and_pd(
+            in_up,
+            _mm256_cmp_pd::<_CMP_GE_OQ>(_mm256_xor_pd(y_g, sign), _mm256_set1_pd(up)),
+        );
+        let low_reached =
+            _mm256_and_pd(in_low, _mm256_cmp_pd::<_CMP_GE_OQ>(y_g, _mm256_set1_pd(low)));
+        if _mm256_movemask_pd(_mm256_or_pd(up_reached, low_reached)) != 0 {
+            for k in t..t + WIDTH {
+                visit(state, k);
+            }
+        }
+        t += WIDTH;
+    }
+    for k in t..n {
+        visit(state, k);
+    }
+}
+
 /// One chunk of positions of the second scan, and the selected `i`.
 pub(super) struct SecondScanChunk<'a> {
     pub y: &'a [i8],
@@ -224,14 +275,18 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
             let raise = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GE_OQ>(y_g, $g_max2));
             $g_max2 = _mm256_blendv_pd($g_max2, y_g, raise);
             let grad_diff = _mm256_add_pd(g_max, y_g);
-            let quad = _mm256_sub_pd(
-                _mm256_add_pd(q_ii, d),
-                _mm256_mul_pd(_mm256_mul_pd(two_y_i_v, q), labels),
-            );
-            let quad = _mm256_blendv_pd(tau, quad, _mm256_cmp_pd::<_CMP_GT_OQ>(quad, zero));
-            let value = _mm256_div_pd(_mm256_mul_pd(grad_diff, grad_diff), quad);
             let candidate = _mm256_and_pd(member, _mm256_cmp_pd::<_CMP_GT_OQ>(grad_diff, zero));
-            $lanes.offer(candidate, value, position);
+            // Near the optimum few positions violate with i: the division (the scan's
+            // slowest instruction) only for a vector with a candidate.
+            if _mm256_movemask_pd(candidate) != 0 {
+                let quad = _mm256_sub_pd(
+                    _mm256_add_pd(q_ii, d),
+                    _mm256_mul_pd(_mm256_mul_pd(two_y_i_v, q), labels),
+                );
+                let quad = _mm256_blendv_pd(tau, quad, _mm256_cmp_pd::<_CMP_GT_OQ>(quad, zero));
+                let value = _mm256_div_pd(_mm256_mul_pd(grad_diff, grad_diff), quad);
+                $lanes.offer(candidate, value, position);
+            }
             position = _mm256_add_pd(position, four);
             t += WIDTH;
         }};

@@ -42,37 +42,75 @@ pub(crate) fn prefetch_with_candidates<Q: QMatrix>(
     }
     let mut columns = Vec::with_capacity(width + 1);
     columns.push(needed);
-    // Most violating: the largest −y_t G_t over I_up, the largest y_t G_t over I_low. The cache
-    // is consulted only for a position that would become the best, so mostly not at all; the
-    // I_low side keeps its two best so that it has one left when both sides pick the same t.
-    let mut up = Best::NONE;
-    let mut low = [Best::NONE; 2];
-    for t in 0..active_size {
-        if t == needed {
-            continue;
-        }
-        let y_g = f64::from(v.y[t]) * v.gradient[t];
-        let (in_up, in_low) = if v.y[t] == 1 {
-            (!v.is_upper(t), !v.is_lower(t))
-        } else {
-            (!v.is_lower(t), !v.is_upper(t))
-        };
-        if in_up && up.beaten_by(-y_g) && !q.is_cached(t, active_size) {
-            up = Best(-y_g, Some(t));
-        }
-        if in_low && low[1].beaten_by(y_g) && !q.is_cached(t, active_size) {
-            if low[0].beaten_by(y_g) {
-                low = [Best(y_g, Some(t)), low[0]];
-            } else {
-                low[1] = Best(y_g, Some(t));
-            }
-        }
-    }
+    // Most violating: the largest −y_t G_t over I_up, the largest y_t G_t over I_low.
+    let mut best = (Best::NONE, [Best::NONE; 2]);
+    let cached = |t: usize| q.is_cached(t, active_size);
+    visit_positions(v, active_size, &mut best, |best, t| consider(best, v, t, needed, cached));
+    let (up, low) = best;
     let low = if low[0].1.is_some() && low[0].1 == up.1 { low[1] } else { low[0] };
     for candidate in [up.1, low.1].into_iter().flatten().take(width) {
         columns.push(candidate);
     }
     q.prefetch(&columns, active_size);
+}
+
+/// The most violating position of `I_up` (by `−y_t G_t`) and the two most violating of
+/// `I_low` (by `y_t G_t`) among the uncached positions other than `needed`.
+type Candidates = (Best, [Best; 2]);
+
+/// Offers position `t` to the candidates. The cache is consulted only for a position that
+/// would become a candidate, so mostly not at all; the `I_low` side keeps its two best so that
+/// it has one left when both sides pick the same position.
+#[inline]
+fn consider(
+    (up, low): &mut Candidates,
+    v: &Variables,
+    t: usize,
+    needed: usize,
+    cached: impl Fn(usize) -> bool,
+) {
+    if t == needed {
+        return;
+    }
+    let y_g = f64::from(v.y[t]) * v.gradient[t];
+    let (in_up, in_low) = if v.y[t] == 1 {
+        (!v.is_upper(t), !v.is_lower(t))
+    } else {
+        (!v.is_lower(t), !v.is_upper(t))
+    };
+    if in_up && up.beaten_by(-y_g) && !cached(t) {
+        *up = Best(-y_g, Some(t));
+    }
+    if in_low && low[1].beaten_by(y_g) && !cached(t) {
+        if low[0].beaten_by(y_g) {
+            *low = [Best(y_g, Some(t)), low[0]];
+        } else {
+            low[1] = Best(y_g, Some(t));
+        }
+    }
+}
+
+/// Runs `visit` over the positions `0..active_size` that can change the candidates (AVX2: four
+/// at a time, skipping the groups in which no value reaches a threshold; `visit` changes the
+/// candidates only for such a value, so the result is that of visiting every position).
+fn visit_positions(
+    v: &Variables,
+    active_size: usize,
+    best: &mut Candidates,
+    mut visit: impl FnMut(&mut Candidates, usize),
+) {
+    #[cfg(target_arch = "x86_64")]
+    if kernelkit_kernels::avx2_available() {
+        let slices = (&v.y[..active_size], &v.bound[..active_size], &v.gradient[..active_size]);
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe {
+            super::scan_avx2::visit_reaching(slices, best, |(up, low)| (up.0, low[1].0), visit);
+        }
+        return;
+    }
+    for t in 0..active_size {
+        visit(best, t);
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +153,39 @@ mod tests {
         let before = speculating.cache_stats();
         prefetch_with_candidates(&mut speculating, &v, n, 5);
         assert_eq!(speculating.cache_stats().misses, before.misses);
+    }
+
+    #[test]
+    fn skipping_groups_finds_the_candidates_of_the_full_loop() {
+        let mut state = 17u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        for n in [0, 1, 3, 4, 9, 64, 333, 1000] {
+            let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
+            let mut v = Variables::new(vec![1.0; n], y, vec![0.0; n], vec![-1.0; n], vec![1.0; n]);
+            for t in 0..n {
+                v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
+                v.update_bound(t);
+                // A coarse grid: many ties, which go to the last position.
+                v.gradient[t] = (next() % 7) as f64 * 0.5 - 1.5;
+            }
+            let cached: Vec<bool> = (0..n).map(|_| next() % 3 == 0).collect();
+            for needed in [0, n / 2, n.saturating_sub(1)] {
+                let consider_t = |best: &mut Candidates, t: usize| {
+                    consider(best, &v, t, needed, |t| cached[t]);
+                };
+                let mut skipping = (Best::NONE, [Best::NONE; 2]);
+                visit_positions(&v, n, &mut skipping, consider_t);
+                let mut full = (Best::NONE, [Best::NONE; 2]);
+                (0..n).for_each(|t| consider_t(&mut full, t));
+                let key = |(up, low): Candidates| {
+                    [up, low[0], low[1]].map(|Best(value, t)| (value.to_bits(), t))
+                };
+                assert_eq!(key(skipping), key(full), "n={n}, needed={needed}");
+            }
+        }
     }
 
     #[test]
