@@ -3,18 +3,18 @@
 
 use std::borrow::Cow;
 
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{Element, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::PyResult;
 
 /// A row-major matrix view: values, rows, columns.
-pub(crate) struct Matrix<'a> {
-    pub values: Cow<'a, [f64]>,
+pub(crate) struct Matrix<'a, T: Clone = f64> {
+    pub values: Cow<'a, [T]>,
     pub rows: usize,
     pub cols: usize,
 }
 
-pub(crate) fn matrix<'a>(array: &'a PyReadonlyArray2<'_, f64>) -> Matrix<'a> {
+pub(crate) fn matrix<'a, T: Element + Copy>(array: &'a PyReadonlyArray2<'_, T>) -> Matrix<'a, T> {
     let shape = array.shape();
     let (rows, cols) = (shape[0], shape[1]);
     // `as_slice` also accepts a Fortran-ordered array, whose memory is column-major: only a

@@ -4,50 +4,102 @@
 //! values, norms, the `f32` copy, non-zeros) are computed once, by `DenseRowFacts`
 //! ([`kernelkit_kernels::RowFacts`]).
 
-use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, RowFacts};
+use kernelkit_kernels::{DenseKernel, DenseRows, FactRows, KernelFunction, RowFacts};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::Borrowed;
 
 use crate::errors::CoreError;
 
-/// A C-contiguous float64 training array with the facts its row subsets share.
+/// A C-contiguous float64 or float32 training array (read in place: float32 rows are not
+/// copied to float64) with the facts its row subsets share.
 #[pyclass(frozen, module = "kernelkit._core")]
 pub(crate) struct DenseRowFacts {
-    array: Py<PyArray2<f64>>,
+    array: FactArray,
     facts: RowFacts,
+}
+
+/// The training array of a `DenseRowFacts`, in its dtype.
+enum FactArray {
+    Double(Py<PyArray2<f64>>),
+    Single(Py<PyArray2<f32>>),
+}
+
+/// A `FactArray` borrowed read-only.
+enum ReadonlyRows<'py> {
+    Double(PyReadonlyArray2<'py, f64>),
+    Single(PyReadonlyArray2<'py, f32>),
+}
+
+impl ReadonlyRows<'_> {
+    /// The values, when the array is C-contiguous.
+    fn values(&self) -> Option<FactRows<'_>> {
+        match self {
+            ReadonlyRows::Double(a) => {
+                a.as_slice().ok().filter(|_| a.is_c_contiguous()).map(FactRows::Double)
+            }
+            ReadonlyRows::Single(a) => {
+                a.as_slice().ok().filter(|_| a.is_c_contiguous()).map(FactRows::Single)
+            }
+        }
+    }
 }
 
 #[pymethods]
 impl DenseRowFacts {
-    /// Checks and computes the facts of `x` on `n_jobs` threads (0: every core).
+    /// Checks and computes the facts of `x` (float64 or float32) on `n_jobs` threads (0: every
+    /// core).
     #[new]
     #[pyo3(signature = (x, n_jobs=0))]
-    fn new(py: Python<'_>, x: Bound<'_, PyArray2<f64>>, n_jobs: usize) -> PyResult<Self> {
-        let facts = {
-            let readonly = x.readonly();
-            let values = readonly
-                .as_slice()
-                .ok()
-                .filter(|_| x.is_c_contiguous())
-                .ok_or_else(|| PyValueError::new_err("X must be a C-contiguous array"))?;
-            let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
-            py.detach(|| {
+    fn new(py: Python<'_>, x: &Bound<'_, PyAny>, n_jobs: usize) -> PyResult<Self> {
+        let array = if let Ok(single) = x.cast::<PyArray2<f32>>() {
+            FactArray::Single(single.clone().unbind())
+        } else if let Ok(double) = x.cast::<PyArray2<f64>>() {
+            FactArray::Double(double.clone().unbind())
+        } else {
+            return Err(PyTypeError::new_err("X must be a 2-D float64 or float32 NumPy array"));
+        };
+        let readonly = array.readonly(py);
+        let values = readonly
+            .values()
+            .ok_or_else(|| PyValueError::new_err("X must be a C-contiguous array"))?;
+        let (n_rows, n_features) = readonly.shape();
+        let facts = py
+            .detach(|| {
                 kernelkit_solvers::with_thread_pool(n_jobs, || {
                     RowFacts::new(values, n_rows, n_features)
                 })
             })
             .map_err(CoreError::from)?
-            .map_err(CoreError::from)?
-        };
-        Ok(DenseRowFacts { array: x.unbind(), facts })
+            .map_err(CoreError::from)?;
+        drop(readonly);
+        Ok(DenseRowFacts { array, facts })
     }
 
     /// `(n_rows, n_features)` of the whole array.
     #[getter]
     fn shape(&self) -> (usize, usize) {
         (self.facts.n_rows(), self.facts.n_features())
+    }
+}
+
+impl FactArray {
+    fn readonly<'py>(&self, py: Python<'py>) -> ReadonlyRows<'py> {
+        match self {
+            FactArray::Double(a) => ReadonlyRows::Double(a.bind(py).readonly()),
+            FactArray::Single(a) => ReadonlyRows::Single(a.bind(py).readonly()),
+        }
+    }
+}
+
+impl ReadonlyRows<'_> {
+    fn shape(&self) -> (usize, usize) {
+        let shape = match self {
+            ReadonlyRows::Double(a) => a.shape(),
+            ReadonlyRows::Single(a) => a.shape(),
+        };
+        (shape[0], shape[1])
     }
 }
 
@@ -85,7 +137,7 @@ impl RowSubset {
 /// A `RowSubset` received by an entry point, with its array borrowed read-only for the call.
 pub(crate) struct SubsetInput<'py> {
     subset: Bound<'py, RowSubset>,
-    array: PyReadonlyArray2<'py, f64>,
+    array: ReadonlyRows<'py>,
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for SubsetInput<'py> {
@@ -93,9 +145,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SubsetInput<'py> {
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         let subset = obj.cast::<RowSubset>()?.to_owned();
-        let array = subset.get().facts.get().array.clone_ref(obj.py()).into_bound(obj.py());
-        let array = array.readonly();
-        if !array.is_c_contiguous() {
+        let array = subset.get().facts.get().array.readonly(obj.py());
+        if array.values().is_none() {
             return Err(PyValueError::new_err(
                 "the array of a RowSubset is no longer C-contiguous",
             ));
@@ -106,7 +157,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SubsetInput<'py> {
 
 /// A subset ready for the GIL-free part: the whole array's values, its facts, the indices.
 pub(crate) struct Subset<'a> {
-    values: &'a [f64],
+    values: FactRows<'a>,
     facts: &'a RowFacts,
     index: &'a [usize],
 }
@@ -116,7 +167,7 @@ impl<'a> Subset<'a> {
         let subset = input.subset.get();
         // C-contiguous when extracted, in this call (were it not, no values: the facts would
         // report a shape mismatch).
-        let values = input.array.as_slice().unwrap_or_default();
+        let values = input.array.values().unwrap_or(FactRows::Double(&[]));
         Subset { values, facts: &subset.facts.get().facts, index: &subset.index }
     }
 

@@ -131,3 +131,19 @@ def test_estimators_with_float64_columns_keep_float64_products() -> None:
         x32.astype(np.float64), y
     )
     np.testing.assert_array_equal(single.dual_coef_, double.dual_coef_)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_float32_rows_give_scikit_learns_fitted_attributes(n_classes: int) -> None:
+    """The one-vs-one pairs read float32 rows in place (no float64 copy); what the model
+    keeps is scikit-learn's: float64 support vectors equal to the rows, and gamma="scale"
+    computed in float64."""
+    x32, y = _problem(n_classes)
+    ours: Any = kernelkit.SVC(C=1.0, tol=1e-6).fit(x32, y)
+    theirs = SkSVC(C=1.0, tol=1e-6).fit(x32, y)
+    assert ours._gamma == theirs._gamma
+    assert ours.support_vectors_.dtype == np.float64
+    np.testing.assert_array_equal(ours.support_vectors_, x32[ours.support_].astype(np.float64))
+    np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=0, atol=1e-4)
+    np.testing.assert_array_equal(ours.predict(x32), theirs.predict(x32))

@@ -187,14 +187,14 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         )
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
-    def _takes_plain_rows(self, rows: Float64Array) -> bool:
+    def _takes_plain_rows(self, rows: NDArray[np.floating[Any]]) -> bool:
         """Whether ``validate_data(reset=False)`` would pass plain rows (:func:`plain_rows`)
         without a word: the model was fitted without feature names and on as many features."""
         return not hasattr(self, "feature_names_in_") and rows.shape[1] == getattr(
             self, "n_features_in_", None
         )
 
-    def _set_n_features(self, rows: Float64Array) -> None:
+    def _set_n_features(self, rows: NDArray[np.floating[Any]]) -> None:
         """What ``validate_data(reset=True)`` records of plain rows: their number of features,
         and no feature names (those of an earlier fit on a dataframe are dropped)."""
         self.__dict__.pop("feature_names_in_", None)
@@ -207,12 +207,15 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             return False
         return "csr"
 
-    def _validate_xy(self, X: Any, y: Any) -> tuple[Any, NDArray[Any]]:
+    def _validate_xy(
+        self, X: Any, y: Any, *, keep_float32: bool = False
+    ) -> tuple[Any, NDArray[Any]]:
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
         it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
-        numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``)."""
+        numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``).
+        X is float64, or with ``keep_float32`` the float32 NumPy array itself (C-contiguous)."""
         self._record_input_precision(X)
-        rows = plain_rows(X)
+        rows = plain_rows(X, keep_float32=keep_float32)
         target = None if rows is None else plain_target(y, rows.shape[0])
         if rows is not None and target is not None:
             self._set_n_features(rows)
@@ -266,7 +269,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """The support vectors: rows of X, sparse (CSR) when X is sparse, as scikit-learn."""
         if sp.issparse(X):
             return sp.csr_matrix(X[support])
-        return np.ascontiguousarray(X[support])
+        return np.ascontiguousarray(X[support], dtype=np.float64)
 
     def _kernel_spec(self, X: Any) -> KernelParams:
         """The kernel with ``gamma`` resolved on the training data (scikit-learn's rules: the

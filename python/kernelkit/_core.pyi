@@ -93,10 +93,13 @@ class CsrMatrix:
 
 @final
 class DenseRowFacts:
-    """A C-contiguous float64 training array with what its row subsets share, computed once:
-    finiteness, squared norms, the float32 copy, non-zeros."""
+    """A C-contiguous float64 or float32 training array (read in place) with what its row
+    subsets share, computed once: finiteness, squared norms, the float32 copy of float64 rows
+    that are exactly float32, non-zeros."""
 
-    def __new__(cls, x: NDArray[np.float64], n_jobs: int = 0) -> DenseRowFacts: ...
+    def __new__(
+        cls, x: NDArray[np.float64] | NDArray[np.float32], n_jobs: int = 0
+    ) -> DenseRowFacts: ...
     @property
     def shape(self) -> tuple[int, int]: ...
 
@@ -140,7 +143,9 @@ class Solution:
     def stats(self) -> dict[str, float]:
         """Counters of the solve (kernel cache, objective increases, shrinking)."""
 
-def first_occurrences(x: NDArray[np.float64] | CsrMatrix, n_jobs: int = 0) -> NDArray[np.int64]: ...
+def first_occurrences(
+    x: NDArray[np.float64] | NDArray[np.float32] | CsrMatrix, n_jobs: int = 0
+) -> NDArray[np.int64]: ...
 def kernel_matrix(a: _Rows, b: _Rows, kernel: Kernel, n_jobs: int = 0) -> NDArray[np.float64]: ...
 def kernel_matrix_product(
     a: _Rows, b: _Rows, kernel: Kernel, coef: NDArray[np.float64], n_jobs: int = 0

@@ -42,20 +42,26 @@ MAX_ITER_CAP = 2**62
 TIME_LIMIT_CAP = 1e9
 
 
-def plain_rows(X: Any) -> NDArray[np.float64] | None:
+def plain_rows(X: Any, *, keep_float32: bool = False) -> NDArray[np.floating[Any]] | None:
     """X as ``check_array(X, dtype=np.float64, order="C")`` returns it, when X is a plain NumPy
     array that passes every check (2-D, floating, at least one row and one column, all finite),
     computed without scikit-learn's validation: the first call of that in a process looks for
     dataframe plug-ins (narwhals' entry points, about 8 ms with 160 installed distributions),
     which a NumPy array never needs. ``None`` for anything else, for scikit-learn to check (and
-    to word the error)."""
+    to word the error). With ``keep_float32``, float32 rows stay float32 (C-contiguous), for
+    a caller that reads them in place."""
     if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind != "f" or 0 in X.shape:
         return None
-    rows = np.ascontiguousarray(X, dtype=np.float64)
+    single = keep_float32 and X.dtype == np.float32
+    rows: NDArray[np.floating[Any]] = (
+        np.ascontiguousarray(X, dtype=np.float32)
+        if single
+        else np.ascontiguousarray(X, dtype=np.float64)
+    )
     # A finite sum means every value is finite (an infinite or NaN value makes it so); a sum
     # that overflows sends finite X to scikit-learn's own check, which passes it.
     with np.errstate(over="ignore", invalid="ignore"):
-        return rows if np.isfinite(rows.sum()) else None
+        return rows if np.isfinite(rows.sum(dtype=np.float64)) else None
 
 
 def plain_target(y: Any, n_samples: int) -> NDArray[Any] | None:
@@ -145,7 +151,9 @@ def scale_gamma(X: Any) -> float:
         if sp.issparse(X):
             variance = float(X.multiply(X).mean() - X.mean() ** 2)
         else:
-            variance = float(np.var(X))
+            # float32 rows (kept for a kernel that reads them in place) in float64, as
+            # scikit-learn computes it.
+            variance = float(np.var(np.asarray(X, dtype=np.float64)))
     if not np.isfinite(variance):
         raise ValueError(
             "gamma='scale' is undefined: the variance of X overflows float64 (values too large, "

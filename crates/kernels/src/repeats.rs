@@ -53,17 +53,38 @@ fn digest(words: impl Iterator<Item = u64>) -> u64 {
 }
 
 /// The digest of a dense row's value bits: [`digest`] of them, four words at a time.
-pub(crate) fn dense_digest(row: &[f64]) -> u64 {
+/// A value of a dense row as the repetition test reads it: its bits.
+pub trait RowValue: Copy + Sync {
+    /// The value's bits (those of an `f32` widened to 64 bits as an integer, not as a float:
+    /// two `f32` rows are equal bit for bit exactly when their `f64` widenings are).
+    fn bits(self) -> u64;
+}
+
+impl RowValue for f64 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+impl RowValue for f32 {
+    #[inline]
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+pub(crate) fn dense_digest<T: RowValue>(row: &[T]) -> u64 {
     let mut states = [0u64; 4];
     let chunks = row.chunks_exact(4);
     let rest = chunks.remainder();
     for chunk in chunks {
         for (state, v) in states.iter_mut().zip(chunk) {
-            mix(state, v.to_bits());
+            mix(state, v.bits());
         }
     }
     for (state, v) in states.iter_mut().zip(rest) {
-        mix(state, v.to_bits());
+        mix(state, v.bits());
     }
     fold(states, row.len())
 }
@@ -124,8 +145,8 @@ fn first_occurrences(digests: &[u64], same: impl Fn(usize, usize) -> bool) -> Ve
 }
 
 /// Whether two dense rows have the same bits.
-pub(crate) fn same_bits(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+pub(crate) fn same_bits<T: RowValue>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
 }
 
 /// For each row of the row-major `n_rows × n_features` dense `values`, the first row with the
@@ -133,7 +154,11 @@ pub(crate) fn same_bits(a: &[f64], b: &[f64]) -> bool {
 ///
 /// # Panics
 /// If `values` does not hold `n_rows × n_features` values.
-pub fn first_dense_occurrences(values: &[f64], n_rows: usize, n_features: usize) -> Vec<usize> {
+pub fn first_dense_occurrences<T: RowValue>(
+    values: &[T],
+    n_rows: usize,
+    n_features: usize,
+) -> Vec<usize> {
     assert_eq!(values.len(), n_rows * n_features, "first_dense_occurrences: wrong length");
     if n_features == 0 {
         return vec![0; n_rows];
@@ -173,7 +198,10 @@ mod tests {
     fn each_dense_row_points_to_its_first_copy() {
         let values = [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 0.0, -0.0, 3.0, 4.0, 0.0, 0.0];
         assert_eq!(first_dense_occurrences(&values, 6, 2), vec![0, 1, 0, 3, 1, 5]);
-        assert_eq!(first_dense_occurrences(&[], 3, 0), vec![0, 0, 0]);
+        // The same rows in f32: the same groups (0.0 and −0.0 still differ).
+        let single: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        assert_eq!(first_dense_occurrences(&single, 6, 2), vec![0, 1, 0, 3, 1, 5]);
+        assert_eq!(first_dense_occurrences::<f64>(&[], 3, 0), vec![0, 0, 0]);
     }
 
     #[test]

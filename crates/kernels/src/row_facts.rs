@@ -25,6 +25,24 @@ use crate::source::{exactly_single, narrow_exactly, reads_feature_major, DenseKe
 /// Rows per block of [`RowFacts::new`].
 const FACT_BLOCK_ROWS: usize = 256;
 
+/// The row-major values a [`RowFacts`] describes, as the caller holds them: `f64`, or `f32`
+/// (float32 training rows read in place: no `f64` copy of them is made, and their `f32` rows
+/// are gathered from them directly).
+#[derive(Debug, Clone, Copy)]
+pub enum FactRows<'a> {
+    Double(&'a [f64]),
+    Single(&'a [f32]),
+}
+
+impl FactRows<'_> {
+    fn len(&self) -> usize {
+        match self {
+            FactRows::Double(values) => values.len(),
+            FactRows::Single(values) => values.len(),
+        }
+    }
+}
+
 /// Facts about row-major dense rows that every subset of them shares. The rows themselves stay
 /// with the caller (a NumPy array read in place) and are passed to each method again: they
 /// must be the rows the facts were computed from.
@@ -33,8 +51,11 @@ pub struct RowFacts {
     n_rows: usize,
     n_features: usize,
     sq_norms: Vec<f64>,
-    /// The rows in `f32`, when every value is exactly an `f32`.
+    /// The rows in `f32`, when every value of `f64` rows is exactly an `f32` (`None` for
+    /// `f32` rows: they are read in place).
     single: Option<Vec<f32>>,
+    /// Every value is exactly an `f32` (always so for `f32` rows).
+    all_single: bool,
     /// Non-zero values of each row.
     nonzeros: Vec<usize>,
 }
@@ -45,8 +66,13 @@ impl RowFacts {
     /// 4.7 ms in four sequential passes). Each fact of a row is computed as [`DenseRows::new`]
     /// and [`DenseKernel::new`] compute it (norms summed in the row's order, the `f32` copy
     /// only when every value is exactly an `f32`), and the error names the first non-finite
-    /// value.
-    pub fn new(values: &[f64], n_rows: usize, n_features: usize) -> Result<Self, KernelError> {
+    /// value. `f32` values are those rows widened to `f64`, with the same facts; no copy of
+    /// them is kept (they are every value's `f32`).
+    pub fn new(
+        values: FactRows<'_>,
+        n_rows: usize,
+        n_features: usize,
+    ) -> Result<Self, KernelError> {
         let expected = n_rows.saturating_mul(n_features);
         if values.len() != expected {
             return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
@@ -58,46 +84,67 @@ impl RowFacts {
                 n_features,
                 sq_norms: vec![0.0; n_rows],
                 single: Some(Vec::new()),
+                all_single: true,
                 nonzeros: vec![0; n_rows],
             });
         }
         let mut sq_norms = vec![0.0; n_rows];
         let mut nonzeros = vec![0; n_rows];
-        let mut single = vec![0.0f32; values.len()];
-        // Set by the first block holding a value that is not an f32: later blocks skip the copy.
-        let inexact = AtomicBool::new(false);
-        let first_non_finite = values
-            .par_chunks(FACT_BLOCK_ROWS * d)
-            .zip(single.par_chunks_mut(FACT_BLOCK_ROWS * d))
-            .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
-            .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
-            .enumerate()
-            .filter_map(|(b, (((block, single), norms), nonzeros))| {
-                if let Some(k) = block.iter().position(|v| !v.is_finite()) {
-                    return Some(b * FACT_BLOCK_ROWS * d + k);
-                }
-                for ((row, norm), count) in
-                    block.chunks_exact(d).zip(norms.iter_mut()).zip(nonzeros.iter_mut())
-                {
-                    *norm = sq_norm(row);
-                    *count = row.iter().filter(|&&v| v != 0.0).count();
-                }
-                if !inexact.load(Ordering::Relaxed) && !narrow_exactly(block, single) {
-                    inexact.store(true, Ordering::Relaxed);
-                }
-                None
-            })
-            .min();
+        let first_non_finite = match values {
+            FactRows::Double(values) => {
+                let mut single = vec![0.0f32; values.len()];
+                // Set by the first block holding a value that is not an f32: later blocks skip
+                // the copy.
+                let inexact = AtomicBool::new(false);
+                let first = values
+                    .par_chunks(FACT_BLOCK_ROWS * d)
+                    .zip(single.par_chunks_mut(FACT_BLOCK_ROWS * d))
+                    .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
+                    .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
+                    .enumerate()
+                    .filter_map(|(b, (((block, single), norms), nonzeros))| {
+                        if let Some(k) = block.iter().position(|v| !v.is_finite()) {
+                            return Some(b * FACT_BLOCK_ROWS * d + k);
+                        }
+                        row_facts(block, d, norms, nonzeros);
+                        if !inexact.load(Ordering::Relaxed) && !narrow_exactly(block, single) {
+                            inexact.store(true, Ordering::Relaxed);
+                        }
+                        None
+                    })
+                    .min();
+                let all_single = !inexact.into_inner();
+                return match first {
+                    Some(index) => Err(KernelError::NotFinite { name: "X", index }),
+                    None => Ok(RowFacts {
+                        n_rows,
+                        n_features,
+                        sq_norms,
+                        single: all_single.then_some(single),
+                        all_single,
+                        nonzeros,
+                    }),
+                };
+            }
+            FactRows::Single(values) => values
+                .par_chunks(FACT_BLOCK_ROWS * d)
+                .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
+                .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
+                .enumerate()
+                .filter_map(|(b, ((block, norms), nonzeros))| {
+                    if let Some(k) = block.iter().position(|v| !v.is_finite()) {
+                        return Some(b * FACT_BLOCK_ROWS * d + k);
+                    }
+                    let wide: Vec<f64> = block.iter().map(|&v| f64::from(v)).collect();
+                    row_facts(&wide, d, norms, nonzeros);
+                    None
+                })
+                .min(),
+        };
         if let Some(index) = first_non_finite {
             return Err(KernelError::NotFinite { name: "X", index });
         }
-        Ok(RowFacts {
-            n_rows,
-            n_features,
-            sq_norms,
-            single: (!inexact.into_inner()).then_some(single),
-            nonzeros,
-        })
+        Ok(RowFacts { n_rows, n_features, sq_norms, single: None, all_single: true, nonzeros })
     }
 
     /// Number of rows.
@@ -112,7 +159,7 @@ impl RowFacts {
 
     /// Checks that `values` has the shape the facts were computed for and that every index is
     /// a row.
-    fn check(&self, values: &[f64], index: &[usize]) -> Result<(), KernelError> {
+    fn check(&self, values: FactRows<'_>, index: &[usize]) -> Result<(), KernelError> {
         let expected = self.n_rows * self.n_features;
         if values.len() != expected {
             return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
@@ -135,10 +182,15 @@ impl RowFacts {
         nonzeros as f64 / len as f64
     }
 
-    /// The rows `index` of `values`, row-major.
-    pub fn gather(&self, values: &[f64], index: &[usize]) -> Result<Vec<f64>, KernelError> {
+    /// The rows `index` of `values`, row-major, in `f64`.
+    pub fn gather(&self, values: FactRows<'_>, index: &[usize]) -> Result<Vec<f64>, KernelError> {
         self.check(values, index)?;
-        Ok(gather_rows(values, self.n_features, index))
+        Ok(match values {
+            FactRows::Double(values) => gather_rows(values, self.n_features, index),
+            FactRows::Single(values) => {
+                gather_rows(values, self.n_features, index).into_iter().map(f64::from).collect()
+            }
+        })
     }
 
     /// The norms of the rows `index`.
@@ -148,34 +200,64 @@ impl RowFacts {
 
     /// The rows `index` of `values` with their norms, as [`DenseRows::new`] would give them
     /// (without checking them again).
-    pub fn rows(&self, values: &[f64], index: &[usize]) -> Result<DenseRows<'static>, KernelError> {
+    pub fn rows(
+        &self,
+        values: FactRows<'_>,
+        index: &[usize],
+    ) -> Result<DenseRows<'static>, KernelError> {
         let gathered = self.gather(values, index)?;
         Ok(DenseRows::from_checked_parts(gathered, index.len(), self.n_features, self.norms(index)))
     }
 
-    /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows, value
-    /// for value. When every value is exactly an `f32` and the rows are read row-major, the
-    /// kernel keeps only the gathered `f32` rows ([`DenseKernel::rows`] is then `None`).
+    /// The rows `index` in `f32`, when every value is exactly an `f32`.
+    fn gather_single(&self, values: FactRows<'_>, index: &[usize]) -> Option<Vec<f32>> {
+        match (values, &self.single) {
+            (FactRows::Single(values), _) => Some(gather_rows(values, self.n_features, index)),
+            (FactRows::Double(_), Some(single)) => {
+                Some(gather_rows(single, self.n_features, index))
+            }
+            (FactRows::Double(_), None) => None,
+        }
+    }
+
+    /// The kernel over the rows `index` of `values`: [`DenseKernel::new`] of those rows (in
+    /// `f64`), value for value. When every value is exactly an `f32` and the rows are read
+    /// row-major, the kernel keeps only the gathered `f32` rows ([`DenseKernel::rows`] is then
+    /// `None`).
     pub fn kernel(
         &self,
-        values: &[f64],
+        values: FactRows<'_>,
         index: &[usize],
         function: KernelFunction,
     ) -> Result<DenseKernel<'static>, KernelError> {
         let row_major = self.n_features > 0 && !reads_feature_major(index.len(), self.n_features);
-        if let (Some(single), true) = (&self.single, row_major) {
+        if self.all_single && row_major {
             // Every value is exactly an f32 and the rows are read row-major: the kernel reads
             // the f32 rows only, and the f64 rows are not gathered.
             self.check(values, index)?;
-            let single = gather_rows(single, self.n_features, index);
-            return DenseKernel::single_only(single, self.norms(index), self.n_features, function);
+            if let Some(single) = self.gather_single(values, index) {
+                return DenseKernel::single_only(
+                    single,
+                    self.norms(index),
+                    self.n_features,
+                    function,
+                );
+            }
         }
         let rows = self.rows(values, index)?;
-        DenseKernel::with_single(rows, function, |rows| match &self.single {
-            Some(single) => Some(gather_rows(single, self.n_features, index)),
+        DenseKernel::with_single(rows, function, |rows| match self.gather_single(values, index) {
+            Some(single) => Some(single),
             // Some subsets may be exactly f32 when not every row is.
             None => exactly_single(rows.rows(0, rows.n_rows())),
         })
+    }
+}
+
+/// The squared norm and the number of non-zero values of each row of `block` (rows of `d`).
+fn row_facts(block: &[f64], d: usize, norms: &mut [f64], nonzeros: &mut [usize]) {
+    for ((row, norm), count) in block.chunks_exact(d).zip(norms.iter_mut()).zip(nonzeros) {
+        *norm = sq_norm(row);
+        *count = row.iter().filter(|&&v| v != 0.0).count();
     }
 }
 
@@ -234,15 +316,15 @@ mod tests {
         ];
         for (values, d, subset_single) in cases {
             let n = values.len() / d;
-            let facts = RowFacts::new(&values, n, d).unwrap();
+            let facts = RowFacts::new(FactRows::Double(&values), n, d).unwrap();
             // Every third row backwards, then the rows ≡ 1 (mod 3): two "classes", row 8 out.
             let index: Vec<usize> =
                 (0..n).rev().filter(|i| i % 3 == 0).chain((0..n).filter(|i| i % 3 == 1)).collect();
-            let gathered = facts.gather(&values, &index).unwrap();
+            let gathered = facts.gather(FactRows::Double(&values), &index).unwrap();
             let m = index.len();
             let mut expected =
                 DenseKernel::new(DenseRows::new(&gathered, m, d).unwrap(), f).unwrap();
-            let mut subset = facts.kernel(&values, &index, f).unwrap();
+            let mut subset = facts.kernel(FactRows::Double(&values), &index, f).unwrap();
             assert_eq!(facts.density(&index), density(&gathered));
             assert_eq!(subset.reads_single_precision(), d > 64 && subset_single);
             assert_eq!(subset.reads_single_precision(), expected.reads_single_precision());
@@ -251,7 +333,27 @@ mod tests {
             // use their norms); a subset exactly f32 inside rows that are not keeps them.
             let all_single = values.iter().all(|&v| f64::from(v as f32) == v);
             assert_eq!(subset.rows().is_none(), d > 64 && all_single);
-            for kernel in [&mut expected, &mut subset] {
+            // The same rows given in f32 (when they are all exactly f32): the same facts, and
+            // the same kernel without an f64 copy of the rows.
+            let single: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+            let mut from_single = all_single.then(|| {
+                let facts = RowFacts::new(FactRows::Single(&single), n, d).unwrap();
+                assert_eq!(
+                    facts.sq_norms,
+                    RowFacts::new(FactRows::Double(&values), n, d).unwrap().sq_norms
+                );
+                assert_eq!(
+                    bits(&facts.gather(FactRows::Single(&single), &index).unwrap()),
+                    bits(&gathered)
+                );
+                assert_eq!(facts.density(&index), density(&gathered));
+                facts.kernel(FactRows::Single(&single), &index, f).unwrap()
+            });
+            if let Some(kernel) = &from_single {
+                assert_eq!(kernel.rows().is_none(), d > 64);
+                assert_eq!(kernel.reads_single_precision(), d > 64);
+            }
+            for kernel in [&mut expected, &mut subset].into_iter().chain(from_single.as_mut()) {
                 kernel.swap_index(3, m - 2);
             }
             // One to three rows share a pass; five go through a GEMM (over the widened f32
@@ -262,6 +364,10 @@ mod tests {
                 subset.fill_block(&wanted, 0, m, &mut a);
                 expected.fill_block(&wanted, 0, m, &mut b);
                 assert_eq!(bits(&a), bits(&b), "d = {d}, rows {wanted:?}");
+                if let Some(kernel) = &mut from_single {
+                    kernel.fill_block(&wanted, 0, m, &mut a);
+                    assert_eq!(bits(&a), bits(&b), "f32 rows, d = {d}, rows {wanted:?}");
+                }
             }
             for i in 0..m {
                 assert_eq!(
@@ -275,11 +381,14 @@ mod tests {
     #[test]
     fn bad_rows_and_indices_are_errors() {
         let values = rows(10, 4, false);
-        assert!(matches!(RowFacts::new(&values, 10, 5), Err(KernelError::ShapeMismatch { .. })));
+        assert!(matches!(
+            RowFacts::new(FactRows::Double(&values), 10, 5),
+            Err(KernelError::ShapeMismatch { .. })
+        ));
         let mut bad = values.clone();
         bad[13] = f64::NAN;
         assert_eq!(
-            RowFacts::new(&bad, 10, 4).unwrap_err(),
+            RowFacts::new(FactRows::Double(&bad), 10, 4).unwrap_err(),
             KernelError::NotFinite { name: "X", index: 13 }
         );
         // Non-finite values in several blocks of rows: the first one is named.
@@ -288,16 +397,28 @@ mod tests {
         bad[300 * 3 + 2] = f64::NAN;
         bad[700 * 3] = f64::INFINITY;
         assert_eq!(
-            RowFacts::new(&bad, 1000, 3).unwrap_err(),
+            RowFacts::new(FactRows::Double(&bad), 1000, 3).unwrap_err(),
             KernelError::NotFinite { name: "X", index: 300 * 3 + 2 }
         );
-        let facts = RowFacts::new(&values, 10, 4).unwrap();
+        // f32 rows: the same checks.
+        let mut single: Vec<f32> = rows(1000, 3, true).iter().map(|&v| v as f32).collect();
+        single[700 * 3] = f32::INFINITY;
+        single[300 * 3 + 2] = f32::NAN;
         assert_eq!(
-            facts.gather(&values, &[0, 10]).unwrap_err(),
+            RowFacts::new(FactRows::Single(&single), 1000, 3).unwrap_err(),
+            KernelError::NotFinite { name: "X", index: 300 * 3 + 2 }
+        );
+        assert!(matches!(
+            RowFacts::new(FactRows::Single(&single[..5]), 1000, 3),
+            Err(KernelError::ShapeMismatch { .. })
+        ));
+        let facts = RowFacts::new(FactRows::Double(&values), 10, 4).unwrap();
+        assert_eq!(
+            facts.gather(FactRows::Double(&values), &[0, 10]).unwrap_err(),
             KernelError::RowOutOfRange { name: "index", index: 10, n_rows: 10 }
         );
         assert!(matches!(
-            facts.kernel(&values[..36], &[0], KernelFunction::Linear),
+            facts.kernel(FactRows::Double(&values[..36]), &[0], KernelFunction::Linear),
             Err(KernelError::ShapeMismatch { .. })
         ));
         assert_eq!(facts.density(&[]), 1.0);
