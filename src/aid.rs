@@ -119,13 +119,16 @@ struct Run {
     aid: Aid,
     inner: kernelkit_solvers::SolveOptions,
     callback: Option<Py<PyAny>>,
+    /// Set by Ctrl-C or a given `StopFlag`.
+    interrupted: Arc<AtomicBool>,
 }
 
 fn parse_run(tol: f64, max_iter: usize, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
     let parsed = parse_options(options)?;
     // `time_limit` bounds the whole run (checked between aggregated solves) and each inner solve.
     let aid = Aid { options: AidOptions { tol, max_iter, time_limit: parsed.solve.time_limit } };
-    Ok(Run { aid, inner: parsed.solve, callback: parsed.callback })
+    let interrupted = parsed.interrupted();
+    Ok(Run { aid, inner: parsed.solve, callback: parsed.callback, interrupted })
 }
 
 /// Runs AID on `model` with the GIL released; returns the result or the exception that
@@ -139,7 +142,7 @@ fn run_aid<M: AggregatedModel + Send>(
 where
     M::Fit: Send,
 {
-    let interrupted = Arc::new(AtomicBool::new(false));
+    let interrupted = Arc::clone(&run.interrupted);
     let mut monitor = PythonAidMonitor {
         callback: run.callback,
         interrupted: Arc::clone(&interrupted),

@@ -22,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<solve::Solution>()?;
+    m.add_class::<progress::StopFlag>()?;
     m.add_class::<sparse::CsrMatrix>()?;
     m.add_class::<subsets::DenseRowFacts>()?;
     m.add_class::<subsets::RowSubset>()?;

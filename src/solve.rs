@@ -21,7 +21,7 @@ use crate::arrays::{matrix, signs, vector};
 use crate::callable::{raise_kept, CallableKernel};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
-use crate::progress::{run_interruptible, PythonMonitor};
+use crate::progress::{run_interruptible, PythonMonitor, StopFlag};
 use crate::sparse::{data, Data, Input, Storage};
 
 /// The result of a solve (see `kernelkit_solvers::Solution`).
@@ -61,11 +61,22 @@ impl Solution {
 pub(crate) struct Options {
     pub(crate) solve: SolveOptions,
     pub(crate) callback: Option<Py<PyAny>>,
+    /// The flag of a `StopFlag`: the solve stops at its next report once it is set.
+    pub(crate) stop: Option<Arc<AtomicBool>>,
+}
+
+impl Options {
+    /// The flag the solve's monitor reads: the given `stop`, else a fresh one (which only
+    /// Ctrl-C sets).
+    pub(crate) fn interrupted(&self) -> Arc<AtomicBool> {
+        self.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)))
+    }
 }
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
-/// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s), `callback`, and
-/// `single_products` (the rows were float32: products over wide rows are summed in `f32`).
+/// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s), `callback`,
+/// `stop` (a `StopFlag`) and `single_products` (the rows were float32: products over wide rows
+/// are summed in `f32`).
 pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut tol: f64 = 1e-3;
     let mut max_iter = None;
@@ -74,6 +85,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
     let mut n_jobs = 0usize;
     let mut time_limit: Option<f64> = None;
     let mut callback: Option<Py<PyAny>> = None;
+    let mut stop = None;
     let mut single_products = false;
     if let Some(given) = given {
         for (key, value) in given.iter() {
@@ -89,10 +101,14 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 "callback" => {
                     callback = if value.is_none() { None } else { Some(value.unbind()) };
                 }
+                "stop" if !value.is_none() => {
+                    stop = Some(Arc::clone(&value.cast::<StopFlag>()?.get().flag));
+                }
+                "stop" => stop = None,
                 other => {
                     return Err(PyTypeError::new_err(format!(
                         "unexpected solver option {other:?}: expected tol, max_iter, cache_size, \
-                         shrinking, n_jobs, time_limit, single_products or callback"
+                         shrinking, n_jobs, time_limit, single_products, callback or stop"
                     )))
                 }
             }
@@ -120,7 +136,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
         ..SolveOptions::default()
     };
     solve.validate().map_err(CoreError::from)?;
-    Ok(Options { solve, callback })
+    Ok(Options { solve, callback, stop })
 }
 
 /// Runs `job` with the GIL released inside a pool of `n_threads` (the calling thread watches
@@ -135,7 +151,7 @@ pub(crate) fn run_with_extra<E: Send>(
         ) -> Result<(kernelkit_solvers::Solution, E), CoreError>
         + Send,
 ) -> PyResult<(Solution, E)> {
-    let interrupted = Arc::new(AtomicBool::new(false));
+    let interrupted = options.interrupted();
     let mut monitor = PythonMonitor::new(options.callback, Arc::clone(&interrupted));
     let solve_options = options.solve;
     let (outcome, signal) = run_interruptible(py, &interrupted, solve_options.n_threads, || {

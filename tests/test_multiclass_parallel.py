@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import Dataset
 
-from kernelkit import SVC, NuSVC
+from kernelkit import SVC, NuSVC, _core
 
 
 def test_concurrent_pairs_give_the_sequential_model(digits: Dataset) -> None:
@@ -58,3 +58,27 @@ def test_pairs_given_one_thread_each_run_at_the_same_time(digits: Dataset) -> No
     assert waits, "no callback"
     assert all(waits), "the pairs ran one after the other"
     assert len(seen) >= 2
+
+
+def test_a_set_stop_flag_stops_every_solve_given_it(digits: Dataset) -> None:
+    """The flag that stops one-vs-one's concurrent pairs (set when one fails or on Ctrl-C) is
+    read by the solve without the GIL, at its reports: an unset flag changes nothing, a set
+    one stops the solve at its first report."""
+    X = np.ascontiguousarray(digits.X[:400])
+    y = np.where(digits.y[:400] % 2 == 0, 1.0, -1.0)
+    upper = np.full(len(y), 100.0)
+    kernel = _core.Kernel("rbf", gamma=0.02)
+    flag = _core.StopFlag()
+    alone = _core.solve_c_svc(X, y, upper, kernel, tol=1e-9)
+    free = _core.solve_c_svc(X, y, upper, kernel, tol=1e-9, stop=flag)
+    assert free.status == alone.status == "converged"
+    np.testing.assert_array_equal(free.x, alone.x)
+    assert not flag.is_set()
+    flag.set()
+    assert flag.is_set()
+    for _ in range(2):  # every solve given the flag
+        stopped = _core.solve_c_svc(X, y, upper, kernel, tol=1e-9, stop=flag)
+        assert stopped.status == "stopped"
+        assert 0 < stopped.iterations < free.iterations
+    with pytest.raises(TypeError, match="StopFlag"):
+        _core.solve_c_svc(X, y, upper, kernel, stop=threading.Event())  # type: ignore[typeddict-item]

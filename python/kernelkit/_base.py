@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -322,24 +321,23 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         *args: Any,
         description: str,
         n_jobs: int | None = None,
-        stop: threading.Event | None = None,
+        stop: _core.StopFlag | None = None,
     ) -> T:
         """Calls a ``_core`` entry point with the estimator's solver options, the progress
-        callback, and (for parallel pairs) a thread count and a stop event."""
+        callback, and (for parallel pairs) a thread count and the flag that stops them all
+        (read by the solve without the GIL)."""
         options = self._solver_options()
         if n_jobs is not None:
             options["n_jobs"] = n_jobs
+        if stop is not None:
+            options["stop"] = stop
         with progress_callback(self.callback, self.verbose, description) as callback:
-            solution = entry(
-                *args,
-                **options,
-                callback=callback if stop is None else _stoppable(callback, stop),
-            )
+            solution = entry(*args, **options, callback=callback)
             report_solution(callback, solution)
             return solution
 
     def _run_in_parallel(
-        self, jobs: Sequence[J], run: Callable[[J, int | None, threading.Event | None], T]
+        self, jobs: Sequence[J], run: Callable[[J, int | None, _core.StopFlag | None], T]
     ) -> list[T]:
         """Runs independent solves (the class pairs of one-vs-one): concurrently on threads
         when ``n_jobs`` allows (each solve releases the GIL and gets a share of the threads),
@@ -351,7 +349,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if workers <= 1 or self.verbose:
             return [run(job, None, None) for job in jobs]
         per_job = max(1, threads // workers)
-        stop = threading.Event()
+        stop = _core.StopFlag()
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(run, job, per_job, stop) for job in jobs]
             try:
@@ -469,17 +467,3 @@ class SingleProblemSvm(KernelSvmMixin):
         self.solver_stats_ = dict(solution.stats)
         self.fit_status_ = 0 if solution.status == "converged" else 1
         self._warn_unconverged([solution.status])
-
-
-def _stoppable(
-    callback: Callable[[Mapping[str, Any]], bool | None] | None, stop: threading.Event
-) -> Callable[[Mapping[str, Any]], bool | None]:
-    """A callback that stops the solve once ``stop`` is set, and otherwise defers to
-    ``callback``."""
-
-    def report(progress: Mapping[str, Any]) -> bool | None:
-        if stop.is_set():
-            return True
-        return callback(progress) if callback is not None else None
-
-    return report

@@ -13,6 +13,7 @@ __all__ = [
     "Kernel",
     "RowSubset",
     "Solution",
+    "StopFlag",
     "__version__",
     "_panic_in_solver_thread",
     "aggregated_kernel",
@@ -49,7 +50,17 @@ class _SolverOptions(TypedDict, total=False):
     n_jobs: int
     time_limit: float | None
     callback: _Callback | None
+    stop: StopFlag | None
     single_products: bool
+
+@final
+class StopFlag:
+    """Stops the solves given it (solver option ``stop``) at their next report; read without
+    the GIL."""
+
+    def __new__(cls) -> StopFlag: ...
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
 
 @final
 class Kernel:

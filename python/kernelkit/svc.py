@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -317,7 +316,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         )
 
         def solve_pair(
-            pair: tuple[int, int], n_jobs: int | None, stop: threading.Event | None
+            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
         ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
             a, b = pair
             index = np.concatenate([members[a], members[b]])
