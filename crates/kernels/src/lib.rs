@@ -59,6 +59,6 @@ pub use precomputed::PrecomputedGram;
 pub use qmatrix::{QMatrix, SignedQ, SvrQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
-pub use simd::avx2_available;
+pub use simd::{avx2_available, avx512_available};
 pub use source::{DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};

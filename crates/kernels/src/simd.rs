@@ -49,6 +49,11 @@ pub fn avx2_available() -> bool {
     }
 }
 
+/// Whether this CPU also runs the AVX-512F versions (other crates' eight-wide loops).
+pub fn avx512_available() -> bool {
+    avx2_available() && crate::simd_avx512::available()
+}
+
 #[inline(always)]
 pub(crate) fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {

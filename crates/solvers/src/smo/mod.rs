@@ -60,6 +60,8 @@
 mod rho;
 #[cfg(target_arch = "x86_64")]
 mod scan_avx2;
+#[cfg(target_arch = "x86_64")]
+mod scan_avx512;
 mod shrinking;
 mod speculation;
 mod state;

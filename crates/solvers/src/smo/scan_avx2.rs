@@ -358,13 +358,23 @@ mod tests {
         if !kernelkit_kernels::avx2_available() {
             return;
         }
-        for (n, seed) in [(0, 1), (3, 2), (4, 3), (17, 4), (64, 5), (1001, 6)] {
+        // Many positions hold the maximum (a coarse grid): the lanes' ties must go to the last.
+        for (n, seed) in
+            [(0, 1), (3, 2), (4, 3), (17, 4), (23, 13), (64, 5), (512, 15), (1000, 16), (1001, 6)]
+        {
             let v = variables(n, seed);
             for offset in [0, 4096] {
                 let expected = max_up_sequential(&v.y, &v.bound, &v.gradient, offset);
                 // SAFETY: AVX2 is available (checked above).
                 let got = unsafe { max_up(&v.y, &v.bound, &v.gradient, offset) };
                 assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
+                if kernelkit_kernels::avx512_available() {
+                    // SAFETY: AVX-512F and AVX2 are available (checked above).
+                    let got = unsafe {
+                        super::super::scan_avx512::max_up(&v.y, &v.bound, &v.gradient, offset)
+                    };
+                    assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
+                }
             }
         }
     }
@@ -374,7 +384,7 @@ mod tests {
         if !kernelkit_kernels::avx2_available() {
             return;
         }
-        for (n, seed) in [(1, 7), (5, 8), (8, 9), (31, 10), (257, 11), (2000, 12)] {
+        for (n, seed) in [(1, 7), (5, 8), (8, 9), (15, 14), (31, 10), (257, 11), (2000, 12)] {
             let v = variables(n, seed);
             let q_i: Vec<f32> = (0..n).map(|t| [0.25f32, -0.5, 0.0, 1.0][t % 4]).collect();
             for i in [0, n / 2, n - 1] {
@@ -387,6 +397,14 @@ mod tests {
                     assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");
                     assert_eq!(best.0.to_bits(), expected.0 .0.to_bits());
                     assert_eq!(g_max2, expected.1);
+                    if kernelkit_kernels::avx512_available() {
+                        // SAFETY: AVX-512F and AVX2 are available (checked above).
+                        let (best, g_max2) =
+                            unsafe { super::super::scan_avx512::second_scan(&chunk) };
+                        assert_eq!(best.1, expected.0 .1, "AVX-512: n={n}, i={i}, g_max={g_max}");
+                        assert_eq!(best.0.to_bits(), expected.0 .0.to_bits());
+                        assert_eq!(g_max2, expected.1);
+                    }
                 }
             }
         }

@@ -66,6 +66,11 @@ impl ArgMax {
 /// `offset..offset + y.len()` given as slices (so that it can run inside the gradient update).
 pub(crate) fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
     #[cfg(target_arch = "x86_64")]
+    if kernelkit_kernels::avx512_available() {
+        // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
+        return unsafe { super::scan_avx512::max_up(y, bound, gradient, offset) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { super::scan_avx2::max_up(y, bound, gradient, offset) };
@@ -106,6 +111,10 @@ pub(crate) fn second_scan(
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
         let chunk = super::scan_avx2::SecondScanChunk::new(v, q_i, i, g_max, lo);
+        if kernelkit_kernels::avx512_available() {
+            // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
+            return unsafe { super::scan_avx512::second_scan(&chunk) };
+        }
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { super::scan_avx2::second_scan(&chunk) };
     }
