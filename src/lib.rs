@@ -9,6 +9,7 @@ mod callable;
 mod constrained_svr;
 mod errors;
 mod kernel;
+mod pairs;
 mod progress;
 mod repeats;
 mod solve;
@@ -30,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repeats::first_occurrences, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix_product, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_c_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs::solve_c_svc_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_epsilon_svr, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_box_qp, m)?)?;

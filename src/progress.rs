@@ -153,6 +153,66 @@ pub(crate) fn run_interruptible<T: Send>(
     })
 }
 
+/// Runs `worker` once on each of `n_workers` pools of one thread (leased as for a solve, so
+/// that each worker's solves have their own thread team) with the GIL released, while this
+/// thread checks for signals every [`SIGNAL_POLL`] (Ctrl-C raises `interrupted`, which the
+/// workers' monitors read). Returns the signal's exception, if any, once every worker has
+/// returned; a panic of a worker becomes a `RuntimeError`, as in [`run_interruptible`].
+pub(crate) fn run_workers(
+    py: Python<'_>,
+    interrupted: &Arc<AtomicBool>,
+    n_workers: usize,
+    worker: &(dyn Fn() + Sync),
+) -> PyResult<Option<PyErr>> {
+    py.detach(|| {
+        let leases = (0..n_workers.max(1))
+            .map(|_| PoolLease::take(1))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(CoreError::from)?;
+        // Each worker holds a sender, dropped when it returns or panics: the wait below ends
+        // when every sender is gone.
+        let (sender, finished) = mpsc::channel::<()>();
+        let mut signal = None;
+        let wait = &mut |sender: mpsc::Sender<()>| {
+            drop(sender);
+            while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL) {
+                if signal.is_none() {
+                    if let Err(error) = Python::attach(|py| py.check_signals()) {
+                        interrupted.store(true, Ordering::Relaxed);
+                        signal = Some(error);
+                    }
+                }
+            }
+        };
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            spawn_workers(&leases, worker, sender, wait);
+        }))
+        .map_err(|panic| internal_error(panic.as_ref()))?;
+        Ok(signal)
+    })
+}
+
+/// Spawns `worker` into the first lease's pool and recurses into the others, then `wait`s
+/// (inside every scope, which end once their workers have returned).
+fn spawn_workers(
+    leases: &[PoolLease],
+    worker: &(dyn Fn() + Sync),
+    sender: mpsc::Sender<()>,
+    wait: &mut dyn FnMut(mpsc::Sender<()>),
+) {
+    match leases.split_first() {
+        None => wait(sender),
+        Some((lease, rest)) => lease.pool().in_place_scope(|scope| {
+            let mine = sender.clone();
+            scope.spawn(move |_| {
+                worker();
+                drop(mine);
+            });
+            spawn_workers(rest, worker, sender, wait);
+        }),
+    }
+}
+
 /// The Python exception for a Rust panic: a bug in kernelkit, reported with its message.
 fn internal_error(payload: &(dyn std::any::Any + Send)) -> PyErr {
     let message = payload

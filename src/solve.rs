@@ -161,6 +161,14 @@ pub(crate) fn run_with_extra<E: Send>(
         return Err(error);
     }
     let (solution, extra) = outcome?;
+    Ok((python_solution(py, solution)?, extra))
+}
+
+/// The Python `Solution` of a solver's solution, with its statistics as a dict.
+pub(crate) fn python_solution(
+    py: Python<'_>,
+    solution: kernelkit_solvers::Solution,
+) -> PyResult<Solution> {
     let stats = PyDict::new(py);
     let s = solution.stats;
     stats.set_item("cache_hits", s.cache.hits)?;
@@ -171,7 +179,7 @@ pub(crate) fn run_with_extra<E: Send>(
     stats.set_item("objective_increases", s.objective_increases)?;
     stats.set_item("gradient_reconstructions", s.gradient_reconstructions)?;
     stats.set_item("min_active_size", s.min_active_size)?;
-    let solution = Solution {
+    Ok(Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),
         objective: solution.objective,
         bias: solution.bias,
@@ -179,8 +187,7 @@ pub(crate) fn run_with_extra<E: Send>(
         iterations: solution.iterations,
         status: solution.status.as_str().to_owned(),
         stats: stats.unbind(),
-    };
-    Ok((solution, extra))
+    })
 }
 
 /// [`run_with_extra`] for jobs without an extra value.
@@ -317,6 +324,22 @@ pub(crate) fn solve_c_svc(
         )))
     })?;
     Ok(solution)
+}
+
+/// C-SVC on rows `x` of a built-in kernel (no callable: the GIL is not taken), for the solves
+/// that `solve_c_svc_pairs` runs on its workers.
+pub(crate) fn c_svc_of_rows(
+    x: &Data<'_>,
+    kernel: &Kernel,
+    labels: &[i8],
+    upper: Vec<f64>,
+    opts: &SolveOptions,
+    monitor: &mut PythonMonitor,
+) -> Result<kernelkit_solvers::Solution, CoreError> {
+    let callable: Option<CallableKernel> = None;
+    dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
+        formulations::c_svc_from(source, labels, upper, None, opts, monitor)?
+    ))
 }
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.

@@ -156,6 +156,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SubsetInput<'py> {
 }
 
 /// A subset ready for the GIL-free part: the whole array's values, its facts, the indices.
+#[derive(Clone, Copy)]
 pub(crate) struct Subset<'a> {
     values: FactRows<'a>,
     facts: &'a RowFacts,

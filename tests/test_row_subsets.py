@@ -119,3 +119,59 @@ def test_bad_subsets_are_clear_errors() -> None:
         _core.solve_c_svc(subset, y, upper, _core.Kernel("precomputed"))
     with pytest.raises(ValueError, match="callable kernel needs dense rows"):
         _core.solve_c_svc(subset, y, upper, _core.Kernel("callable", function=np.dot))
+
+
+def test_pairs_solved_in_one_call_are_the_solves_of_each_pair() -> None:
+    """``solve_c_svc_pairs`` (one-vs-one's pairs on the core's workers, no Python between two
+    solves) gives each pair the solution ``solve_c_svc`` gives it, bit for bit, in the pairs'
+    order, whatever the number of workers; a set stop flag stops every pair."""
+    X = DATASETS["wide_single"]
+    facts = _core.DenseRowFacts(X)
+    kernel = _core.Kernel("rbf", gamma=0.3 / X.shape[1])
+    rng = np.random.default_rng(3)
+    groups = [np.flatnonzero(np.arange(len(X)) % 4 == c) for c in range(4)]
+    subsets, ys, uppers = [], [], []
+    for a in range(4):
+        for b in range(a + 1, 4):
+            index = np.concatenate([groups[a], groups[b]]).astype(np.int64)
+            subsets.append(_core.RowSubset(facts, index))
+            ys.append(np.concatenate([np.ones(len(groups[a])), -np.ones(len(groups[b]))]))
+            uppers.append(rng.uniform(0.5, 2.0, size=len(index)))
+    alone = [
+        _core.solve_c_svc(s, y, u, kernel, n_jobs=1)
+        for s, y, u in zip(subsets, ys, uppers, strict=True)
+    ]
+    for workers in (1, 2, 3):
+        together = _core.solve_c_svc_pairs(subsets, ys, uppers, kernel, workers, n_jobs=1)
+        assert len(together) == len(alone)
+        for got, want in zip(together, alone, strict=True):
+            assert got.status == want.status == "converged"
+            np.testing.assert_array_equal(got.x, want.x)
+            assert (got.objective, got.bias, got.iterations) == (
+                want.objective,
+                want.bias,
+                want.iterations,
+            )
+            assert got.stats == want.stats
+    flag = _core.StopFlag()
+    flag.set()
+    stopped = _core.solve_c_svc_pairs(subsets, ys, uppers, kernel, 2, tol=1e-12, stop=flag)
+    assert all(s.status == "stopped" for s in stopped)
+
+
+def test_pairs_in_one_call_refuse_what_they_cannot_solve() -> None:
+    X = DATASETS["narrow"]
+    facts = _core.DenseRowFacts(X)
+    subset = _core.RowSubset(facts, np.arange(10, dtype=np.int64))
+    y, upper = np.tile([1.0, -1.0], 5), np.ones(10)
+    rbf = _core.Kernel("rbf", gamma=0.1)
+    with pytest.raises(ValueError, match="one entry per pair"):
+        _core.solve_c_svc_pairs([subset, subset], [y], [upper, upper], rbf, 2)
+    with pytest.raises(ValueError, match="built-in kernel"):
+        _core.solve_c_svc_pairs([subset], [y], [upper], _core.Kernel("precomputed"), 2)
+    with pytest.raises(ValueError, match="no callback"):
+        _core.solve_c_svc_pairs([subset], [y], [upper], rbf, 2, callback=lambda p: None)
+    with pytest.raises(ValueError, match=r"y\[0\] = 2 is not -1 or \+1"):
+        _core.solve_c_svc_pairs([subset], [2 * y], [upper], rbf, 2)
+    with pytest.raises(ValueError, match="upper"):
+        _core.solve_c_svc_pairs([subset], [y], [-upper], rbf, 2)

@@ -336,6 +336,16 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             report_solution(callback, solution)
             return solution
 
+    def _pair_workers(self, n_solves: int) -> int:
+        """Workers of one thread each for ``n_solves`` independent solves run by one core call
+        (``_core.solve_c_svc_pairs``): one per thread of ``n_jobs``, or 0 when that route does
+        not apply (a callback or progress bar reports each solve from Python; fewer solves than
+        threads get several threads each from :meth:`_run_in_parallel`)."""
+        if self.callback is not None or self.verbose:
+            return 0
+        threads = resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+        return threads if n_solves >= threads else 0
+
     def _run_in_parallel(
         self, jobs: Sequence[J], run: Callable[[J, int | None, _core.StopFlag | None], T]
     ) -> list[T]:

@@ -25,6 +25,7 @@ __all__ = [
     "kernel_matrix_product",
     "solve_box_qp",
     "solve_c_svc",
+    "solve_c_svc_pairs",
     "solve_constrained_svr",
     "solve_epsilon_svr",
     "solve_frank_wolfe",
@@ -169,6 +170,14 @@ def solve_c_svc(
     alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
+def solve_c_svc_pairs(
+    subsets: list[RowSubset],
+    ys: list[NDArray[np.float64]],
+    uppers: list[NDArray[np.float64]],
+    kernel: Kernel,
+    n_workers: int,
+    **options: Unpack[_SolverOptions],
+) -> list[Solution]: ...
 def solve_one_class(
     x: _Rows,
     upper: NDArray[np.float64],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
-from ._duplicates import first_occurrences, group_rows
+from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._validation import (
     check_bool,
     check_class_labels,
@@ -30,6 +30,21 @@ from ._validation import (
 )
 
 __all__ = ["SVC"]
+
+
+class _PairProblem(NamedTuple):
+    """One class pair's dual: its positions (rows of X), signs, weights, and the rows solved
+    (the positions, or one per group of identical rows)."""
+
+    positions: NDArray[np.intp]
+    signs: Float64Array
+    sample_weights: Float64Array
+    class_weights: Float64Array
+    groups: RowGroups | None
+    rows_index: NDArray[np.intp]
+    rows_signs: Float64Array
+    rows_weights: Float64Array
+    rows_class_weights: Float64Array
 
 
 class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
@@ -315,9 +330,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             else None
         )
 
-        def solve_pair(
-            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
-        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
+        def pair_problem(pair: tuple[int, int]) -> _PairProblem:
             a, b = pair
             index = np.concatenate([members[a], members[b]])
             signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
@@ -325,41 +338,70 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
             # The problem solved: over the positions, or over their groups of identical rows.
             groups = group_rows(first, index, signs)
-            rows_index, rows_signs, rows_weights, rows_class_weights = (
-                (index, signs, sample_weights, class_weights)
-                if groups is None
-                else (
-                    index[groups.representatives],
-                    signs[groups.representatives],
-                    groups.merge(sample_weights),
-                    class_weights[groups.representatives],
+            if groups is None:
+                return _PairProblem(
+                    index, signs, sample_weights, class_weights, None, index, signs,
+                    sample_weights, class_weights,
+                )  # fmt: skip
+            return _PairProblem(
+                index, signs, sample_weights, class_weights, groups,
+                index[groups.representatives], signs[groups.representatives],
+                groups.merge(sample_weights), class_weights[groups.representatives],
+            )  # fmt: skip
+
+        def finish(
+            problem: _PairProblem, solution: _core.Solution
+        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
+            alpha = np.asarray(solution.x)
+            if problem.groups is not None:
+                # The bounds as `_solve_pair` computes them, per position and per group.
+                c = float(self.C)
+                alpha = problem.groups.split(
+                    alpha,
+                    c * problem.sample_weights * problem.class_weights,
+                    c * problem.rows_weights * problem.rows_class_weights,
                 )
-            )
+            return problem.positions, problem.signs, alpha, solution
+
+        def solve_pair(
+            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
+        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
+            a, b = pair
+            problem = pair_problem(pair)
             rows = (
-                self._training_rows(X_checked, rows_index)
+                self._training_rows(X_checked, problem.rows_index)
                 if facts is None
-                else _core.RowSubset(facts, rows_index.astype(np.int64))
+                else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
             solution = self._solve_pair(
                 rows,
-                rows_signs,
-                rows_weights,
-                rows_class_weights,
+                problem.rows_signs,
+                problem.rows_weights,
+                problem.rows_class_weights,
                 kernel,
                 description=f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}",
                 n_jobs=n_jobs,
                 stop=stop,
             )
-            alpha = np.asarray(solution.x)
-            if groups is not None:
-                # The bounds as `_solve_pair` computes them, per position and per group.
-                c = float(self.C)
-                alpha = groups.split(
-                    alpha, c * sample_weights * class_weights, c * rows_weights * rows_class_weights
-                )
-            return index, signs, alpha, solution
+            return finish(problem, solution)
 
-        results = self._run_in_parallel(pairs, solve_pair)
+        workers = self._pair_workers(len(pairs))
+        # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over
+        # dense rows of a built-in kernel: every pair in one call, the core's workers taking
+        # the pairs in order, no Python between two solves (the same solves as below).
+        if facts is not None and workers > 1 and type(self)._solve_pair is SVC._solve_pair:
+            problems = [pair_problem(pair) for pair in pairs]
+            solutions = _core.solve_c_svc_pairs(
+                [_core.RowSubset(facts, p.rows_index.astype(np.int64)) for p in problems],
+                [p.rows_signs for p in problems],
+                [float(self.C) * p.rows_weights * p.rows_class_weights for p in problems],
+                kernel,
+                workers,
+                **{**self._solver_options(), "n_jobs": 1},
+            )
+            results = [finish(p, s) for p, s in zip(problems, solutions, strict=True)]
+        else:
+            results = self._run_in_parallel(pairs, solve_pair)
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
         biases = [s.bias for s in solutions]
