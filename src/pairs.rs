@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -92,7 +92,9 @@ pub(crate) fn solve_c_svc_pairs(
         .map(|slot| {
             let result = slot.into_inner().unwrap_or_else(PoisonError::into_inner);
             let solution = result.ok_or_else(|| {
-                PyValueError::new_err("kernelkit internal error: a pair was not solved")
+                PyRuntimeError::new_err(
+                    "kernelkit internal error (a bug; please report it): a pair was not solved",
+                )
             })??;
             python_solution(py, solution)
         })

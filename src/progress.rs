@@ -132,15 +132,7 @@ pub(crate) fn run_interruptible<T: Send>(
                     let _ = done.send(());
                 });
                 // Ends when the job sent its result or dropped the sender (a panic).
-                while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL)
-                {
-                    if signal.is_none() {
-                        if let Err(error) = Python::attach(|py| py.check_signals()) {
-                            interrupted.store(true, Ordering::Relaxed);
-                            signal = Some(error);
-                        }
-                    }
-                }
+                watch_signals(&finished, interrupted, &mut signal);
             })
         }));
         match (outcome, result) {
@@ -175,14 +167,7 @@ pub(crate) fn run_workers(
         let mut signal = None;
         let wait = &mut |sender: mpsc::Sender<()>| {
             drop(sender);
-            while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL) {
-                if signal.is_none() {
-                    if let Err(error) = Python::attach(|py| py.check_signals()) {
-                        interrupted.store(true, Ordering::Relaxed);
-                        signal = Some(error);
-                    }
-                }
-            }
+            watch_signals(&finished, interrupted, &mut signal);
         };
         std::panic::catch_unwind(AssertUnwindSafe(|| {
             spawn_workers(&leases, worker, sender, wait);
@@ -190,6 +175,23 @@ pub(crate) fn run_workers(
         .map_err(|panic| internal_error(panic.as_ref()))?;
         Ok(signal)
     })
+}
+
+/// Waits until `finished` receives or every sender is dropped, checking for signals every
+/// [`SIGNAL_POLL`]: the first one raised (Ctrl-C) sets `interrupted` and is kept in `signal`.
+fn watch_signals(
+    finished: &mpsc::Receiver<()>,
+    interrupted: &AtomicBool,
+    signal: &mut Option<PyErr>,
+) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL) {
+        if signal.is_none() {
+            if let Err(error) = Python::attach(|py| py.check_signals()) {
+                interrupted.store(true, Ordering::Relaxed);
+                *signal = Some(error);
+            }
+        }
+    }
 }
 
 /// Spawns `worker` into the first lease's pool and recurses into the others, then `wait`s

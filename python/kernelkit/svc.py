@@ -313,8 +313,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
         # Each row is in n_classes - 1 pairs: dense rows are checked, normed and narrowed to
-        # float32 once, and each pair reads its rows from X in place (no copy per pair).
-        # float32 rows are read in place, without a float64 copy.
+        # float32 once, and each pair reads its rows from X in place (no copy per pair; float32
+        # rows not even converted to float64).
         facts = (
             _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
             if n_classes > 2 and isinstance(X_checked, np.ndarray) and reads_rows
@@ -338,16 +338,17 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
             # The problem solved: over the positions, or over their groups of identical rows.
             groups = group_rows(first, index, signs)
-            if groups is None:
-                return _PairProblem(
-                    index, signs, sample_weights, class_weights, None, index, signs,
-                    sample_weights, class_weights,
-                )  # fmt: skip
-            return _PairProblem(
-                index, signs, sample_weights, class_weights, groups,
-                index[groups.representatives], signs[groups.representatives],
-                groups.merge(sample_weights), class_weights[groups.representatives],
-            )  # fmt: skip
+            solved = (
+                (index, signs, sample_weights, class_weights)
+                if groups is None
+                else (
+                    index[groups.representatives],
+                    signs[groups.representatives],
+                    groups.merge(sample_weights),
+                    class_weights[groups.representatives],
+                )
+            )
+            return _PairProblem(index, signs, sample_weights, class_weights, groups, *solved)
 
         def finish(
             problem: _PairProblem, solution: _core.Solution
@@ -355,11 +356,10 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             alpha = np.asarray(solution.x)
             if problem.groups is not None:
                 # The bounds as `_solve_pair` computes them, per position and per group.
-                c = float(self.C)
                 alpha = problem.groups.split(
                     alpha,
-                    c * problem.sample_weights * problem.class_weights,
-                    c * problem.rows_weights * problem.rows_class_weights,
+                    self._upper(problem.sample_weights, problem.class_weights),
+                    self._upper(problem.rows_weights, problem.rows_class_weights),
                 )
             return problem.positions, problem.signs, alpha, solution
 
@@ -394,7 +394,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             solutions = _core.solve_c_svc_pairs(
                 [_core.RowSubset(facts, p.rows_index.astype(np.int64)) for p in problems],
                 [p.rows_signs for p in problems],
-                [float(self.C) * p.rows_weights * p.rows_class_weights for p in problems],
+                [self._upper(p.rows_weights, p.rows_class_weights) for p in problems],
                 kernel,
                 workers,
                 **{**self._solver_options(), "n_jobs": 1},
@@ -444,8 +444,13 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         **options: Any,
     ) -> _core.Solution:
         """The C-SVC dual of one pair: upper bounds ``C · class_weight · sample_weight``."""
-        upper = float(self.C) * weights * class_weights
+        upper = self._upper(weights, class_weights)
         return self._solve(_core.solve_c_svc, rows, signs, upper, kernel, **options)
+
+    def _upper(self, weights: Float64Array, class_weights: Float64Array) -> Float64Array:
+        """The C-SVC upper bounds ``C · class_weight · sample_weight``."""
+        upper: Float64Array = float(self.C) * weights * class_weights
+        return upper
 
     def _store_libsvm_layout(
         self,
