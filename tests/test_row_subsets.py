@@ -35,6 +35,17 @@ def _datasets() -> dict[str, np.ndarray]:
 DATASETS = _datasets()
 
 
+def _assert_same_solution(got: _core.Solution, want: _core.Solution) -> None:
+    """Both converged to the same solution, bit for bit, by the same iterations."""
+    assert got.status == want.status == "converged"
+    np.testing.assert_array_equal(got.x, want.x)
+    assert (got.objective, got.bias, got.iterations) == (
+        want.objective,
+        want.bias,
+        want.iterations,
+    )
+
+
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_a_subset_solve_is_the_solve_of_the_copied_rows(name: str) -> None:
     X = DATASETS[name]
@@ -57,13 +68,7 @@ def test_a_subset_solve_is_the_solve_of_the_copied_rows(name: str) -> None:
             _core.solve_one_class(copied, upper / len(index), 0.3, kernel),
         ),
     ]:
-        assert got.status == want.status == "converged"
-        np.testing.assert_array_equal(got.x, want.x)
-        assert (got.objective, got.bias, got.iterations) == (
-            want.objective,
-            want.bias,
-            want.iterations,
-        )
+        _assert_same_solution(got, want)
     # The other entry points read a subset as its rows (gathered).
     np.testing.assert_array_equal(
         _core.kernel_matrix(subset, X[:7], kernel), _core.kernel_matrix(copied, X[:7], kernel)
@@ -145,13 +150,7 @@ def test_pairs_solved_in_one_call_are_the_solves_of_each_pair() -> None:
         together = _core.solve_c_svc_pairs(subsets, ys, uppers, kernel, workers, n_jobs=1)
         assert len(together) == len(alone)
         for got, want in zip(together, alone, strict=True):
-            assert got.status == want.status == "converged"
-            np.testing.assert_array_equal(got.x, want.x)
-            assert (got.objective, got.bias, got.iterations) == (
-                want.objective,
-                want.bias,
-                want.iterations,
-            )
+            _assert_same_solution(got, want)
             assert got.stats == want.stats
     flag = _core.StopFlag()
     flag.set()

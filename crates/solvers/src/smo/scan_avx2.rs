@@ -81,18 +81,39 @@ fn merge_lanes(sets: &[Lanes], offset: usize) -> ArgMax {
             _mm256_storeu_pd(value.as_mut_ptr(), lanes.value);
             _mm256_storeu_pd(position.as_mut_ptr(), lanes.position);
         }
-        for lane in 0..WIDTH {
-            if position[lane] < 0.0 {
-                continue;
-            }
-            let index = offset + position[lane] as usize;
-            let wins = match best.1 {
-                None => true,
-                Some(held) => value[lane] > best.0 || (value[lane] == best.0 && index > held),
-            };
-            if wins {
-                best = ArgMax(value[lane], Some(index));
-            }
+        best = merge_stored(best, &value, &position, offset);
+    }
+    best
+}
+
+/// `best` merged with the lanes' maxima `value` found at `position` (offsets from `offset`;
+/// `−1` for none), ties to the larger position. Shared by the AVX2 and AVX-512 scans.
+pub(super) fn merge_stored(
+    mut best: ArgMax,
+    value: &[f64],
+    position: &[f64],
+    offset: usize,
+) -> ArgMax {
+    for (&value, &position) in value.iter().zip(position) {
+        if position >= 0.0 {
+            best = best.merge(ArgMax(value, Some(offset + position as usize)));
+        }
+    }
+    best
+}
+
+/// The scalar end of [`max_up`] (both widths): offers the positions `from..` in order.
+pub(super) fn max_up_tail(
+    mut best: ArgMax,
+    (y, bound, gradient): (&[i8], &[Bound], &[f64]),
+    from: usize,
+    offset: usize,
+) -> ArgMax {
+    let n = y.len().min(bound.len()).min(gradient.len());
+    for t in from..n {
+        let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
+        if in_up {
+            best.offer(-(f64::from(y[t]) * gradient[t]), offset + t);
         }
     }
     best
@@ -137,14 +158,7 @@ pub(super) unsafe fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset:
         step!(even);
     }
     let sets = [even, odd];
-    let mut best = merge_lanes(&sets, offset);
-    for t in t..n {
-        let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
-        if in_up {
-            best.offer(-(f64::from(y[t]) * gradient[t]), offset + t);
-        }
-    }
-    best
+    max_up_tail(merge_lanes(&sets, offset), (y, bound, gradient), t, offset)
 }
 
 /// Calls `visit(state, t)` for every position `t` that could raise the running maxima of a
@@ -300,7 +314,7 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
         step!(even, maxima[0]);
     }
     let sets = [even, odd];
-    let mut best = merge_lanes(&sets, chunk.offset);
+    let best = merge_lanes(&sets, chunk.offset);
     let mut g_max2 = f64::NEG_INFINITY;
     for lanes in maxima {
         let mut values = [0.0; WIDTH];
@@ -308,7 +322,20 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
         unsafe { _mm256_storeu_pd(values.as_mut_ptr(), lanes) };
         g_max2 = values.into_iter().fold(g_max2, f64::max);
     }
-    for t in t..n {
+    second_scan_tail(chunk, t, best, g_max2)
+}
+
+/// The scalar end of [`second_scan`] (both widths): offers the positions `from..` of the
+/// chunk in order to `best` and to the maximum `g_max2`.
+pub(super) fn second_scan_tail(
+    chunk: &SecondScanChunk<'_>,
+    from: usize,
+    mut best: ArgMax,
+    mut g_max2: f64,
+) -> (ArgMax, f64) {
+    let SecondScanChunk { y, bound, gradient, diagonal, q_i, .. } = *chunk;
+    let two_y_i = 2.0 * f64::from(chunk.y_i);
+    for t in from..y.len() {
         let y_t = f64::from(y[t]);
         let in_low = if y[t] == 1 { bound[t] != Bound::Lower } else { bound[t] != Bound::Upper };
         if in_low {

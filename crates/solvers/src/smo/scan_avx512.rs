@@ -11,7 +11,7 @@ use std::arch::x86_64::{
     _mm512_storeu_pd, _mm512_sub_pd, _mm_cvtsi64_si128, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ,
 };
 
-use super::scan_avx2::SecondScanChunk;
+use super::scan_avx2::{max_up_tail, merge_stored, second_scan_tail, SecondScanChunk};
 use super::state::Bound;
 use super::working_set::ArgMax;
 use super::TAU;
@@ -74,11 +74,7 @@ fn merge_lanes(sets: &[Lanes], offset: usize) -> ArgMax {
             _mm512_storeu_pd(value.as_mut_ptr(), lanes.value);
             _mm512_storeu_pd(position.as_mut_ptr(), lanes.position);
         }
-        for lane in 0..WIDTH {
-            if position[lane] >= 0.0 {
-                best = best.merge(ArgMax(value[lane], Some(offset + position[lane] as usize)));
-            }
-        }
+        best = merge_stored(best, &value, &position, offset);
     }
     best
 }
@@ -126,14 +122,7 @@ pub(super) unsafe fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset:
     while t + WIDTH <= n {
         step!(even);
     }
-    let mut best = merge_lanes(&[even, odd], offset);
-    for t in t..n {
-        let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
-        if in_up {
-            best.offer(-(f64::from(y[t]) * gradient[t]), offset + t);
-        }
-    }
-    best
+    max_up_tail(merge_lanes(&[even, odd], offset), (y, bound, gradient), t, offset)
 }
 
 /// `(argmax of b²/a, max over I_low of y_t G_t)` over the chunk (see
@@ -201,7 +190,7 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
     while t + WIDTH <= n {
         step!(even, maxima[0]);
     }
-    let mut best = merge_lanes(&[even, odd], chunk.offset);
+    let best = merge_lanes(&[even, odd], chunk.offset);
     let mut g_max2 = f64::NEG_INFINITY;
     for lanes in maxima {
         let mut values = [0.0; WIDTH];
@@ -209,19 +198,5 @@ pub(super) unsafe fn second_scan(chunk: &SecondScanChunk<'_>) -> (ArgMax, f64) {
         unsafe { _mm512_storeu_pd(values.as_mut_ptr(), lanes) };
         g_max2 = values.into_iter().fold(g_max2, f64::max);
     }
-    for t in t..n {
-        let y_t = f64::from(y[t]);
-        let in_low = if y[t] == 1 { bound[t] != Bound::Lower } else { bound[t] != Bound::Upper };
-        if in_low {
-            let y_g = y_t * gradient[t];
-            g_max2 = g_max2.max(y_g);
-            let grad_diff = chunk.g_max + y_g;
-            if grad_diff > 0.0 {
-                let quad = (chunk.q_ii + diagonal[t]) - two_y_i * f64::from(q_i[t]) * y_t;
-                let quad = if quad > 0.0 { quad } else { TAU };
-                best.offer(grad_diff * grad_diff / quad, chunk.offset + t);
-            }
-        }
-    }
-    (best, g_max2)
+    second_scan_tail(chunk, t, best, g_max2)
 }
