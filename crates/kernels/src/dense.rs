@@ -136,9 +136,10 @@ pub(crate) fn sq_norms(values: &[f64], n_rows: usize, n_features: usize) -> Vec<
 }
 
 /// `‖row‖²`, summed in the row's order: every norm of the crate is this sum, so that norms
-/// computed once for several row subsets ([`crate::RowFacts`]) are bitwise those of the rows.
-pub(crate) fn sq_norm(row: &[f64]) -> f64 {
-    row.iter().map(|v| v * v).sum()
+/// computed once for several row subsets ([`crate::RowFacts`]) are bitwise those of the rows
+/// (`f32` values are widened first: the same sum as over their `f64` copy).
+pub(crate) fn sq_norm<T: Copy + Into<f64>>(row: &[T]) -> f64 {
+    row.iter().map(|&v| v.into() * v.into()).sum()
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use crate::dense::{sq_norm, DenseRows};
 use crate::error::KernelError;
 use crate::function::KernelFunction;
 use crate::source::{exactly_single, narrow_exactly, reads_feature_major, DenseKernel};
+use crate::team::DisjointSlices;
 
 /// Rows per block of [`RowFacts::new`].
 const FACT_BLOCK_ROWS: usize = 256;
@@ -90,61 +91,34 @@ impl RowFacts {
         }
         let mut sq_norms = vec![0.0; n_rows];
         let mut nonzeros = vec![0; n_rows];
-        let first_non_finite = match values {
+        let (first_non_finite, single) = match values {
             FactRows::Double(values) => {
                 let mut single = vec![0.0f32; values.len()];
                 // Set by the first block holding a value that is not an f32: later blocks skip
                 // the copy.
                 let inexact = AtomicBool::new(false);
-                let first = values
-                    .par_chunks(FACT_BLOCK_ROWS * d)
-                    .zip(single.par_chunks_mut(FACT_BLOCK_ROWS * d))
-                    .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
-                    .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
-                    .enumerate()
-                    .filter_map(|(b, (((block, single), norms), nonzeros))| {
-                        if let Some(k) = block.iter().position(|v| !v.is_finite()) {
-                            return Some(b * FACT_BLOCK_ROWS * d + k);
-                        }
-                        row_facts(block, d, norms, nonzeros);
-                        if !inexact.load(Ordering::Relaxed) && !narrow_exactly(block, single) {
+                let first = {
+                    let narrowed = DisjointSlices::new(&mut single);
+                    scan_blocks(values, d, &mut sq_norms, &mut nonzeros, |lo, block| {
+                        // SAFETY: each block is scanned once, and blocks are disjoint.
+                        let narrowed = unsafe { narrowed.range(lo, lo + block.len()) };
+                        if !inexact.load(Ordering::Relaxed) && !narrow_exactly(block, narrowed) {
                             inexact.store(true, Ordering::Relaxed);
                         }
-                        None
                     })
-                    .min();
-                let all_single = !inexact.into_inner();
-                return match first {
-                    Some(index) => Err(KernelError::NotFinite { name: "X", index }),
-                    None => Ok(RowFacts {
-                        n_rows,
-                        n_features,
-                        sq_norms,
-                        single: all_single.then_some(single),
-                        all_single,
-                        nonzeros,
-                    }),
                 };
+                (first, (!inexact.into_inner()).then_some(single))
             }
-            FactRows::Single(values) => values
-                .par_chunks(FACT_BLOCK_ROWS * d)
-                .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
-                .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
-                .enumerate()
-                .filter_map(|(b, ((block, norms), nonzeros))| {
-                    if let Some(k) = block.iter().position(|v| !v.is_finite()) {
-                        return Some(b * FACT_BLOCK_ROWS * d + k);
-                    }
-                    let wide: Vec<f64> = block.iter().map(|&v| f64::from(v)).collect();
-                    row_facts(&wide, d, norms, nonzeros);
-                    None
-                })
-                .min(),
+            // f32 rows are every value's f32 themselves: no copy.
+            FactRows::Single(values) => {
+                (scan_blocks(values, d, &mut sq_norms, &mut nonzeros, |_, _| {}), None)
+            }
         };
         if let Some(index) = first_non_finite {
             return Err(KernelError::NotFinite { name: "X", index });
         }
-        Ok(RowFacts { n_rows, n_features, sq_norms, single: None, all_single: true, nonzeros })
+        let all_single = matches!(values, FactRows::Single(_)) || single.is_some();
+        Ok(RowFacts { n_rows, n_features, sq_norms, single, all_single, nonzeros })
     }
 
     /// Number of rows.
@@ -253,12 +227,35 @@ impl RowFacts {
     }
 }
 
-/// The squared norm and the number of non-zero values of each row of `block` (rows of `d`).
-fn row_facts(block: &[f64], d: usize, norms: &mut [f64], nonzeros: &mut [usize]) {
-    for ((row, norm), count) in block.chunks_exact(d).zip(norms.iter_mut()).zip(nonzeros) {
-        *norm = sq_norm(row);
-        *count = row.iter().filter(|&&v| v != 0.0).count();
-    }
+/// Checks blocks of rows (of `d` values) for non-finite values and computes each row's squared
+/// norm (as [`sq_norm`] sums it, over the values widened to `f64`) and non-zeros, in parallel
+/// on the current rayon pool; `also(offset, block)` runs on each finite block. Returns the
+/// index of the first non-finite value.
+fn scan_blocks<T: Copy + Into<f64> + Sync>(
+    values: &[T],
+    d: usize,
+    sq_norms: &mut [f64],
+    nonzeros: &mut [usize],
+    also: impl Fn(usize, &[T]) + Sync,
+) -> Option<usize> {
+    values
+        .par_chunks(FACT_BLOCK_ROWS * d)
+        .zip(sq_norms.par_chunks_mut(FACT_BLOCK_ROWS))
+        .zip(nonzeros.par_chunks_mut(FACT_BLOCK_ROWS))
+        .enumerate()
+        .filter_map(|(b, ((block, norms), nonzeros))| {
+            let lo = b * FACT_BLOCK_ROWS * d;
+            if let Some(k) = block.iter().position(|&v| !v.into().is_finite()) {
+                return Some(lo + k);
+            }
+            for ((row, norm), count) in block.chunks_exact(d).zip(norms).zip(nonzeros) {
+                *norm = sq_norm(row);
+                *count = row.iter().filter(|&&v| v.into() != 0.0).count();
+            }
+            also(lo, block);
+            None
+        })
+        .min()
 }
 
 /// Rows `index` of the row-major `values` (rows of `d` values).
