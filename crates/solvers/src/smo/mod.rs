@@ -62,6 +62,8 @@ mod rho;
 mod scan_avx2;
 #[cfg(target_arch = "x86_64")]
 mod scan_avx512;
+#[cfg(target_arch = "x86_64")]
+mod scan_simd;
 mod shrinking;
 mod speculation;
 mod state;

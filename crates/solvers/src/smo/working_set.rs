@@ -110,7 +110,7 @@ pub(crate) fn second_scan(
 ) -> (ArgMax, f64) {
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
-        let chunk = super::scan_avx2::SecondScanChunk::new(v, q_i, i, g_max, lo);
+        let chunk = super::scan_simd::SecondScanChunk::new(v, q_i, i, g_max, lo);
         if kernelkit_kernels::avx512_available() {
             // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
             return unsafe { super::scan_avx512::second_scan(&chunk) };
