@@ -336,6 +336,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             report_solution(callback, solution)
             return solution
 
+    def _threads(self) -> int:
+        """The number of threads ``n_jobs`` stands for (0, every core, counted)."""
+        return resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+
     def _pair_workers(self, n_solves: int) -> int:
         """Workers of one thread each for ``n_solves`` independent solves run by one core call
         (``_core.solve_c_svc_pairs``): one per thread of ``n_jobs``, or 0 when that route does
@@ -343,7 +347,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         threads get several threads each from :meth:`_run_in_parallel`)."""
         if self.callback is not None or self.verbose:
             return 0
-        threads = resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+        threads = self._threads()
         return threads if n_solves >= threads else 0
 
     def _run_in_parallel(
@@ -354,7 +358,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         else one after the other with every thread. The result does not depend on the split.
         On Ctrl-C (or any error) the running solves are stopped before the exception is
         raised."""
-        threads = resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+        threads = self._threads()
         workers = min(threads, len(jobs))
         if workers <= 1 or self.verbose:
             return [run(job, None, None) for job in jobs]
