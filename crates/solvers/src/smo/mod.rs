@@ -37,8 +37,8 @@
 //! iterates those of LIBSVM; the scans reduce fixed chunks, so no result depends on the thread
 //! count. The parallel passes run on the solve's thread team ([`kernelkit_kernels::team`]),
 //! whose threads spin between the passes of an iteration instead of being woken for each.
-//! On x86-64 with AVX2 the two scans run four positions at a time (`scan_avx2`, the same
-//! answers bit for bit). When a column is missing and the kernel allows it, the pass that
+//! On x86-64 the two scans run four positions at a time with AVX2, eight with AVX-512F
+//! (`scan_simd`, written once for both widths; the same answers bit for bit). When a column is missing and the kernel allows it, the pass that
 //! computes it also computes the columns of the most violating uncached positions
 //! ([`speculation`]), bitwise as they would be computed later: the path does not change.
 //! A column's missing positions are computed by the pass that uses them
