@@ -17,9 +17,9 @@
 //! pass over the `f64` block, and no second fork and join per column.
 
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cache::{CacheStats, RowCache};
+use crate::per_thread::PerThread;
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
 
@@ -214,16 +214,16 @@ fn fill_rooms<K: KernelSource>(
     let scratch = scratch_of(scratch, rows.len() * width);
     let rooms: Vec<DisjointSlices<'_, MaybeUninit<f32>>> =
         rooms.iter_mut().map(|room| DisjointSlices::new(room)).collect();
-    let written = AtomicUsize::new(0);
+    let written = PerThread::new(0usize);
     let finish = |r: usize, c0: usize, values: &[f64]| {
         // SAFETY: the windows of one row of the block are disjoint, and the rows' rooms are
         // distinct cache columns.
         let window = unsafe { rooms[r].range(c0, c0 + values.len()) };
-        written.fetch_add(window.len(), Ordering::Relaxed);
+        written.add(window.len(), |a, b| a + b);
         store(r, c0, window, values);
     };
     kernel.fill_block_finishing(rows, start, start + width, scratch, &finish);
-    let written = written.into_inner();
+    let written = written.merged(|a, b| a + b);
     assert_eq!(written, rows.len() * width, "the kernel source left a cache column unfilled");
 }
 

@@ -72,11 +72,10 @@ mod strategy;
 mod working_set;
 mod working_set_nu;
 
-use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use kernelkit_kernels::team::{self, DisjointSlices, TeamGuard};
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::{PerThread, QMatrix};
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
@@ -488,25 +487,6 @@ fn add_scaled(target: &mut [f64], column: &[f32], scale: f64) {
     }
 }
 
-/// The results of the windows of one fused pass, merged as the threads finish them (the merge
-/// must not depend on the order: see [`working_set::ArgMax::merge`]).
-pub(super) struct WindowResults<T>(Mutex<T>);
-
-impl<T: Copy> WindowResults<T> {
-    pub(super) fn new(empty: T) -> Self {
-        WindowResults(Mutex::new(empty))
-    }
-
-    pub(super) fn add(&self, found: T, merge: impl Fn(T, T) -> T) {
-        let mut merged = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        *merged = merge(*merged, found);
-    }
-
-    pub(super) fn into_inner(self) -> T {
-        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
 /// [`update_gradient_and_scan`] inside the pass that computes the missing column `j`
 /// ([`QMatrix::column_then`]): each window of `Q[.., j]` updates its positions of the gradient
 /// and is scanned as soon as it is stored. The windows' scans are merged as they finish, which
@@ -523,7 +503,7 @@ fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
     let (y, bound) = (&y[..active_size], &bound[..active_size]);
     let gradient = DisjointSlices::new(&mut gradient[..active_size]);
     let gradient_bar = DisjointSlices::new(&mut gradient_bar[..active_size]);
-    let first = WindowResults::new(S::NO_FIRST);
+    let first = PerThread::new(S::NO_FIRST);
     let then = |c0: usize, q_j: &[f32], q_i: Option<&[f32]>| {
         let c1 = c0 + q_j.len();
         let q_i = q_i.expect("column_then passes the resident column's window");
@@ -532,7 +512,7 @@ fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
         update.apply(g, || unsafe { gradient_bar.range(c0, c1) }, q_i, q_j);
         first.add(S::first_scan(&y[c0..c1], &bound[c0..c1], g, c0), S::merge_first);
     };
-    q.column_then(j, Some(i), active_size, 0, &then).then(|| first.into_inner())
+    q.column_then(j, Some(i), active_size, 0, &then).then(|| first.merged(S::merge_first))
 }
 
 /// One SMO step's changes, position by position: `G += Q_i·Δα_i + Q_j·Δα_j`, and

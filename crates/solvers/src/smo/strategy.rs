@@ -10,12 +10,12 @@
 //!
 //! The engine is generic over the strategy, so no flag is tested in its loops.
 
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::{PerThread, QMatrix};
 
 use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
 use super::working_set::ArgMax;
-use super::{rho, working_set, WindowResults};
+use super::{rho, working_set};
 
 /// The parts of SMO that depend on the equality constraints.
 pub(crate) trait Strategy {
@@ -104,12 +104,17 @@ impl Strategy for OneEquality {
         // Column i not computed at all: scan each window as the pass that computes the column
         // stores it (`QMatrix::column_then`), one synchronisation instead of two. The windows'
         // scans merge in any order to what the chunks merged in order give.
-        let scanned = WindowResults::new((ArgMax::EMPTY, f64::NEG_INFINITY));
+        let scanned = PerThread::new((ArgMax::EMPTY, f64::NEG_INFINITY));
         let then = |c0: usize, q_i: &[f32], _: Option<&[f32]>| {
             scanned.add(working_set::second_scan(v, q_i, i, g_max, c0), working_set::merge_second);
         };
         if q.column_then(i, None, active_size, 0, &then) {
-            return working_set::selection_from(scanned.into_inner(), i, g_max, tol);
+            return working_set::selection_from(
+                scanned.merged(working_set::merge_second),
+                i,
+                g_max,
+                tol,
+            );
         }
         let q_i = q.column(i, active_size);
         working_set::select_second(v, q_i, i, g_max, tol)
