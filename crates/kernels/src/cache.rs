@@ -151,6 +151,13 @@ impl<T: Copy + Default> RowCache<T> {
         self.columns[i].len()
     }
 
+    /// Counts `values` computed for `columns` columns that a caller keeps outside the cache
+    /// (as misses: requests that needed new values computed).
+    pub fn count_computed(&mut self, columns: usize, values: usize) {
+        self.stats.misses += columns as u64;
+        self.stats.values_computed += values as u64;
+    }
+
     /// The counters.
     pub fn stats(&self) -> CacheStats {
         CacheStats { bytes_in_use: (self.used * std::mem::size_of::<T>()) as u64, ..self.stats }

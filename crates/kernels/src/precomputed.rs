@@ -64,6 +64,11 @@ impl KernelSource for PrecomputedGram<'_> {
         }
     }
 
+    fn bitwise_rows(&self) -> usize {
+        // Values are read, not computed.
+        usize::MAX
+    }
+
     fn swap_index(&mut self, i: usize, j: usize) {
         self.permutation.swap(i, j);
     }

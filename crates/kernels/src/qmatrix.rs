@@ -95,7 +95,37 @@ pub trait QMatrix: Send {
     ) -> bool {
         false
     }
+
+    /// How many columns [`QMatrix::columns_from`] computes in one pass over the data (1: one
+    /// at a time).
+    fn block_columns(&self) -> usize {
+        1
+    }
+
+    /// Hands `visit(r, values)` the values `Q[from..len, k]` of the columns `k ∈ columns`,
+    /// `values[s]` those of `columns[r + s]`: every column once, in order, each bitwise
+    /// [`QMatrix::column`]`(k, len)[from..]`. For a pass over many columns' positions
+    /// `from..len` (the gradient reconstruction). The default visits each column as
+    /// [`QMatrix::column`] returns it.
+    fn columns_from(
+        &mut self,
+        columns: &[usize],
+        from: usize,
+        len: usize,
+        visit: &mut ColumnsVisit<'_>,
+    ) {
+        for (r, &k) in columns.iter().enumerate() {
+            let column = self.column(k, len);
+            visit(r, &[&column[from..]]);
+        }
+    }
 }
+
+/// What [`QMatrix::columns_from`] calls: `(index of the first column, their values)`.
+pub type ColumnsVisit<'a> = dyn FnMut(usize, &[&[f32]]) + 'a;
+
+/// Most columns [`SignedQ::columns_from`] computes in one block.
+const BLOCK_COLUMNS: usize = 16;
 
 /// What [`QMatrix::column_then`] runs on each window: `(c0, window of the new column, window
 /// of the resident one)`.
@@ -109,6 +139,8 @@ pub struct SignedQ<K> {
     diagonal: Vec<f64>,
     cache: RowCache,
     scratch: Vec<f64>,
+    /// The `f32` values of a [`QMatrix::columns_from`] block (not cached).
+    block: Vec<MaybeUninit<f32>>,
 }
 
 impl<K: KernelSource> SignedQ<K> {
@@ -120,7 +152,7 @@ impl<K: KernelSource> SignedQ<K> {
         assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
         let diagonal = (0..kernel.len()).map(|i| kernel.diagonal_value(i)).collect();
         let cache = RowCache::new(kernel.len(), cache_bytes);
-        SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new() }
+        SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new(), block: Vec::new() }
     }
 
     /// `K_ij` itself (all signs +1): the one-class matrix, or a user-given `Q`.
@@ -343,6 +375,70 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         // SAFETY: `fill_signed` wrote every missing position.
         unsafe { cache.set_filled(j, len) };
         true
+    }
+
+    fn block_columns(&self) -> usize {
+        self.kernel.bitwise_rows().clamp(1, BLOCK_COLUMNS)
+    }
+
+    /// The columns the cache holds over `0..len` are read from it (each a hit, made most
+    /// recently used); the others are computed over `from..len` only, as one block of at most
+    /// [`KernelSource::bitwise_rows`] rows (bitwise the values of a lone column), stored in a
+    /// buffer of their own and not cached: nothing is evicted for them.
+    fn columns_from(
+        &mut self,
+        columns: &[usize],
+        from: usize,
+        len: usize,
+        visit: &mut ColumnsVisit<'_>,
+    ) {
+        if columns.len() > self.block_columns() {
+            for (b, block) in columns.chunks(self.block_columns()).enumerate() {
+                let first = b * self.block_columns();
+                self.columns_from(block, from, len, &mut |r, values| visit(first + r, values));
+            }
+            return;
+        }
+        let width = len.saturating_sub(from);
+        let mut computed = Vec::with_capacity(columns.len());
+        for &k in columns {
+            if self.cache.refresh(k) >= len {
+                self.cache.get_unfilled(k, len, None);
+            } else {
+                computed.push(k);
+            }
+        }
+        let SignedQ { kernel, signs, cache, scratch, block, .. } = self;
+        if block.len() < computed.len() * width {
+            block.resize(computed.len() * width, MaybeUninit::uninit());
+        }
+        if !computed.is_empty() && width > 0 {
+            let mut rooms: Vec<&mut [MaybeUninit<f32>]> =
+                block.chunks_exact_mut(width).take(computed.len()).collect();
+            let column_signs: Vec<f64> = computed.iter().map(|&k| signs[k]).collect();
+            let signs = &signs[from..len];
+            let store = |r: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+                store_signed(window, values, column_signs[r], &signs[c0..c0 + values.len()]);
+            };
+            fill_rooms(kernel, scratch, &computed, &mut rooms, from, &store);
+            cache.count_computed(computed.len(), computed.len() * width);
+        }
+        let mut next_computed = 0;
+        let values: Vec<&[f32]> = columns
+            .iter()
+            .map(|&k| {
+                if computed.get(next_computed) == Some(&k) {
+                    let room = &block[next_computed * width..(next_computed + 1) * width];
+                    next_computed += 1;
+                    // SAFETY: `fill_rooms` wrote every position of the first `computed.len()`
+                    // rooms, and `MaybeUninit<f32>` has the layout of `f32`.
+                    unsafe { &*(std::ptr::from_ref(room) as *const [f32]) }
+                } else {
+                    &cache.peek(k, len)[from..]
+                }
+            })
+            .collect();
+        visit(0, &values);
     }
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {

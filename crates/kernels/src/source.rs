@@ -65,6 +65,14 @@ pub trait KernelSource: Send + Sync {
         false
     }
 
+    /// How many rows one [`KernelSource::fill_block`] may hold with every value still bitwise
+    /// what a block of its row alone gives (each value a dot product summed as for one row,
+    /// no GEMM): a solver computing many columns (the gradient reconstruction) may then take
+    /// them this many at a time, one pass over the data each, without changing its path.
+    fn bitwise_rows(&self) -> usize {
+        1
+    }
+
     /// Exchanges positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
 }
@@ -339,6 +347,10 @@ impl KernelSource for DenseKernel<'_> {
 
     fn shares_passes(&self) -> bool {
         self.by_feature.is_none() && self.n_features() >= SHARED_PASS_MIN_FEATURES
+    }
+
+    fn bitwise_rows(&self) -> usize {
+        SHARED_PASS_ROWS
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {

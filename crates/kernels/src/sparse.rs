@@ -249,6 +249,11 @@ pub(crate) fn merge_dot(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
 /// cost `n_features` per column); its inner products are computed by merging sorted indices.
 pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
 
+/// [`KernelSource::bitwise_rows`] of CSR rows: every value of a block is one row's sparse dot
+/// product (two rows share the pass over the padded slots, each summed as alone), so any
+/// number would do; this many keep a block's scattered rows and bit sets small.
+const BITWISE_ROWS: usize = 16;
+
 /// The requested rows of a block: scattered into dense vectors, or kept sparse when wide.
 enum LeftRows {
     Dense { values: Vec<f64>, n_features: usize },
@@ -445,6 +450,10 @@ impl KernelSource for SparseKernel<'_> {
         for_column_chunks(width, sequential, |c0, c1| {
             self.window(&block, start, c0, c1, &windows, finish);
         });
+    }
+
+    fn bitwise_rows(&self) -> usize {
+        BITWISE_ROWS
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {

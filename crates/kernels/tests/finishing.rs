@@ -50,6 +50,36 @@ fn check_source(source: &mut dyn KernelSource, what: &str) {
     }
 }
 
+/// `KernelSource::bitwise_rows`: a block of up to that many rows (at most 16 tried) gives each
+/// row bitwise the values of a block of that row alone, over the whole range and over a window
+/// inside it, after position swaps (the gradient reconstruction takes columns in such blocks).
+fn check_bitwise_rows(source: &mut dyn KernelSource, what: &str) {
+    let n = source.len();
+    for (i, j) in [(1, n - 1), (5, 9), (n / 3, 12)] {
+        source.swap_index(i, j);
+    }
+    let most = source.bitwise_rows().min(16);
+    assert!(most >= 1, "{what}");
+    for count in 1..=most {
+        let rows: Vec<usize> = (0..count).map(|r| (r * 7919 + 3) % n).collect();
+        for (start, end) in [(0, n), (41, n - 3)] {
+            let width = end - start;
+            let mut block = vec![0.0; count * width];
+            source.fill_block(&rows, start, end, &mut block);
+            for (r, &row) in rows.iter().enumerate() {
+                let mut alone = vec![0.0; width];
+                source.fill_block(&[row], start, end, &mut alone);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&block[r * width..(r + 1) * width]),
+                    bits(&alone),
+                    "{what}: row {r} of a block of {count}, {start}..{end}"
+                );
+            }
+        }
+    }
+}
+
 fn wave(n: usize, d: usize, scale: f64) -> Vec<f64> {
     (0..n * d).map(|k| (k as f64 * scale).sin()).collect()
 }
@@ -76,6 +106,8 @@ fn dense_paths_finish_every_value_once_bitwise() {
         assert_eq!(kernel.reads_single_precision(), what == "dense f32", "{what}");
         assert_eq!(kernel.distinct_rows().is_some(), what == "dense repeated", "{what}");
         check_source(&mut kernel, what);
+        assert_eq!(kernel.bitwise_rows(), 3, "{what}");
+        check_bitwise_rows(&mut kernel, what);
     }
 }
 
@@ -88,11 +120,25 @@ fn sparse_paths_finish_every_value_once_bitwise() {
     let real: Vec<f64> = (0..n * d)
         .map(|k| if k % 7 == 3 || k % 11 == 0 { (k % 13) as f64 - 6.0 } else { 0.0 })
         .collect();
-    for (what, values) in [("sparse binary", &binary), ("sparse real", &real)] {
+    // Rows of very unequal lengths, one in 50 full (not padded: the general CSR path).
+    let uneven: Vec<f64> = (0..n * d)
+        .map(|k| {
+            let (t, f) = (k / d, k % d);
+            if (t % 50 == 0 || f < 3) && k % 3 != 0 {
+                (k % 17) as f64 * 0.25 - 1.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    for (what, values) in [("sparse binary", &binary), ("sparse real", &real), ("uneven", &uneven)]
+    {
         let rows = CsrRows::from_dense(values, n, d).unwrap();
         let mut kernel = SparseKernel::new(rows, RBF).unwrap();
         assert_eq!(kernel.looks_up_rbf(), what == "sparse binary", "{what}");
         check_source(&mut kernel, what);
+        assert_eq!(kernel.bitwise_rows(), 16, "{what}");
+        check_bitwise_rows(&mut kernel, what);
     }
 }
 
@@ -105,6 +151,7 @@ fn a_source_without_its_own_finishing_finishes_after_filling() {
     kernelkit_kernels::kernel_block(&rows, &rows, RBF, &mut gram).unwrap();
     let mut source = PrecomputedGram::new(&gram, n, n).unwrap();
     check_source(&mut source, "precomputed");
+    check_bitwise_rows(&mut source, "precomputed");
 }
 
 #[test]
@@ -222,4 +269,47 @@ fn a_missing_column_passes_each_window_once_to_the_fused_pass() {
         || SparseKernel::new(CsrRows::from_dense(&binary, n, 150).unwrap(), RBF).unwrap(),
         "sparse binary",
     );
+}
+
+#[test]
+fn columns_from_gives_each_column_bitwise_and_stores_none_it_computed() {
+    // Twenty columns (more than one block of 16): one resident over the whole length (read
+    // from the cache, a hit), one resident over a prefix and the others absent (computed over
+    // `from..n` in blocks, counted as misses, not stored), after position swaps; against the
+    // columns a twin matrix computes one by one.
+    let (n, d) = (3000, 150);
+    let values: Vec<f64> =
+        (0..n * d).map(|k| f64::from(u8::from((k * 5 + k / d) % 11 < 2))).collect();
+    let kernel = || SparseKernel::new(CsrRows::from_dense(&values, n, d).unwrap(), RBF).unwrap();
+    let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let mut q = SignedQ::new(kernel(), signs.clone(), 64 << 20);
+    let mut twin = SignedQ::new(kernel(), signs, 64 << 20);
+    assert_eq!(q.block_columns(), 16);
+    for m in [&mut q, &mut twin] {
+        m.swap_index(2, n - 1);
+        m.swap_index(100, 7);
+    }
+    let _ = q.column(7, n);
+    let _ = q.column(40, n / 2);
+    let columns: Vec<usize> =
+        (0..20).map(|r| if r < 2 { [7, 40][r] } else { (r * 131) % n }).collect();
+    let from = n / 2 + 17;
+    let before = q.cache_stats();
+    let mut seen: Vec<(usize, Vec<f32>)> = Vec::new();
+    q.columns_from(&columns, from, n, &mut |r, block| {
+        for (s, column) in block.iter().enumerate() {
+            seen.push((r + s, column.to_vec()));
+        }
+    });
+    assert_eq!(seen.iter().map(|(r, _)| *r).collect::<Vec<_>>(), (0..20).collect::<Vec<_>>());
+    for ((_, got), &k) in seen.iter().zip(&columns) {
+        assert_eq!(got, &twin.column(k, n)[from..], "column {k}");
+    }
+    let after = q.cache_stats();
+    assert_eq!(after.hits, before.hits + 1, "the resident column");
+    assert_eq!(after.misses, before.misses + 19);
+    assert_eq!(after.values_computed, before.values_computed + 19 * (n - from) as u64);
+    assert!(q.is_cached(7, n));
+    assert!(q.is_cached(40, n / 2) && !q.is_cached(40, n / 2 + 1), "the prefix stays as it was");
+    assert!(columns[2..].iter().all(|&k| !q.is_cached(k, 1)), "nothing computed is stored");
 }

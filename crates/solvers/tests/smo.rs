@@ -3,8 +3,8 @@
 //! limits and monitors.
 
 use kernelkit_kernels::{
-    CacheStats, DenseKernel, DenseRows, KernelFunction, KernelSource, PrecomputedGram, QMatrix,
-    SignedQ,
+    CacheStats, ColumnsVisit, CsrRows, DenseKernel, DenseRows, KernelFunction, KernelSource,
+    PrecomputedGram, QMatrix, SignedQ, SparseKernel, WindowThen,
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
@@ -302,79 +302,167 @@ fn nu_formulations_keep_both_equalities_and_their_bounds() {
     assert!(svr.x.iter().all(|b| b.abs() <= 2.0 + 1e-12));
 }
 
-/// `SignedQ` with its fused passes turned off: every other call goes to the inner matrix.
-struct Unfused<Q>(Q);
+/// `SignedQ` with its fused passes (`column_then`) or its blocks of columns (`columns_from`)
+/// turned off, each falling back to the trait's default; every other call goes to the inner
+/// matrix.
+struct Without<Q> {
+    q: Q,
+    fusion: bool,
+    blocks: bool,
+}
 
-impl<Q: QMatrix> QMatrix for Unfused<Q> {
+impl<Q: QMatrix> QMatrix for Without<Q> {
     fn size(&self) -> usize {
-        self.0.size()
+        self.q.size()
     }
     fn diagonal(&self) -> &[f64] {
-        self.0.diagonal()
+        self.q.diagonal()
     }
     fn column(&mut self, i: usize, len: usize) -> &[f32] {
-        self.0.column(i, len)
+        self.q.column(i, len)
     }
     fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        self.0.column_pair(i, j, len)
+        self.q.column_pair(i, j, len)
     }
     fn swap_index(&mut self, i: usize, j: usize) {
-        self.0.swap_index(i, j);
+        self.q.swap_index(i, j);
     }
     fn cache_stats(&self) -> CacheStats {
-        self.0.cache_stats()
+        self.q.cache_stats()
     }
     fn is_cached(&self, i: usize, len: usize) -> bool {
-        self.0.is_cached(i, len)
+        self.q.is_cached(i, len)
     }
     fn cache_capacity(&self, len: usize) -> usize {
-        self.0.cache_capacity(len)
+        self.q.cache_capacity(len)
     }
     fn prefetch(&mut self, indices: &[usize], len: usize) {
-        self.0.prefetch(indices, len);
+        self.q.prefetch(indices, len);
     }
     fn speculation_width(&self, len: usize) -> usize {
-        self.0.speculation_width(len)
+        self.q.speculation_width(len)
     }
+    fn fuses_passes(&self) -> bool {
+        !self.fusion && self.q.fuses_passes()
+    }
+    fn column_then(
+        &mut self,
+        j: usize,
+        beside: Option<usize>,
+        len: usize,
+        from: usize,
+        then: &WindowThen<'_>,
+    ) -> bool {
+        !self.fusion && self.q.column_then(j, beside, len, from, then)
+    }
+    fn block_columns(&self) -> usize {
+        if self.blocks {
+            1
+        } else {
+            self.q.block_columns()
+        }
+    }
+    fn columns_from(
+        &mut self,
+        columns: &[usize],
+        from: usize,
+        len: usize,
+        visit: &mut ColumnsVisit<'_>,
+    ) {
+        if self.blocks {
+            for (r, &k) in columns.iter().enumerate() {
+                let column = self.q.column(k, len);
+                visit(r, &[&column[from..]]);
+            }
+        } else {
+            self.q.columns_from(columns, from, len, visit);
+        }
+    }
+}
+
+/// Solves the C-SVC of two clouds (6,000 points, 16 features: several windows per column,
+/// a cache small enough to evict, shrinking on) on `threads` threads, `SignedQ` without its
+/// fusion or its blocks as asked; with `binary`, of 0/1 rows instead (the sparse kernel, whose
+/// blocks hold 16 columns).
+fn solve_without(
+    threads: usize,
+    fusion: bool,
+    blocks: bool,
+    binary: bool,
+) -> kernelkit_solvers::Solution {
+    let (n, d) = (6000, 16);
+    let (x, y) = two_clouds(n, d, 4);
+    let upper: Vec<f64> = (0..n).map(|i| if i % 5 == 0 { 0.3 } else { 1.0 }).collect();
+    // 0/1 rows: each feature set with probability 15 %, the first eight 30 % for y = +1.
+    let bits: Vec<f64> = (0..n * 64)
+        .map(|k: usize| {
+            let hash = (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+            let percent = if k % 64 < 8 && y[k / 64] == 1 { 30 } else { 15 };
+            f64::from(u8::from(hash % 100 < percent))
+        })
+        .collect();
+    with_thread_pool(threads, || {
+        let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
+        let signs: Vec<f64> = y.iter().map(|&s| f64::from(s)).collect();
+        let (p, labels) = (vec![-1.0; n], y.clone());
+        if binary {
+            let rows = CsrRows::from_dense(&bits, n, 64).unwrap();
+            let kernel = SparseKernel::new(rows, KernelFunction::Rbf { gamma: 0.2 }).unwrap();
+            let q = Without { q: SignedQ::new(kernel, signs, 1 << 20), fusion, blocks };
+            let mut problem = BoxQp::new(q, p, labels, upper.clone(), None).unwrap();
+            Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+        } else {
+            let q = Without { q: SignedQ::new(rbf(&x, n, d), signs, 1 << 20), fusion, blocks };
+            let mut problem = BoxQp::new(q, p, labels, upper.clone(), None).unwrap();
+            Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+        }
+    })
+    .unwrap()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|a| a.to_bits()).collect()
 }
 
 #[test]
 fn fused_column_passes_give_the_unfused_iterates() {
     // The missing columns of i (with the second scan) and of j (with the gradient update and
     // the first scan) are computed by the passes that use them; the solve must be the one
-    // without fusion, bit for bit, with the same cache counters, on one and two threads, with
-    // shrinking and a cache small enough to evict; 16 features make the columns' passes
-    // parallel (several windows per column).
-    let (n, d) = (6000, 16);
-    let (x, y) = two_clouds(n, d, 4);
-    let upper: Vec<f64> = (0..n).map(|i| if i % 5 == 0 { 0.3 } else { 1.0 }).collect();
+    // without fusion, bit for bit, with the same cache counters, on one and two threads.
     for threads in [1, 2] {
-        let solve = |fuse: bool| {
-            with_thread_pool(threads, || {
-                let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
-                let signs = y.iter().map(|&s| f64::from(s)).collect();
-                let q = SignedQ::new(rbf(&x, n, d), signs, 1 << 20);
-                let (p, labels) = (vec![-1.0; n], y.clone());
-                if fuse {
-                    let mut problem = BoxQp::new(q, p, labels, upper.clone(), None).unwrap();
-                    Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
-                } else {
-                    let mut problem =
-                        BoxQp::new(Unfused(q), p, labels, upper.clone(), None).unwrap();
-                    Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
-                }
-            })
-            .unwrap()
-        };
-        let (fused, plain) = (solve(true), solve(false));
+        let fused = solve_without(threads, false, false, false);
+        let plain = solve_without(threads, true, false, false);
         assert_eq!(fused.status, Status::Converged);
         assert!(plain.stats.cache.misses > 100, "the cache evicts and misses");
         assert_eq!(fused.iterations, plain.iterations, "{threads} threads");
-        let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&fused.x), bits(&plain.x), "{threads} threads: α");
         assert_eq!(fused.bias.to_bits(), plain.bias.to_bits());
         assert_eq!(fused.objective.to_bits(), plain.objective.to_bits());
         let (a, b) = (fused.stats.cache, plain.stats.cache);
         assert_eq!((a.hits, a.misses, a.values_computed), (b.hits, b.misses, b.values_computed));
+    }
+}
+
+#[test]
+fn a_gradient_reconstructed_in_blocks_of_columns_gives_the_same_iterates() {
+    // The reconstruction adds the free columns' inactive positions a block of columns at a
+    // time (computed together, not cached): every position sums them in the order of the
+    // columns, so the solve is the one that adds them column by column, bit for bit. Dense
+    // rows make blocks of three columns, 0/1 rows blocks of sixteen.
+    for binary in [false, true] {
+        for threads in [1, 2] {
+            let what = format!("binary {binary}, {threads} threads");
+            let blocks = solve_without(threads, false, false, binary);
+            let single = solve_without(threads, false, true, binary);
+            assert_eq!(blocks.status, Status::Converged);
+            let reconstructions = blocks.stats.gradient_reconstructions;
+            assert!(reconstructions >= 2, "{what}: unshrinking, the end: {reconstructions}");
+            let free = blocks.x.iter().filter(|&&a| a > 0.0 && a < 0.3).count();
+            assert!(free > 50, "{what}: free variables to reconstruct with: {free}");
+            assert_eq!(blocks.iterations, single.iterations, "{what}");
+            assert_eq!(bits(&blocks.x), bits(&single.x), "{what}: α");
+            assert_eq!(blocks.bias.to_bits(), single.bias.to_bits(), "{what}");
+            assert_eq!(blocks.objective.to_bits(), single.objective.to_bits(), "{what}");
+        }
     }
 }

@@ -478,6 +478,34 @@ pub(super) fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) 
     }
 }
 
+/// `target[t] += scale_c · columns[c][t]` for the columns `c` in order, in parallel over
+/// fixed chunks of positions: each position gets the sums [`add_scaled_column`] would give it
+/// column after column, in one pass.
+pub(super) fn add_scaled_columns(
+    target: &mut [f64],
+    columns: &[&[f32]],
+    scales: impl Iterator<Item = f64>,
+) {
+    let scales: Vec<f64> = scales.collect();
+    assert_eq!(scales.len(), columns.len(), "add_scaled_columns: one scale per column");
+    let len = target.len();
+    let add = |target: &mut [f64], lo: usize, hi: usize| {
+        for (column, &scale) in columns.iter().zip(&scales) {
+            add_scaled(target, &column[lo..hi], scale);
+        }
+    };
+    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
+        add(target, 0, len);
+    } else {
+        let target = DisjointSlices::new(target);
+        team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
+            let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
+            // SAFETY: chunk c alone writes lo..hi.
+            add(unsafe { target.range(lo, hi) }, lo, hi);
+        });
+    }
+}
+
 /// `target[t] += scale · column[t]`, position by position: every `G` and `Ḡ` term of a column
 /// is added by this one loop, fused in a pass or not, so the sums are the same either way.
 #[inline]

@@ -189,13 +189,19 @@ impl Shrinker {
                 v.gradient[i] += sum;
             }
         } else {
-            for i in 0..active_size {
-                if v.is_free(i) {
-                    // In parallel over the inactive positions, each summed in the order of i;
-                    // inside the pass that computes the column's inactive positions.
-                    super::add_scaled_column_from(q, i, &mut v.gradient, active_size, v.alpha[i]);
-                }
-            }
+            // `G_t += α_i Q_ti` for the free `i` in order, at every inactive `t`: the columns'
+            // inactive positions come in blocks ([`QMatrix::columns_from`]: one pass over the
+            // data for several columns), and one parallel pass adds a block's columns, each
+            // position summing them in the order of `i`, so `G` is bitwise that of the columns
+            // added one by one.
+            let free: Vec<usize> = (0..active_size).filter(|&i| v.is_free(i)).collect();
+            let Variables { gradient, alpha, .. } = v;
+            let inactive = &mut gradient[active_size..];
+            let mut visit = |r: usize, values: &[&[f32]]| {
+                let scales = free[r..r + values.len()].iter().map(|&i| alpha[i]);
+                super::add_scaled_columns(inactive, values, scales);
+            };
+            q.columns_from(&free, active_size, l, &mut visit);
         }
     }
 }
