@@ -10,7 +10,9 @@
 //!   only the missing positions `len_old..len_new` are computed; [`RowCache::get`] returns where
 //!   the caller must start filling.
 //! * When space is needed, whole columns are evicted, least recently used first. The budget
-//!   counts allocated values: by default a column holds exactly its length (LIBSVM); with
+//!   counts allocated values: by default a column holds exactly its length (LIBSVM; with
+//!   [`RowCache::with_loose_fit`], up to an eighth more when it took over the buffer of a
+//!   column evicted for it); with
 //!   [`Growth::Geometric`] an extended column reserves 50 % more than asked (capped at `n`), for a
 //!   caller that extends many columns one position at a time (Frank–Wolfe's growing basis),
 //!   which would otherwise copy every column at every extension.
@@ -43,6 +45,9 @@ pub struct CacheStats {
     /// The budget in bytes (at least two full columns).
     pub budget_bytes: u64,
 }
+
+/// A recycled buffer up to `1/RECYCLE_SLACK` longer than a new column needs is taken as it is.
+const RECYCLE_SLACK: usize = 8;
 
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
@@ -77,6 +82,8 @@ pub struct RowCache<T = f32> {
     /// Values allocated (the capacities of the cached columns).
     used: usize,
     growth: Growth,
+    /// [`RowCache::with_loose_fit`].
+    loose_fit: bool,
     stats: CacheStats,
 }
 
@@ -95,6 +102,7 @@ impl<T: Copy + Default> RowCache<T> {
             budget,
             used: 0,
             growth: Growth::Exact,
+            loose_fit: false,
             stats: CacheStats {
                 budget_bytes: (budget * std::mem::size_of::<T>()) as u64,
                 ..CacheStats::default()
@@ -105,6 +113,16 @@ impl<T: Copy + Default> RowCache<T> {
     /// The same cache with the given [`Growth`].
     pub fn with_growth(mut self, growth: Growth) -> Self {
         self.growth = growth;
+        self
+    }
+
+    /// The same cache, where a new column takes over the buffer of a column evicted for it as
+    /// it is when that buffer is at most an eighth longer than the column (not shrunk to it):
+    /// the budget counts the whole buffer, so a little less fits, but no allocation is split
+    /// or freed. Which columns are evicted then differs from LIBSVM's accounting by lengths;
+    /// the values served do not.
+    pub fn with_loose_fit(mut self) -> Self {
+        self.loose_fit = true;
         self
     }
 
@@ -218,8 +236,17 @@ impl<T: Copy + Default> RowCache<T> {
             let column = &mut self.columns[i];
             if let Some(mut buffer) = recycled {
                 buffer.clear();
-                buffer.shrink_to(target);
-                if buffer.capacity() == target {
+                // With a loose fit, kept as it is when a little longer than needed (the budget
+                // counts its whole capacity): shrinking it in place split the allocation, and
+                // the freed tails fragmented the heap (`realloc` and `free` were 2 % of an a9a
+                // fit's samples, on the solve's thread).
+                let kept = self.loose_fit
+                    && buffer.capacity() <= target + target / RECYCLE_SLACK
+                    && self.used + buffer.capacity() <= self.budget;
+                if !kept {
+                    buffer.shrink_to(target);
+                }
+                if kept || buffer.capacity() == target {
                     *column = buffer;
                 }
             }
@@ -493,6 +520,29 @@ mod tests {
         assert_eq!(cache.peek(2, 4), &[3.0, 3.0, 4.0, 4.0]);
         assert_eq!(cache.peek(3, 4), &[5.0; 4]);
         assert_eq!((cache.cached_len(0), cache.cached_len(1)), (0, 0));
+    }
+
+    #[test]
+    fn a_loose_fit_keeps_a_recycled_buffer_a_little_longer_than_its_column() {
+        for loose in [false, true] {
+            let cache = RowCache::<f32>::new(100, 200 * 4); // two full columns
+            let mut cache = if loose { cache.with_loose_fit() } else { cache };
+            cache.get(0, 100, None).0.fill(1.0);
+            cache.get(1, 100, None).0.fill(2.0);
+            // Column 2 evicts column 0 and takes its buffer: 100 values for 95 (within an
+            // eighth) are kept with a loose fit, shrunk to 95 without.
+            let (column, start) = cache.get(2, 95, None);
+            assert_eq!((column.len(), start), (95, 0));
+            column.fill(3.0);
+            assert_eq!(cache.used_values(), if loose { 200 } else { 195 }, "loose: {loose}");
+            // A buffer more than an eighth too long is shrunk either way.
+            let (column, _) = cache.get(3, 80, None);
+            column.fill(4.0);
+            assert_eq!(cache.used_values(), if loose { 180 } else { 175 }, "loose: {loose}");
+            assert_eq!((cache.cached_len(0), cache.cached_len(1)), (0, 0));
+            assert_eq!(cache.peek(2, 95), &[3.0; 95]);
+            assert_eq!(cache.peek(3, 80), &[4.0; 80]);
+        }
     }
 
     #[test]

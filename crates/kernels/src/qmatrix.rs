@@ -151,7 +151,7 @@ impl<K: KernelSource> SignedQ<K> {
     pub fn new(kernel: K, signs: Vec<f64>, cache_bytes: usize) -> Self {
         assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
         let diagonal = (0..kernel.len()).map(|i| kernel.diagonal_value(i)).collect();
-        let cache = RowCache::new(kernel.len(), cache_bytes);
+        let cache = RowCache::new(kernel.len(), cache_bytes).with_loose_fit();
         SignedQ { kernel, signs, diagonal, cache, scratch: Vec::new(), block: Vec::new() }
     }
 

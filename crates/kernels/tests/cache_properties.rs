@@ -1,5 +1,9 @@
 //! Property tests of `RowCache` against a naive model of LIBSVM's cache semantics.
 //!
+//! With a loose fit (`RowCache::with_loose_fit`) the cache may keep a recycled buffer longer
+//! than its column, so it evicts other columns than the model: every check below holds
+//! except the comparison with the model's set of columns and its use of the budget.
+//!
 //! The oracle keeps the list of cached columns in LRU order with their lengths, and the matrix
 //! the columns come from under the current position permutation. Until the first swap, the
 //! cache must hold exactly the columns the oracle holds (LRU eviction). Throughout, and after
@@ -89,9 +93,11 @@ proptest! {
         n in 2usize..12,
         budget_columns in 0usize..30,
         ops in prop::collection::vec(op(12), 1..80),
+        loose in any::<bool>(),
     ) {
         let budget_bytes = budget_columns * 4 * n / 2;
-        let mut cache = RowCache::<f32>::new(n, budget_bytes);
+        let cache = RowCache::<f32>::new(n, budget_bytes);
+        let mut cache = if loose { cache.with_loose_fit() } else { cache };
         let mut oracle = Oracle {
             lru: Vec::new(),
             permutation: (0..n).collect(),
@@ -108,7 +114,7 @@ proptest! {
                     let perm = oracle.permutation.clone();
                     let (column, start) = cache.get(index, len, None);
                     prop_assert_eq!(start, announced.min(len));
-                    if !swapped {
+                    if !swapped && !loose {
                         prop_assert_eq!(start, expected_start);
                     }
                     for k in 0..start {
@@ -126,12 +132,12 @@ proptest! {
                 }
             }
             prop_assert!(cache.used_values() <= cache.budget_values());
-            if !swapped {
+            if !swapped && !loose {
                 prop_assert_eq!(cache.used_values(), oracle.used());
             }
             for p in 0..n {
                 let announced = cache.cached_len(p);
-                if !swapped {
+                if !swapped && !loose {
                     let expected =
                         oracle.lru.iter().find(|&&(q, _)| q == p).map_or(0, |&(_, len)| len);
                     prop_assert_eq!(announced, expected, "cached length of {}", p);
