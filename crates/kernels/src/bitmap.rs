@@ -56,6 +56,16 @@ impl BinaryRows {
         Some(bits)
     }
 
+    /// 64-bit words per row.
+    pub(crate) fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The bit set of the row at position `p` (a [`BinaryRows::query`] of that row).
+    pub(crate) fn row(&self, p: usize) -> &[u64] {
+        &self.bits[p * self.words..(p + 1) * self.words]
+    }
+
     /// Exchanges the rows at positions `i` and `j`.
     pub(crate) fn swap(&mut self, i: usize, j: usize) {
         let w = self.words;

@@ -255,16 +255,16 @@ pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
 const BITWISE_ROWS: usize = 16;
 
 /// The requested rows of a block: scattered into dense vectors, or kept sparse when wide.
-enum LeftRows {
+enum LeftValues {
     Dense { values: Vec<f64>, n_features: usize },
     Sparse(Vec<(Vec<u32>, Vec<f64>)>),
 }
 
-impl LeftRows {
-    fn new(rows: &CsrRows<'_>, positions: &[usize]) -> LeftRows {
+impl LeftValues {
+    fn new(rows: &CsrRows<'_>, positions: &[usize]) -> LeftValues {
         let d = rows.n_features;
         if d > SCATTER_MAX_FEATURES {
-            return LeftRows::Sparse(
+            return LeftValues::Sparse(
                 positions
                     .iter()
                     .map(|&p| {
@@ -281,17 +281,17 @@ impl LeftRows {
                 values[r * d + k as usize] = v;
             }
         }
-        LeftRows::Dense { values, n_features: d }
+        LeftValues::Dense { values, n_features: d }
     }
 
     /// `⟨left row r, (indices, values)⟩`.
     #[inline]
     fn dot(&self, r: usize, indices: &[u32], values: &[f64]) -> f64 {
         match self {
-            LeftRows::Dense { values: x, n_features } => {
+            LeftValues::Dense { values: x, n_features } => {
                 scatter_dot(&x[r * n_features..(r + 1) * n_features], indices, values)
             }
-            LeftRows::Sparse(rows) => {
+            LeftValues::Sparse(rows) => {
                 let (left_indices, left_values) = &rows[r];
                 merge_dot((left_indices, left_values), (indices, values))
             }
@@ -299,25 +299,35 @@ impl LeftRows {
     }
 }
 
-/// The requested rows of a block with their squared norms and, when the data is binary, their
-/// bit sets (built once per block, not once per parallel window).
+/// The requested rows of a block with their squared norms, built once per block (not once per
+/// parallel window).
 struct LeftBlock {
-    rows: LeftRows,
+    /// `‖x‖²` of each row (the kernel's position-ordered norms: no row is read for them).
     norms: Vec<f64>,
-    queries: Option<Vec<Vec<u64>>>,
+    rows: LeftRows,
+}
+
+/// What a window reads of the requested rows.
+enum LeftRows {
+    /// Binary rows: their bit sets (`words` 64-bit words per row), copied from the
+    /// [`BinaryRows`] of their positions; the CSR rows are not read at all (those were two or
+    /// three cache misses per requested row on the solve's thread).
+    Bits { words: usize, bits: Vec<u64> },
+    /// Any other rows: scattered into dense vectors, or kept sparse when wide.
+    Values(LeftValues),
 }
 
 impl LeftBlock {
-    fn new(data: &CsrRows<'_>, positions: &[usize]) -> LeftBlock {
-        let rows = LeftRows::new(data, positions);
-        let norms = positions.iter().map(|&p| data.sq_norm(p)).collect();
-        let queries = match (&data.binary, &rows) {
-            (Some(binary), LeftRows::Dense { values: x, n_features: d }) => {
-                (0..positions.len()).map(|r| binary.query(&x[r * d..(r + 1) * d])).collect()
-            }
-            _ => None,
+    fn new(kernel: &SparseKernel<'_>, positions: &[usize]) -> LeftBlock {
+        let norms = positions.iter().map(|&p| kernel.sq_norms[p]).collect();
+        let rows = match &kernel.rows.binary {
+            Some(binary) => LeftRows::Bits {
+                words: binary.words(),
+                bits: positions.iter().flat_map(|&p| binary.row(p)).copied().collect(),
+            },
+            None => LeftRows::Values(LeftValues::new(&kernel.rows, positions)),
         };
-        LeftBlock { rows, norms, queries }
+        LeftBlock { norms, rows }
     }
 }
 
@@ -361,23 +371,27 @@ impl<'a> SparseKernel<'a> {
         out: &ColumnWindows<'_>,
         finish: Finish<'_>,
     ) {
-        let LeftBlock { rows: left, norms: left_norms, queries } = block;
+        let LeftBlock { norms: left_norms, rows: left } = block;
         let positions = start + c0..start + c1;
         let norms = &self.sq_norms[positions.clone()];
-        if let (Some(binary), Some(queries)) = (&self.rows.binary, queries) {
-            for (r, query) in queries.iter().enumerate() {
-                // SAFETY: the caller owns columns c0..c1 of every row of `out`.
-                let window = unsafe { out.row(r, c0, c1) };
-                binary.inner_products(query, start + c0, window);
-                match &self.integer_rbf {
-                    Some(table) => table.map_row(window, left_norms[r], norms),
-                    None => self.function.map_row(window, left_norms[r], norms),
+        let left = match (left, &self.rows.binary) {
+            (LeftRows::Values(values), _) => values,
+            (LeftRows::Bits { .. }, None) => unreachable!("bit sets are built for binary rows"),
+            (LeftRows::Bits { words, bits }, Some(binary)) => {
+                for (r, query) in bits.chunks_exact(*words).enumerate() {
+                    // SAFETY: the caller owns columns c0..c1 of every row of `out`.
+                    let window = unsafe { out.row(r, c0, c1) };
+                    binary.inner_products(query, start + c0, window);
+                    match &self.integer_rbf {
+                        Some(table) => table.map_row(window, left_norms[r], norms),
+                        None => self.function.map_row(window, left_norms[r], norms),
+                    }
+                    finish(r, c0, window);
                 }
-                finish(r, c0, window);
+                return;
             }
-            return;
-        }
-        if let (Some(padded), LeftRows::Dense { values: x, n_features: d }) =
+        };
+        if let (Some(padded), LeftValues::Dense { values: x, n_features: d }) =
             (&self.rows.padded, left)
         {
             let left_row = |r: usize| &x[r * d..(r + 1) * d];
@@ -443,7 +457,7 @@ impl KernelSource for SparseKernel<'_> {
         if width == 0 || rows.is_empty() {
             return;
         }
-        let block = LeftBlock::new(&self.rows, rows);
+        let block = LeftBlock::new(self, rows);
         let average_nnz = self.rows.nnz() / self.rows.n_rows.max(1) + 1;
         let windows = ColumnWindows::new(out, width);
         let sequential = rows.len() * width * average_nnz < PARALLEL_MIN_WORK;
