@@ -256,12 +256,15 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     def _training_rows(self, X: Any, index: NDArray[np.intp]) -> Any:
         """The rows ``index`` of X as one contiguous array (for a precomputed kernel, the
-        ``index × index`` block of the Gram matrix)."""
+        ``index × index`` block of the Gram matrix); X itself, unless it needs converting,
+        when ``index`` is every row in order."""
+        every_row = len(index) == X.shape[0] and bool(np.all(index == np.arange(len(index))))
         if self.kernel == "precomputed":
-            return np.ascontiguousarray(X[np.ix_(index, index)])
+            return np.ascontiguousarray(X if every_row else X[np.ix_(index, index)])
         if sp.issparse(X):
-            return to_core_rows(X[index])
-        return np.ascontiguousarray(X[index])
+            return to_core_rows(X if every_row else X[index])
+        # Every row in order (a binary fit without zero weights): X itself, not a copy.
+        return np.ascontiguousarray(X if every_row else X[index])
 
     @staticmethod
     def _support_rows(X: Any, support: NDArray[np.integer[Any]]) -> Any:
