@@ -60,10 +60,16 @@ struct Shared {
     claim: AtomicU64,
     /// Points at the owner's `Pass` (a fat reference on the owner's stack).
     pass: AtomicPtr<()>,
-    done: AtomicUsize,
+    /// On cache lines of its own: the members add to it at the end of a pass while the owner
+    /// spins on it, and the claim word's line stays with the threads claiming.
+    done: Padded<AtomicUsize>,
     closed: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
+
+/// A value on two cache lines of its own (the adjacent-line prefetcher pairs lines).
+#[repr(align(128))]
+struct Padded<T>(T);
 
 fn generation(word: u64) -> u64 {
     word >> (2 * COUNT_BITS)
@@ -144,7 +150,7 @@ impl Shared {
             if ran > 0 {
                 // One update of the shared count per pass (after every chunk's writes), not
                 // one per chunk: each would take the line from the owner's cache.
-                self.done.fetch_add(ran, Ordering::AcqRel);
+                self.done.0.fetch_add(ran, Ordering::AcqRel);
                 idle_since = Instant::now();
                 spins = 0;
                 continue;
@@ -181,7 +187,7 @@ impl TeamGuard {
             threads,
             claim: AtomicU64::new(0),
             pass: AtomicPtr::new(std::ptr::null_mut()),
-            done: AtomicUsize::new(0),
+            done: Padded(AtomicUsize::new(0)),
             closed: AtomicBool::new(false),
             panic: Mutex::new(None),
         });
@@ -225,13 +231,13 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
     // Taken out of the thread-local for the pass: a nested pass runs on rayon.
     CURRENT.with(|c| *c.borrow_mut() = None);
     let pass: Pass<'_> = &pass;
-    shared.done.store(0, Ordering::Relaxed);
+    shared.done.0.store(0, Ordering::Relaxed);
     shared.pass.store(&pass as *const Pass<'_> as *mut (), Ordering::Release);
     let previous = shared.claim.load(Ordering::Acquire);
     let word = ((generation(previous) + 1) & 0xFFFF) << (2 * COUNT_BITS) | n_chunks as u64;
     shared.claim.store(word, Ordering::Release);
     let own = shared.work(word, End::Front);
-    while shared.done.load(Ordering::Acquire) + own < n_chunks {
+    while shared.done.0.load(Ordering::Acquire) + own < n_chunks {
         std::hint::spin_loop();
     }
     CURRENT.with(|c| *c.borrow_mut() = Some(Arc::clone(&shared)));
