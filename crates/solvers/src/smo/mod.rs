@@ -44,11 +44,13 @@
 //! A column's missing positions are computed by the pass that uses them
 //! ([`QMatrix::column_then`]): the column of `i` by the second scan's pass, the column of `j`
 //! by the gradient update's (the step needs only `Q_ij`, from the resident column of `i`), and
-//! the inactive positions of a column by the pass that adds it to `Ḡ` or, in the gradient
-//! reconstruction, to `G`. Each window is scanned or applied as soon as it is stored, while it
-//! is in its core's cache, and the threads meet once per pass instead of twice. The `Ḡ` terms
-//! of the active positions ride in the gradient update's pass (`PairUpdate`). The window
-//! results merge in any order to the same maxima (ties to the larger index), and every
+//! the inactive positions of a column by the pass that adds it to `Ḡ` (the gradient
+//! reconstruction takes its columns in blocks instead: [`shrinking`]). Each window is scanned
+//! or applied as soon as it is stored, while it is in its core's cache, and the threads meet
+//! once per pass instead of twice. The `Ḡ` terms of the active positions ride in the gradient
+//! update's pass (`PairUpdate`). The windows' results go to one slot per thread
+//! ([`PerThread`]: no cache line shared by the threads per window) and merge in any order to
+//! the same maxima (ties to the larger index), and every
 //! position's sums keep their order, so the iterates are those of the unfused passes, bit for
 //! bit (a9a: two threads 2.39 → 2.24 s, one thread 3.37 → 3.21 s; old and new builds
 //! alternated process by process, best of two fits each).
