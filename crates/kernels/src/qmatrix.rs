@@ -102,9 +102,9 @@ pub trait QMatrix: Send {
         1
     }
 
-    /// Hands `visit(r, values)` the values `Q[from..len, k]` of the columns `k ∈ columns`,
-    /// `values[s]` those of `columns[r + s]`: every column once, in order, each bitwise
-    /// [`QMatrix::column`]`(k, len)[from..]`. For a pass over many columns' positions
+    /// Hands `visit(r, values)` the values `Q[from..len, k]` (`from ≤ len`) of the columns
+    /// `k ∈ columns`, `values[s]` those of `columns[r + s]`: every column once, in order, each
+    /// bitwise [`QMatrix::column`]`(k, len)[from..]`. For a pass over many columns' positions
     /// `from..len` (the gradient reconstruction). The default visits each column as
     /// [`QMatrix::column`] returns it.
     fn columns_from(
