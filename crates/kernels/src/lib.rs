@@ -58,7 +58,7 @@ pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use per_thread::PerThread;
 pub use precomputed::PrecomputedGram;
-pub use qmatrix::{ColumnsVisit, QMatrix, SignedQ, SvrQ, WindowThen};
+pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, SignedQ, SvrQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
 pub use simd::{avx2_available, avx512_available};

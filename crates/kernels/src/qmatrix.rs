@@ -105,8 +105,7 @@ pub trait QMatrix: Send {
     /// Hands `visit(r, values)` the values `Q[from..len, k]` (`from ≤ len`) of the columns
     /// `k ∈ columns`, `values[s]` those of `columns[r + s]`: every column once, in order, each
     /// bitwise [`QMatrix::column`]`(k, len)[from..]`. For a pass over many columns' positions
-    /// `from..len` (the gradient reconstruction). The default visits each column as
-    /// [`QMatrix::column`] returns it.
+    /// `from..len` (the gradient reconstruction). The default is [`columns_one_by_one`].
     fn columns_from(
         &mut self,
         columns: &[usize],
@@ -114,10 +113,22 @@ pub trait QMatrix: Send {
         len: usize,
         visit: &mut ColumnsVisit<'_>,
     ) {
-        for (r, &k) in columns.iter().enumerate() {
-            let column = self.column(k, len);
-            visit(r, &[&column[from..]]);
-        }
+        columns_one_by_one(self, columns, from, len, visit);
+    }
+}
+
+/// [`QMatrix::columns_from`] one column at a time, each as [`QMatrix::column`] returns it: the
+/// trait's default, for a matrix without blocks of columns (or a wrapper turning them off).
+pub fn columns_one_by_one<Q: QMatrix + ?Sized>(
+    q: &mut Q,
+    columns: &[usize],
+    from: usize,
+    len: usize,
+    visit: &mut ColumnsVisit<'_>,
+) {
+    for (r, &k) in columns.iter().enumerate() {
+        let column = q.column(k, len);
+        visit(r, &[&column[from..]]);
     }
 }
 
@@ -332,7 +343,8 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
     }
 
     fn speculation_width(&self, len: usize) -> usize {
-        let width = crate::SHARED_PASS_ROWS - 1;
+        // Guessed columns must be bitwise those computed alone (the path must not change).
+        let width = self.kernel.bitwise_rows().min(crate::SHARED_PASS_ROWS) - 1;
         let free = self.cache.budget_values().saturating_sub(self.cache.used_values());
         if self.kernel.shares_passes() && free >= (width + 1) * len {
             width

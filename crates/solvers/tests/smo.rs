@@ -3,8 +3,8 @@
 //! limits and monitors.
 
 use kernelkit_kernels::{
-    CacheStats, ColumnsVisit, CsrRows, DenseKernel, DenseRows, KernelFunction, KernelSource,
-    PrecomputedGram, QMatrix, SignedQ, SparseKernel, WindowThen,
+    columns_one_by_one, CacheStats, ColumnsVisit, CsrRows, DenseKernel, DenseRows, KernelFunction,
+    KernelSource, PrecomputedGram, QMatrix, SignedQ, SparseKernel, WindowThen,
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
@@ -370,10 +370,7 @@ impl<Q: QMatrix> QMatrix for Without<Q> {
         visit: &mut ColumnsVisit<'_>,
     ) {
         if self.blocks {
-            for (r, &k) in columns.iter().enumerate() {
-                let column = self.q.column(k, len);
-                visit(r, &[&column[from..]]);
-            }
+            columns_one_by_one(&mut self.q, columns, from, len, visit);
         } else {
             self.q.columns_from(columns, from, len, visit);
         }
