@@ -31,6 +31,14 @@
 //! The pass's closure is published before the word and read after a successful claim; the
 //! owner returns only when every chunk is done, so the closure outlives every call. A panic in
 //! a chunk is caught, the pass completes, and the panic resumes on the owner's thread.
+//!
+//! With the crate feature `team-timers` a team times itself and prints a summary to standard
+//! error when its solve ends: passes and chunks; the owner's time running chunks, waiting at
+//! the joins, and between passes (its serial work); the members' time running chunks, from a
+//! pass's publication to their first claim, and from their last chunk to the pass's end. A
+//! one-thread solve then runs as a team of one, so that its passes can be compared. (For
+//! profiling only: `MATURIN_PEP517_ARGS="--features team-timers" pip install -e .`; the timers
+//! read the clock a few times per pass and claim.)
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -65,6 +73,8 @@ struct Shared {
     done: Padded<AtomicUsize>,
     closed: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
+    #[cfg(feature = "team-timers")]
+    timers: timers::Timers,
 }
 
 /// A value on two cache lines of its own (the adjacent-line prefetcher pairs lines).
@@ -117,6 +127,12 @@ impl Shared {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
+                    #[cfg(feature = "team-timers")]
+                    if ran == 0 && end == End::Back {
+                        self.timers.member_starts();
+                    }
+                    #[cfg(feature = "team-timers")]
+                    let started = Instant::now();
                     // SAFETY: the claim succeeded for this pass, whose owner published `pass`
                     // before the claim word and waits for these chunks before it returns.
                     let pass: Pass<'_> =
@@ -128,6 +144,8 @@ impl Shared {
                         }
                         ran += 1;
                     }
+                    #[cfg(feature = "team-timers")]
+                    self.timers.add_work(end == End::Front, started.elapsed());
                     word = claimed;
                 }
                 Err(current) => {
@@ -148,6 +166,8 @@ impl Shared {
             let word = self.claim.load(Ordering::Acquire);
             let ran = self.work(word, End::Back);
             if ran > 0 {
+                #[cfg(feature = "team-timers")]
+                self.timers.member_ends();
                 // One update of the shared count per pass (after every chunk's writes), not
                 // one per chunk: each would take the line from the owner's cache.
                 self.done.0.fetch_add(ran, Ordering::AcqRel);
@@ -176,11 +196,14 @@ pub struct TeamGuard {
 
 impl TeamGuard {
     /// Borrows the other threads of the current rayon pool as a team for this thread, if the
-    /// pool has more than one thread and this thread has no team yet; else a no-op guard.
+    /// pool has more than one thread (or the timers are on) and this thread has no team yet;
+    /// else a no-op guard.
     pub fn enter() -> TeamGuard {
         let threads = rayon::current_num_threads();
         let nested = CURRENT.with(|c| c.borrow().is_some());
-        if threads < 2 || nested || rayon::current_thread_index().is_none() {
+        // With the timers, one thread is a team too (to compare its passes with a team's).
+        let least = if cfg!(feature = "team-timers") { 1 } else { 2 };
+        if threads < least || nested || rayon::current_thread_index().is_none() {
             return TeamGuard { shared: None };
         }
         let shared = Arc::new(Shared {
@@ -190,6 +213,8 @@ impl TeamGuard {
             done: Padded(AtomicUsize::new(0)),
             closed: AtomicBool::new(false),
             panic: Mutex::new(None),
+            #[cfg(feature = "team-timers")]
+            timers: timers::Timers::default(),
         });
         let owner = rayon::current_thread_index();
         let members = Arc::clone(&shared);
@@ -208,6 +233,8 @@ impl Drop for TeamGuard {
         if let Some(shared) = self.shared.take() {
             shared.closed.store(true, Ordering::Release);
             CURRENT.with(|c| *c.borrow_mut() = None);
+            #[cfg(feature = "team-timers")]
+            shared.timers.report(shared.threads);
         }
     }
 }
@@ -230,20 +257,145 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
     assert!(n_chunks <= MAX_CHUNKS, "team: {n_chunks} chunks in one pass");
     // Taken out of the thread-local for the pass: a nested pass runs on rayon.
     CURRENT.with(|c| *c.borrow_mut() = None);
+    #[cfg(feature = "team-timers")]
+    let started = shared.timers.pass_starts(n_chunks);
     let pass: Pass<'_> = &pass;
     shared.done.0.store(0, Ordering::Relaxed);
     shared.pass.store(&pass as *const Pass<'_> as *mut (), Ordering::Release);
     let previous = shared.claim.load(Ordering::Acquire);
     let word = ((generation(previous) + 1) & 0xFFFF) << (2 * COUNT_BITS) | n_chunks as u64;
+    #[cfg(feature = "team-timers")]
+    shared.timers.published();
     shared.claim.store(word, Ordering::Release);
     let own = shared.work(word, End::Front);
+    #[cfg(feature = "team-timers")]
+    let joining = Instant::now();
     while shared.done.0.load(Ordering::Acquire) + own < n_chunks {
         std::hint::spin_loop();
     }
+    #[cfg(feature = "team-timers")]
+    shared.timers.pass_ends(started, joining);
     CURRENT.with(|c| *c.borrow_mut() = Some(Arc::clone(&shared)));
     let payload = shared.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = payload {
         resume_unwind(payload);
+    }
+}
+
+#[cfg(feature = "team-timers")]
+mod timers {
+    //! The team's self-timing (crate feature `team-timers`).
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    /// Nanosecond totals; the owner's fields are written by the owner only.
+    #[derive(Default)]
+    pub(super) struct Timers {
+        passes: AtomicU64,
+        chunks: AtomicU64,
+        owner_work: AtomicU64,
+        member_work: AtomicU64,
+        join: AtomicU64,
+        between: AtomicU64,
+        in_passes: AtomicU64,
+        /// The team's start and the end of the owner's last pass.
+        clock: Mutex<Option<(Instant, Instant)>>,
+        /// The origin of the times below (the first pass).
+        first: std::sync::OnceLock<Instant>,
+        /// When the current pass was published.
+        publish: AtomicU64,
+        /// When the members ran their last chunk of the current pass (0: none ran).
+        member_end: AtomicU64,
+        /// From a pass's publication to a member's first claim, summed.
+        member_start: AtomicU64,
+        /// From the members' last chunk to the end of the owner's pass, summed.
+        member_end_idle: AtomicU64,
+    }
+
+    fn add(total: &AtomicU64, elapsed: Duration) {
+        total.fetch_add(elapsed.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    impl Timers {
+        pub(super) fn add_work(&self, owner: bool, elapsed: Duration) {
+            add(if owner { &self.owner_work } else { &self.member_work }, elapsed);
+        }
+
+        pub(super) fn pass_starts(&self, n_chunks: usize) -> Instant {
+            let now = Instant::now();
+            let mut clock = self.clock.lock().unwrap_or_else(|e| e.into_inner());
+            match *clock {
+                Some((_, last_end)) => add(&self.between, now - last_end),
+                None => *clock = Some((now, now)),
+            }
+            self.passes.fetch_add(1, Ordering::Relaxed);
+            self.chunks.fetch_add(n_chunks as u64, Ordering::Relaxed);
+            now
+        }
+
+        /// The owner's pass ends: it started at `started` and its join wait at `joining`.
+        pub(super) fn pass_ends(&self, started: Instant, joining: Instant) {
+            let now = Instant::now();
+            add(&self.join, now - joining);
+            add(&self.in_passes, now - started);
+            let mut clock = self.clock.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, last_end)) = clock.as_mut() {
+                *last_end = now;
+            }
+            let member_end = self.member_end.swap(0, Ordering::Acquire);
+            if member_end > 0 {
+                self.member_end_idle
+                    .fetch_add(self.since_start(now).saturating_sub(member_end), Ordering::Relaxed);
+            }
+        }
+
+        /// Nanoseconds from the team's first pass to `now`.
+        fn since_start(&self, now: Instant) -> u64 {
+            let clock = self.first.get_or_init(|| now);
+            now.saturating_duration_since(*clock).as_nanos() as u64
+        }
+
+        /// The owner published a pass.
+        pub(super) fn published(&self) {
+            self.publish.store(self.since_start(Instant::now()), Ordering::Release);
+        }
+
+        /// A member's first claim in a pass succeeded.
+        pub(super) fn member_starts(&self) {
+            let now = self.since_start(Instant::now());
+            let published = self.publish.load(Ordering::Acquire);
+            self.member_start.fetch_add(now.saturating_sub(published), Ordering::Relaxed);
+        }
+
+        /// A member ran its last chunk of a pass (before it reports them done).
+        pub(super) fn member_ends(&self) {
+            self.member_end.fetch_max(self.since_start(Instant::now()), Ordering::Release);
+        }
+
+        pub(super) fn report(&self, threads: usize) {
+            let Some((first, last)) = *self.clock.lock().unwrap_or_else(|e| e.into_inner()) else {
+                return;
+            };
+            let s = |total: &AtomicU64| total.load(Ordering::Relaxed) as f64 * 1e-9;
+            eprintln!(
+                "team of {threads}: {} passes, {} chunks, {:.4} s from the first pass to the \
+                 last; owner: in passes {:.4} s (chunks {:.4} s, join {:.4} s), between passes \
+                 {:.4} s; members: chunks {:.4} s, from a pass's start to their first claim \
+                 {:.4} s, from their last chunk to the pass's end {:.4} s",
+                self.passes.load(Ordering::Relaxed),
+                self.chunks.load(Ordering::Relaxed),
+                (last - first).as_secs_f64(),
+                s(&self.in_passes),
+                s(&self.owner_work),
+                s(&self.join),
+                s(&self.between),
+                s(&self.member_work),
+                s(&self.member_start),
+                s(&self.member_end_idle),
+            );
+        }
     }
 }
 
