@@ -86,6 +86,27 @@ def _cpu_model() -> str | None:
     return platform.processor() or None
 
 
+def _cpu_id() -> str | None:
+    """Vendor, family, model and the SIMD levels the kernels dispatch on, from the first CPU of
+    ``/proc/cpuinfo`` (``model name`` alone can be as vague as "AMD EPYC" in a guest)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    fields: dict[str, str] = {}
+    for line in text.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = set(fields.get("flags", "").split())
+    simd = [f for f in ("avx2", "fma", "avx512f", "avx512_vpopcntdq") if f in flags]
+    ident = " ".join(
+        f"{name} {fields[key]}"
+        for name, key in (("family", "cpu family"), ("model", "model"), ("stepping", "stepping"))
+        if key in fields
+    )
+    return f"{fields.get('vendor_id', '?')} {ident}; {' '.join(simd) or 'no AVX2'}"
+
+
 def _mem_total_gb() -> float | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -117,6 +138,7 @@ def machine_info() -> dict[str, Any]:
             "machine": uname.machine,
         },
         "cpu_model": _cpu_model(),
+        "cpu_id": _cpu_id(),
         "cpu_count": os.cpu_count(),
         "cpu_affinity": affinity,
         "mem_total_gb": _mem_total_gb(),

@@ -225,6 +225,7 @@ def build_markdown(payload: dict[str, Any], png_names: Sequence[str] = ()) -> st
     machine = payload.get("machine", {})
     pkgs = machine.get("packages", {})
     versions = ", ".join(f"{k} {v}" for k, v in pkgs.items() if v)
+    cpu_id = f" ({machine['cpu_id']})" if machine.get("cpu_id") else ""
     title = "run_all (quick subsets)" if cfg.get("quick") else "run_all"
     out = [
         f"# kernelkit vs peers, issue 9: {title}",
@@ -235,7 +236,8 @@ def build_markdown(payload: dict[str, Any], png_names: Sequence[str] = ()) -> st
         f"(repeats={cfg['repeats']}, median time). time cap {fmt(cfg.get('time_cap'), 'g')} s, "
         f"timeout {cfg['timeout']:g} s per fit. Wall time {cfg['wall_s']:.0f} s.",
         "",
-        f"Machine: {machine.get('cpu_model')}, {machine.get('cpu_count')} CPUs, "
+        f"Machine: {machine.get('cpu_model')}{cpu_id}, "
+        f"{machine.get('cpu_count')} CPUs, "
         f"{machine.get('mem_total_gb')} GB; {versions}.",
         f"Load before: `{payload['load_before']['uptime']}`; "
         f"after: `{payload['load_after']['uptime']}`.",
