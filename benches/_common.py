@@ -76,35 +76,36 @@ def load_snapshot() -> dict[str, Any]:
     }
 
 
-def _cpu_model() -> str | None:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def _cpu_id() -> str | None:
-    """Vendor, family, model and the SIMD levels the kernels dispatch on, from the first CPU of
-    ``/proc/cpuinfo`` (``model name`` alone can be as vague as "AMD EPYC" in a guest)."""
+def _first_cpu() -> dict[str, str]:
+    """The fields of the first CPU in ``/proc/cpuinfo`` (empty when there is none)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        return None
+        return {}
     fields: dict[str, str] = {}
     for line in text.split("\n\n", 1)[0].splitlines():
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
-    flags = set(fields.get("flags", "").split())
+    return fields
+
+
+def _cpu_model(cpu: dict[str, str]) -> str | None:
+    return cpu.get("model name") or platform.processor() or None
+
+
+def _cpu_id(cpu: dict[str, str]) -> str | None:
+    """Vendor, family, model, stepping and the SIMD levels the kernels dispatch on (``model
+    name`` alone can be as vague as "AMD EPYC" in a guest)."""
+    if not cpu:
+        return None
+    flags = set(cpu.get("flags", "").split())
     simd = [f for f in ("avx2", "fma", "avx512f", "avx512_vpopcntdq") if f in flags]
     ident = " ".join(
-        f"{name} {fields[key]}"
+        f"{name} {cpu[key]}"
         for name, key in (("family", "cpu family"), ("model", "model"), ("stepping", "stepping"))
-        if key in fields
+        if key in cpu
     )
-    return f"{fields.get('vendor_id', '?')} {ident}; {' '.join(simd) or 'no AVX2'}"
+    return f"{cpu.get('vendor_id', '?')} {ident}; {' '.join(simd) or 'no AVX2'}"
 
 
 def _mem_total_gb() -> float | None:
@@ -129,6 +130,7 @@ def machine_info() -> dict[str, Any]:
     """Static description of the machine and software stack."""
     uname = os.uname()
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cpu = _first_cpu()
     return {
         "uname": {
             "sysname": uname.sysname,
@@ -137,8 +139,8 @@ def machine_info() -> dict[str, Any]:
             "version": uname.version,
             "machine": uname.machine,
         },
-        "cpu_model": _cpu_model(),
-        "cpu_id": _cpu_id(),
+        "cpu_model": _cpu_model(cpu),
+        "cpu_id": _cpu_id(cpu),
         "cpu_count": os.cpu_count(),
         "cpu_affinity": affinity,
         "mem_total_gb": _mem_total_gb(),
