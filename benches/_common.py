@@ -99,7 +99,11 @@ def _cpu_id(cpu: dict[str, str]) -> str | None:
     if not cpu:
         return None
     flags = set(cpu.get("flags", "").split())
-    simd = [f for f in ("avx2", "fma", "avx512f", "avx512_vpopcntdq") if f in flags]
+    simd = [
+        f
+        for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_vpopcntdq")
+        if f in flags
+    ]
     ident = " ".join(
         f"{name} {cpu[key]}"
         for name, key in (("family", "cpu family"), ("model", "model"), ("stepping", "stepping"))

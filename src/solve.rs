@@ -239,7 +239,7 @@ macro_rules! dispatch_kernel {
                     let $source = SparseKernel::new(rows, function)?;
                     $body
                 } else {
-                    let $source = subset.kernel(function)?.with_single_products($single_products);
+                    let $source = subset.kernel(function, $single_products)?;
                     $body
                 }
             }

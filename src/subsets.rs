@@ -188,11 +188,18 @@ impl<'a> Subset<'a> {
         Ok(self.facts.rows(self.values, self.index)?)
     }
 
-    /// The kernel over the subset's rows.
+    /// The kernel over the subset's rows, summing in `f32` when `single_products`
+    /// ([`DenseKernel::with_single_products`]).
     pub(crate) fn kernel(
         &self,
         function: KernelFunction,
+        single_products: bool,
     ) -> Result<DenseKernel<'static>, CoreError> {
-        Ok(self.facts.kernel(self.values, self.index, function)?)
+        Ok(self.facts.kernel_with_single_products(
+            self.values,
+            self.index,
+            function,
+            single_products,
+        )?)
     }
 }

@@ -147,3 +147,49 @@ def test_float32_rows_give_scikit_learns_fitted_attributes(n_classes: int) -> No
     np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
     np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=0, atol=1e-4)
     np.testing.assert_array_equal(ours.predict(x32), theirs.predict(x32))
+
+
+def _fixed_point_problem(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Grey levels ``k / 2000`` computed in float32, as USPS's pixels (not exactly ``k / 2000``:
+    within a rounding of it), with zeros: rows of integer multiples of one quantum."""
+    x32, y = _problem(n_classes)
+    levels = np.clip(np.round((x32.astype(np.float64) + 2.5) * 400), 0, 2000)
+    return (levels.astype(np.float32) / np.float32(2000)).astype(np.float32), y
+
+
+def _fixed_point_slack(x: np.ndarray, rows: np.ndarray, sv: np.ndarray, coef: np.ndarray) -> float:
+    """Bound on the gradient error from the integer sums (``kernelkit_kernels`` fixed_point):
+    ``|Δ⟨x, z⟩| ≤ 2⁻²² M Σ_k (|x_k| + |z_k|)``, ``M`` the largest magnitude, times
+    ``|∂K/∂⟨x, z⟩| = 2γ K``, summed against ``|coef|``."""
+    largest = float(np.abs(x).max())
+    sums = np.abs(x[rows]).sum(1)[:, None] + np.abs(x[sv]).sum(1)[None, :]
+    dots = x[rows] @ x[sv].T
+    sq = (x[rows] ** 2).sum(1)[:, None] + (x[sv] ** 2).sum(1)[None, :] - 2 * dots
+    k = np.exp(-GAMMA * np.maximum(sq, 0.0))
+    bound = 2.0**-22 * largest * sums * 2 * GAMMA * k
+    return float(np.max(bound @ np.abs(coef))) if len(sv) else 0.0
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fixed_point_float32_rows_meet_the_exact_kernels_kkt_and_libsvms_objective(
+    n_classes: int,
+) -> None:
+    """Fixed-point float32 rows are summed exactly over their integers (16-bit lanes): the fit
+    meets the exact float64 kernel's KKT conditions up to the documented bound of that
+    quantization, and reaches LIBSVM's dual objective with the same predictions (that these
+    rows take the integer path is checked in ``kernelkit_kernels``' row_facts tests)."""
+    x32, y = _fixed_point_problem(n_classes)
+    x = x32.astype(np.float64)
+    model: Any = kernelkit.SVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x32, y)
+    theirs = SkSVC(C=1.0, gamma=GAMMA, tol=1e-6).fit(x32, y)
+    gram = gram_for(model, x)
+    upper = svc_upper(model, y, 1.0, None)
+    for mine, libsvm in zip(svc_pairs(model, y), svc_pairs(theirs, y), strict=True):
+        kkt = svc_pair_kkt(mine, gram, upper)
+        extra = _fixed_point_slack(x, mine.rows, mine.sv, mine.coef)
+        assert kkt.violation <= 1e-6 + kkt.slack + extra, (kkt, extra)
+        # A bound of worst cases, a tenth of the tolerance at most.
+        assert extra < 0.1 * TOL
+        a, b = svc_dual_objective(mine, gram), svc_dual_objective(libsvm, gram)
+        assert rel_diff(a, b) < 1e-6, (a, b)
+    np.testing.assert_array_equal(model.predict(x32), theirs.predict(x32))

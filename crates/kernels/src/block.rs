@@ -69,6 +69,7 @@ pub(crate) fn dense_rows_block(
         right_by_feature: None,
         right_single: None,
         left_single: None,
+        fixed: None,
         right_offset: 0,
         function,
         n_features: a.n_features(),
@@ -96,6 +97,10 @@ pub(crate) struct Block<'a> {
     pub(crate) right_by_feature: Option<(&'a [f64], &'a [f64], usize)>,
     /// `right` in `f32`, when the kernel keeps that copy.
     pub(crate) right_single: Option<&'a [f32]>,
+    /// The left and the right rows as integer multiples of one quantum, with the quantum's
+    /// square, when the products are summed exactly over them ([`crate::fixed_point`]; `left`
+    /// is then empty).
+    pub(crate) fixed: Option<(&'a [i16], &'a [i16], f64)>,
     pub(crate) right_offset: usize,
     pub(crate) function: KernelFunction,
     pub(crate) n_features: usize,
@@ -139,6 +144,18 @@ impl Block<'_> {
         if d == 0 {
             for r in 0..n_left {
                 unsafe { out.row(r, c0, c1) }.fill(0.0);
+            }
+        } else if let Some((left_fixed, right_fixed, quantum_sq)) = self.fixed {
+            // Integer rows: exact sums, three left rows per pass over the right rows, however
+            // many left rows (faster than the f64 GEMM, and bitwise what any pass gives).
+            let right = &right_fixed[first * d..last * d];
+            let mut r0 = 0;
+            for group in left_fixed.chunks((GEMM_MIN_ROWS - 1) * d) {
+                let left: Vec<&[i16]> = group.chunks_exact(d).collect();
+                let mut windows: Vec<&mut [f64]> =
+                    (r0..r0 + left.len()).map(|r| unsafe { out.row(r, c0, c1) }).collect();
+                crate::fixed_point::dot_rows_fixed(&left, right, quantum_sq, &mut windows);
+                r0 += left.len();
             }
         } else if n_left < GEMM_MIN_ROWS {
             // One pass over the right rows for all the (at most three) left rows.

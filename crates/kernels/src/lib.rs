@@ -30,6 +30,7 @@ mod dense;
 mod distinct;
 mod error;
 mod feature_major;
+mod fixed_point;
 mod function;
 mod meb;
 mod padded;

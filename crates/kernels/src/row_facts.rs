@@ -14,11 +14,13 @@
 //! same fraction [`density`](crate::density) computes over the gathered values.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
 use crate::dense::{sq_norm, DenseRows};
 use crate::error::KernelError;
+use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::source::{exactly_single, narrow_exactly, reads_feature_major, DenseKernel};
 use crate::team::DisjointSlices;
@@ -59,6 +61,9 @@ pub struct RowFacts {
     all_single: bool,
     /// Non-zero values of each row.
     nonzeros: Vec<usize>,
+    /// The `f32` rows as integer multiples of one quantum, when they are
+    /// ([`crate::fixed_point`]), found at the first kernel that sums in single precision.
+    fixed: OnceLock<Option<FixedRows>>,
 }
 
 impl RowFacts {
@@ -87,6 +92,7 @@ impl RowFacts {
                 single: Some(Vec::new()),
                 all_single: true,
                 nonzeros: vec![0; n_rows],
+                fixed: OnceLock::new(),
             });
         }
         let mut sq_norms = vec![0.0; n_rows];
@@ -118,7 +124,15 @@ impl RowFacts {
             return Err(KernelError::NotFinite { name: "X", index });
         }
         let all_single = matches!(values, FactRows::Single(_)) || single.is_some();
-        Ok(RowFacts { n_rows, n_features, sq_norms, single, all_single, nonzeros })
+        Ok(RowFacts {
+            n_rows,
+            n_features,
+            sq_norms,
+            single,
+            all_single,
+            nonzeros,
+            fixed: OnceLock::new(),
+        })
     }
 
     /// Number of rows.
@@ -224,6 +238,50 @@ impl RowFacts {
             // Some subsets may be exactly f32 when not every row is.
             None => exactly_single(rows.rows(0, rows.n_rows())),
         })
+    }
+
+    /// [`RowFacts::kernel`], then [`DenseKernel::with_single_products`]`(single_products)`, with
+    /// the integer rows of [`crate::fixed_point`] gathered from one copy of all the rows (found
+    /// once, at the first such kernel: USPS's 45 one-vs-one pairs would look for them 45 times).
+    pub fn kernel_with_single_products(
+        &self,
+        values: FactRows<'_>,
+        index: &[usize],
+        function: KernelFunction,
+        single_products: bool,
+    ) -> Result<DenseKernel<'static>, KernelError> {
+        let row_major = self.n_features > 0 && !reads_feature_major(index.len(), self.n_features);
+        if single_products && self.all_single && row_major {
+            self.check(values, index)?;
+            if let Some(fixed) = self.fixed_rows(values) {
+                return DenseKernel::fixed_only(
+                    fixed.gather(self.n_features, index),
+                    self.norms(index),
+                    self.n_features,
+                    function,
+                );
+            }
+        }
+        let kernel = self.kernel(values, index, function)?;
+        if !single_products || !kernel.reads_single_precision() {
+            return Ok(kernel.with_single_products(single_products));
+        }
+        let fixed = self.fixed_rows(values).map(|fixed| fixed.gather(self.n_features, index));
+        Ok(kernel.with_single_products_over(fixed))
+    }
+
+    /// All the rows as integer multiples of one quantum, when every value is exactly an `f32`
+    /// and they are ([`FixedRows::from_single`]).
+    fn fixed_rows(&self, values: FactRows<'_>) -> Option<&FixedRows> {
+        let d = self.n_features;
+        self.fixed
+            .get_or_init(|| match (values, &self.single) {
+                _ if d == 0 => None,
+                (FactRows::Single(values), _) => FixedRows::from_single(values, d),
+                (FactRows::Double(_), Some(single)) => FixedRows::from_single(single, d),
+                (FactRows::Double(_), None) => None,
+            })
+            .as_ref()
     }
 }
 
@@ -419,5 +477,96 @@ mod tests {
             Err(KernelError::ShapeMismatch { .. })
         ));
         assert_eq!(facts.density(&[]), 1.0);
+    }
+
+    /// Fixed-point float32 rows (`k / 2000` computed in `f32`, as USPS's pixels): a subset's
+    /// kernel that sums in single precision sums exactly over the integers, from one copy of
+    /// all the rows; every block (one row, three, six: the GEMM's size) gives bitwise the
+    /// exact integer sum, through swaps, within the documented bound of the `f64` kernel.
+    #[test]
+    fn fixed_point_rows_are_summed_exactly_for_every_block_and_swap() {
+        let (n, d) = (230, 90);
+        let single: Vec<f32> = (0..n * d)
+            .map(|k| {
+                let level = ((k * 7919 + k / d * 13) % 2601) as f32;
+                if level > 2000.0 {
+                    0.0
+                } else {
+                    level / 2000.0
+                }
+            })
+            .collect();
+        let facts = RowFacts::new(FactRows::Single(&single), n, d).unwrap();
+        let index: Vec<usize> = (0..n).rev().step_by(2).chain(1..40).collect();
+        let gathered: Vec<f64> =
+            gather_rows(&single, d, &index).iter().map(|&v| v.into()).collect();
+        let m = index.len();
+        let quantum = 1.0 / 2000.0;
+        let integer = |p: usize| -> Vec<i64> {
+            gathered[p * d..(p + 1) * d].iter().map(|&v| (v / quantum).round() as i64).collect()
+        };
+        for f in [KernelFunction::Linear, KernelFunction::Rbf { gamma: 0.02 }] {
+            let mut kernel = facts
+                .kernel_with_single_products(FactRows::Single(&single), &index, f, true)
+                .unwrap();
+            assert!(kernel.sums_in_integers() && kernel.sums_in_single_precision());
+            let plain = facts
+                .kernel_with_single_products(FactRows::Single(&single), &index, f, false)
+                .unwrap();
+            assert!(!plain.sums_in_integers() && !plain.sums_in_single_precision());
+            let mut double = DenseKernel::new(DenseRows::new(&gathered, m, d).unwrap(), f).unwrap();
+            let swaps = [(4, 150), (17, 3), (0, m - 1)];
+            let mut order: Vec<usize> = (0..m).collect();
+            for &(i, j) in &swaps {
+                kernel.swap_index(i, j);
+                double.swap_index(i, j);
+                order.swap(i, j);
+            }
+            let mut worst = 0.0f64;
+            for rows in [vec![4], vec![150, 3], vec![0, 17, m - 1], vec![1, 2, 5, 8, 9, 60]] {
+                let (start, end) = (1, m);
+                let width = end - start;
+                let mut out = vec![0.0; rows.len() * width];
+                kernel.fill_block(&rows, start, end, &mut out);
+                let mut in_double = vec![0.0; out.len()];
+                double.fill_block(&rows, start, end, &mut in_double);
+                for (r, &p) in rows.iter().enumerate() {
+                    let x = integer(order[p]);
+                    for c in start..end {
+                        let got = out[r * width + c - start];
+                        let mut alone = [0.0];
+                        kernel.fill_block(&[p], c, c + 1, &mut alone);
+                        assert_eq!(got.to_bits(), alone[0].to_bits(), "row {p}, position {c}");
+                        let z = integer(order[c]);
+                        let exact: i64 = x.iter().zip(&z).map(|(a, b)| a * b).sum();
+                        if f == KernelFunction::Linear {
+                            assert_eq!(got, exact as f64 * (quantum * quantum), "row {p}, {c}");
+                        }
+                        // Within 2⁻²² M Σ(|x| + |z|) of the f64 kernel (M = 1; the RBF's
+                        // slope is at most 2γ).
+                        let sum_abs: f64 =
+                            (x.iter().chain(&z).map(|v| v.abs()).sum::<i64>()) as f64 * quantum;
+                        let bound = sum_abs / f64::from(1u32 << 22);
+                        let difference = (got - in_double[r * width + c - start]).abs();
+                        assert!(difference <= bound + 1e-15, "row {p}, {c}: {difference}");
+                        worst = worst.max(difference);
+                    }
+                }
+            }
+            assert!(worst > 0.0, "{f:?}: the quantized values differ from the f32 ones");
+        }
+        // Rows that are not fixed-point keep the f32 sums.
+        let mut noisy = single.clone();
+        noisy[5] = 0.123_456_7;
+        let facts = RowFacts::new(FactRows::Single(&noisy), n, d).unwrap();
+        let kernel = facts
+            .kernel_with_single_products(
+                FactRows::Single(&noisy),
+                &index,
+                KernelFunction::Linear,
+                true,
+            )
+            .unwrap();
+        assert!(kernel.sums_in_single_precision() && !kernel.sums_in_integers());
     }
 }

@@ -8,6 +8,7 @@ use crate::dense::DenseRows;
 use crate::distinct::DistinctRows;
 use crate::error::KernelError;
 use crate::feature_major::FeatureMajor;
+use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::parallel::for_column_chunks;
 
@@ -127,6 +128,10 @@ pub struct DenseKernel<'a> {
     /// Whether one to three columns over `single` are summed in `f32`
     /// ([`DenseKernel::with_single_products`]) rather than widened to `f64`.
     single_products: bool,
+    /// The rows as integer multiples of one quantum, when they sum in single precision and
+    /// every value is one ([`crate::fixed_point`]): every column is then summed exactly over
+    /// them, in 16-bit integers (and `single` may be absent: [`DenseKernel::fixed_only`]).
+    fixed: Option<FixedRows>,
     /// The distinct rows, when the rows are narrow (feature-major) and often repeated: a wide
     /// enough column is then computed over them and gathered ([`DistinctRows`]).
     distinct: Option<DistinctRows>,
@@ -169,6 +174,7 @@ impl<'a> DenseKernel<'a> {
             by_feature,
             single,
             single_products: false,
+            fixed: None,
             distinct,
         })
     }
@@ -198,6 +204,38 @@ impl<'a> DenseKernel<'a> {
             by_feature: None,
             single: Some(single),
             single_products: false,
+            fixed: None,
+            distinct: None,
+        })
+    }
+
+    /// The kernel over rows given only as integer multiples of one quantum (`fixed`, gathered
+    /// from [`FixedRows::from_single`] of `f32` rows), with the norms `sq_norms` of those `f32`
+    /// rows: what [`DenseKernel::single_only`] over the `f32` rows, then
+    /// [`DenseKernel::with_single_products`]`(true)`, would compute, without the `f32` copy
+    /// (every column is summed over the integers; USPS's one-vs-one pairs gathered 67 MB of
+    /// `f32` rows for nothing). Only for rows read row-major, of at least one feature.
+    pub(crate) fn fixed_only(
+        fixed: FixedRows,
+        sq_norms: Vec<f64>,
+        n_features: usize,
+        function: KernelFunction,
+    ) -> Result<Self, KernelError> {
+        function.validate()?;
+        let n_rows = sq_norms.len();
+        assert!(
+            n_features > 0
+                && fixed.values.len() == n_rows * n_features
+                && !reads_feature_major(n_rows, n_features),
+            "DenseKernel::fixed_only: rows read row-major, of at least one feature"
+        );
+        Ok(DenseKernel {
+            rows: Store::Single { n_features, sq_norms },
+            function,
+            by_feature: None,
+            single: None,
+            single_products: true,
+            fixed: Some(fixed),
             distinct: None,
         })
     }
@@ -207,14 +245,43 @@ impl<'a> DenseKernel<'a> {
     /// ([`DenseKernel::reads_single_precision`]): for float32 input, whose kernel values the
     /// cache stores in `f32` anyway. Otherwise (and for blocks of four rows or more, which go
     /// through the `f64` GEMM) every product is the `f64` one.
+    ///
+    /// When enabled and every value is an integer multiple of one quantum (pixels, counts;
+    /// [`crate::fixed_point`]), every column, of any number of rows, is instead summed exactly
+    /// over those integers ([`DenseKernel::sums_in_integers`]). A kernel without the `f32`
+    /// copy is left as it is.
     pub fn with_single_products(mut self, enabled: bool) -> Self {
-        self.single_products = enabled && self.single.is_some();
+        if self.single.is_none() {
+            // No f32 copy: nothing to change, unless the kernel has only integer rows
+            // ([`DenseKernel::fixed_only`]), which it always sums over.
+            return self;
+        }
+        self.single_products = enabled;
+        self.fixed = match &self.single {
+            Some(single) if enabled => FixedRows::from_single(single, self.n_features()),
+            _ => None,
+        };
+        self
+    }
+
+    /// [`DenseKernel::with_single_products`]`(true)` with the rows' integer multiples `fixed`
+    /// found by the caller ([`crate::RowFacts::kernel_with_single_products`]): they must be
+    /// [`FixedRows::from_single`] of rows whose `f32` values are this kernel's.
+    pub(crate) fn with_single_products_over(mut self, fixed: Option<FixedRows>) -> Self {
+        self.single_products = self.single.is_some();
+        self.fixed = fixed.filter(|_| self.single_products);
         self
     }
 
     /// Whether columns sum their inner products in `f32` ([`DenseKernel::with_single_products`]).
     pub fn sums_in_single_precision(&self) -> bool {
         self.single_products
+    }
+
+    /// Whether columns are summed exactly over the rows as integer multiples of one quantum
+    /// ([`crate::fixed_point`]; only when they sum in single precision).
+    pub fn sums_in_integers(&self) -> bool {
+        self.fixed.is_some()
     }
 
     /// Whether columns read the rows in `f32` (every value is exactly an `f32`).
@@ -268,7 +335,9 @@ impl<'a> DenseKernel<'a> {
             (Store::Single { n_features: d, .. }, Some(single)) => {
                 out.extend(single[r * d..(r + 1) * d].iter().map(|&v| f64::from(v)));
             }
-            (Store::Single { .. }, None) => unreachable!("a single-only kernel keeps its f32 rows"),
+            (Store::Single { .. }, None) => {
+                unreachable!("a single-only kernel keeps its f32 rows; a fixed-only one sums over its integers")
+            }
         }
     }
 }
@@ -307,11 +376,23 @@ impl KernelSource for DenseKernel<'_> {
             return;
         }
         let d = self.n_features();
-        let mut left = Vec::with_capacity(rows.len() * d);
-        for &r in rows {
-            self.extend_with_row(r, &mut left);
+        // Every column of a kernel with integer rows is summed over them: the left rows are
+        // not needed in f64.
+        let left_fixed: Option<Vec<i16>> = self
+            .fixed
+            .as_ref()
+            .map(|fixed| rows.iter().flat_map(|&r| fixed.row(r, d)).copied().collect());
+        let mut left = Vec::new();
+        if left_fixed.is_none() {
+            left.reserve(rows.len() * d);
+            for &r in rows {
+                self.extend_with_row(r, &mut left);
+            }
         }
         let left_norms: Vec<f64> = rows.iter().map(|&r| self.sq_norms()[r]).collect();
+        // Integer rows need the f32 copy, which only rows read row-major have; distinct rows
+        // are only looked for in rows read feature-major.
+        debug_assert!(left_fixed.is_none() || self.distinct.is_none());
         if let Some(distinct) = self.distinct.as_ref().filter(|distinct| distinct.pays_for(width)) {
             let left: Vec<&[f64]> = left.chunks_exact(d).collect();
             let mut over_distinct = vec![0.0; rows.len() * distinct.rows().n_rows()];
@@ -321,7 +402,9 @@ impl KernelSource for DenseKernel<'_> {
         }
         let left_used = self.by_feature.as_ref().map(|by_feature| by_feature.left(&left, d));
         let left_single: Option<Vec<f32>> = match &self.single {
-            Some(single) if self.single_products && rows.len() < GEMM_MIN_ROWS => {
+            Some(single)
+                if self.single_products && left_fixed.is_none() && rows.len() < GEMM_MIN_ROWS =>
+            {
                 Some(rows.iter().flat_map(|&r| &single[r * d..(r + 1) * d]).copied().collect())
             }
             _ => None,
@@ -338,6 +421,11 @@ impl KernelSource for DenseKernel<'_> {
                 |(by_feature, left)| (by_feature.values.as_slice(), left, by_feature.used.len()),
             ),
             right_single: self.single.as_deref(),
+            fixed: self
+                .fixed
+                .as_ref()
+                .zip(left_fixed.as_deref())
+                .map(|(fixed, left)| (left, fixed.values.as_slice(), fixed.quantum_sq)),
             right_offset: start,
             function: self.function,
             n_features: d,
@@ -363,6 +451,9 @@ impl KernelSource for DenseKernel<'_> {
             let (lo, hi) = (i.min(j), i.max(j));
             let (head, tail) = single.split_at_mut(hi * d);
             head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        }
+        if let Some(fixed) = &mut self.fixed {
+            fixed.swap_rows(i, j, d);
         }
         if let Some(distinct) = &mut self.distinct {
             distinct.swap_index(i, j);
