@@ -190,23 +190,7 @@ impl<'a> DenseKernel<'a> {
         n_features: usize,
         function: KernelFunction,
     ) -> Result<Self, KernelError> {
-        function.validate()?;
-        let n_rows = sq_norms.len();
-        assert!(
-            n_features > 0
-                && single.len() == n_rows * n_features
-                && !reads_feature_major(n_rows, n_features),
-            "DenseKernel::single_only: rows read row-major, of at least one feature"
-        );
-        Ok(DenseKernel {
-            rows: Store::Single { n_features, sq_norms },
-            function,
-            by_feature: None,
-            single: Some(single),
-            single_products: false,
-            fixed: None,
-            distinct: None,
-        })
+        Self::row_major_only(Some(single), None, sq_norms, n_features, function)
     }
 
     /// The kernel over rows given only as integer multiples of one quantum (`fixed`, gathered
@@ -221,21 +205,38 @@ impl<'a> DenseKernel<'a> {
         n_features: usize,
         function: KernelFunction,
     ) -> Result<Self, KernelError> {
+        Self::row_major_only(None, Some(fixed), sq_norms, n_features, function)
+    }
+
+    /// [`DenseKernel::single_only`] (`single`) or [`DenseKernel::fixed_only`] (`fixed`).
+    fn row_major_only(
+        single: Option<Vec<f32>>,
+        fixed: Option<FixedRows>,
+        sq_norms: Vec<f64>,
+        n_features: usize,
+        function: KernelFunction,
+    ) -> Result<Self, KernelError> {
         function.validate()?;
         let n_rows = sq_norms.len();
+        let n_values = match (&single, &fixed) {
+            (Some(single), None) => single.len(),
+            (None, Some(fixed)) => fixed.values.len(),
+            _ => unreachable!("DenseKernel::row_major_only: the f32 rows or the integer rows"),
+        };
         assert!(
             n_features > 0
-                && fixed.values.len() == n_rows * n_features
+                && n_values == n_rows * n_features
                 && !reads_feature_major(n_rows, n_features),
-            "DenseKernel::fixed_only: rows read row-major, of at least one feature"
+            "DenseKernel: rows given only in f32 or as integers are read row-major, of at least \
+             one feature"
         );
         Ok(DenseKernel {
             rows: Store::Single { n_features, sq_norms },
             function,
             by_feature: None,
-            single: None,
-            single_products: true,
-            fixed: Some(fixed),
+            single,
+            single_products: fixed.is_some(),
+            fixed,
             distinct: None,
         })
     }
