@@ -68,13 +68,7 @@ impl BinaryRows {
 
     /// Exchanges the rows at positions `i` and `j`.
     pub(crate) fn swap(&mut self, i: usize, j: usize) {
-        let w = self.words;
-        let (lo, hi) = (i.min(j), i.max(j));
-        if lo == hi {
-            return;
-        }
-        let (head, tail) = self.bits.split_at_mut(hi * w);
-        head[lo * w..(lo + 1) * w].swap_with_slice(&mut tail[..w]);
+        crate::dense::swap_row_slices(&mut self.bits, i, j, self.words);
     }
 
     /// `out[c] = ⟨x, row at position first + c⟩` for the bit set `x` of [`BinaryRows::query`].

@@ -111,11 +111,7 @@ impl<'a> DenseRows<'a> {
         if i == j {
             return;
         }
-        let d = self.n_features;
-        let values = self.values.to_mut();
-        let (lo, hi) = (i.min(j), i.max(j));
-        let (head, tail) = values.split_at_mut(hi * d);
-        head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        swap_row_slices(self.values.to_mut(), i, j, self.n_features);
         self.sq_norms.swap(i, j);
     }
 }
@@ -140,6 +136,17 @@ pub(crate) fn sq_norms(values: &[f64], n_rows: usize, n_features: usize) -> Vec<
 /// (`f32` values are widened first: the same sum as over their `f64` copy).
 pub(crate) fn sq_norm<T: Copy + Into<f64>>(row: &[T]) -> f64 {
     row.iter().map(|&v| v.into() * v.into()).sum()
+}
+
+/// Exchanges rows `i` and `j` of the row-major `values` (rows of `width` entries); nothing
+/// when `i == j`.
+pub(crate) fn swap_row_slices<T>(values: &mut [T], i: usize, j: usize, width: usize) {
+    if i == j {
+        return;
+    }
+    let (lo, hi) = (i.min(j), i.max(j));
+    let (head, tail) = values.split_at_mut(hi * width);
+    head[lo * width..(lo + 1) * width].swap_with_slice(&mut tail[..width]);
 }
 
 #[cfg(test)]

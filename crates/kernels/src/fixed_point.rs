@@ -109,24 +109,6 @@ impl FixedRows {
         Some(FixedRows { values, quantum_sq: quantum * quantum })
     }
 
-    /// The rows `index` (in that order) of `d` values.
-    pub(crate) fn gather(&self, d: usize, index: &[usize]) -> Self {
-        let mut values = Vec::with_capacity(index.len() * d);
-        for &i in index {
-            values.extend_from_slice(self.row(i, d));
-        }
-        FixedRows { values, quantum_sq: self.quantum_sq }
-    }
-
-    /// Exchanges rows `i` and `j` of `d` values.
-    pub(crate) fn swap_rows(&mut self, i: usize, j: usize, d: usize) {
-        if i != j {
-            let (lo, hi) = (i.min(j), i.max(j));
-            let (head, tail) = self.values.split_at_mut(hi * d);
-            head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
-        }
-    }
-
     /// Row `r` of `d` values.
     pub(crate) fn row(&self, r: usize, d: usize) -> &[i16] {
         &self.values[r * d..(r + 1) * d]

@@ -16,6 +16,8 @@
 //! the slots ([`PaddedRows::inner_products_pair`]): each slot's indices are read once for both,
 //! which is the common case inside SMO (a working pair's two columns).
 
+use crate::dense::swap_row_slices;
+
 /// A stored column index.
 trait Slot: Copy {
     fn get(self) -> usize;
@@ -187,13 +189,13 @@ impl PaddedRows {
         }
         let w = self.width;
         match &mut self.indices {
-            Indices::Narrow(v) => swap_slots(v, i, j, w),
-            Indices::Wide(v) => swap_slots(v, i, j, w),
+            Indices::Narrow(v) => swap_row_slices(v, i, j, w),
+            Indices::Wide(v) => swap_row_slices(v, i, j, w),
         }
         match &mut self.values {
             Values::Ones => {}
-            Values::Single(v) => swap_slots(v, i, j, w),
-            Values::Double(v) => swap_slots(v, i, j, w),
+            Values::Single(v) => swap_row_slices(v, i, j, w),
+            Values::Double(v) => swap_row_slices(v, i, j, w),
         }
         self.lens.swap(i, j);
         self.sq_norms.swap(i, j);
@@ -320,12 +322,6 @@ fn dot_pair<I: Slot, V: SlotValues + ?Sized>(
         k += 1;
     }
     (sum_x, sum_z)
-}
-
-fn swap_slots<T>(v: &mut [T], i: usize, j: usize, width: usize) {
-    let (lo, hi) = (i.min(j), i.max(j));
-    let (head, tail) = v.split_at_mut(hi * width);
-    head[lo * width..(lo + 1) * width].swap_with_slice(&mut tail[..width]);
 }
 
 #[cfg(test)]

@@ -255,7 +255,10 @@ impl RowFacts {
             self.check(values, index)?;
             if let Some(fixed) = self.fixed_rows(values) {
                 return DenseKernel::fixed_only(
-                    fixed.gather(self.n_features, index),
+                    FixedRows {
+                        values: gather_rows(&fixed.values, self.n_features, index),
+                        quantum_sq: fixed.quantum_sq,
+                    },
                     self.norms(index),
                     self.n_features,
                     function,
@@ -263,11 +266,10 @@ impl RowFacts {
             }
         }
         let kernel = self.kernel(values, index, function)?;
-        if !single_products || !kernel.reads_single_precision() {
-            return Ok(kernel.with_single_products(single_products));
-        }
-        let fixed = self.fixed_rows(values).map(|fixed| fixed.gather(self.n_features, index));
-        Ok(kernel.with_single_products_over(fixed))
+        // The f32 sums (when the kernel has the f32 rows), without looking for integer rows
+        // again: all the rows are not integer multiples (found above), or not all are exactly
+        // f32 and there is no copy of all the rows to gather them from.
+        Ok(if single_products { kernel.with_single_products_over(None) } else { kernel })
     }
 
     /// All the rows as integer multiples of one quantum, when every value is exactly an `f32`

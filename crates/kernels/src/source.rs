@@ -4,7 +4,7 @@
 //! blocks of values are computed by [`crate::block`].
 
 use crate::block::{Block, Right, GEMM_MIN_ROWS};
-use crate::dense::DenseRows;
+use crate::dense::{swap_row_slices, DenseRows};
 use crate::distinct::DistinctRows;
 use crate::error::KernelError;
 use crate::feature_major::FeatureMajor;
@@ -448,13 +448,11 @@ impl KernelSource for DenseKernel<'_> {
             Store::Double(rows) => rows.swap_rows(i, j),
             Store::Single { sq_norms, .. } => sq_norms.swap(i, j),
         }
-        if let (Some(single), false) = (&mut self.single, i == j) {
-            let (lo, hi) = (i.min(j), i.max(j));
-            let (head, tail) = single.split_at_mut(hi * d);
-            head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        if let Some(single) = &mut self.single {
+            swap_row_slices(single, i, j, d);
         }
         if let Some(fixed) = &mut self.fixed {
-            fixed.swap_rows(i, j, d);
+            swap_row_slices(&mut fixed.values, i, j, d);
         }
         if let Some(distinct) = &mut self.distinct {
             distinct.swap_index(i, j);
