@@ -27,11 +27,17 @@
 //! * Used only where the kernel may sum in `f32` ([`crate::DenseKernel::with_single_products`],
 //!   float32 input), then for every block of left rows, three per pass over the right rows
 //!   (faster than the `f64` GEMM, and bitwise what a lone row gives). A one-vs-one pair's kernel
-//!   gathers only the integer rows, found once for all the rows
-//!   ([`crate::RowFacts::kernel_with_single_products`]).
+//!   gathers only the integer rows, found once for all the rows, in parallel, when the
+//!   [`crate::RowFacts`] of `f32` rows are made ([`crate::RowFacts::kernel_with_single_products`]).
+//!   The checks and conversions are vectorised with AVX2 or AVX-512 (the baseline loops, run
+//!   by the first pair while the other workers waited, were 5 % of a USPS fit).
 //! * Measured (issue 9, AMD Zen 4 with VNNI, `python benches/run_all.py --datasets usps,kddcup
 //!   --repeats 3`): USPS's 45-pair fit 0.154 → 0.11 s; the column loop went from 56 % of
 //!   kernelkit's samples to about 30 %; the dual objectives stay within 8·10⁻⁸ of LIBSVM's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
 
 /// Largest integer a value may be, in quanta.
 const MAX_MAGNITUDE: f64 = i16::MAX as f64;
@@ -43,6 +49,9 @@ const ABSOLUTE_SLACK: f64 = 1.0 / (1u64 << 22) as f64;
 
 /// Values checked between two early exits of [`FixedRows::from_single`].
 const CHECK_CHUNK: usize = 4096;
+
+/// Values per parallel task of [`FixedRows::from_single`].
+const PARALLEL_CHUNK: usize = 64 * CHECK_CHUNK;
 
 /// `1.5 · 2⁵²`: `(x + ROUNDING) − ROUNDING` is `x` rounded to the nearest integer (ties to
 /// even) for `|x| < 2⁵¹`.
@@ -66,14 +75,12 @@ impl FixedRows {
     /// value that fails.
     pub(crate) fn from_single(single: &[f32], d: usize) -> Option<Self> {
         assert!(d > 0 && single.len().is_multiple_of(d), "FixedRows: rows of d > 0 values");
-        // Magnitudes compared as the integers of their bits (the same order for finite values;
-        // the loops vectorise): zero counts as the largest for the smallest magnitude.
-        let (mut smallest, mut largest) = (u32::MAX, 0u32);
-        for &v in single {
-            let bits = v.to_bits() & 0x7fff_ffff;
-            smallest = smallest.min(if bits == 0 { u32::MAX } else { bits });
-            largest = largest.max(bits);
-        }
+        // Magnitudes compared as the integers of their bits (the same order for finite values):
+        // zero counts as the largest for the smallest magnitude.
+        let (smallest, largest) = single
+            .par_chunks(PARALLEL_CHUNK)
+            .map(magnitude_bits_range)
+            .reduce(|| (u32::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
         if smallest == u32::MAX {
             return None;
         }
@@ -88,30 +95,114 @@ impl FixedRows {
             return None;
         }
         let quantum = largest / largest_multiple;
-        let (inverse, slack) = (1.0 / quantum, largest * ABSOLUTE_SLACK);
+        let grid = Grid { quantum, inverse: 1.0 / quantum, slack: largest * ABSOLUTE_SLACK };
         let mut values = vec![0i16; single.len()];
-        for (out, chunk) in values.chunks_mut(CHECK_CHUNK).zip(single.chunks(CHECK_CHUNK)) {
-            let mut off = false;
-            for (k_out, &v) in out.iter_mut().zip(chunk) {
-                let v = f64::from(v);
-                // Rounded to the nearest integer by the addition of 1.5 · 2⁵² (exact for
-                // |v / q| < 2⁵¹; `f64::round` is a libm call on baseline x86-64, 45 % of a USPS
-                // fit when it was used here).
-                let k = (v * inverse + ROUNDING) - ROUNDING;
-                off |= (v - k * quantum).abs() > slack;
-                // |k| ≤ MAX_MAGNITUDE + 1 as |v| ≤ M.
-                *k_out = k as i32 as i16;
-            }
-            if off {
-                return None;
-            }
-        }
-        Some(FixedRows { values, quantum_sq: quantum * quantum })
+        // Set by the first block with a value off the grid: the later blocks stop early.
+        let off = AtomicBool::new(false);
+        values.par_chunks_mut(PARALLEL_CHUNK).zip(single.par_chunks(PARALLEL_CHUNK)).for_each(
+            |(out, chunk)| {
+                for (out, chunk) in out.chunks_mut(CHECK_CHUNK).zip(chunk.chunks(CHECK_CHUNK)) {
+                    if off.load(Ordering::Relaxed) || !grid.to_multiples(chunk, out) {
+                        off.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            },
+        );
+        (!off.into_inner()).then_some(FixedRows { values, quantum_sq: quantum * quantum })
     }
 
     /// Row `r` of `d` values.
     pub(crate) fn row(&self, r: usize, d: usize) -> &[i16] {
         &self.values[r * d..(r + 1) * d]
+    }
+}
+
+/// The smallest non-zero and the largest magnitude of `values`, as the bits of their `f32`
+/// (`u32::MAX` for the smallest when every value is zero): vectorised (AVX2 or AVX-512 where
+/// the CPU has them; baseline x86-64 has no unsigned 32-bit minimum).
+fn magnitude_bits_range(values: &[f32]) -> (u32, u32) {
+    #[inline(always)]
+    fn body(values: &[f32]) -> (u32, u32) {
+        let (mut smallest, mut largest) = (u32::MAX, 0u32);
+        for &v in values {
+            let bits = v.to_bits() & 0x7fff_ffff;
+            smallest = smallest.min(if bits == 0 { u32::MAX } else { bits });
+            largest = largest.max(bits);
+        }
+        (smallest, largest)
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx2")]
+        fn avx512(values: &[f32]) -> (u32, u32) {
+            body(values)
+        }
+        #[target_feature(enable = "avx2")]
+        fn avx2(values: &[f32]) -> (u32, u32) {
+            body(values)
+        }
+        if crate::avx512_available() {
+            // SAFETY: the CPU has AVX-512F and AVX2.
+            return unsafe { avx512(values) };
+        }
+        if crate::avx2_available() {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2(values) };
+        }
+    }
+    body(values)
+}
+
+/// The grid of multiples of one quantum that [`FixedRows::from_single`] checks values against.
+#[derive(Clone, Copy)]
+struct Grid {
+    quantum: f64,
+    inverse: f64,
+    /// How far a value may be from its multiple.
+    slack: f64,
+}
+
+impl Grid {
+    /// `out[t] = k` with `values[t]` within the slack of `k·quantum`, for every `t`; `false`
+    /// (and `out` partly written) when some value is not. Every value is at most the largest
+    /// magnitude `M`, so `|k| ≤ 32768`. Vectorised where the CPU allows (the same values bit
+    /// for bit: each is a few separate `f64` operations, none fused).
+    fn to_multiples(self, values: &[f32], out: &mut [i16]) -> bool {
+        #[inline(always)]
+        fn body(grid: Grid, values: &[f32], out: &mut [i16]) -> bool {
+            let mut off = false;
+            for (k_out, &v) in out.iter_mut().zip(values) {
+                let v = f64::from(v);
+                // Rounded to the nearest integer by the addition of 1.5 · 2⁵² (exact for
+                // |v / q| < 2⁵¹; `f64::round` is a libm call on baseline x86-64, 45 % of a USPS
+                // fit when it was used here).
+                let k = (v * grid.inverse + ROUNDING) - ROUNDING;
+                off |= (v - k * grid.quantum).abs() > grid.slack;
+                *k_out = k as i32 as i16;
+            }
+            !off
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx2")]
+            fn avx512(grid: Grid, values: &[f32], out: &mut [i16]) -> bool {
+                body(grid, values, out)
+            }
+            #[target_feature(enable = "avx2")]
+            fn avx2(grid: Grid, values: &[f32], out: &mut [i16]) -> bool {
+                body(grid, values, out)
+            }
+            if crate::avx512_available() {
+                // SAFETY: the CPU has AVX-512F and AVX2.
+                return unsafe { avx512(self, values, out) };
+            }
+            if crate::avx2_available() {
+                // SAFETY: the CPU has AVX2.
+                return unsafe { avx2(self, values, out) };
+            }
+        }
+        body(self, values, out)
     }
 }
 
@@ -405,6 +496,29 @@ mod tests {
                 let v = f64::from(v);
                 assert!((f64::from(k) * quantum - v).abs() <= largest * ABSOLUTE_SLACK, "{k} {v}");
             }
+        }
+    }
+
+    #[test]
+    fn many_blocks_on_two_threads_give_every_multiple_and_see_an_off_value_anywhere() {
+        // Three parallel blocks and a part, on a pool of two threads.
+        let d = 256;
+        let n = (3 * PARALLEL_CHUNK + 5 * CHECK_CHUNK + 7) / d + 1;
+        let mut single = fixed_rows(n, d, 2000.0, 2000, 11);
+        single[n * d - 1] = 1.0 / 2000.0;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let fixed = pool.install(|| FixedRows::from_single(&single, d)).expect("fixed-point");
+        // Every value's multiple, as one value at a time rounds it.
+        let quantum = 1.0 / 2000.0f64;
+        assert!((fixed.quantum_sq / (quantum * quantum) - 1.0).abs() < 1e-6);
+        for (t, (&k, &v)) in fixed.values.iter().zip(&single).enumerate() {
+            assert_eq!(i32::from(k), (f64::from(v) * 2000.0).round() as i32, "value {t}");
+        }
+        // One value off the grid in the first, a middle or the last block: refused.
+        for t in [0, PARALLEL_CHUNK + 3, 2 * PARALLEL_CHUNK + CHECK_CHUNK, n * d - 2] {
+            let mut off = single.clone();
+            off[t] = 0.3 / 2000.0 + 0.5;
+            assert!(pool.install(|| FixedRows::from_single(&off, d)).is_none(), "off at {t}");
         }
     }
 

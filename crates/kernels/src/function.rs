@@ -79,15 +79,13 @@ impl KernelFunction {
     }
 
     /// Turns a row of inner products `⟨x, z_c⟩` into kernel values `k(x, z_c)` in place.
-    /// The RBF exponential runs through the vectorised [`crate::simd::exp_in_place`].
+    /// The RBF runs through the vectorised [`crate::simd::rbf_in_place`] (its argument and
+    /// exponential in one pass).
     pub fn map_row(&self, values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f64]) {
         match *self {
             KernelFunction::Linear => {}
             KernelFunction::Rbf { gamma } => {
-                for (v, &sq_norm_z) in values.iter_mut().zip(sq_norms_z) {
-                    *v = -gamma * (sq_norm_x + sq_norm_z - 2.0 * *v).max(0.0);
-                }
-                crate::simd::exp_in_place(values);
+                crate::simd::rbf_in_place(values, sq_norm_x, sq_norms_z, gamma);
             }
             _ => {
                 for (v, &sq_norm_z) in values.iter_mut().zip(sq_norms_z) {
