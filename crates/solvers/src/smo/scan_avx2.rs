@@ -135,11 +135,11 @@ simd_scans!("avx2");
 
 /// Calls `visit(state, t)` for every position `t` that could raise the running maxima of a
 /// scan over `I_up` by `−y_t G_t` and over `I_low` by `y_t G_t`, given by `thresholds(state)`
-/// as `(up, low)`: whenever one of four positions is a member with a value `>=` its side's
-/// threshold, the four are visited in order; the `n mod 4` last positions are always visited.
-/// A `visit` that changes the state only when a value reaches its side's threshold (and
-/// raises the threshold only) therefore ends in the state the sequential loop over every
-/// position ends in.
+/// as `(up, low)`: four positions at a time, those that are members with a value `>=` their
+/// side's threshold at the start of the four are visited in order; the `n mod 4` last
+/// positions are always visited. A `visit` that changes the state only when a value reaches
+/// its side's threshold (and raises the thresholds only) therefore ends in the state the
+/// sequential loop over every position ends in.
 ///
 /// # Safety
 /// AVX2 is available.
@@ -163,10 +163,13 @@ pub(super) unsafe fn visit_reaching<S>(
         let in_low = not_equal(bounds, mul(sub(one, labels), half));
         let up_reached = at_least_where(in_up, negate(y_g), splat(up));
         let low_reached = at_least_where(in_low, y_g, splat(low));
-        if any(_mm256_or_pd(up_reached, low_reached)) {
-            for k in t..t + WIDTH {
-                visit(state, k);
-            }
+        // Only the positions that reach a threshold, in order: the others cannot reach the
+        // thresholds raised by the earlier ones either (a visit to every position of a group
+        // that had one was 2 % of a USPS fit, in the calls alone).
+        let mut reaching = _mm256_movemask_pd(_mm256_or_pd(up_reached, low_reached));
+        while reaching != 0 {
+            visit(state, t + reaching.trailing_zeros() as usize);
+            reaching &= reaching - 1;
         }
         t += WIDTH;
     }
