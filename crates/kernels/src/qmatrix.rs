@@ -289,9 +289,36 @@ fn store_signed<'a>(
     signs: &[f64],
 ) -> &'a [f32] {
     assert!(values.len() == column.len() && signs.len() == column.len());
-    for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
-        q.write((s * s_t * value) as f32);
+    #[inline(always)]
+    fn body(column: &mut [MaybeUninit<f32>], values: &[f64], s: f64, signs: &[f64]) {
+        for ((q, &value), &s_t) in column.iter_mut().zip(values).zip(signs) {
+            q.write((s * s_t * value) as f32);
+        }
     }
+    // The same operations eight or four wide (baseline x86-64 code converts two at a time:
+    // this loop was 10 % of an a9a fit's samples).
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx2")]
+        fn avx512(column: &mut [MaybeUninit<f32>], values: &[f64], s: f64, signs: &[f64]) {
+            body(column, values, s, signs);
+        }
+        #[target_feature(enable = "avx2")]
+        fn avx2(column: &mut [MaybeUninit<f32>], values: &[f64], s: f64, signs: &[f64]) {
+            body(column, values, s, signs);
+        }
+        if crate::avx512_available() {
+            // SAFETY: the CPU has AVX-512F and AVX2.
+            unsafe { avx512(column, values, s, signs) };
+        } else if crate::avx2_available() {
+            // SAFETY: the CPU has AVX2.
+            unsafe { avx2(column, values, s, signs) };
+        } else {
+            body(column, values, s, signs);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    body(column, values, s, signs);
     // SAFETY: every value of the window was written just above (the lengths are equal), and
     // `MaybeUninit<f32>` has the layout of `f32`.
     unsafe { &*(std::ptr::from_mut(column) as *const [f32]) }
@@ -678,6 +705,30 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_windows_are_the_scalar_products_rounded_once() {
+        // Every vector width's tail; values that round differently in f32, and ±0, ±∞, NaN.
+        for n in [0, 1, 3, 4, 7, 8, 9, 16, 17, 33] {
+            let values: Vec<f64> = (0..n)
+                .map(|t| match t % 9 {
+                    6 => -0.0,
+                    7 => f64::INFINITY,
+                    8 => f64::NAN,
+                    r => (t as f64 * 0.731).sin() * 10f64.powi(r as i32 - 3) + 1e-9,
+                })
+                .collect();
+            let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
+            for s in [1.0, -1.0] {
+                let mut column = vec![MaybeUninit::<f32>::uninit(); n];
+                let stored = store_signed(&mut column, &values, s, &signs);
+                for t in 0..n {
+                    let expected = (s * signs[t] * values[t]) as f32;
+                    assert_eq!(stored[t].to_bits(), expected.to_bits(), "n {n}, t {t}, s {s}");
+                }
+            }
+        }
+    }
     use crate::{DenseKernel, DenseRows, KernelFunction};
 
     fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
