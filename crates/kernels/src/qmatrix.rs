@@ -705,6 +705,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{DenseKernel, DenseRows, KernelFunction};
 
     #[test]
     fn signed_windows_are_the_scalar_products_rounded_once() {
@@ -729,7 +730,6 @@ mod tests {
             }
         }
     }
-    use crate::{DenseKernel, DenseRows, KernelFunction};
 
     fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
         DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })

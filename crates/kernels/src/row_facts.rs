@@ -22,7 +22,9 @@ use crate::dense::{sq_norm, DenseRows};
 use crate::error::KernelError;
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
-use crate::source::{exactly_single, narrow_exactly, reads_feature_major, DenseKernel};
+use crate::source::{
+    exactly_single, narrow_exactly, reads_feature_major, DenseKernel, NARROW_MAX_FEATURES,
+};
 use crate::team::DisjointSlices;
 
 /// Rows per block of [`RowFacts::new`].
@@ -125,12 +127,16 @@ impl RowFacts {
             return Err(KernelError::NotFinite { name: "X", index });
         }
         let all_single = matches!(values, FactRows::Single(_)) || single.is_some();
-        // float32 rows are summed in single precision, or as integers when they are fixed-point:
-        // found here, in parallel, rather than by the first pair's kernel while the other
-        // workers wait for it (5 ms of a 100 ms USPS fit, one thread working).
+        // Row-major float32 rows are summed in single precision, or as integers when they are
+        // fixed-point: found here, in parallel, rather than by the first pair's kernel while
+        // the other workers wait for it (5 ms of a 100 ms USPS fit, one thread working). Rows
+        // of at most `NARROW_MAX_FEATURES` may be read feature-major (in `f64`), so they are
+        // looked at only when a kernel asks.
         let fixed = match values {
-            FactRows::Single(values) => OnceLock::from(FixedRows::from_single(values, d)),
-            FactRows::Double(_) => OnceLock::new(),
+            FactRows::Single(values) if d > NARROW_MAX_FEATURES => {
+                OnceLock::from(FixedRows::from_single(values, d))
+            }
+            FactRows::Single(_) | FactRows::Double(_) => OnceLock::new(),
         };
         Ok(RowFacts { n_rows, n_features, sq_norms, single, all_single, nonzeros, fixed })
     }

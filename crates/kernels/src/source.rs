@@ -138,7 +138,7 @@ pub struct DenseKernel<'a> {
 }
 
 /// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
-const NARROW_MAX_FEATURES: usize = 64;
+pub(crate) const NARROW_MAX_FEATURES: usize = 64;
 /// ... unless the copy would exceed this many values (128 MB).
 const NARROW_MAX_VALUES: usize = 1 << 24;
 
