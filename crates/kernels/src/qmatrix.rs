@@ -496,7 +496,7 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{DenseKernel, DenseRows, KernelFunction};
 
@@ -524,12 +524,14 @@ mod tests {
         }
     }
 
-    fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
+    /// An RBF kernel over `n` rows of `d` values (shared with `svr_qmatrix`'s tests).
+    pub(crate) fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
         DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
             .unwrap()
     }
 
-    fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
+    /// `K(x_i, x_j)` computed alone.
+    pub(crate) fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
         let mut out = [0.0];
         k.fill_block(&[i], j, j + 1, &mut out);
         out[0]

@@ -219,18 +219,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DenseKernel, DenseRows, KernelFunction};
-
-    fn kernel(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
-        DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
-            .unwrap()
-    }
-
-    fn k_value(k: &DenseKernel<'_>, i: usize, j: usize) -> f64 {
-        let mut out = [0.0];
-        k.fill_block(&[i], j, j + 1, &mut out);
-        out[0]
-    }
+    use crate::qmatrix::tests::{k_value, kernel};
 
     #[test]
     fn svr_q_is_the_doubled_signed_kernel() {
