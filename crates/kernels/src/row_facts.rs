@@ -311,17 +311,35 @@ fn scan_blocks<T: Copy + Into<f64> + Sync>(
         .enumerate()
         .filter_map(|(b, ((block, norms), nonzeros))| {
             let lo = b * FACT_BLOCK_ROWS * d;
-            if let Some(k) = block.iter().position(|&v| !v.into().is_finite()) {
-                return Some(lo + k);
+            if !all_finite(block) {
+                let k = block.iter().position(|&v| !v.into().is_finite());
+                return k.map(|k| lo + k);
             }
             for ((row, norm), count) in block.chunks_exact(d).zip(norms).zip(nonzeros) {
                 *norm = sq_norm(row);
-                *count = row.iter().filter(|&&v| v.into() != 0.0).count();
+                *count = count_nonzero(row);
             }
             also(lo, block);
             None
         })
         .min()
+}
+
+/// Whether every value is finite: a test without an early exit inside a group of values, which
+/// the compiler vectorises (the search for the first non-finite value, with one branch per
+/// value, was a third of `RowFacts::new` on USPS).
+fn all_finite<T: Copy + Into<f64>>(values: &[T]) -> bool {
+    values
+        .chunks(FINITE_GROUP)
+        .all(|group| group.iter().fold(true, |finite, &v| finite & v.into().is_finite()))
+}
+
+/// Values tested together by [`all_finite`] between two early-exit checks.
+const FINITE_GROUP: usize = 256;
+
+/// The number of non-zero values (branch-free, vectorised).
+fn count_nonzero<T: Copy + Into<f64>>(row: &[T]) -> usize {
+    row.iter().map(|&v| usize::from(v.into() != 0.0)).sum()
 }
 
 /// Rows `index` of the row-major `values` (rows of `d` values).
