@@ -312,8 +312,9 @@ fn scan_blocks<T: Copy + Into<f64> + Sync>(
         .filter_map(|(b, ((block, norms), nonzeros))| {
             let lo = b * FACT_BLOCK_ROWS * d;
             if !all_finite(block) {
-                let k = block.iter().position(|&v| !v.into().is_finite());
-                return k.map(|k| lo + k);
+                if let Some(k) = block.iter().position(|&v| !v.into().is_finite()) {
+                    return Some(lo + k);
+                }
             }
             for ((row, norm), count) in block.chunks_exact(d).zip(norms).zip(nonzeros) {
                 *norm = sq_norm(row);
@@ -326,8 +327,9 @@ fn scan_blocks<T: Copy + Into<f64> + Sync>(
 }
 
 /// Whether every value is finite: a test without an early exit inside a group of values, which
-/// the compiler vectorises (the search for the first non-finite value, with one branch per
-/// value, was a third of `RowFacts::new` on USPS).
+/// the compiler vectorises. The search for the first non-finite value, with one branch per
+/// value, was about half of the block scan's samples on USPS; it now runs only on a block that
+/// holds one.
 fn all_finite<T: Copy + Into<f64>>(values: &[T]) -> bool {
     values
         .chunks(FINITE_GROUP)
