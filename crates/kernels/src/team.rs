@@ -16,28 +16,32 @@
 //!
 //! Protocol: one 64-bit word holds the pass's generation and the range `front..back` of its
 //! unclaimed chunks; a thread claims chunks by compare-and-swap on the whole word, so a claim
-//! can only succeed for the pass it was read for. A member's claim takes `⌈unclaimed /
-//! threads⌉` chunks (guided self-scheduling): a few claims per pass, the last ones single
-//! chunks that even out the shares. The owner claims one chunk at a time: it publishes the
-//! pass and claims first, and with guided claims its first claim was half the pass, which no
-//! other thread could take over when the owner ran late (it comes to each pass from the serial
-//! work between passes, and its virtual CPU is as likely as any to be preempted on a shared
-//! host). Measured on a9a with two threads, fresh process per fit, builds alternated: the
-//! members idled at the end of the passes 0.07–0.26 s per fit with guided claims on both ends
-//! against 0.04–0.06 s when the owner took half as much; fit medians 1.50 → 1.39 s and 1.62 →
-//! 1.51 s (12 and 8 rounds); single-chunk claims 1.42 → 1.33 s against half-size ones, and
-//! 1.40 → 1.38 s against guided ones on a quiet host (8 rounds each). The owner's extra
-//! claims cost a compare-and-swap per chunk of a few microseconds of work. The owner claims
-//! from the front, the members from the back: on uniform passes
-//! each thread then gets about the same positions pass after pass (a column's values are
-//! stored, then read by the gradient update and the scans, by the core that computed them,
-//! from its own cache), where claiming in one order interleaves the threads' chunks
-//! differently every pass. A member adds the number of chunks it ran to the shared count once
-//! per pass; the owner waits until that count and its own cover the pass. (One claim and one
-//! count update per chunk moved the line holding both between the cores at every chunk: on
-//! a9a with two threads, 26 chunks per column pass, that and the imbalance of the last chunk
-//! kept the owner waiting 8 % of its time at the end of the passes; claiming in guided
-//! portions and counting once brought a9a's 2-thread / 1-thread time from 0.67 to 0.60–0.61.)
+//! can only succeed for the pass it was read for. The owner claims from the front, the members
+//! from the back: on uniform passes each thread then gets about the same positions pass after
+//! pass (a column's values are stored, then read by the gradient update and the scans, by the
+//! core that computed them, from its own cache), where claiming in one order interleaves the
+//! threads' chunks differently every pass. A member's claim takes `⌈unclaimed / threads⌉`
+//! chunks (guided self-scheduling): a few claims per pass, the last ones single chunks that
+//! even out the shares. The owner claims one chunk at a time. It publishes the pass and claims
+//! first, so a guided first claim of its own was half the pass, which no other thread could
+//! take over when the owner ran late (it comes to each pass from the serial work between
+//! passes, and its virtual CPU is as likely as any to be preempted on a shared host); its
+//! single claims move the claim word's line only when a member has claimed in between.
+//! A member adds the number of chunks it ran to the shared count once per pass; the owner
+//! waits until that count and its own cover the pass.
+//!
+//! Measured on a9a with two threads (26 chunks per full column pass):
+//! * One claim and one count update per chunk by every thread moved the line holding both
+//!   between the cores at every chunk; that and the imbalance of the last chunk kept the owner
+//!   waiting 8 % of its time at the end of the passes. Guided claims and one count per pass
+//!   brought the 2-thread / 1-thread time from 0.67 to 0.60–0.61.
+//! * With guided claims on both ends the members then idled 0.07–0.26 s per fit at the ends of
+//!   the passes, waiting for the owner, against 0.04–0.06 s when the owner took half as much.
+//!   Fit medians, a fresh process per fit, builds alternated: owner's half-size claims against
+//!   guided ones 1.50 → 1.39 s and 1.62 → 1.51 s (12 and 8 rounds); single-chunk claims
+//!   against half-size ones 1.42 → 1.33 s, against guided ones 1.40 → 1.38 s on a quiet host
+//!   (8 rounds each).
+//!
 //! The pass's closure is published before the word and read after a successful claim; the
 //! owner returns only when every chunk is done, so the closure outlives every call. A panic in
 //! a chunk is caught, the pass completes, and the panic resumes on the owner's thread.
@@ -297,121 +301,7 @@ pub fn for_each_chunk(n_chunks: usize, pass: impl Fn(usize) + Sync) {
 }
 
 #[cfg(feature = "team-timers")]
-mod timers {
-    //! The team's self-timing (crate feature `team-timers`).
-
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::Mutex;
-    use std::time::{Duration, Instant};
-
-    /// Nanosecond totals; the owner's fields are written by the owner only.
-    #[derive(Default)]
-    pub(super) struct Timers {
-        passes: AtomicU64,
-        chunks: AtomicU64,
-        owner_work: AtomicU64,
-        member_work: AtomicU64,
-        join: AtomicU64,
-        between: AtomicU64,
-        in_passes: AtomicU64,
-        /// The team's start and the end of the owner's last pass.
-        clock: Mutex<Option<(Instant, Instant)>>,
-        /// The origin of the times below (the first pass).
-        first: std::sync::OnceLock<Instant>,
-        /// When the current pass was published.
-        publish: AtomicU64,
-        /// When the members ran their last chunk of the current pass (0: none ran).
-        member_end: AtomicU64,
-        /// From a pass's publication to a member's first claim, summed.
-        member_start: AtomicU64,
-        /// From the members' last chunk to the end of the owner's pass, summed.
-        member_end_idle: AtomicU64,
-    }
-
-    fn add(total: &AtomicU64, elapsed: Duration) {
-        total.fetch_add(elapsed.as_nanos() as u64, Ordering::Relaxed);
-    }
-
-    impl Timers {
-        pub(super) fn add_work(&self, owner: bool, elapsed: Duration) {
-            add(if owner { &self.owner_work } else { &self.member_work }, elapsed);
-        }
-
-        pub(super) fn pass_starts(&self, n_chunks: usize) -> Instant {
-            let now = Instant::now();
-            let mut clock = self.clock.lock().unwrap_or_else(|e| e.into_inner());
-            match *clock {
-                Some((_, last_end)) => add(&self.between, now - last_end),
-                None => *clock = Some((now, now)),
-            }
-            self.passes.fetch_add(1, Ordering::Relaxed);
-            self.chunks.fetch_add(n_chunks as u64, Ordering::Relaxed);
-            now
-        }
-
-        /// The owner's pass ends: it started at `started` and its join wait at `joining`.
-        pub(super) fn pass_ends(&self, started: Instant, joining: Instant) {
-            let now = Instant::now();
-            add(&self.join, now - joining);
-            add(&self.in_passes, now - started);
-            let mut clock = self.clock.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, last_end)) = clock.as_mut() {
-                *last_end = now;
-            }
-            let member_end = self.member_end.swap(0, Ordering::Acquire);
-            if member_end > 0 {
-                self.member_end_idle
-                    .fetch_add(self.since_start(now).saturating_sub(member_end), Ordering::Relaxed);
-            }
-        }
-
-        /// Nanoseconds from the team's first pass to `now`.
-        fn since_start(&self, now: Instant) -> u64 {
-            let clock = self.first.get_or_init(|| now);
-            now.saturating_duration_since(*clock).as_nanos() as u64
-        }
-
-        /// The owner published a pass.
-        pub(super) fn published(&self) {
-            self.publish.store(self.since_start(Instant::now()), Ordering::Release);
-        }
-
-        /// A member's first claim in a pass succeeded.
-        pub(super) fn member_starts(&self) {
-            let now = self.since_start(Instant::now());
-            let published = self.publish.load(Ordering::Acquire);
-            self.member_start.fetch_add(now.saturating_sub(published), Ordering::Relaxed);
-        }
-
-        /// A member ran its last chunk of a pass (before it reports them done).
-        pub(super) fn member_ends(&self) {
-            self.member_end.fetch_max(self.since_start(Instant::now()), Ordering::Release);
-        }
-
-        pub(super) fn report(&self, threads: usize) {
-            let Some((first, last)) = *self.clock.lock().unwrap_or_else(|e| e.into_inner()) else {
-                return;
-            };
-            let s = |total: &AtomicU64| total.load(Ordering::Relaxed) as f64 * 1e-9;
-            eprintln!(
-                "team of {threads}: {} passes, {} chunks, {:.4} s from the first pass to the \
-                 last; owner: in passes {:.4} s (chunks {:.4} s, join {:.4} s), between passes \
-                 {:.4} s; members: chunks {:.4} s, from a pass's start to their first claim \
-                 {:.4} s, from their last chunk to the pass's end {:.4} s",
-                self.passes.load(Ordering::Relaxed),
-                self.chunks.load(Ordering::Relaxed),
-                (last - first).as_secs_f64(),
-                s(&self.in_passes),
-                s(&self.owner_work),
-                s(&self.join),
-                s(&self.between),
-                s(&self.member_work),
-                s(&self.member_start),
-                s(&self.member_end_idle),
-            );
-        }
-    }
-}
+mod timers;
 
 /// `[f(0), f(1), …, f(n_chunks − 1)]`, computed as [`for_each_chunk`] does (for
 /// [`fold_chunks`] beyond its stack slots).
