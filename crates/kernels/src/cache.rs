@@ -50,15 +50,15 @@ pub struct CacheStats {
     pub budget_bytes: u64,
 }
 
-/// With a loose fit, a recycled buffer up to `1/RECYCLE_SLACK` longer than a new column needs
-/// (twice its length) is taken as it is. With an eighth instead, a fresh a9a fit (2 threads,
+/// With a loose fit, a recycled buffer up to `RECYCLE_MAX_FACTOR` times as long as a new column
+/// needs is taken as it is. With at most an eighth longer instead, a fresh a9a fit (2 threads,
 /// 200 MB) shrank 11,354 recycled buffers and extended 8,553 columns by `realloc`, and the
 /// heap's fragments made it touch about 305 MB for its 200 MB of columns: 82,000 page faults
 /// (about 3.5 µs each on the benchmark machine, more than computing the 1,024 values of a
 /// page). Twice: 60,000 faults, peak RSS 574 → 489 MB, 0.6 % more column misses (80,306 →
 /// 80,819), fit medians 1.86 → 1.35 s on 2 threads and 2.54 → 2.30 s on 1 (4 rounds each,
 /// builds alternated, a fresh process per fit).
-const RECYCLE_SLACK: usize = 1;
+const RECYCLE_MAX_FACTOR: usize = 2;
 
 /// Sentinel node of the circular LRU list.
 const NIL: usize = usize::MAX;
@@ -129,7 +129,7 @@ impl<T: Copy + Default> RowCache<T> {
 
     /// The same cache, where a new column takes over the buffer of a column evicted for it as
     /// it is when that buffer is at most twice the column's length (not shrunk to it):
-    /// the budget counts the whole buffer, so a little less fits, but no allocation is split
+    /// the budget counts the whole buffer, so fewer columns may fit, but no allocation is split
     /// or freed. Which columns are evicted then differs from LIBSVM's accounting by lengths;
     /// the values served do not.
     pub fn with_loose_fit(mut self) -> Self {
@@ -251,9 +251,9 @@ impl<T: Copy + Default> RowCache<T> {
                 // budget counts its whole capacity): shrinking it in place split the
                 // allocation, and the freed tails fragmented the heap (`realloc` and `free`
                 // were 2 % of an a9a fit's samples, on the solve's thread; see
-                // `RECYCLE_SLACK`).
+                // `RECYCLE_MAX_FACTOR`).
                 let kept = self.loose_fit
-                    && buffer.capacity() <= target + target / RECYCLE_SLACK
+                    && buffer.capacity() <= RECYCLE_MAX_FACTOR * target
                     && self.used + buffer.capacity() <= self.budget;
                 if !kept {
                     buffer.shrink_to(target);

@@ -130,13 +130,12 @@ impl Shared {
             if front >= back {
                 return ran;
             }
-            let take = match end {
-                End::Front => 1,
-                End::Back => (back - front).div_ceil(self.threads),
-            };
             let (claimed, chunks) = match end {
-                End::Front => (word + ((take as u64) << COUNT_BITS), front..front + take),
-                End::Back => (word - take as u64, back - take..back),
+                End::Front => (word + (1 << COUNT_BITS), front..front + 1),
+                End::Back => {
+                    let take = (back - front).div_ceil(self.threads);
+                    (word - take as u64, back - take..back)
+                }
             };
             match self.claim.compare_exchange_weak(
                 word,
