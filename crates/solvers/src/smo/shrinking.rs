@@ -206,7 +206,7 @@ impl Shrinker {
             let inactive = &mut gradient[active_size..];
             let mut visit = |r: usize, values: &[&[f32]]| {
                 let scales = free[r..r + values.len()].iter().map(|&i| alpha[i]);
-                super::add_scaled_columns(inactive, values, scales);
+                super::gradient_update::add_scaled_columns(inactive, values, scales);
             };
             q.columns_from(&free, active_size, l, &mut visit);
         }
