@@ -22,8 +22,9 @@ use pyo3::types::{PyDict, PyList};
 use crate::arrays::{matrix, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
+use crate::options::parse_options;
 use crate::progress::{run_interruptible, PythonMonitor};
-use crate::solve::{parse_options, run, Solution};
+use crate::solve::{run, Solution};
 
 /// Calls the user's callback after every aggregated solve; the inner solves get a monitor that
 /// only watches for Ctrl-C.

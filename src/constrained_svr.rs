@@ -11,7 +11,8 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, vector};
 use crate::errors::CoreError;
-use crate::solve::{parse_options, run_with_extra, Solution};
+use crate::options::parse_options;
+use crate::solve::{run_with_extra, Solution};
 
 /// Compressed-row indices from NumPy (`int64`), checked to be non-negative.
 fn indices(array: &PyReadonlyArray1<'_, i64>, name: &str) -> PyResult<Vec<usize>> {

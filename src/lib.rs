@@ -9,6 +9,7 @@ mod callable;
 mod constrained_svr;
 mod errors;
 mod kernel;
+mod options;
 mod pairs;
 mod progress;
 mod repeats;

@@ -20,8 +20,9 @@ use pyo3::types::PyDict;
 use crate::arrays::{signs, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
+use crate::options::parse_options;
 use crate::progress::{run_workers, PythonMonitor};
-use crate::solve::{c_svc_of_rows, parse_options, python_solution, Solution};
+use crate::solve::{c_svc_of_rows, python_solution, Solution};
 use crate::sparse::Data;
 use crate::subsets::{Subset, SubsetInput};
 
