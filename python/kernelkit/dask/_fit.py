@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
-from ..aid import _rescaled_lad, _rescaled_progress
+from .._aid_lad import _rescaled_lad, _rescaled_progress
 from ..exceptions import ConvergenceWarning
 from ..solvers import Smo
 from . import _aid_init as ini
