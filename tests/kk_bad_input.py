@@ -286,6 +286,14 @@ def _same_model_after(
     return works
 
 
+#: The estimators whose ``max_iter`` counts aggregated solves and has no "unlimited" value.
+AID_ESTIMATORS = (
+    kernelkit.AIDClassifier,
+    kernelkit.AIDRegressor,
+    kernelkit.AIDSemiSupervisedClassifier,
+)
+
+
 def _same_model_with(name: str, huge: Any) -> Callable[[Spec], None]:
     """A value no solve can reach (10**30 iterations, 1e300 seconds) is no limit: the model
     equals the unlimited one (AID's max_iter has no "unlimited": 10**6 solves stands for it)."""
@@ -293,7 +301,7 @@ def _same_model_with(name: str, huge: Any) -> Callable[[Spec], None]:
     def works(spec: Spec) -> None:
         unlimited: Any = None
         if name == "max_iter":
-            unlimited = 10**6 if spec.cls.__module__.endswith(".aid") else -1
+            unlimited = 10**6 if spec.cls in AID_ESTIMATORS else -1
         x, y = _data(spec)
         got = _fit(spec.make(**{name: huge}), x, y)
         want = _fit(spec.make(**{name: unlimited}), x, y)
