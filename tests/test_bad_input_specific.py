@@ -69,6 +69,8 @@ SPECIFIC: list[tuple[str, dict[str, Any], str, str]] = [
     ("CSVR", {"Gamma": np.ones((1, 3)), "d": np.ones(2)}, "V", r"d must have one value per row"),
     ("CSVR", {"record_history": "yes"}, "T", r"record_history must be a bool"),
     ("AIDR", {"fit_intercept": "no"}, "T", r"fit_intercept must be a bool"),
+    # An int beyond float's range: named as not finite, not a ufunc's type error.
+    *[(label, {"coef0": 10**400}, "V", r"coef0 must be a finite") for label in ("SVC", "AIDC")],
     *[
         entry
         for label in ("AIDC", "AIDR", "AIDS")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from ._aid_base import (
     _is_dask,
     _run,
 )
-from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_kernel_parameters, _check_positive, resolve_n_jobs
 from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
 
@@ -182,19 +181,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         _check_positive("cache_size", self.cache_size)
         if not isinstance(self.kernel, str) or self.kernel not in AID_KERNELS:
             raise ValueError(f"kernel must be one of {AID_KERNELS}, got {self.kernel!r}")
-        if isinstance(self.gamma, str):
-            if self.gamma not in ("scale", "auto"):
-                raise ValueError(
-                    f"gamma must be 'scale', 'auto' or a float > 0, got {self.gamma!r}"
-                )
-        else:
-            _check_positive("gamma", self.gamma)
-        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
-            raise TypeError(f"degree must be an int, got {type(self.degree).__name__}")
-        if self.degree < 0:
-            raise ValueError(f"degree must be >= 0, got {self.degree}")
-        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
-            raise ValueError(f"coef0 must be a finite real number, got {self.coef0!r}")
+        _check_kernel_parameters(self.gamma, self.degree, self.coef0)
         self._check_aid_params()
         _inner_solver(self.solver)
 

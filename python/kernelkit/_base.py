@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import warnings
@@ -49,6 +50,32 @@ def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> fl
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
     return number
+
+
+def _check_kernel_parameters(gamma: Any, degree: Any, coef0: Any) -> None:
+    """The built-in kernels' parameters: ``degree`` an int >= 0, ``gamma`` "scale", "auto" or a
+    float > 0, ``coef0`` a finite real number (every estimator with those parameters)."""
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
+        raise TypeError(f"degree must be an int, got {type(degree).__name__}")
+    if degree < 0:
+        raise ValueError(f"degree must be >= 0, got {degree}")
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"gamma must be 'scale', 'auto' or a float > 0, got {gamma!r}")
+    else:
+        _check_positive("gamma", gamma)
+    if not _is_finite_real(coef0):
+        raise ValueError(f"coef0 must be a finite real number, got {coef0!r}")
+
+
+def _is_finite_real(value: Any) -> bool:
+    """A real number that is finite (an int beyond float's range is not)."""
+    if not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
@@ -144,19 +171,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             not isinstance(self.kernel, str) or self.kernel not in KERNELS
         ):
             raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
-            raise TypeError(f"degree must be an int, got {type(self.degree).__name__}")
-        if self.degree < 0:
-            raise ValueError(f"degree must be >= 0, got {self.degree}")
-        if isinstance(self.gamma, str):
-            if self.gamma not in ("scale", "auto"):
-                raise ValueError(
-                    f"gamma must be 'scale', 'auto' or a float > 0, got {self.gamma!r}"
-                )
-        else:
-            _check_positive("gamma", self.gamma)
-        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
-            raise ValueError(f"coef0 must be a finite real number, got {self.coef0!r}")
+        _check_kernel_parameters(self.gamma, self.degree, self.coef0)
         check_bool("shrinking", getattr(self, "shrinking", True))
         check_solver_params(self)
 
