@@ -162,9 +162,12 @@ def logit_over_c(alpha: Array, c: float) -> Array:
 # --------------------------------------------------------------------------------------------
 def factor(k: Array, rel_cut: float = 1e-13) -> Array:
     """L with K ≈ LLᵀ: K = V diag(w) Vᵀ, L = V diag(√w) over the eigenvalues w > rel_cut·max w
-    (the rest, including tiny negative rounding, are clipped to 0 and their columns dropped)."""
+    (the rest, including tiny negative rounding, are clipped to 0 and their columns dropped).
+    K = 0 gives one zero column rather than none: older cvxpy rejects (n, 0) data."""
     w, v = np.linalg.eigh(0.5 * (k + k.T))
     keep = w > rel_cut * w.max()
+    if not keep.any():
+        return np.zeros((k.shape[0], 1))
     return np.ascontiguousarray(v[:, keep] * np.sqrt(w[keep]))
 
 

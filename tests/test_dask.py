@@ -134,7 +134,7 @@ def test_predict_and_decision_function_over_a_dask_array(client: Any) -> None:
     np.testing.assert_allclose(decision.compute(), model.decision_function(X), rtol=0, atol=1e-12)
     # The model is one task of the graph, whatever the number of blocks.
     graph = dict(predicted.__dask_graph__())
-    holders = [key for key, task in graph.items() if "SVC" in repr(task)[:2000]]
+    holders = [key for key, task in graph.items() if "SVC(" in repr(task)[:2000]]
     assert len(holders) == 1
     regressor = kernelkit.AIDRegressor(random_state=0).fit(X, np.arange(700.0))
     np.testing.assert_array_equal(kd.predict(regressor, Xd).compute(), regressor.predict(X))

@@ -48,7 +48,9 @@ def named_constraints(name: str | None, n_features: int) -> Constraints:
     if name is None:
         return no_rows, np.zeros(0), no_rows, np.zeros(0)
     if name in ("nonnegative", "simplex"):
-        a = sp.csr_array(-sp.eye_array(p))
+        # sp.eye / sp.diags with csr_array rather than eye_array / diags_array (SciPy >= 1.11/1.12):
+        # the same matrices on every SciPy that pyproject.toml admits.
+        a = sp.csr_array(-sp.eye(p, format="csr"))
         if name == "nonnegative":
             return a, np.zeros(p), no_rows, np.zeros(0)
         return a, np.zeros(p), sp.csr_array(np.ones((1, p))), np.ones(1)
@@ -56,7 +58,7 @@ def named_constraints(name: str | None, n_features: int) -> Constraints:
         if p < 2:
             return no_rows, np.zeros(0), no_rows, np.zeros(0)
         sign = 1.0 if name == "increasing" else -1.0
-        differences = sp.diags_array(
+        differences = sp.diags(
             [np.full(p - 1, sign), np.full(p - 1, -sign)], offsets=[0, 1], shape=(p - 1, p)
         )
         return sp.csr_array(differences), np.zeros(p - 1), no_rows, np.zeros(0)

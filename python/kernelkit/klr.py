@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if sys.version_info >= (3, 11):
-    from typing import Self
-else:  # pragma: no cover
+if TYPE_CHECKING:
+    # Annotations only (``from __future__ import annotations``): no runtime dependency on
+    # typing_extensions, which Python 3.10 does not ship; mypy always has it.
     from typing_extensions import Self
 
 import numpy as np

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,9 +14,9 @@ from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
 from ._validation import keeps_model_on_failure
 
-if sys.version_info >= (3, 11):
-    from typing import Self
-else:  # pragma: no cover
+if TYPE_CHECKING:
+    # Annotations only (``from __future__ import annotations``): no runtime dependency on
+    # typing_extensions, which Python 3.10 does not ship; mypy always has it.
     from typing_extensions import Self
 
 __all__ = ["PUClassifier"]

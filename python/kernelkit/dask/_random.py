@@ -85,7 +85,8 @@ def random_labels(start: int, count: int, k: int, seed: int) -> IntArray:
             "init='random': a rejected random draw (probability < 1e-12) makes the distributed "
             "partition differ from the in-memory one; use another random_state"
         )
-    return (z % np.uint64(k)).astype(np.int64)
+    draws: NDArray[np.int64] = (z % np.uint64(k)).astype(np.int64)
+    return draws
 
 
 def share(k: int, sizes: list[int]) -> list[int]:
