@@ -138,7 +138,7 @@ fn run_aid<M: AggregatedModel + Send>(
     py: Python<'_>,
     run: Run,
     model: M,
-    partition: impl FnOnce() -> Result<Partition, SolveError> + Send,
+    partition: impl FnOnce(&mut dyn Monitor) -> Result<Partition, SolveError> + Send,
 ) -> PyResult<(AidResult<M::Fit>, f64, M)>
 where
     M::Fit: Send,
@@ -155,7 +155,7 @@ where
     let mut model = model;
     let (outcome, signal) = run_interruptible(py, &interrupted, threads, || {
         let clock = std::time::Instant::now();
-        let start = partition()?;
+        let start = partition(monitor.inner())?;
         let init_time = clock.elapsed().as_secs_f64();
         aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
     })?;
@@ -212,7 +212,7 @@ pub(crate) fn aid_lad<'py>(
     let model =
         LadModel::new(&x.values, d, &y, ClarabelLp, run.inner.clone()).map_err(CoreError::from)?;
     let (result, init_time, _) =
-        run_aid(py, run, model, || lad_partition(&x.values, d, &y, &initial))?;
+        run_aid(py, run, model, |monitor| lad_partition(&x.values, d, &y, &initial, monitor))?;
     let out = result_dict(py, &result, init_time)?;
     out.set_item("coef", PyArray1::from_vec(py, result.fit.beta))?;
     Ok(out)
@@ -278,8 +278,8 @@ pub(crate) fn aid_svm<'py>(
     let data = SvmData { x: &x.values, d: x.cols, y: &labels, c, kernel: function };
     let inner = run.inner.clone();
     let model = SvmModel::new(data, Smo, inner.clone()).map_err(CoreError::from)?;
-    let (result, init_time, model) = run_aid(py, run, model, || {
-        svm_partition(data.x, data.d, data.y, c, function, &initial, &inner)
+    let (result, init_time, model) = run_aid(py, run, model, |monitor| {
+        svm_partition(data.x, data.d, data.y, c, function, &initial, &inner, monitor)
     })?;
     let out = result_dict(py, &result, init_time)?;
     let fit = result.fit;
@@ -328,7 +328,7 @@ pub(crate) fn aid_s3vm<'py>(
     let model = S3vmModel::new(data, Smo, run.inner.clone(), exact_max_clusters)
         .map_err(CoreError::from)?;
     let (result, init_time, model) =
-        run_aid(py, run, model, || s3vm_partition(data.x, data.d, data.y, &initial))?;
+        run_aid(py, run, model, |_| s3vm_partition(data.x, data.d, data.y, &initial))?;
     let out = result_dict(py, &result, init_time)?;
     out.set_item("coef", PyArray1::from_vec(py, result.fit.w))?;
     out.set_item("bias", result.fit.bias)?;

@@ -24,6 +24,11 @@ impl From<CoreError> for PyErr {
     fn from(error: CoreError) -> PyErr {
         match error.0 {
             SolveError::ThreadPool(message) => PyRuntimeError::new_err(message),
+            // The signal's own exception is raised before any error of the solve.
+            SolveError::Interrupted => PyRuntimeError::new_err(
+                "kernelkit internal error (a bug; please report it): an interrupted solve \
+                 returned without its signal",
+            ),
             other => PyValueError::new_err(other.to_string()),
         }
     }

@@ -48,5 +48,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aggregated_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(aid::solve_weighted_lad, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
+    m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())
 }

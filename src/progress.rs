@@ -7,12 +7,12 @@
 //! the `KeyboardInterrupt` is raised in Python.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use kernelkit_solvers::{Control, Monitor, PoolLease, Progress};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -102,6 +102,55 @@ impl Monitor for PythonMonitor {
     }
 }
 
+/// Where a Ctrl-C can meet a call of the core that this module watches: the points at which
+/// [`_simulate_interrupt_at`] makes one arrive, deterministically, for the test suite.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum InterruptPoint {
+    /// In Rust with the GIL held, before the watcher starts polling.
+    BeforeWatch = 1,
+    /// On the solving thread (not Python's main thread), as the job starts.
+    InSolver = 2,
+    /// After the job has returned and the watcher has stopped polling: pending when the call
+    /// returns to Python, where it must still raise before `fit` returns.
+    AfterSolve = 3,
+}
+
+/// The point at which the next watched call simulates a Ctrl-C (0: none); cleared when used.
+static SIMULATED_INTERRUPT: AtomicU8 = AtomicU8::new(0);
+
+/// At `point`, if a test asked for it: a Ctrl-C as if SIGINT had arrived there
+/// (`PyErr_SetInterrupt` trips Python's SIGINT handler from any thread, GIL or not).
+fn simulate_interrupt(point: InterruptPoint) {
+    let asked = SIMULATED_INTERRUPT
+        .compare_exchange(point as u8, 0, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok();
+    if asked {
+        // SAFETY: async-signal-safe, callable without the GIL (CPython's documentation).
+        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+    }
+}
+
+/// Test hook: the next watched call of the core simulates a Ctrl-C at `point`
+/// (`"before_watch"`, `"in_solver"` or `"after_solve"`; `None` clears it).
+#[pyfunction]
+#[pyo3(signature = (point))]
+pub(crate) fn _simulate_interrupt_at(point: Option<&str>) -> PyResult<()> {
+    let code = match point {
+        None => 0,
+        Some("before_watch") => InterruptPoint::BeforeWatch as u8,
+        Some("in_solver") => InterruptPoint::InSolver as u8,
+        Some("after_solve") => InterruptPoint::AfterSolve as u8,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "point must be 'before_watch', 'in_solver', 'after_solve' or None, got {other:?}"
+            )))
+        }
+    };
+    SIMULATED_INTERRUPT.store(code, Ordering::SeqCst);
+    Ok(())
+}
+
 /// Runs `job` with the GIL released on a thread of a pool of `n_threads` threads (`0`: one per
 /// core) lent to it alone, while this thread checks for signals every [`SIGNAL_POLL`]. On a
 /// signal whose handler raises (Ctrl-C), sets `interrupted` and keeps the exception, which is
@@ -117,7 +166,8 @@ pub(crate) fn run_interruptible<T: Send>(
     n_threads: usize,
     job: impl FnOnce() -> T + Send,
 ) -> PyResult<(T, Option<PyErr>)> {
-    py.detach(|| {
+    simulate_interrupt(InterruptPoint::BeforeWatch);
+    let outcome = py.detach(|| {
         let lease = PoolLease::take(n_threads).map_err(CoreError::from)?;
         let (done, finished) = mpsc::channel::<()>();
         let mut result = None;
@@ -128,6 +178,7 @@ pub(crate) fn run_interruptible<T: Send>(
             lease.pool().in_place_scope(|scope| {
                 // `move`: a panic of the job drops the sender, which ends the wait below.
                 scope.spawn(move |_| {
+                    simulate_interrupt(InterruptPoint::InSolver);
                     *slot = Some(job());
                     let _ = done.send(());
                 });
@@ -142,7 +193,9 @@ pub(crate) fn run_interruptible<T: Send>(
                 "kernelkit internal error (a bug; please report it): the solve returned nothing",
             )),
         }
-    })
+    });
+    simulate_interrupt(InterruptPoint::AfterSolve);
+    outcome
 }
 
 /// Runs `worker` once on each of `n_workers` pools of one thread (leased as for a solve, so
@@ -156,7 +209,12 @@ pub(crate) fn run_workers(
     n_workers: usize,
     worker: &(dyn Fn() + Sync),
 ) -> PyResult<Option<PyErr>> {
-    py.detach(|| {
+    simulate_interrupt(InterruptPoint::BeforeWatch);
+    let worker = &|| {
+        simulate_interrupt(InterruptPoint::InSolver);
+        worker();
+    };
+    let outcome = py.detach(|| {
         let leases = (0..n_workers.max(1))
             .map(|_| PoolLease::take(1))
             .collect::<Result<Vec<_>, _>>()
@@ -174,7 +232,9 @@ pub(crate) fn run_workers(
         }))
         .map_err(|panic| internal_error(panic.as_ref()))?;
         Ok(signal)
-    })
+    });
+    simulate_interrupt(InterruptPoint::AfterSolve);
+    outcome
 }
 
 /// Waits until `finished` receives or every sender is dropped, checking for signals every

@@ -16,6 +16,7 @@ __all__ = [
     "StopFlag",
     "__version__",
     "_panic_in_solver_thread",
+    "_simulate_interrupt_at",
     "aggregated_kernel",
     "aid_lad",
     "aid_s3vm",
@@ -316,3 +317,4 @@ def solve_weighted_lad(
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def _panic_in_solver_thread() -> None: ...
+def _simulate_interrupt_at(point: str | None) -> None: ...

@@ -56,7 +56,8 @@ fn aid_solve(c: &mut Criterion) {
         b.iter(|| {
             with_thread_pool(2, || {
                 let mut model = LadModel::new(&x, d, &y, ClarabelLp, lp.clone()).unwrap();
-                let start = lad_partition(&x, d, &y, &Initial::KMeans { k: 22, seed: 0 }).unwrap();
+                let initial = Initial::KMeans { k: 22, seed: 0 };
+                let start = lad_partition(&x, d, &y, &initial, &mut NoMonitor).unwrap();
                 black_box(aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap())
             })
             .unwrap()
@@ -78,8 +79,9 @@ fn aid_solve(c: &mut Criterion) {
                 let data = SvmData { x: &x, d, y: &labels, c: 0.1, kernel: KernelFunction::Linear };
                 let mut model = SvmModel::new(data, Smo, smo.clone()).unwrap();
                 let initial = Initial::KMeans { k: 26, seed: 0 };
+                let linear = KernelFunction::Linear;
                 let start =
-                    svm_partition(&x, d, &labels, 0.1, KernelFunction::Linear, &initial, &smo)
+                    svm_partition(&x, d, &labels, 0.1, linear, &initial, &smo, &mut NoMonitor)
                         .unwrap();
                 black_box(aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap())
             })

@@ -226,4 +226,8 @@ pub enum SolveError {
     /// The thread pool could not be built.
     #[error("could not start the thread pool: {0}")]
     ThreadPool(String),
+    /// The monitor reported an interruption (Ctrl-C) in a phase whose partial result cannot be
+    /// used (AID's start); the caller raises the interruption itself.
+    #[error("interrupted")]
+    Interrupted,
 }

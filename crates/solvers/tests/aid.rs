@@ -49,7 +49,7 @@ fn lad_reaches_the_direct_optimum_from_kmeans_and_random_starts() {
     let aid = Aid { options: AidOptions { tol: 0.0, max_iter: 200, time_limit: None } };
     for initial in [Initial::KMeans { k: 9, seed: 3 }, Initial::Random { k: 9, seed: 4 }] {
         let mut model = LadModel::new(&x, d, &y, ClarabelLp, options.clone()).unwrap();
-        let start = lad_partition(&x, d, &y, &initial).unwrap();
+        let start = lad_partition(&x, d, &y, &initial, &mut NoMonitor).unwrap();
         let result = aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap();
         assert_eq!(result.status, AidStatus::Optimal, "{initial:?}");
         assert!(
@@ -103,7 +103,8 @@ fn svm_reaches_the_direct_optimum_linear_and_rbf() {
         for initial in [Initial::KMeans { k: 6, seed: 1 }, Initial::Random { k: 6, seed: 2 }] {
             let data = SvmData { x: &x, d: 2, y: &y, c, kernel };
             let mut model = SvmModel::new(data, Smo, options.clone()).unwrap();
-            let start = svm_partition(&x, 2, &y, c, kernel, &initial, &options).unwrap();
+            let start =
+                svm_partition(&x, 2, &y, c, kernel, &initial, &options, &mut NoMonitor).unwrap();
             let result = aid.run(&mut model, start, &mut NoAidMonitor::default()).unwrap();
             assert_eq!(result.status, AidStatus::Optimal, "{kernel:?} {initial:?}");
             let relative = (result.objective - optimum).abs() / optimum;

@@ -245,6 +245,47 @@ fn an_interruption_ends_the_gradient_initialisation() {
     assert!(solution.stats.cache.misses < needed, "{:?}", solution.stats.cache);
 }
 
+/// Stops the solve at its `at`-th report, as Ctrl-C (`interrupted`) or as a callback.
+struct StopAt {
+    reports: u32,
+    at: u32,
+    ctrl_c: bool,
+}
+
+impl Monitor for StopAt {
+    fn report(&mut self, _progress: &Progress) -> Control {
+        self.reports += 1;
+        if self.reports >= self.at {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+    fn interrupted(&self) -> bool {
+        self.ctrl_c && self.reports >= self.at
+    }
+}
+
+#[test]
+fn an_interruption_in_the_loop_skips_the_final_rebuild() {
+    // Overlapping clouds and a large C: many iterations, shrinking active.
+    let (n, d) = (600, 3);
+    let (x, y) = two_clouds(n, d, 9);
+    let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
+    let stop = |ctrl_c| {
+        let mut monitor = StopAt { reports: 0, at: 3, ctrl_c };
+        c_svc(rbf(&x, n, d), &y, vec![100.0; n], &options, &mut monitor).unwrap()
+    };
+    // A callback's stop keeps the last iterate: G rebuilt, a finite objective and gap.
+    let kept = stop(false);
+    assert_eq!(kept.status, Status::Stopped);
+    assert!(kept.objective.is_finite() && kept.gap.is_finite() && kept.iterations > 0);
+    // Ctrl-C: the result is discarded, so nothing more is computed (no objective).
+    let interrupted = stop(true);
+    assert_eq!(interrupted.status, Status::Stopped);
+    assert!(interrupted.objective.is_nan());
+}
+
 #[test]
 fn invalid_problems_are_errors() {
     let (n, d) = (10, 2);

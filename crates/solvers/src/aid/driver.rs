@@ -199,6 +199,10 @@ impl Aid {
         let mut splits = Vec::new();
         loop {
             let (round, fit) = model.solve(&partition, &splits, monitor.inner())?;
+            if monitor.inner().interrupted() {
+                // Ctrl-C inside the solve: its result is partial (possibly a NaN objective).
+                return Err(SolveError::Interrupted);
+            }
             if !round.full_objective.is_finite() {
                 return Err(SolveError::InvalidProblem {
                     name: "objective",

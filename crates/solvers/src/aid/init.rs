@@ -20,7 +20,7 @@ use crate::aid::lad::{ClarabelLp, WeightedLad};
 use crate::aid::partition::Partition;
 use crate::formulations::c_svc;
 use crate::frank_wolfe::search::Random;
-use crate::protocol::{NoMonitor, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
 
 /// How AID's first partition is made.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,11 +141,14 @@ fn kmeans_per_group(
 }
 
 /// The first partition of LAD over `x` (`n × d`, with any intercept column) and `y`.
+/// `monitor` watches the LP on a sample (k-means start): a Ctrl-C there ends the start with
+/// [`SolveError::Interrupted`].
 pub fn lad_partition(
     x: &[f64],
     d: usize,
     y: &[f64],
     initial: &Initial,
+    monitor: &mut dyn Monitor,
 ) -> Result<Partition, SolveError> {
     let n = y.len();
     let labels = start_labels(initial, n, |k, seed| {
@@ -157,7 +160,11 @@ pub fn lad_partition(
             weights: vec![1.0; rows.len()],
         };
         let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
-        let beta = ClarabelLp.solve(&mut sample, &options, &mut NoMonitor)?.x;
+        let solution = ClarabelLp.solve(&mut sample, &options, monitor)?;
+        if monitor.interrupted() {
+            return Err(SolveError::Interrupted);
+        }
+        let beta = solution.x;
         let residuals: Vec<f64> = x
             .par_chunks(d.max(1))
             .zip(y.par_iter())
@@ -184,7 +191,9 @@ fn standardized_pairs(a: &[f64], b: &[f64]) -> Vec<f64> {
     a.iter().zip(&b).flat_map(|(u, v)| [*u, *v]).collect()
 }
 
-/// The first partition of the SVM (labels ±1), label-pure.
+/// The first partition of the SVM (labels ±1), label-pure. `monitor` watches the SVM on a
+/// sample (k-means start): a Ctrl-C there ends the start with [`SolveError::Interrupted`].
+#[allow(clippy::too_many_arguments)]
 pub fn svm_partition(
     x: &[f64],
     d: usize,
@@ -193,11 +202,12 @@ pub fn svm_partition(
     kernel: KernelFunction,
     initial: &Initial,
     options: &SolveOptions,
+    monitor: &mut dyn Monitor,
 ) -> Result<Partition, SolveError> {
     let n = y.len();
     let group: Vec<u8> = y.iter().map(|&l| u8::from(l > 0)).collect();
     let labels = start_labels(initial, n, |k, seed| {
-        let decision = sample_svm_decision(x, d, y, c, kernel, seed, options)?;
+        let decision = sample_svm_decision(x, d, y, c, kernel, seed, options, monitor)?;
         Ok(kmeans_per_group(&decision, 1, &group, 2, k, seed))
     })?;
     Ok(Partition::from_labels(&labels)?.refine_by(&group))
@@ -205,6 +215,7 @@ pub fn svm_partition(
 
 /// The decision values on every row of a C-SVM fitted on a random sample (0 everywhere when the
 /// sample has one class only).
+#[allow(clippy::too_many_arguments)]
 fn sample_svm_decision(
     x: &[f64],
     d: usize,
@@ -213,6 +224,7 @@ fn sample_svm_decision(
     kernel: KernelFunction,
     seed: u64,
     options: &SolveOptions,
+    monitor: &mut dyn Monitor,
 ) -> Result<Vec<f64>, SolveError> {
     let n = y.len();
     let rows = sample_rows(n, sample_size(n, d), seed);
@@ -225,7 +237,10 @@ fn sample_svm_decision(
     let sample = DenseRows::from_vec(values, rows.len(), d)?;
     let source = kernelkit_kernels::DenseKernel::new(sample.clone(), kernel)?;
     let options = SolveOptions { tol: 1e-3, ..options.clone() };
-    let solution = c_svc(source, &labels, vec![c; rows.len()], &options, &mut NoMonitor)?;
+    let solution = c_svc(source, &labels, vec![c; rows.len()], &options, monitor)?;
+    if solution.status == Status::Stopped && monitor.interrupted() {
+        return Err(SolveError::Interrupted);
+    }
     let support: Vec<usize> = (0..rows.len()).filter(|&s| solution.x[s] > 0.0).collect();
     let coef: Vec<f64> = support.iter().map(|&s| solution.x[s] * f64::from(labels[s])).collect();
     let sv_values: Vec<f64> = support.iter().flat_map(|&s| sample.row(s).iter().copied()).collect();

@@ -269,7 +269,12 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    active_size = S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol);
+                    active_size =
+                        S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol, &*monitor);
+                    if monitor.interrupted() {
+                        status = Status::Stopped;
+                        break;
+                    }
                     stats.min_active_size = stats.min_active_size.min(active_size as u64);
                     // Positions moved and the gradient may have been rebuilt.
                     first = None;
@@ -284,7 +289,11 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             gap = selection.gap;
             if selection.pair.is_none() {
                 // Optimal on the active set: check the whole set.
-                shrinker.reconstruct_gradient(self.q, &mut self.v, active_size);
+                shrinker.reconstruct_gradient(self.q, &mut self.v, active_size, &*monitor);
+                if monitor.interrupted() {
+                    status = Status::Stopped;
+                    break;
+                }
                 active_size = l;
                 selection = self.select_working_set(active_size);
                 gap = selection.gap;
@@ -307,8 +316,12 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             }
         }
 
+        // Ctrl-C: the result is discarded, so skip the final rebuild of G (up to l columns).
+        if status == Status::Stopped && monitor.interrupted() {
+            return (self.interrupted_solution(), f64::NAN);
+        }
         // Make G exact everywhere, then compute ρ, the objective and the final violation.
-        shrinker.reconstruct_gradient(self.q, &mut self.v, active_size);
+        shrinker.reconstruct_gradient(self.q, &mut self.v, active_size, &*monitor);
         let (rho, scale) = S::offset(&self.v, l);
         let objective = self.v.objective();
         let gap =

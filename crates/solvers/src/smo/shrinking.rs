@@ -18,6 +18,8 @@
 use kernelkit_kernels::QMatrix;
 
 use super::state::{Bound, Variables};
+use super::INTERRUPT_CHECK_COLUMNS;
+use crate::protocol::Monitor;
 
 /// Whether position `i` may be shrunk given `m(α) = g_max1` and `−M(α) = g_max2`.
 fn be_shrunk(v: &Variables, i: usize, g_max1: f64, g_max2: f64) -> bool {
@@ -75,6 +77,7 @@ impl Shrinker {
         v: &mut Variables,
         mut active_size: usize,
         tol: f64,
+        monitor: &dyn Monitor,
     ) -> usize {
         let mut g_max1 = f64::NEG_INFINITY; // max { −y_i G_i : i ∈ I_up }
         let mut g_max2 = f64::NEG_INFINITY; // max {  y_i G_i : i ∈ I_low }
@@ -98,7 +101,7 @@ impl Shrinker {
         }
         if !self.unshrunk && g_max1 + g_max2 <= tol * 10.0 {
             self.unshrunk = true;
-            self.reconstruct_gradient(q, v, active_size);
+            self.reconstruct_gradient(q, v, active_size, monitor);
             active_size = v.len();
         }
         let mut i = 0;
@@ -126,6 +129,7 @@ impl Shrinker {
         v: &mut Variables,
         mut active_size: usize,
         tol: f64,
+        monitor: &dyn Monitor,
     ) -> usize {
         let mut g_max = [f64::NEG_INFINITY; 4];
         for i in 0..active_size {
@@ -147,7 +151,7 @@ impl Shrinker {
         }
         if !self.unshrunk && (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0 {
             self.unshrunk = true;
-            self.reconstruct_gradient(q, v, active_size);
+            self.reconstruct_gradient(q, v, active_size, monitor);
             active_size = v.len();
         }
         let mut i = 0;
@@ -169,11 +173,17 @@ impl Shrinker {
 
     /// LIBSVM's `reconstruct_gradient`: makes `G` exact on the inactive positions
     /// `active_size..l`, choosing the cheaper of the two column orders.
+    ///
+    /// A rebuild computes up to `l` kernel columns (seconds on a large problem with a small
+    /// cache), so it checks `monitor.interrupted()` every [`INTERRUPT_CHECK_COLUMNS`] columns
+    /// and returns early on Ctrl-C, leaving `G` inexact: the caller then checks the monitor and
+    /// discards the solve.
     pub fn reconstruct_gradient<Q: QMatrix>(
         &mut self,
         q: &mut Q,
         v: &mut Variables,
         active_size: usize,
+        monitor: &dyn Monitor,
     ) {
         let l = v.len();
         if active_size == l {
@@ -186,6 +196,11 @@ impl Shrinker {
         let n_free = (0..active_size).filter(|&j| v.is_free(j)).count();
         if n_free * l > 2 * active_size * (l - active_size) {
             for i in active_size..l {
+                if (i - active_size).is_multiple_of(INTERRUPT_CHECK_COLUMNS)
+                    && monitor.interrupted()
+                {
+                    return;
+                }
                 let q_i = q.column(i, active_size);
                 let mut sum = 0.0;
                 for ((&q_ij, &alpha_j), &bound_j) in q_i.iter().zip(&v.alpha).zip(&v.bound) {
@@ -200,15 +215,24 @@ impl Shrinker {
             // inactive positions come in blocks ([`QMatrix::columns_from`]: one pass over the
             // data for several columns), and one parallel pass adds a block's columns, each
             // position summing them in the order of `i`, so `G` is bitwise that of the columns
-            // added one by one.
+            // added one by one. The free columns go in groups of whole blocks, about
+            // [`INTERRUPT_CHECK_COLUMNS`] columns, in order (the same sums, the same blocks),
+            // with a check for Ctrl-C between groups.
             let free: Vec<usize> = (0..active_size).filter(|&i| v.is_free(i)).collect();
+            let block = q.block_columns().max(1);
+            let group_size = block * INTERRUPT_CHECK_COLUMNS.div_ceil(block);
             let Variables { gradient, alpha, .. } = v;
             let inactive = &mut gradient[active_size..];
-            let mut visit = |r: usize, values: &[&[f32]]| {
-                let scales = free[r..r + values.len()].iter().map(|&i| alpha[i]);
-                super::gradient_update::add_scaled_columns(inactive, values, scales);
-            };
-            q.columns_from(&free, active_size, l, &mut visit);
+            for group in free.chunks(group_size) {
+                if monitor.interrupted() {
+                    return;
+                }
+                let mut visit = |r: usize, values: &[&[f32]]| {
+                    let scales = group[r..r + values.len()].iter().map(|&i| alpha[i]);
+                    super::gradient_update::add_scaled_columns(inactive, values, scales);
+                };
+                q.columns_from(group, active_size, l, &mut visit);
+            }
         }
     }
 }

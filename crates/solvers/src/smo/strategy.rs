@@ -16,6 +16,7 @@ use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
 use super::working_set::ArgMax;
 use super::{rho, working_set};
+use crate::protocol::Monitor;
 
 /// The parts of SMO that depend on the equality constraints.
 pub(crate) trait Strategy {
@@ -64,6 +65,7 @@ pub(crate) trait Strategy {
         v: &mut Variables,
         active_size: usize,
         tol: f64,
+        monitor: &dyn Monitor,
     ) -> usize;
 
     /// `(ρ, r)` from the exact gradient (`r = 1` for one equality).
@@ -126,8 +128,9 @@ impl Strategy for OneEquality {
         v: &mut Variables,
         active_size: usize,
         tol: f64,
+        monitor: &dyn Monitor,
     ) -> usize {
-        shrinker.shrink(q, v, active_size, tol)
+        shrinker.shrink(q, v, active_size, tol, monitor)
     }
 
     fn offset(v: &Variables, len: usize) -> (f64, f64) {
@@ -200,8 +203,9 @@ impl Strategy for TwoEqualities {
         v: &mut Variables,
         active_size: usize,
         tol: f64,
+        monitor: &dyn Monitor,
     ) -> usize {
-        shrinker.shrink_nu(q, v, active_size, tol)
+        shrinker.shrink_nu(q, v, active_size, tol, monitor)
     }
 
     fn offset(v: &Variables, len: usize) -> (f64, f64) {
