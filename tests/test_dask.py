@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -282,3 +283,44 @@ def test_importing_kernelkit_does_not_import_dask() -> None:
 def test_scheduler_is_the_cluster(client: Any) -> None:
     """The fits above ran on the cluster's workers (not the local scheduler)."""
     assert dask.base.get_scheduler() == client.get
+
+
+def test_predict_over_a_dask_array_needs_no_pandas() -> None:
+    """With only ``dask[array]`` (pandas hidden: importing it fails), ``kernelkit.dask.predict``
+    and ``decision_function`` work on a dask array: DataFrame support is imported only for
+    DataFrame input."""
+    code = textwrap.dedent(
+        """
+        import importlib.abc
+        import sys
+
+        class NoPandas(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] == "pandas":
+                    raise ModuleNotFoundError(f"No module named {name!r}")
+                return None
+
+        sys.meta_path.insert(0, NoPandas())
+        import dask
+        import dask.array as da
+        import numpy as np
+        import kernelkit
+        import kernelkit.dask as kd
+
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(300, 4))
+        y = (X[:, 0] > 0).astype(int)
+        model = kernelkit.SVC().fit(X[:100], y[:100])
+        Xd = da.from_array(X, chunks=(70, 4))
+        with dask.config.set(scheduler="synchronous"):
+            predicted = kd.predict(model, Xd).compute()
+            decision = kd.decision_function(model, Xd).compute()
+        assert np.array_equal(predicted, model.predict(X))
+        assert np.allclose(decision, model.decision_function(X), rtol=0, atol=1e-12)
+        assert "pandas" not in sys.modules
+        print("ok")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

@@ -3,14 +3,24 @@ solve, and the solver checks for signals while it runs)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 SCRIPT = """
+import signal
+# Python's own handler, even when pytest was started with SIGINT ignored (see kk_interrupt.py).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 import numpy as np
 from kernelkit import SVC
 
@@ -66,3 +76,113 @@ def test_sigint_stops_a_long_fit_with_keyboard_interrupt(script: str) -> None:
     assert "finished" not in out
     # Generous bound for a loaded CI machine; the solver checks signals every ~20 ms.
     assert elapsed < 5.0, f"KeyboardInterrupt took {elapsed:.2f} s"
+
+
+# -- every point where Ctrl-C can meet a fit, and SIGINT at random times --------------------
+
+CHILD = Path(__file__).with_name("kk_interrupt.py")
+#: Every estimator, and the three routes of one-vs-one pairs (kk_interrupt.CASES).
+POINT_CASES = [
+    "SVC",
+    "SVC_pairs_in_rust",
+    "SVC_pairs_on_threads",
+    "SVC_pairs_in_sequence",
+    "NuSVC",
+    "SVR",
+    "NuSVR",
+    "OneClassSVM",
+    "PUClassifier",
+    "FrankWolfeSVC",
+    "ConstrainedSVR",
+    "SparseKernelLogisticRegression",
+    "AIDClassifier",
+    "AIDRegressor",
+    "AIDSemiSupervisedClassifier",
+]
+#: The issue's stress set: a binary and a multiclass SVC, NuSVR and AID.
+STRESS_CASES = ["SVC", "SVC_pairs_in_rust", "SVC_pairs_on_threads", "NuSVR", "AIDClassifier"]
+#: `KERNELKIT_INTERRUPT_STRESS=full` runs the stress test in full: many trials, the 1 s bound.
+FULL = os.environ.get("KERNELKIT_INTERRUPT_STRESS") == "full"
+
+
+def _child(*args: str, timeout: float) -> list[dict[str, Any]]:
+    # start_new_session: a SIGINT meant for the child never reaches pytest.
+    result = subprocess.run(
+        [sys.executable, str(CHILD), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        start_new_session=True,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_ctrl_c_at_every_point_raises_and_keeps_the_model() -> None:
+    """A Ctrl-C made to arrive at each point of each estimator's fit (the core's test hook, or
+    between two Python-side solves) raises KeyboardInterrupt, within a second, and leaves the
+    estimator exactly as it was (it pickles to the same bytes)."""
+    rows = _child("points", *POINT_CASES, timeout=600)
+    expected = [(case, point) for case in POINT_CASES for point in _points(case)]
+    assert [(row["case"], row["point"]) for row in rows] == expected
+    for row in rows:
+        assert row["outcome"] == "interrupted", row
+        assert row["state"] == "unchanged", row
+        if row["point"] != "after_solve":  # that one lets the first solve finish first
+            assert row["delay"] < 1.0, row
+
+
+def _points(case: str) -> list[str]:
+    extra = ["between_solves"] if case == "SVC_pairs_in_sequence" else []
+    return ["before_watch", "in_solver", "after_solve", *extra]
+
+
+@contextlib.contextmanager
+def _cpu_burner(on: bool) -> Iterator[None]:
+    """A process that keeps one core busy beside the test, when ``on``."""
+    if not on:
+        yield
+        return
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        burner.kill()
+        burner.wait()
+
+
+@pytest.mark.parametrize(
+    ("with_pandas", "with_burner"),
+    [(False, False), (True, True)],
+    ids=["plain", "pandas_and_a_busy_core"],
+)
+def test_sigint_at_random_times_always_interrupts(with_pandas: bool, with_burner: bool) -> None:
+    """SIGINT at a time uniform over each fit's window (the uninterrupted fit's duration,
+    measured in the child): never a fit that returns as if finished after the signal, never
+    a model left half-written, KeyboardInterrupt within the bound (CI: 3 s on a loaded
+    machine; `KERNELKIT_INTERRUPT_STRESS=full`: 1 s and 100 trials per case and setting)."""
+    trials, bound = (100, 1.0) if FULL else (6, 3.0)
+    seed = 1 + 2 * with_pandas + with_burner
+    args = ["stress", str(trials), str(seed), str(bound)]
+    args += ["pandas"] if with_pandas else []
+    with _cpu_burner(with_burner):
+        rows = _child(*args, *STRESS_CASES, timeout=1800 if FULL else 600)
+    assert len(rows) == trials * len(STRESS_CASES)
+    for row in rows:
+        assert row["outcome"] != "finished", row
+        assert row["state"] != "partial", row
+        if row["outcome"] == "interrupted":
+            assert row["state"] == "unchanged", row
+        if row["outcome"] in ("interrupted", "after_return"):
+            assert row["delay"] < bound, row
+    signalled = [row for row in rows if row["outcome"] != "no_signal"]
+    assert len(signalled) >= len(rows) // 2, "too few trials were interrupted to mean anything"
+    for case in STRESS_CASES:  # the figures, for `pytest -s`
+        mine = [row for row in rows if row["case"] == case]
+        delays = [row["delay"] for row in mine if row["delay"] is not None]
+        outcomes = {
+            o: sum(row["outcome"] == o for row in mine)
+            for o in ("interrupted", "after_return", "no_signal")
+        }
+        longest = max(delays, default=0.0)
+        print(f"{case}: window {mine[0]['window']:.2f} s, {outcomes}, max delay {longest:.3f} s")

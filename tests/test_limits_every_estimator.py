@@ -125,6 +125,8 @@ def test_time_limit_ends_the_fit(name: str, params: dict[str, Any], kind: str) -
 SIGINT_SCRIPT = textwrap.dedent(
     """
     import json, os, signal, threading, time, warnings
+    # Python's own handler, even when pytest was started with SIGINT ignored (kk_interrupt.py).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import kernelkit
     from kernelkit.solvers import Smo
@@ -222,3 +224,19 @@ def test_a_fit_that_fails_in_the_solver_keeps_the_previous_model(
         model.fit(wider) if y is None else model.fit(wider, y)
     assert model.n_features_in_ == x.shape[1]
     np.testing.assert_array_equal(getattr(model, method)(x), before)
+
+
+def test_scikit_learns_convergence_warning_filter_silences_kernelkits() -> None:
+    """kernelkit.ConvergenceWarning is a subclass of scikit-learn's, so the filters that users
+    (and scikit-learn's own utilities) write for that one apply."""
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
+    assert issubclass(kernelkit.ConvergenceWarning, SklearnConvergenceWarning)
+    x, y = _problem("classes", n=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=SklearnConvergenceWarning)
+        kernelkit.SVC(max_iter=2).fit(x, y)
+    assert not [w for w in caught if issubclass(w.category, SklearnConvergenceWarning)]
+    with pytest.warns(SklearnConvergenceWarning):
+        kernelkit.SVC(max_iter=2).fit(x, y)

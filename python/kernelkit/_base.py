@@ -7,7 +7,7 @@ import numbers
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
@@ -383,8 +383,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         per_job = max(1, threads // workers)
         stop = _core.StopFlag()
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(run, job, per_job, stop) for job in jobs]
+            futures: list[Future[T]] = []
+            # The submissions inside the try: a Ctrl-C between two of them must stop the
+            # solves already running, or leaving the pool would wait for every one to finish.
             try:
+                futures.extend(pool.submit(run, job, per_job, stop) for job in jobs)
                 return [future.result() for future in futures]
             except BaseException:
                 stop.set()

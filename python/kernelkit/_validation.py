@@ -27,8 +27,9 @@ def keeps_model_on_failure(fit: Fit) -> Fit:
         try:
             return fit(self, *args, **kwargs)
         except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
+            # One assignment, not clear() then update(): a second Ctrl-C between two calls
+            # would leave the estimator empty.
+            self.__dict__ = saved
             raise
 
     return guarded  # type: ignore[return-value]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
 __all__ = ["ConvergenceWarning"]
 
 
-class ConvergenceWarning(UserWarning):
+class ConvergenceWarning(SklearnConvergenceWarning):  # type: ignore[misc]  # sklearn is untyped
     """A solver stopped on a limit (``max_iter``, ``time_limit``) or a callback, not converged.
 
-    The fitted model is the solver's last iterate; ``status_`` says why it stopped.
+    The fitted model is the solver's last iterate; ``status_`` says why it stopped. A subclass
+    of scikit-learn's ``ConvergenceWarning`` (itself a ``UserWarning``), so that warning
+    filters written for scikit-learn catch it too.
     """

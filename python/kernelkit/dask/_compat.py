@@ -5,6 +5,7 @@ are the real ``dask`` packages, not this subpackage."""
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 dask: Any = importlib.import_module("dask")
@@ -12,9 +13,11 @@ da: Any = importlib.import_module("dask.array")
 delayed: Any = importlib.import_module("dask.delayed").delayed
 
 
-def dataframe() -> Any:
-    """``dask.dataframe`` (needs pandas; imported on first use)."""
-    return importlib.import_module("dask.dataframe")
+def loaded_dataframe() -> Any | None:
+    """``dask.dataframe`` if something imported it already, else ``None``: a dask DataFrame or
+    Series can exist only then, so arrays are told from frames without importing pandas (which
+    ``kernelkit.dask`` does not need for arrays: ``dask[array,distributed]`` suffices)."""
+    return sys.modules.get("dask.dataframe")
 
 
 def pandas() -> Any:

@@ -18,7 +18,7 @@ from ..exceptions import ConvergenceWarning
 from ..solvers import Smo
 from . import _aid_init as ini
 from ._aid import LadModel, Model, S3vmModel, SvmModel, gather_support, run_aid
-from ._compat import da, dask, dataframe
+from ._compat import da, dask, loaded_dataframe
 from ._engine import Partition, Rows, run_pass
 
 
@@ -28,11 +28,10 @@ def is_dask_collection(value: Any) -> bool:
 
 def _as_array(value: Any) -> tuple[Any, list[Any] | None]:
     """A dask array (and the column names of a DataFrame)."""
-    dd = dataframe()
-
-    if isinstance(value, dd.DataFrame):
+    dd = loaded_dataframe()
+    if dd is not None and isinstance(value, dd.DataFrame):
         return value.to_dask_array(lengths=True), list(value.columns)
-    if isinstance(value, dd.Series):
+    if dd is not None and isinstance(value, dd.Series):
         return value.to_dask_array(lengths=True), None
     return da.asarray(value), None
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._compat import da, dask, dataframe, pandas
+from ._compat import da, dask, loaded_dataframe, pandas
 
 
 def _frame(block: Any, names: Any) -> Any:
@@ -27,9 +27,8 @@ def _call(block: Any, model: Any, method: str, names: Any) -> Any:
 
 def _rows(X: Any) -> Any:
     """A 2-D dask array with one chunk across the features."""
-    dd = dataframe()
-
-    if isinstance(X, dd.DataFrame):
+    dd = loaded_dataframe()
+    if dd is not None and isinstance(X, dd.DataFrame):
         X = X.to_dask_array()
     elif not isinstance(X, da.Array):
         X = da.asarray(X)
