@@ -80,5 +80,7 @@ def test_a_set_stop_flag_stops_every_solve_given_it(digits: Dataset) -> None:
         stopped = _core.solve_c_svc(X, y, upper, kernel, tol=1e-9, stop=flag)
         assert stopped.status == "stopped"
         assert 0 < stopped.iterations < free.iterations
+        # Its result is for discarding: no final gradient rebuild, so no objective.
+        assert np.isnan(stopped.objective)
     with pytest.raises(TypeError, match="StopFlag"):
         _core.solve_c_svc(X, y, upper, kernel, stop=threading.Event())  # type: ignore[typeddict-item]

@@ -284,6 +284,7 @@ fn an_interruption_in_the_loop_skips_the_final_rebuild() {
     let interrupted = stop(true);
     assert_eq!(interrupted.status, Status::Stopped);
     assert!(interrupted.objective.is_nan());
+    assert_eq!(interrupted.iterations, kept.iterations); // the same report stopped both
 }
 
 #[test]

@@ -230,7 +230,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         let l = self.v.len();
         let tol = self.options.tol;
         if !self.initialize_gradient(&*monitor) {
-            return (self.interrupted_solution(), f64::NAN);
+            return (self.interrupted_solution(0), f64::NAN);
         }
         let mut objective = self.v.objective();
         let mut shrinker = Shrinker::default();
@@ -316,9 +316,10 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             }
         }
 
-        // Ctrl-C: the result is discarded, so skip the final rebuild of G (up to l columns).
+        // Ctrl-C (or a `StopFlag`, whose solves are discarded too): skip the final rebuild of
+        // G (up to l columns) and everything computed from it.
         if status == Status::Stopped && monitor.interrupted() {
-            return (self.interrupted_solution(), f64::NAN);
+            return (self.interrupted_solution(iteration), f64::NAN);
         }
         // Make G exact everywhere, then compute ρ, the objective and the final violation.
         shrinker.reconstruct_gradient(self.q, &mut self.v, active_size, &*monitor);
@@ -335,20 +336,25 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         (Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }, scale)
     }
 
-    /// The result of a solve interrupted before its gradient was complete: the starting point,
-    /// with no objective, bias or gap (the caller discards it).
-    fn interrupted_solution(&mut self) -> Solution {
+    /// The result of a solve interrupted (Ctrl-C, or a `StopFlag`) after `iterations` steps:
+    /// the current `α` in the problem's order, with no objective, bias or gap, since `G` is not
+    /// exact (the caller discards it).
+    fn interrupted_solution(&mut self, iterations: u64) -> Solution {
         let stats = SolveStats {
             cache: self.q.cache_stats(),
             min_active_size: self.v.len() as u64,
             ..SolveStats::default()
         };
+        let mut x = vec![0.0; self.v.len()];
+        for (position, &original) in self.v.active_set.iter().enumerate() {
+            x[original] = self.v.alpha[position];
+        }
         Solution {
-            x: self.v.alpha.clone(),
+            x,
             objective: f64::NAN,
             bias: f64::NAN,
             gap: f64::INFINITY,
-            iterations: 0,
+            iterations,
             status: Status::Stopped,
             stats,
         }
