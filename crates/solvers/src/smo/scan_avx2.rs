@@ -14,7 +14,7 @@ use super::scan_simd::{
     max_up_tail, merge_stored, second_scan_tail, simd_scans, vector_ops, SecondScanChunk,
 };
 use super::state::Bound;
-use super::working_set::ArgMax;
+use super::working_set::{ArgMax, Labels};
 use super::TAU;
 
 type Vector = __m256d;
@@ -86,6 +86,13 @@ vector_ops! { "avx2";
     div = _mm256_div_pd => Vector,
     not_equal = _mm256_cmp_pd::<_CMP_NEQ_OQ> => Mask,
     above = _mm256_cmp_pd::<_CMP_GT_OQ> => Mask,
+}
+
+/// The lanes of both masks.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn both(a: Mask, b: Mask) -> Mask {
+    _mm256_and_pd(a, b)
 }
 
 /// `a >= b` in the lanes of `mask`.
@@ -181,7 +188,7 @@ pub(super) unsafe fn visit_reaching<S>(
 #[cfg(test)]
 mod tests {
     use super::super::state::Variables;
-    use super::super::working_set::{max_up_sequential, second_scan_sequential};
+    use super::super::working_set::{max_up_sequential, second_scan_sequential, Labels};
     use super::*;
 
     /// Variables with many ties: gradients on a coarse grid, every bound and label.
@@ -217,15 +224,23 @@ mod tests {
             [(0, 1), (3, 2), (4, 3), (17, 4), (23, 13), (64, 5), (512, 15), (1000, 16), (1001, 6)]
         {
             let v = variables(n, seed);
-            for offset in [0, 4096] {
-                let expected = max_up_sequential(&v.y, &v.bound, &v.gradient, offset);
+            for (offset, labels) in [0, 4096].into_iter().flat_map(|offset| {
+                [Labels::Both, Labels::Only(1), Labels::Only(-1)].map(|labels| (offset, labels))
+            }) {
+                let expected = max_up_sequential(&v.y, &v.bound, &v.gradient, offset, labels);
                 // SAFETY: AVX2 is available (checked above).
-                let got = unsafe { max_up(&v.y, &v.bound, &v.gradient, offset) };
+                let got = unsafe { max_up(&v.y, &v.bound, &v.gradient, offset, labels) };
                 assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
                 if kernelkit_kernels::avx512_available() {
                     // SAFETY: AVX-512F and AVX2 are available (checked above).
                     let got = unsafe {
-                        super::super::scan_avx512::max_up(&v.y, &v.bound, &v.gradient, offset)
+                        super::super::scan_avx512::max_up(
+                            &v.y,
+                            &v.bound,
+                            &v.gradient,
+                            offset,
+                            labels,
+                        )
                     };
                     assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
                 }
@@ -241,11 +256,12 @@ mod tests {
         for (n, seed) in [(1, 7), (5, 8), (8, 9), (15, 14), (31, 10), (257, 11), (2000, 12)] {
             let v = variables(n, seed);
             let q_i: Vec<f32> = (0..n).map(|t| [0.25f32, -0.5, 0.0, 1.0][t % 4]).collect();
-            for i in [0, n / 2, n - 1] {
+            let labels = [Labels::Both, Labels::Only(1), Labels::Only(-1)];
+            for (i, labels) in [0, n / 2, n - 1].into_iter().flat_map(|i| labels.map(|l| (i, l))) {
                 for g_max in [-0.5, 0.0, 0.75] {
                     let (lo, hi) = (n / 3, n);
-                    let expected = second_scan_sequential(&v, &q_i[lo..hi], i, g_max, lo);
-                    let chunk = SecondScanChunk::new(&v, &q_i[lo..hi], i, g_max, lo);
+                    let expected = second_scan_sequential(&v, &q_i[lo..hi], i, g_max, lo, labels);
+                    let chunk = SecondScanChunk::new(&v, &q_i[lo..hi], i, g_max, lo, labels);
                     // SAFETY: AVX2 is available (checked above).
                     let (best, g_max2) = unsafe { second_scan(&chunk) };
                     assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");

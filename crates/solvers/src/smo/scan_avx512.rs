@@ -12,7 +12,7 @@ use super::scan_simd::{
     max_up_tail, merge_stored, second_scan_tail, simd_scans, vector_ops, SecondScanChunk,
 };
 use super::state::Bound;
-use super::working_set::ArgMax;
+use super::working_set::{ArgMax, Labels};
 use super::TAU;
 
 type Vector = __m512d;
@@ -82,6 +82,13 @@ vector_ops! { "avx512f";
     div = _mm512_div_pd => Vector,
     not_equal = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ> => Mask,
     above = _mm512_cmp_pd_mask::<_CMP_GT_OQ> => Mask,
+}
+
+/// The lanes of both masks.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn both(a: Mask, b: Mask) -> Mask {
+    a & b
 }
 
 /// `a >= b` in the lanes of `mask`.

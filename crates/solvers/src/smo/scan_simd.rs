@@ -14,7 +14,7 @@
 //! candidate: near the optimum few positions violate with `i`.
 
 use super::state::{Bound, Variables};
-use super::working_set::ArgMax;
+use super::working_set::{ArgMax, Labels};
 use super::TAU;
 
 /// One chunk of positions of the second scan, and the selected `i`.
@@ -31,12 +31,21 @@ pub(super) struct SecondScanChunk<'a> {
     pub g_max: f64,
     /// The position of the chunk's first entry.
     pub offset: usize,
+    /// The labels scanned.
+    pub labels: Labels,
 }
 
 impl<'a> SecondScanChunk<'a> {
-    /// The positions `lo..lo + q_i.len()` of `v`, with `Q[lo..lo + q_i.len(), i]` in `q_i` and
-    /// `m(α) = g_max`.
-    pub(super) fn new(v: &'a Variables, q_i: &'a [f32], i: usize, g_max: f64, lo: usize) -> Self {
+    /// The positions `lo..lo + q_i.len()` of `v` with a label in `labels`, with
+    /// `Q[lo..lo + q_i.len(), i]` in `q_i` and `m(α) = g_max`.
+    pub(super) fn new(
+        v: &'a Variables,
+        q_i: &'a [f32],
+        i: usize,
+        g_max: f64,
+        lo: usize,
+        labels: Labels,
+    ) -> Self {
         let hi = lo + q_i.len();
         SecondScanChunk {
             y: &v.y[lo..hi],
@@ -48,6 +57,7 @@ impl<'a> SecondScanChunk<'a> {
             q_ii: v.diagonal[i],
             g_max,
             offset: lo,
+            labels,
         }
     }
 }
@@ -72,11 +82,11 @@ pub(super) fn merge_stored(
 pub(super) fn max_up_tail(
     mut best: ArgMax,
     (y, bound, gradient): (&[i8], &[Bound], &[f64]),
-    from: usize,
-    offset: usize,
+    (from, offset): (usize, usize),
+    labels: Labels,
 ) -> ArgMax {
     let n = y.len().min(bound.len()).min(gradient.len());
-    for t in from..n {
+    for t in (from..n).filter(|&t| labels.hold(y[t])) {
         let in_up = if y[t] == 1 { bound[t] != Bound::Upper } else { bound[t] != Bound::Lower };
         if in_up {
             best.offer(-(f64::from(y[t]) * gradient[t]), offset + t);
@@ -95,7 +105,7 @@ pub(super) fn second_scan_tail(
 ) -> (ArgMax, f64) {
     let SecondScanChunk { y, bound, gradient, diagonal, q_i, .. } = *chunk;
     let two_y_i = 2.0 * f64::from(chunk.y_i);
-    for t in from..y.len() {
+    for t in (from..y.len()).filter(|&t| chunk.labels.hold(y[t])) {
         let y_t = f64::from(y[t]);
         let in_low = if y[t] == 1 { bound[t] != Bound::Lower } else { bound[t] != Bound::Upper };
         if in_low {
@@ -116,7 +126,9 @@ pub(super) fn second_scan_tail(
 /// operations the invoking module defines (all `#[inline]`, compiled for `$features`):
 /// `Vector`, `Mask`, `WIDTH`, `splat`, `add`, `sub`, `mul`, `div`, `negate`, `load`,
 /// `load_single`, `labels_and_bounds`, `not_equal`, `above`, `at_least_where`, `above_where`,
-/// `select`, `any`, `first_positions` and `store`.
+/// `both`, `select`, `any`, `first_positions` and `store`. A label outside the scan's
+/// [`Labels`] takes its positions out of every membership (one compare and one mask `and` per
+/// vector; the labels are `±1`, so the compare with `0` for both labels always holds).
 macro_rules! simd_scans {
     ($features:literal) => {
         /// The lanes' maxima and where they were found (position `−1` for none).
@@ -163,9 +175,11 @@ macro_rules! simd_scans {
             bound: &[Bound],
             gradient: &[f64],
             offset: usize,
+            labels_scanned: Labels,
         ) -> ArgMax {
             let n = y.len().min(bound.len()).min(gradient.len());
             let (one, half, width) = (splat(1.0), splat(0.5), splat(WIDTH as f64));
+            let skipped = splat(labels_scanned.skipped());
             let mut position = first_positions();
             let (mut even, mut odd) = (Lanes::new(), Lanes::new());
             let mut t = 0;
@@ -176,7 +190,10 @@ macro_rules! simd_scans {
                         unsafe { (labels_and_bounds(y, bound, t), load(gradient, t)) };
                     // I_up excludes α_t = u_t (byte 1) for y_t = +1 and α_t = 0 (byte 0) for
                     // y_t = −1.
-                    let member = not_equal(bounds, mul(add(one, labels), half));
+                    let member = both(
+                        not_equal(bounds, mul(add(one, labels), half)),
+                        not_equal(labels, skipped),
+                    );
                     $lanes.offer(member, negate(mul(labels, g)), position);
                     position = add(position, width);
                     t += WIDTH;
@@ -190,7 +207,8 @@ macro_rules! simd_scans {
             while t + WIDTH <= n {
                 step!(even);
             }
-            max_up_tail(merge_lanes(&[even, odd], offset), (y, bound, gradient), t, offset)
+            let best = merge_lanes(&[even, odd], offset);
+            max_up_tail(best, (y, bound, gradient), (t, offset), labels_scanned)
         }
 
         /// `(argmax of b²/a, max over I_low of y_t G_t)` over the chunk (see
@@ -208,6 +226,7 @@ macro_rules! simd_scans {
             let (one, half, zero, tau) = (splat(1.0), splat(0.5), splat(0.0), splat(TAU));
             let (g_max, q_ii) = (splat(chunk.g_max), splat(chunk.q_ii));
             let two_y_i = splat(2.0 * f64::from(chunk.y_i));
+            let skipped = splat(chunk.labels.skipped());
             let width = splat(WIDTH as f64);
             let mut position = first_positions();
             let (mut even, mut odd) = (Lanes::new(), Lanes::new());
@@ -220,7 +239,10 @@ macro_rules! simd_scans {
                         unsafe { (labels_and_bounds(y, bound, t), load(gradient, t)) };
                     // I_low excludes α_t = 0 (byte 0) for y_t = +1 and α_t = u_t (byte 1) for
                     // y_t = −1.
-                    let member = not_equal(bounds, mul(sub(one, labels), half));
+                    let member = both(
+                        not_equal(bounds, mul(sub(one, labels), half)),
+                        not_equal(labels, skipped),
+                    );
                     let y_g = mul(labels, g);
                     $g_max2 = select(at_least_where(member, y_g, $g_max2), $g_max2, y_g);
                     let grad_diff = add(g_max, y_g);

@@ -84,7 +84,7 @@ impl Strategy for OneEquality {
     const NO_FIRST: ArgMax = ArgMax::EMPTY;
 
     fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
-        working_set::max_up(y, bound, gradient, offset)
+        working_set::max_up(y, bound, gradient, offset, working_set::Labels::Both)
     }
 
     fn merge_first(earlier: ArgMax, later: ArgMax) -> ArgMax {
@@ -108,7 +108,8 @@ impl Strategy for OneEquality {
         // scans merge in any order to what the chunks merged in order give.
         let scanned = PerThread::new((ArgMax::EMPTY, f64::NEG_INFINITY));
         let then = |c0: usize, q_i: &[f32], _: Option<&[f32]>| {
-            scanned.add(working_set::second_scan(v, q_i, i, g_max, c0), working_set::merge_second);
+            let scan = working_set::second_scan(v, q_i, i, g_max, c0, working_set::Labels::Both);
+            scanned.add(scan, working_set::merge_second);
         };
         if q.column_then(i, None, active_size, 0, &then) {
             return working_set::selection_from(

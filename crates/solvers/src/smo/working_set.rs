@@ -30,6 +30,33 @@ pub(crate) struct Selection {
     pub gap: f64,
 }
 
+/// Which labels a scan reads: both (LIBSVM's `Solver`), or one (`Solver_NU`, whose scans run
+/// once per label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Labels {
+    Both,
+    Only(i8),
+}
+
+impl Labels {
+    #[inline]
+    pub(crate) fn hold(self, y: i8) -> bool {
+        match self {
+            Labels::Both => true,
+            Labels::Only(label) => y == label,
+        }
+    }
+
+    /// The label the scan skips, as the SIMD scans compare it (`0.0`, no label, for both).
+    #[inline]
+    pub(crate) fn skipped(self) -> f64 {
+        match self {
+            Labels::Both => 0.0,
+            Labels::Only(label) => -f64::from(label),
+        }
+    }
+}
+
 /// `(value, index)` maximum with ties to the larger index; `None` when empty.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ArgMax(pub f64, pub Option<usize>);
@@ -62,20 +89,27 @@ impl ArgMax {
     }
 }
 
-/// `−y_t G_t` for `t ∈ I_up`, maximised: LIBSVM's first scan, over the chunk of positions
-/// `offset..offset + y.len()` given as slices (so that it can run inside the gradient update).
-pub(crate) fn max_up(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
+/// `−y_t G_t` for `t ∈ I_up` with a label in `labels`, maximised: LIBSVM's first scan, over
+/// the chunk of positions `offset..offset + y.len()` given as slices (so that it can run inside
+/// the gradient update).
+pub(crate) fn max_up(
+    y: &[i8],
+    bound: &[Bound],
+    gradient: &[f64],
+    offset: usize,
+    labels: Labels,
+) -> ArgMax {
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx512_available() {
         // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
-        return unsafe { super::scan_avx512::max_up(y, bound, gradient, offset) };
+        return unsafe { super::scan_avx512::max_up(y, bound, gradient, offset, labels) };
     }
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { super::scan_avx2::max_up(y, bound, gradient, offset) };
+        return unsafe { super::scan_avx2::max_up(y, bound, gradient, offset, labels) };
     }
-    max_up_sequential(y, bound, gradient, offset)
+    max_up_sequential(y, bound, gradient, offset, labels)
 }
 
 /// [`max_up`] as one sequential loop: the portable version, and the definition the AVX2
@@ -85,9 +119,13 @@ pub(crate) fn max_up_sequential(
     bound: &[Bound],
     gradient: &[f64],
     offset: usize,
+    labels: Labels,
 ) -> ArgMax {
     let mut best = ArgMax::EMPTY;
     for (k, ((&y_t, &bound_t), &g_t)) in y.iter().zip(bound).zip(gradient).enumerate() {
+        if !labels.hold(y_t) {
+            continue;
+        }
         if y_t == 1 {
             if bound_t != Bound::Upper {
                 best.offer(-g_t, offset + k);
@@ -99,18 +137,20 @@ pub(crate) fn max_up_sequential(
     best
 }
 
-/// The second scan over `lo..lo + q_i.len()`, given `q_i = Q[lo..lo + q_i.len(), i]`:
-/// `(argmin of −b²/a as ArgMax of b²/a, max over I_low of y_t G_t)`.
+/// The second scan over the positions `lo..lo + q_i.len()` with a label in `labels`, given
+/// `q_i = Q[lo..lo + q_i.len(), i]`: `(argmin of −b²/a as ArgMax of b²/a, max over I_low of
+/// y_t G_t)`.
 pub(crate) fn second_scan(
     v: &Variables,
     q_i: &[f32],
     i: usize,
     g_max: f64,
     lo: usize,
+    labels: Labels,
 ) -> (ArgMax, f64) {
     #[cfg(target_arch = "x86_64")]
     if kernelkit_kernels::avx2_available() {
-        let chunk = super::scan_simd::SecondScanChunk::new(v, q_i, i, g_max, lo);
+        let chunk = super::scan_simd::SecondScanChunk::new(v, q_i, i, g_max, lo, labels);
         if kernelkit_kernels::avx512_available() {
             // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
             return unsafe { super::scan_avx512::second_scan(&chunk) };
@@ -118,7 +158,7 @@ pub(crate) fn second_scan(
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { super::scan_avx2::second_scan(&chunk) };
     }
-    second_scan_sequential(v, q_i, i, g_max, lo)
+    second_scan_sequential(v, q_i, i, g_max, lo, labels)
 }
 
 /// [`second_scan`] as one sequential loop: the portable version, and the definition the AVX2
@@ -129,6 +169,7 @@ pub(crate) fn second_scan_sequential(
     i: usize,
     g_max: f64,
     lo: usize,
+    labels: Labels,
 ) -> (ArgMax, f64) {
     let mut best = ArgMax::EMPTY;
     let mut g_max2 = f64::NEG_INFINITY;
@@ -136,6 +177,9 @@ pub(crate) fn second_scan_sequential(
     let diagonal = &v.diagonal;
     let q_ii = diagonal[i];
     for (t, &q_it) in (lo..).zip(q_i) {
+        if !labels.hold(v.y[t]) {
+            continue;
+        }
         if v.y[t] == 1 {
             if !v.is_lower(t) {
                 let grad_diff = g_max + v.gradient[t];
@@ -213,7 +257,7 @@ pub(crate) fn select_second(
     let active_size = q_i.len();
     let scanned = chunked(
         active_size,
-        |lo, hi| second_scan(v, &q_i[lo..hi], i, g_max, lo),
+        |lo, hi| second_scan(v, &q_i[lo..hi], i, g_max, lo, Labels::Both),
         merge_second,
         (ArgMax::EMPTY, f64::NEG_INFINITY),
     );
