@@ -96,6 +96,8 @@ pub(crate) fn python_solution(
     stats.set_item("objective_increases", s.objective_increases)?;
     stats.set_item("gradient_reconstructions", s.gradient_reconstructions)?;
     stats.set_item("min_active_size", s.min_active_size)?;
+    stats.set_item("parallel_passes", s.parallel_passes)?;
+    stats.set_item("serial_seconds", s.serial_time.as_secs_f64())?;
     Ok(Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),
         objective: solution.objective,

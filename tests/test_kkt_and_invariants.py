@@ -3,6 +3,7 @@ determinism across n_jobs, and hypothesis property tests on small random problem
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -168,10 +169,23 @@ def _assert_same_model(a: Any, b: Any) -> None:
     np.testing.assert_array_equal(a.n_iter_, b.n_iter_)
 
 
+def _assert_same_passes(a: Any, b: Any, wall_seconds: float) -> None:
+    """The parallel passes are where the threads meet, the same for any thread count; the
+    serial time is part of the fit's."""
+    stats = [
+        m.solver_stats_[0] if isinstance(m.solver_stats_, list) else m.solver_stats_ for m in (a, b)
+    ]
+    assert stats[0]["parallel_passes"] == stats[1]["parallel_passes"] > 0
+    for s in stats:
+        assert 0.0 < s["serial_seconds"] < wall_seconds
+
+
 def test_svc_n_jobs_gives_the_same_model_on_a9a(a9a: Any) -> None:
     assert len(a9a.y) >= 4096
+    started = time.perf_counter()
     models = [kernelkit.SVC(C=1.0, gamma=0.5, n_jobs=jobs).fit(a9a.X, a9a.y) for jobs in (1, 2)]
     _assert_same_model(*models)
+    _assert_same_passes(*models, wall_seconds=time.perf_counter() - started)
     np.testing.assert_array_equal(
         models[0].decision_function(a9a.X_test), models[1].decision_function(a9a.X_test)
     )
@@ -180,9 +194,20 @@ def test_svc_n_jobs_gives_the_same_model_on_a9a(a9a: Any) -> None:
 def test_svr_n_jobs_gives_the_same_model(cpu_act_large: Any) -> None:
     ds = cpu_act_large
     assert len(ds.y) >= 4096
+    started = time.perf_counter()
     models = [
         kernelkit.SVR(C=1.0, epsilon=0.1, gamma=0.05, n_jobs=jobs).fit(ds.X, ds.y)
         for jobs in (1, 2)
+    ]
+    _assert_same_model(*models)
+    _assert_same_passes(*models, wall_seconds=time.perf_counter() - started)
+
+
+def test_nu_svr_n_jobs_gives_the_same_model(cpu_act_large: Any) -> None:
+    # The ν scans (one per label) reduce fixed chunks in parallel as the others do.
+    ds = cpu_act_large
+    models = [
+        kernelkit.NuSVR(C=1.0, nu=0.4, gamma=0.05, n_jobs=jobs).fit(ds.X, ds.y) for jobs in (1, 2)
     ]
     _assert_same_model(*models)
 

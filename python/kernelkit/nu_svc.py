@@ -106,8 +106,10 @@ class NuSVC(SVC):
     shape_fit_ : tuple of int of shape (2,)
         Shape of the training ``X``.
     solver_stats_ : list of dict
-        Per pair: kernel cache counters, gradient reconstructions, objective increases and the
-        smallest active set reached by shrinking.
+        Per pair: kernel cache counters, gradient reconstructions, objective increases, the
+        smallest active set reached by shrinking, ``parallel_passes`` (the passes over the
+        data where the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the
+        solve's time outside them, which no number of threads shortens).
     status_ : list of str
         How each dual problem ended (``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` or ``"numerical_error"``).

@@ -159,8 +159,11 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         Shape of the training ``X``.
     solver_stats_ : list of dict
         Per pair: kernel cache hits, misses, values computed, bytes in use and budget, gradient
-        reconstructions, objective increases, the smallest active set reached by shrinking, and
-        ``dual_variables``, the size of the dual problem solved (see Notes).
+        reconstructions, objective increases, the smallest active set reached by shrinking,
+        ``parallel_passes`` (the passes over the data where the threads meet, the same
+        for any ``n_jobs``) and ``serial_seconds`` (the solve's time outside them, which no
+        number of threads shortens), and ``dual_variables``, the size of the dual problem
+        solved (see Notes).
     status_ : list of str
         How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.

@@ -95,8 +95,10 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     shape_fit_ : tuple of int of shape (2,)
         Shape of the training ``X``.
     solver_stats_ : dict
-        Kernel cache counters, gradient reconstructions, objective increases and the smallest
-        active set reached by shrinking.
+        Kernel cache counters, gradient reconstructions, objective increases, the smallest
+        active set reached by shrinking, ``parallel_passes`` (the passes over the data where
+        the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
+        time outside them, which no number of threads shortens).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.

@@ -123,6 +123,11 @@ pub struct SolveStats {
     pub gradient_reconstructions: u64,
     /// Smallest active-set size reached by shrinking.
     pub min_active_size: u64,
+    /// Parallel passes of the solve: the points where its threads met
+    /// ([`kernelkit_kernels::team::Passes`]; the same number for any thread count).
+    pub parallel_passes: u64,
+    /// The solve's wall time outside its parallel passes (the part no thread count shortens).
+    pub serial_time: std::time::Duration,
 }
 
 /// The result of a solve.

@@ -323,8 +323,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
             stats: SolveStats {
                 cache: self.meb.cache_stats(),
                 objective_increases,
-                gradient_reconstructions: 0,
-                min_active_size: 0,
+                ..SolveStats::default()
             },
         };
         (solution, self.report)

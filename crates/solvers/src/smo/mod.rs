@@ -77,7 +77,7 @@ mod working_set_nu;
 
 use std::time::Instant;
 
-use kernelkit_kernels::team::TeamGuard;
+use kernelkit_kernels::team::{self, TeamGuard};
 use kernelkit_kernels::QMatrix;
 
 use crate::box_qp::BoxQp;
@@ -174,6 +174,7 @@ fn solve_with<Q: QMatrix, S: Strategy>(
         known_gradient,
         options,
         started: Instant::now(),
+        passes_before: team::passes_so_far(),
         strategy: std::marker::PhantomData::<S>,
     };
     Ok(run.solve(monitor))
@@ -187,6 +188,8 @@ struct Run<'a, Q, S> {
     known_gradient: Option<Vec<f64>>,
     options: &'a SolveOptions,
     started: Instant,
+    /// The solving thread's parallel passes before this solve.
+    passes_before: team::Passes,
     strategy: std::marker::PhantomData<S>,
 }
 
@@ -329,6 +332,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             if status == Status::Converged { gap.max(0.0) } else { S::max_violation(&self.v, l) };
         stats.gradient_reconstructions = shrinker.reconstructions;
         stats.cache = self.q.cache_stats();
+        self.count_passes(&mut stats);
         let mut x = vec![0.0; l];
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
@@ -340,11 +344,12 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     /// the current `α` in the problem's order, with no objective, bias or gap, since `G` is not
     /// exact (the caller discards it).
     fn interrupted_solution(&mut self, iterations: u64) -> Solution {
-        let stats = SolveStats {
+        let mut stats = SolveStats {
             cache: self.q.cache_stats(),
             min_active_size: self.v.len() as u64,
             ..SolveStats::default()
         };
+        self.count_passes(&mut stats);
         let mut x = vec![0.0; self.v.len()];
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
@@ -358,6 +363,13 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             status: Status::Stopped,
             stats,
         }
+    }
+
+    /// The solve's parallel passes and its time outside them, so far.
+    fn count_passes(&self, stats: &mut SolveStats) {
+        let passes = team::passes_so_far().since(self.passes_before);
+        stats.parallel_passes = passes.count;
+        stats.serial_time = self.started.elapsed().saturating_sub(passes.time);
     }
 
     fn select_working_set(&mut self, active_size: usize) -> working_set::Selection {
