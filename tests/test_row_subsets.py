@@ -151,7 +151,12 @@ def test_pairs_solved_in_one_call_are_the_solves_of_each_pair() -> None:
         assert len(together) == len(alone)
         for got, want in zip(together, alone, strict=True):
             _assert_same_solution(got, want)
-            assert got.stats == want.stats
+            # Every counter but the serial time (a clock reading) is the same.
+            timing = {"serial_seconds"}
+            assert {k: v for k, v in got.stats.items() if k not in timing} == {
+                k: v for k, v in want.stats.items() if k not in timing
+            }
+            assert got.stats["serial_seconds"] >= 0.0
     flag = _core.StopFlag()
     flag.set()
     stopped = _core.solve_c_svc_pairs(subsets, ys, uppers, kernel, 2, tol=1e-12, stop=flag)
