@@ -21,15 +21,26 @@ fn dot_feature_major_generic<const FMA: bool, const WIDE: usize>(
     first: usize,
     outs: &mut [&mut [f64]],
 ) {
+    // Blocks of WIDE outputs (independent chains of multiply–adds that keep both FMA units
+    // busy), every left row's block in turn while the block's features are in the core's
+    // cache: a pass over the data serves all the rows (a column over many rows is bound by
+    // reading them), then blocks of eight, then outputs one by one. Every output is summed over
+    // the features in the same order whichever block computes it, alone or beside other rows.
+    let shared = outs.iter().map(|out| out.len()).min().unwrap_or(0) / WIDE * WIDE;
+    for c in (0..shared).step_by(WIDE) {
+        for (x, out) in left.iter().zip(outs.iter_mut()) {
+            if let Some((&x_0, rest)) = x.split_first() {
+                feature_major_block::<FMA, WIDE>(x_0, rest, by_feature, stride, first, out, c);
+            }
+        }
+    }
     for (x, out) in left.iter().zip(outs.iter_mut()) {
         let Some((&x_0, rest)) = x.split_first() else {
             out.fill(0.0);
             continue;
         };
-        // Blocks of WIDE outputs (independent chains of multiply–adds that keep both FMA units
-        // busy), then of eight, then one by one: every output summed over the features in the
-        // same order whichever block computes it.
-        let mut c = feature_major_blocks::<FMA, WIDE>(x_0, rest, by_feature, stride, first, out, 0);
+        let mut c =
+            feature_major_blocks::<FMA, WIDE>(x_0, rest, by_feature, stride, first, out, shared);
         c = feature_major_blocks::<FMA, FEATURE_MAJOR_BLOCK>(
             x_0, rest, by_feature, stride, first, out, c,
         );
@@ -55,22 +66,37 @@ fn feature_major_blocks<const FMA: bool, const B: usize>(
     out: &mut [f64],
     from: usize,
 ) -> usize {
-    // Feature k of rows first + c .. first + c + B.
-    let block = |k: usize, c: usize| &by_feature[k * stride + first + c..][..B];
     let full = from + (out.len() - from) / B * B;
     for c in (from..full).step_by(B) {
-        let mut acc = [0.0f64; B];
-        for (a, &z) in acc.iter_mut().zip(block(0, c)) {
-            *a = x_0 * z;
-        }
-        for (k, &x_k) in rest.iter().enumerate() {
-            for (a, &z) in acc.iter_mut().zip(block(k + 1, c)) {
-                *a = multiply_add::<FMA>(x_k, z, *a);
-            }
-        }
-        out[c..c + B].copy_from_slice(&acc);
+        feature_major_block::<FMA, B>(x_0, rest, by_feature, stride, first, out, c);
     }
     full
+}
+
+/// `out[c..c + B] = ⟨x, z_{first + c ..}⟩` (with `x = (x_0, rest…)`), the `B` sums kept in
+/// registers over all features and stored once.
+#[inline(always)]
+fn feature_major_block<const FMA: bool, const B: usize>(
+    x_0: f64,
+    rest: &[f64],
+    by_feature: &[f64],
+    stride: usize,
+    first: usize,
+    out: &mut [f64],
+    c: usize,
+) {
+    // Feature k of rows first + c .. first + c + B.
+    let block = |k: usize| &by_feature[k * stride + first + c..][..B];
+    let mut acc = [0.0f64; B];
+    for (a, &z) in acc.iter_mut().zip(block(0)) {
+        *a = x_0 * z;
+    }
+    for (k, &x_k) in rest.iter().enumerate() {
+        for (a, &z) in acc.iter_mut().zip(block(k + 1)) {
+            *a = multiply_add::<FMA>(x_k, z, *a);
+        }
+    }
+    out[c..c + B].copy_from_slice(&acc);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -210,6 +236,30 @@ mod tests {
                     }
                     assert_eq!(value.to_bits(), expected.to_bits(), "first {first}, column {c}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_sharing_a_pass_get_their_values_alone() {
+        // Three left rows (one empty) over outputs of different lengths: the blocks they share
+        // and the ones each finishes alone give every value bitwise as a pass of its own.
+        let (d, n) = (7, 64 * 2 + 32 + 8 + 3);
+        let by_feature: Vec<f64> = (0..d * n).map(|k| ((k as f64) * 0.618).sin()).collect();
+        let rows: [Vec<f64>; 3] =
+            [(0..d).map(|k| (k as f64).cos()).collect(), Vec::new(), vec![0.5; d]];
+        for widths in [[n, n, n], [n - 2, 40, 75], [33, 200 - 40, 9]] {
+            let first = 2;
+            let widths = widths.map(|w| w.min(n - first));
+            let mut together: Vec<Vec<f64>> = widths.iter().map(|&w| vec![f64::NAN; w]).collect();
+            let left: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+            let mut outs: Vec<&mut [f64]> = together.iter_mut().map(Vec::as_mut_slice).collect();
+            dot_feature_major(&left, &by_feature, n, first, &mut outs);
+            for (r, row) in rows.iter().enumerate() {
+                let mut alone = vec![f64::NAN; widths[r]];
+                dot_feature_major(&[row], &by_feature, n, first, &mut [&mut alone]);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&together[r]), bits(&alone), "row {r}, widths {widths:?}");
             }
         }
     }
