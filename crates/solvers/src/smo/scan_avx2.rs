@@ -191,27 +191,8 @@ mod tests {
     use super::super::working_set::{max_up_sequential, second_scan_sequential, Labels};
     use super::*;
 
-    /// Variables with many ties: gradients on a coarse grid, every bound and label.
     fn variables(n: usize, seed: u64) -> Variables {
-        let mut state = seed;
-        let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
-        let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
-        let mut v = Variables::new(
-            (0..n).map(|_| [0.5, 1.0, 1.0, 2.0][next() % 4]).collect(),
-            y,
-            vec![0.0; n],
-            vec![-1.0; n],
-            vec![1.0; n],
-        );
-        for t in 0..n {
-            v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
-            v.update_bound(t);
-            v.gradient[t] = (next() % 9) as f64 * 0.25 - 1.0;
-        }
-        v
+        super::super::state::tied_variables(n, seed, None)
     }
 
     #[test]

@@ -180,20 +180,7 @@ mod tests {
         // Lengths around the vector widths and past the parallel threshold; a coarse grid of
         // gradients and columns, so that ties are everywhere; sets with one label only.
         for (n, only) in [(1, None), (7, None), (9, Some(1)), (33, Some(-1)), (40_000, None)] {
-            let y: Vec<i8> =
-                (0..n).map(|_| only.unwrap_or(if next() % 2 == 0 { 1 } else { -1 })).collect();
-            let mut v = Variables::new(
-                (0..n).map(|_| [0.5, 1.0, 2.0][next() % 3]).collect(),
-                y,
-                vec![0.0; n],
-                vec![-1.0; n],
-                vec![1.0; n],
-            );
-            for t in 0..n {
-                v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
-                v.update_bound(t);
-                v.gradient[t] = (next() % 9) as f64 * 0.25 - 1.0;
-            }
+            let v = super::super::state::tied_variables(n, n as u64 + 7, only);
             let columns: Vec<Vec<f32>> = (0..2)
                 .map(|_| (0..n).map(|_| [0.25f32, -0.5, 0.0, 1.0][next() % 4]).collect())
                 .collect();
