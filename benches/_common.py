@@ -8,6 +8,7 @@ fit) and small output helpers (Markdown tables, JSON).
 from __future__ import annotations
 
 import datetime as _dt
+import gzip
 import json
 import multiprocessing as mp
 import os
@@ -169,6 +170,21 @@ def load_svmlight_dense(
 
 
 # --------------------------------------------------------------------------- objectives
+def load_pmlb(path: Path) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A PMLB ``.tsv.gz`` file: the features (C-contiguous float64) and the last column,
+    ``target``, as float64 (callers with class labels convert them)."""
+    with gzip.open(path, "rt") as fh:
+        fh.readline()  # header
+        table = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
+    return np.ascontiguousarray(table[:, :-1]), np.ascontiguousarray(table[:, -1])
+
+
+def standardize(X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Columns to mean 0, std 1 (constant columns only centred)."""
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    return np.ascontiguousarray((X - mu) / np.where(sd > 0, sd, 1.0))
+
+
 def rbf_quadratic_form(
     X: NDArray[np.float64],
     v: NDArray[np.float64],

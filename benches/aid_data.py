@@ -30,13 +30,13 @@ Real (``../shared/data``, see its README.md):
 
 from __future__ import annotations
 
-import gzip
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import load_pmlb, standardize
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
@@ -113,16 +113,7 @@ def _require(path: Path) -> Path:
 
 
 def _load_pmlb(path: Path) -> tuple[FloatArray, FloatArray]:
-    with gzip.open(_require(path), "rt") as fh:
-        fh.readline()  # header
-        A = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
-    return np.ascontiguousarray(A[:, :-1]), np.ascontiguousarray(A[:, -1])
-
-
-def standardize(X: FloatArray) -> FloatArray:
-    """Columns to mean 0, std 1 (constant columns only centred)."""
-    mu, sd = X.mean(axis=0), X.std(axis=0)
-    return np.ascontiguousarray((X - mu) / np.where(sd > 0, sd, 1.0))
+    return load_pmlb(_require(path))
 
 
 def load_real(name: str, data_dir: Path = DATA_DIR) -> Problem:

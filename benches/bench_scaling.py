@@ -34,7 +34,6 @@ Writes ``<out>.json``, ``<out>.md`` (the table) and ``<out>.png`` (time against 
 from __future__ import annotations
 
 import argparse
-import gzip
 import statistics
 import sys
 import time
@@ -46,12 +45,14 @@ from typing import Any
 import numpy as np
 from _common import (
     DEFAULT_DATA_DIR,
+    load_pmlb,
     load_svmlight_dense,
     machine_info,
     parse_str_list,
     rbf_quadratic_form,
     relative_difference,
     run_isolated,
+    standardize,
     write_json,
 )
 from numpy.typing import NDArray
@@ -62,24 +63,12 @@ SKLEARNEX_MAX_ITER = 10**9
 Arrays = tuple[NDArray[np.float64], NDArray[np.float64]]
 
 
-def _pmlb(data: Path, name: str) -> Arrays:
-    with gzip.open(data / "pmlb" / f"{name}.tsv.gz", "rt") as fh:
-        fh.readline()
-        table = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
-    return np.ascontiguousarray(table[:, :-1]), np.ascontiguousarray(table[:, -1])
-
-
-def _standardised(X: NDArray[np.float64]) -> NDArray[np.float64]:
-    sd = X.std(axis=0)
-    return np.ascontiguousarray((X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0))
-
-
 def _regression(data: Path, name: str) -> Arrays:
     from sklearn.model_selection import train_test_split
 
-    X, y = _pmlb(data, name)
+    X, y = load_pmlb(data / "pmlb" / f"{name}.tsv.gz")
     X, _, y, _ = train_test_split(X, y, train_size=0.75, random_state=0)
-    return _standardised(X), (y - y.mean()) / y.std()
+    return standardize(X), (y - y.mean()) / y.std()
 
 
 def _a9a(data: Path) -> Arrays:
@@ -87,10 +76,10 @@ def _a9a(data: Path) -> Arrays:
 
 
 def _magic(data: Path) -> Arrays:
-    X, y = _pmlb(data, "magic")
+    X, y = load_pmlb(data / "pmlb" / "magic.tsv.gz")
     order = np.random.default_rng(0).permutation(len(y))[:15_000]
     labels = np.unique(y)
-    return _standardised(X[order]), np.where(y[order] == labels[-1], 1.0, -1.0)
+    return standardize(X[order]), np.where(y[order] == labels[-1], 1.0, -1.0)
 
 
 def _classification(n: int) -> Arrays:
@@ -99,7 +88,7 @@ def _classification(n: int) -> Arrays:
     X, y = make_classification(
         n_samples=n + 5000, n_features=50, n_informative=20, flip_y=0.05, random_state=0
     )
-    X = _standardised(X)  # on all rows, as the protocol
+    X = standardize(X)  # on all rows, as the protocol
     return X[:n], np.where(y[:n] == 1, 1.0, -1.0)
 
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
 from _common import load_svmlight_dense
 from numpy.typing import NDArray
@@ -52,10 +52,8 @@ def minmax_fit(X: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.
 
 
 def load_pmlb(path: Path) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    with gzip.open(path, "rt") as fh:
-        fh.readline()  # header
-        A = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
-    return np.ascontiguousarray(A[:, :-1]), A[:, -1].astype(np.int64)
+    X, labels = _common.load_pmlb(path)
+    return X, labels.astype(np.int64)
 
 
 def one_hot(

@@ -21,13 +21,13 @@ Differences from the paper's copies (digest §5.2, §7.15): spambase has 4601 ro
 
 from __future__ import annotations
 
-import gzip
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _common import load_pmlb
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
@@ -71,10 +71,8 @@ class DataMissing(RuntimeError):
 
 
 def _load_pmlb(path: Path) -> tuple[FloatArray, IntArray]:
-    with gzip.open(path, "rt") as fh:
-        fh.readline()  # header
-        A = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
-    return np.ascontiguousarray(A[:, :-1]), A[:, -1].astype(np.int64)
+    X, labels = load_pmlb(path)
+    return X, labels.astype(np.int64)
 
 
 def monk2() -> tuple[FloatArray, IntArray]:

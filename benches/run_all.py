@@ -39,7 +39,6 @@ Issue 9's performance targets are evaluated and reported as met / not met only.
 from __future__ import annotations
 
 import argparse
-import gzip
 import math
 import os
 import statistics
@@ -56,6 +55,7 @@ from _common import (
     DEFAULT_DATA_DIR,
     check,
     current_rss_mb,
+    load_pmlb,
     load_snapshot,
     load_svmlight_dense,
     machine_info,
@@ -97,13 +97,6 @@ A9A_GAMMA = 0.5
 
 
 # --------------------------------------------------------------------------- data
-def _load_pmlb(path: Path) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    with gzip.open(path, "rt") as fh:
-        fh.readline()  # header
-        A = np.loadtxt(fh, delimiter="\t", dtype=np.float64)
-    return np.ascontiguousarray(A[:, :-1]), np.ascontiguousarray(A[:, -1])
-
-
 def _standardize(X: NDArray[np.float64], Xt: NDArray[np.float64]) -> tuple[Any, Any]:
     mu, sd = X.mean(axis=0), X.std(axis=0)
     sd = np.where(sd > 0, sd, 1.0)
@@ -136,7 +129,7 @@ def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
         Xt, yt = z["X_test"], z["y_test"].astype(np.float64)
         split, scaling = "official 7,291 / 2,007 (quick: first rows)", "none (pixels in [0, 1])"
     elif name == "kddcup":
-        Xa, ids = _load_pmlb(data_dir / "pmlb" / "kddcup.tsv.gz")
+        Xa, ids = load_pmlb(data_dir / "pmlb" / "kddcup.tsv.gz")
         ya = np.where(ids == KDD_NORMAL_ID, -1.0, 1.0)
         n = QUICK_TRAIN if quick else KDD_N
         m = QUICK_TEST if quick else KDD_N
@@ -151,7 +144,7 @@ def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
         )
         scaling = "PMLB integer codes for protocol/service/flag; standardized on train"
     elif name in SVR_DATASETS:
-        Xa, ya = _load_pmlb(data_dir / "pmlb" / f"{name}.tsv.gz")
+        Xa, ya = load_pmlb(data_dir / "pmlb" / f"{name}.tsv.gz")
         X, Xt, y, yt = train_test_split(Xa, ya, test_size=0.2, random_state=SEED)
         if quick:
             X, y, Xt, yt = X[:n_tr], y[:n_tr], Xt[:n_te], yt[:n_te]
