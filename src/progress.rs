@@ -26,8 +26,9 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 /// A flag that stops the solves given it (solver option `stop`) at their next report, read
 /// without the GIL: one-vs-one's concurrent pairs are stopped with it when one of them fails
 /// or the fit is interrupted. Their results are discarded, so a stopped solve returns at once,
-/// as on Ctrl-C (no final gradient rebuild: no objective, bias or gap). (A Python callback for that would take the GIL in every solve,
-/// against the threads preparing the next pairs: USPS 5 % slower.)
+/// as on Ctrl-C (no final gradient rebuild: no objective, bias or gap). (A Python callback
+/// for that would take the GIL in every solve, against the threads preparing the next pairs:
+/// USPS 5 % slower.)
 #[pyclass(frozen, module = "kernelkit._core")]
 pub(crate) struct StopFlag {
     pub(crate) flag: Arc<AtomicBool>,
