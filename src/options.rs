@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kernelkit_solvers::SolveOptions;
+use kernelkit_solvers::{Engine, SolveOptions};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -30,8 +30,8 @@ impl Options {
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
 /// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s), `callback`,
-/// `stop` (a `StopFlag`) and `single_products` (the rows were float32: products over wide rows
-/// are summed in `f32`).
+/// `stop` (a `StopFlag`), `single_products` (the rows were float32: products over wide rows
+/// are summed in `f32`) and `engine` (`"auto"`, `"libsvm"` or `"batched"`: the SMO solvers').
 pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut tol: f64 = 1e-3;
     let mut max_iter = None;
@@ -42,6 +42,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
     let mut callback: Option<Py<PyAny>> = None;
     let mut stop = None;
     let mut single_products = false;
+    let mut engine = Engine::Auto;
     if let Some(given) = given {
         for (key, value) in given.iter() {
             let key: String = key.extract()?;
@@ -53,6 +54,14 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 "n_jobs" => n_jobs = value.extract()?,
                 "time_limit" => time_limit = value.extract()?,
                 "single_products" => single_products = value.extract()?,
+                "engine" => {
+                    let name: String = value.extract()?;
+                    engine = Engine::parse(&name).ok_or_else(|| {
+                        PyValueError::new_err(format!(
+                            "engine = {name:?}: expected \"auto\", \"libsvm\" or \"batched\""
+                        ))
+                    })?;
+                }
                 "callback" => {
                     callback = if value.is_none() { None } else { Some(value.unbind()) };
                 }
@@ -63,7 +72,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 other => {
                     return Err(PyTypeError::new_err(format!(
                         "unexpected solver option {other:?}: expected tol, max_iter, cache_size, \
-                         shrinking, n_jobs, time_limit, single_products, callback or stop"
+                         shrinking, n_jobs, time_limit, single_products, engine, callback or stop"
                     )))
                 }
             }
@@ -88,6 +97,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
         n_threads: n_jobs,
         time_limit,
         single_products,
+        engine,
         ..SolveOptions::default()
     };
     solve.validate().map_err(CoreError::from)?;

@@ -98,6 +98,10 @@ pub(crate) fn python_solution(
     stats.set_item("min_active_size", s.min_active_size)?;
     stats.set_item("parallel_passes", s.parallel_passes)?;
     stats.set_item("serial_seconds", s.serial_time.as_secs_f64())?;
+    if let Some(engine) = s.engine {
+        stats.set_item("engine", engine.as_str())?;
+        stats.set_item("batches", s.batches)?;
+    }
     Ok(Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),
         objective: solution.objective,

@@ -91,6 +91,10 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+#: The decompositions of the SMO estimators' ``engine`` parameter.
+ENGINES = ("auto", "libsvm", "batched")
+
+
 def check_solver_params(estimator: Any) -> None:
     """The solver options every estimator has: ``tol``, ``cache_size``, ``max_iter``,
     ``time_limit``, ``callback`` and ``n_jobs``."""
@@ -173,6 +177,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
         _check_kernel_parameters(self.gamma, self.degree, self.coef0)
         check_bool("shrinking", getattr(self, "shrinking", True))
+        engine = getattr(self, "engine", "auto")
+        if not isinstance(engine, str) or engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         check_solver_params(self)
 
     def _record_input_precision(self, X: Any) -> None:
@@ -331,6 +338,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             "n_jobs": resolve_n_jobs(self.n_jobs),
             "time_limit": core_time_limit(self.time_limit),
             "single_products": bool(getattr(self, "_float32_input", False)),
+            "engine": str(getattr(self, "engine", "auto")),
         }
 
     def _solve(

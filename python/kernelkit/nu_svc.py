@@ -44,6 +44,14 @@ class NuSVC(SVC):
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
+    engine : {"auto", "libsvm", "batched"}, default="auto"
+        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
+        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
+        up to 256 variables: their kernel columns computed together, pair steps on the batch on
+        one thread, the gradient updated once per batch, so the threads meet far less often
+        (``shrinking`` is not used). Both stop by the same rule on the whole problem.
+        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
+        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation of each dual problem, > 0.
     cache_size : float, default=200
@@ -109,7 +117,8 @@ class NuSVC(SVC):
         Per pair: kernel cache counters, gradient reconstructions, objective increases, the
         smallest active set reached by shrinking, ``parallel_passes`` (the passes over the
         data where the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the
-        solve's time outside them, which no number of threads shortens).
+        solve's time outside them, which no number of threads shortens), ``engine``
+        (which ran) and ``batches`` (of the batched engine).
     status_ : list of str
         How each dual problem ended (``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` or ``"numerical_error"``).
@@ -143,6 +152,7 @@ class NuSVC(SVC):
         gamma: str | float = "scale",
         coef0: float = 0.0,
         shrinking: bool = True,
+        engine: str = "auto",
         tol: float = 1e-3,
         cache_size: float = 200,
         class_weight: Mapping[Any, float] | str | None = None,
@@ -161,6 +171,7 @@ class NuSVC(SVC):
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.engine = engine
         self.tol = tol
         self.cache_size = cache_size
         self.class_weight = class_weight

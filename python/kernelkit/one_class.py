@@ -42,6 +42,14 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         the fraction of support vectors.
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
+    engine : {"auto", "libsvm", "batched"}, default="auto"
+        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
+        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
+        up to 256 variables: their kernel columns computed together, pair steps on the batch on
+        one thread, the gradient updated once per batch, so the threads meet far less often
+        (``shrinking`` is not used). Both stop by the same rule on the whole problem.
+        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
+        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
     cache_size : float, default=200
         Size of the kernel cache in MB (> 0).
     verbose : bool or int, default=False
@@ -90,7 +98,8 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         Kernel cache counters, gradient reconstructions, objective increases, the smallest
         active set reached by shrinking, ``parallel_passes`` (the passes over the data where
         the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
-        time outside them, which no number of threads shortens).
+        time outside them, which no number of threads shortens), ``engine``
+        (which ran) and ``batches`` (of the batched engine).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
@@ -117,6 +126,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         tol: float = 1e-3,
         nu: float = 0.5,
         shrinking: bool = True,
+        engine: str = "auto",
         cache_size: float = 200,
         verbose: bool | int = False,
         max_iter: int = -1,
@@ -131,6 +141,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         self.tol = tol
         self.nu = nu
         self.shrinking = shrinking
+        self.engine = engine
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter

@@ -52,6 +52,14 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         Half-width of the insensitive tube, >= 0: errors smaller than ``epsilon`` cost nothing.
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
+    engine : {"auto", "libsvm", "batched"}, default="auto"
+        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
+        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
+        up to 256 variables: their kernel columns computed together, pair steps on the batch on
+        one thread, the gradient updated once per batch, so the threads meet far less often
+        (``shrinking`` is not used). Both stop by the same rule on the whole problem.
+        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
+        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
     cache_size : float, default=200
         Size of the kernel cache in MB (> 0).
     verbose : bool or int, default=False
@@ -98,7 +106,8 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         Kernel cache counters, gradient reconstructions, objective increases, the smallest
         active set reached by shrinking, ``parallel_passes`` (the passes over the data where
         the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
-        time outside them, which no number of threads shortens).
+        time outside them, which no number of threads shortens), ``engine``
+        (which ran) and ``batches`` (of the batched engine).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
@@ -129,6 +138,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         C: float = 1.0,
         epsilon: float = 0.1,
         shrinking: bool = True,
+        engine: str = "auto",
         cache_size: float = 200,
         verbose: bool | int = False,
         max_iter: int = -1,
@@ -144,6 +154,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self.C = C
         self.epsilon = epsilon
         self.shrinking = shrinking
+        self.engine = engine
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter

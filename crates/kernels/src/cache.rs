@@ -221,6 +221,56 @@ impl<T: Copy + Default> RowCache<T> {
         len: usize,
         pinned: Option<usize>,
     ) -> (&mut [T], &mut [MaybeUninit<T>]) {
+        self.get_unfilled_pinning(i, len, pinned.as_slice())
+    }
+
+    /// [`RowCache::get_unfilled`] for several distinct columns at once, each pinned while room
+    /// is made for the others: the cached prefix and the uninitialised room of each, for
+    /// [`RowCache::set_filled`] on every one. When the budget cannot hold them all, the
+    /// columns are allocated beyond it (nothing of theirs is evicted).
+    ///
+    /// # Panics
+    /// If a column appears twice.
+    #[allow(clippy::type_complexity)]
+    pub fn get_many_unfilled(
+        &mut self,
+        columns: &[usize],
+        len: usize,
+    ) -> Vec<(&mut [T], &mut [MaybeUninit<T>])> {
+        let mut seen = std::collections::HashSet::with_capacity(columns.len());
+        assert!(
+            columns.iter().all(|&i| seen.insert(i)),
+            "RowCache::get_many_unfilled: a column twice"
+        );
+        let mut parts = Vec::with_capacity(columns.len());
+        for &i in columns {
+            let (cached, missing) = self.get_unfilled_pinning(i, len, columns);
+            parts.push((cached.as_mut_ptr(), cached.len(), missing.as_mut_ptr(), missing.len()));
+        }
+        parts
+            .into_iter()
+            .map(|(cached, have, missing, room)| {
+                // SAFETY: each request pinned every column of `columns`, so none was evicted,
+                // and a request extends and relinks its own column only: the buffers of the
+                // earlier columns were neither freed nor moved nor written, and they are
+                // distinct buffers (distinct columns).
+                unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(cached, have),
+                        std::slice::from_raw_parts_mut(missing, room),
+                    )
+                }
+            })
+            .collect()
+    }
+
+    /// [`RowCache::get_unfilled`], never evicting a column of `pinned`.
+    fn get_unfilled_pinning(
+        &mut self,
+        i: usize,
+        len: usize,
+        pinned: &[usize],
+    ) -> (&mut [T], &mut [MaybeUninit<T>]) {
         self.sync(i);
         let have = self.columns[i].len();
         if have > 0 {
@@ -455,11 +505,11 @@ impl<T: Copy + Default> RowCache<T> {
         self.synced.fill(0);
     }
 
-    fn least_recent_excluding(&self, pinned: Option<usize>) -> Option<usize> {
+    fn least_recent_excluding(&self, pinned: &[usize]) -> Option<usize> {
         let sentinel = self.columns.len();
         let mut h = self.next[sentinel];
         while h != sentinel {
-            if Some(h) != pinned {
+            if !pinned.contains(&h) {
                 return Some(h);
             }
             h = self.next[h];

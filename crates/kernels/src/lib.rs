@@ -25,6 +25,7 @@
 mod bitmap;
 mod block;
 mod cache;
+pub mod column_sums;
 mod cross;
 mod dense;
 mod distinct;

@@ -112,6 +112,23 @@ pub trait QMatrix: Send {
     ) {
         columns_one_by_one(self, columns, from, len, visit);
     }
+
+    /// `target[t] += Σ_r scales[r] · Q[t, columns[r]]` for `t ∈ 0..target.len()`: the gradient
+    /// update of a step on many variables. Each position's sum is fixed by the columns and
+    /// scales (not by the thread count); matrices whose columns are all resident (after
+    /// [`QMatrix::prefetch`]) add them in one parallel pass. The default is
+    /// [`add_columns_by_blocks`](crate::column_sums::add_columns_by_blocks).
+    fn add_columns(&mut self, columns: &[usize], scales: &[f64], target: &mut [f64]) {
+        crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
+    }
+
+    /// `out[c·n + r] = Q[rows[r], columns[c]]` (`n = rows.len()`, column-major): entries of
+    /// the Hessian of a subproblem, read from the columns (resident after
+    /// [`QMatrix::prefetch`]). The default is
+    /// [`submatrix_by_columns`](crate::column_sums::submatrix_by_columns).
+    fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
+        crate::column_sums::submatrix_by_columns(self, rows, columns, out);
+    }
 }
 
 /// [`QMatrix::columns_from`] one column at a time, each as [`QMatrix::column`] returns it: the
@@ -265,6 +282,47 @@ pub(crate) fn fill_rooms<K: KernelSource>(
     kernel.fill_block_finishing(rows, start, start + width, scratch, &finish);
     let written = written.merged(|a, b| a + b);
     assert_eq!(written, rows.len() * width, "the kernel source left a cache column unfilled");
+}
+
+/// Makes the columns `columns` (distinct) resident over `0..len` in `cache`: the resident ones
+/// are made most recently used, then the missing parts of the others are computed as blocks
+/// of the columns that hold the same cached prefix (in a solve without shrinking, one block),
+/// stored window by window on the threads that compute them ([`fill_rooms`], with
+/// `store(column, c0, window, values)`, `c0` counting from the column's first position), so
+/// that neither the conversion to `f32` nor the page faults of new columns run on one thread.
+pub(crate) fn fill_cached<K: KernelSource>(
+    kernel: &K,
+    cache: &mut RowCache,
+    scratch: &mut Vec<f64>,
+    columns: &[usize],
+    len: usize,
+    store: &(dyn Fn(usize, usize, &mut [MaybeUninit<f32>], &[f64]) + Sync),
+) {
+    let mut missing: Vec<(usize, usize)> = Vec::new();
+    for &k in columns {
+        let have = cache.refresh(k);
+        if have >= len {
+            cache.get_unfilled(k, len, None);
+        } else {
+            missing.push((have, k));
+        }
+    }
+    missing.sort_unstable();
+    missing.dedup();
+    for group in missing.chunk_by(|a, b| a.0 == b.0) {
+        let start = group[0].0;
+        let ids: Vec<usize> = group.iter().map(|&(_, k)| k).collect();
+        let mut rooms: Vec<&mut [MaybeUninit<f32>]> =
+            cache.get_many_unfilled(&ids, len).into_iter().map(|(_, room)| room).collect();
+        let each = |r: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+            store(ids[r], start + c0, window, values);
+        };
+        fill_rooms(kernel, scratch, &ids, &mut rooms, start, &each);
+        for &k in &ids {
+            // SAFETY: `fill_rooms` wrote every position of every room.
+            unsafe { cache.set_filled(k, len) };
+        }
+    }
 }
 
 /// The first `n` values of the scratch buffer, which only grows: a block's output is written
@@ -477,21 +535,42 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         visit(0, &values);
     }
 
-    fn prefetch(&mut self, indices: &[usize], len: usize) {
-        let missing: Vec<usize> =
-            indices.iter().copied().filter(|&k| self.cache.refresh(k) < len).collect();
-        if missing.is_empty() {
+    /// One pass over the resident columns; when one is missing, by blocks (the default).
+    fn add_columns(&mut self, columns: &[usize], scales: &[f64], target: &mut [f64]) {
+        let len = target.len();
+        if !columns.iter().all(|&k| self.cache.refresh(k) >= len) {
+            crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
             return;
         }
-        let scratch = scratch_of(&mut self.scratch, missing.len() * len);
-        self.kernel.fill_block(&missing, 0, len, scratch);
-        for (&k, values) in missing.iter().zip(scratch.chunks_exact(len)) {
-            let (cached, room) = self.cache.get_unfilled(k, len, None);
-            let start = cached.len();
-            store_signed(room, &values[start..], self.signs[k], &self.signs[start..len]);
-            // SAFETY: `store_signed` wrote every position of the room.
-            unsafe { self.cache.set_filled(k, len) };
+        let values: Vec<&[f32]> = columns.iter().map(|&k| self.cache.peek(k, len)).collect();
+        crate::column_sums::add_scaled_columns(target, &values, scales);
+    }
+
+    fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
+        let len = rows.iter().max().map_or(0, |&k| k + 1);
+        if !columns.iter().all(|&k| self.cache.refresh(k) >= len) {
+            crate::column_sums::submatrix_by_columns(self, rows, columns, out);
+            return;
         }
+        let n = rows.len();
+        assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");
+        for (c, &k) in columns.iter().enumerate() {
+            let column = self.cache.peek(k, len);
+            for (r, &t) in rows.iter().enumerate() {
+                out[c * n + r] = column[t];
+            }
+        }
+    }
+
+    /// The resident columns among `indices` are made most recently used first, so that
+    /// computing the missing ones does not evict them ([`fill_cached`]).
+    fn prefetch(&mut self, indices: &[usize], len: usize) {
+        let SignedQ { kernel, signs, cache, scratch, .. } = self;
+        let signs = &*signs;
+        let store = |k: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+            store_signed(window, values, signs[k], &signs[c0..c0 + values.len()]);
+        };
+        fill_cached(kernel, cache, scratch, indices, len, &store);
     }
 }
 

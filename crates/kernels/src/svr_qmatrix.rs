@@ -24,7 +24,7 @@
 use std::mem::MaybeUninit;
 
 use crate::cache::{CacheStats, RowCache};
-use crate::qmatrix::{fill_rooms, scratch_of, QMatrix};
+use crate::qmatrix::{fill_cached, fill_rooms, QMatrix};
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
 
@@ -383,27 +383,84 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         self.cache.budget_values() / m.max(1)
     }
 
-    fn prefetch(&mut self, indices: &[usize], len: usize) {
+    /// By points: `Q[t, k] = s_t s_k K(p(t), p(k))`, so the terms of the two positions of one
+    /// point combine into one scale `c_p = Σ_{p(k) = p} s_k scale_k`, a first pass sums
+    /// `h = Σ_p c_p K(·, p)` over the slots (the points in the order they first appear in
+    /// `columns`), and a second adds `s_t h[p(t)]` at every position. When a row is not
+    /// resident after [`QMatrix::prefetch`] (a cache too small for them all), by blocks.
+    fn add_columns(&mut self, columns: &[usize], scales: &[f64], target: &mut [f64]) {
+        assert_eq!(scales.len(), columns.len(), "add_columns: one scale per column");
+        let len = target.len();
+        self.prefetch(columns, len);
         let m = self.slots_for(len);
-        let mut missing: Vec<usize> = indices
-            .iter()
-            .map(|&k| self.slot_of[k] as usize)
-            .filter(|&row| self.cache.cached_len(row) < m)
-            .collect();
-        missing.sort_unstable();
-        missing.dedup();
-        if missing.is_empty() {
+        let mut points: Vec<usize> = Vec::new();
+        let mut combined: Vec<f64> = Vec::new();
+        let mut index_of = std::collections::HashMap::new();
+        for (&k, &scale) in columns.iter().zip(scales) {
+            let slot = self.slot_of[k] as usize;
+            let term = f64::from(self.signs[k]) * scale;
+            let r = *index_of.entry(slot).or_insert_with(|| {
+                points.push(slot);
+                combined.push(0.0);
+                points.len() - 1
+            });
+            combined[r] += term;
+        }
+        if !points.iter().all(|&slot| self.cache.refresh(slot) >= m) {
+            crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
             return;
         }
-        let scratch = scratch_of(&mut self.scratch, missing.len() * m);
-        self.kernel.fill_block(&missing, 0, m, scratch);
-        for (&row, values) in missing.iter().zip(scratch.chunks_exact(m)) {
-            let (cached, room) = self.cache.get_unfilled(row, m, None);
-            let start = cached.len();
-            store_rounded(0, start, room, &values[start..]);
-            // SAFETY: every position of the room was written (`values` holds all `m`).
-            unsafe { self.cache.set_filled(row, m) };
+        let rows: Vec<&[f32]> = points.iter().map(|&slot| self.cache.peek(slot, m)).collect();
+        let mut over_slots = vec![0.0; m];
+        crate::column_sums::add_scaled_columns(&mut over_slots, &rows, &combined);
+        let (signs, slot_of) = (&self.signs[..len], &self.slot_of[..len]);
+        let add = |target: &mut [f64], lo: usize| {
+            for ((g, &s), &slot) in target.iter_mut().zip(&signs[lo..]).zip(&slot_of[lo..]) {
+                *g += f64::from(s) * over_slots[slot as usize];
+            }
+        };
+        if len < crate::PARALLEL_MIN_LEN {
+            add(target, 0);
+        } else {
+            let chunk = crate::column_sums::UPDATE_CHUNK;
+            let target = DisjointSlices::new(target);
+            crate::team::for_each_chunk(len.div_ceil(chunk), |c| {
+                let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
+                // SAFETY: chunk c alone writes lo..hi.
+                add(unsafe { target.range(lo, hi) }, lo);
+            });
         }
+    }
+
+    /// `Q[a, b] = s_a s_b K(p(a), p(b))` from the rows of the points (resident after
+    /// [`QMatrix::prefetch`]; else column by column).
+    fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
+        let n = rows.len();
+        assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");
+        let m = self.slots_for(self.size());
+        if !columns.iter().all(|&k| self.cache.refresh(self.slot_of[k] as usize) >= m) {
+            crate::column_sums::submatrix_by_columns(self, rows, columns, out);
+            return;
+        }
+        for (c, &k) in columns.iter().enumerate() {
+            let row = self.cache.peek(self.slot_of[k] as usize, m);
+            let s_k = self.signs[k];
+            for (r, &t) in rows.iter().enumerate() {
+                out[c * n + r] = self.signs[t] * s_k * row[self.slot_of[t] as usize];
+            }
+        }
+    }
+
+    fn prefetch(&mut self, indices: &[usize], len: usize) {
+        let m = self.slots_for(len);
+        let mut rows: Vec<usize> = indices.iter().map(|&k| self.slot_of[k] as usize).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let SvrQ { kernel, cache, scratch, .. } = self;
+        let store = |_: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+            store_rounded(0, c0, window, values);
+        };
+        fill_cached(kernel, cache, scratch, &rows, m, &store);
     }
 }
 

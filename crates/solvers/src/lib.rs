@@ -44,8 +44,8 @@ pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQ
 pub use klr::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
 pub use parallel::{with_thread_pool, PoolLease};
 pub use protocol::{
-    Control, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
-    Status,
+    Control, Engine, Monitor, NoMonitor, Progress, Solution, SolveError, SolveOptions, SolveStats,
+    Solver, Status,
 };
 pub use smo::{NuSmo, Smo};
 pub use usmo::{KernelColumns, LinearRows, PuProblem, UnlabeledKernel, Usmo};

@@ -43,6 +43,42 @@ pub struct SolveOptions {
     /// kernel of an `f32`-cached problem (SMO's `SignedQ`, `SvrQ`) read it, those with `f64`
     /// columns (Frank–Wolfe, sparse KLR) do not.
     pub single_products: bool,
+    /// The decomposition the SMO solvers ([`crate::Smo`], [`crate::NuSmo`]) run; other solvers
+    /// ignore it.
+    pub engine: Engine,
+    /// Most variables per batch of the batched engine (`None`: 256, fewer when the cache holds
+    /// fewer than two batches' columns).
+    pub batch_size: Option<usize>,
+}
+
+/// The decomposition of the SMO solvers (see `smo` and `smo::batched`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The solver chooses from the problem (never from the thread count, so that the model
+    /// does not depend on it) and reports its choice in [`SolveStats::engine`].
+    #[default]
+    Auto,
+    /// LIBSVM's: one pair per iteration, with shrinking (LIBSVM's iterations exactly).
+    Libsvm,
+    /// Batches of many variables: their columns computed as one block, their subproblem solved
+    /// by the same pair steps on one thread, the gradient updated once per batch.
+    Batched,
+}
+
+impl Engine {
+    /// A stable lower-case name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Libsvm => "libsvm",
+            Engine::Batched => "batched",
+        }
+    }
+
+    /// The engine of a name given by [`Engine::as_str`].
+    pub fn parse(name: &str) -> Option<Engine> {
+        [Engine::Auto, Engine::Libsvm, Engine::Batched].into_iter().find(|e| e.as_str() == name)
+    }
 }
 
 impl Default for SolveOptions {
@@ -57,6 +93,8 @@ impl Default for SolveOptions {
             time_limit: None,
             report_every: 64,
             single_products: false,
+            engine: Engine::Auto,
+            batch_size: None,
         }
     }
 }
@@ -72,6 +110,9 @@ impl SolveOptions {
         }
         if self.max_iter == Some(0) {
             return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
+        }
+        if self.batch_size.is_some_and(|size| size < 2) {
+            return Err(SolveError::InvalidOption { name: "batch_size", reason: "must be >= 2" });
         }
         if self.report_every == 0 {
             return Err(SolveError::InvalidOption { name: "report_every", reason: "must be >= 1" });
@@ -128,6 +169,11 @@ pub struct SolveStats {
     pub parallel_passes: u64,
     /// The solve's wall time outside its parallel passes (the part no thread count shortens).
     pub serial_time: std::time::Duration,
+    /// The engine an SMO solve ran ([`Engine::Libsvm`] or [`Engine::Batched`]; `None` for
+    /// other solvers).
+    pub engine: Option<Engine>,
+    /// Batches of the batched engine (0 for the others).
+    pub batches: u64,
 }
 
 /// The result of a solve.

@@ -3,17 +3,15 @@
 //! entered or left their upper bound (see the module doc of [`super`] for the fusion with the
 //! pass that computes a missing column).
 
+use kernelkit_kernels::column_sums::UPDATE_CHUNK;
+pub(super) use kernelkit_kernels::column_sums::{
+    add_scaled, add_scaled_column, add_scaled_columns,
+};
 use kernelkit_kernels::team::{self, DisjointSlices};
 use kernelkit_kernels::{PerThread, QMatrix};
 
 use super::state::Variables;
 use super::strategy::Strategy;
-
-/// Positions per parallel task in the gradient update: small enough that the chunks of an
-/// active set of 10,000–30,000 positions split evenly over two threads (4,096 left one thread
-/// a chunk more than the other on most passes: a9a 2.37 -> 2.29 s on 2 threads). The results
-/// do not depend on it (no reduction crosses a chunk).
-const UPDATE_CHUNK: usize = 1024;
 
 /// `target[t] += scale · Q[t, k]` for `t ∈ from..target.len()` (the `Ḡ` of the inactive
 /// positions; a column of the gradient reconstruction), added by the pass that computes the
@@ -43,59 +41,6 @@ pub(super) fn add_scaled_column_from<Q: QMatrix>(
     if !fused {
         let column = &q.column(k, len)[from..];
         add_scaled_column(&mut target[from..], column, scale);
-    }
-}
-
-/// `target[k] += scale · column[k]` (the `Ḡ` update; a column of the gradient reconstruction),
-/// in parallel over fixed chunks.
-pub(super) fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
-    let len = target.len();
-    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
-        add_scaled(target, column, scale);
-    } else {
-        let target = DisjointSlices::new(target);
-        team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
-            let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
-            // SAFETY: chunk c alone writes lo..hi.
-            add_scaled(unsafe { target.range(lo, hi) }, &column[lo..hi], scale);
-        });
-    }
-}
-
-/// `target[t] += scale_c · columns[c][t]` for the columns `c` in order, in parallel over
-/// fixed chunks of positions: each position gets the sums [`add_scaled_column`] would give it
-/// column after column, in one pass.
-pub(super) fn add_scaled_columns(
-    target: &mut [f64],
-    columns: &[&[f32]],
-    scales: impl Iterator<Item = f64>,
-) {
-    let scales: Vec<f64> = scales.collect();
-    assert_eq!(scales.len(), columns.len(), "add_scaled_columns: one scale per column");
-    let len = target.len();
-    let add = |target: &mut [f64], lo: usize, hi: usize| {
-        for (column, &scale) in columns.iter().zip(&scales) {
-            add_scaled(target, &column[lo..hi], scale);
-        }
-    };
-    if len < kernelkit_kernels::PARALLEL_MIN_LEN {
-        add(target, 0, len);
-    } else {
-        let target = DisjointSlices::new(target);
-        team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
-            let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
-            // SAFETY: chunk c alone writes lo..hi.
-            add(unsafe { target.range(lo, hi) }, lo, hi);
-        });
-    }
-}
-
-/// `target[t] += scale · column[t]`, position by position: every `G` and `Ḡ` term of a column
-/// is added by this one loop, fused in a pass or not, so the sums are the same either way.
-#[inline]
-pub(super) fn add_scaled(target: &mut [f64], column: &[f32], scale: f64) {
-    for (g, &q) in target.iter_mut().zip(column) {
-        *g += scale * f64::from(q);
     }
 }
 

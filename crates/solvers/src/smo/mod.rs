@@ -59,6 +59,7 @@
 //! at `max(10⁷, 100·l)`), and ρ without free variables and with an empty side is the finite
 //! side's bound instead of ±∞.
 
+mod batched;
 mod gradient_update;
 mod rho;
 #[cfg(target_arch = "x86_64")]
@@ -82,7 +83,8 @@ use kernelkit_kernels::QMatrix;
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
-    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
+    Control, Engine, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
+    Status,
 };
 use gradient_update::{
     add_scaled, add_scaled_column_from, update_gradient_and_scan, update_gradient_and_scan_in_fill,
@@ -168,6 +170,8 @@ fn solve_with<Q: QMatrix, S: Strategy>(
         problem.upper.clone(),
     );
     let known_gradient = problem.gradient0.clone();
+    let l = problem.q.size();
+    let (engine, size) = choose_engine(options, l, problem.q.cache_capacity(l));
     let mut run = Run {
         q: &mut problem.q,
         v: variables,
@@ -176,8 +180,45 @@ fn solve_with<Q: QMatrix, S: Strategy>(
         started: Instant::now(),
         passes_before: team::passes_so_far(),
         strategy: std::marker::PhantomData::<S>,
+        engine,
     };
-    Ok(run.solve(monitor))
+    Ok(match engine {
+        Engine::Batched => run.solve_batched(monitor, size),
+        _ => run.solve(monitor),
+    })
+}
+
+/// The batch size of the batched engine unless [`SolveOptions::batch_size`] says otherwise:
+/// on 564_fried ε-SVR and `make_classification` 30,000 × 50 (two threads), batches of 128, 256,
+/// 512 and 1,024 took 9.1, 7.5, 8.5, 10.1 s and 2.8, 3.1, 3.6, 4.0 s (half of each batch new;
+/// a quarter new, the engine's rule, then gave 5.7 and 2.5 s at 256).
+const BATCH_SIZE: usize = 256;
+
+/// With [`Engine::Auto`], problems with at least this many variables run the batched engine.
+/// Measured on two cores (`docs/performance.md`), the batched engine was as fast or faster from
+/// 12,000 variables on, except on a9a (32,561, binary rows whose columns cost little: 1.90 s
+/// against 1.35 s); its passes are 25–70 times fewer, which decides at 16 threads.
+const BATCHED_MIN_VARIABLES: usize = 8192;
+
+/// The engine a solve runs and the batch size of the batched engine: from the problem and the
+/// cache only, never from the thread count (the model must not depend on it). The batched
+/// engine needs the columns of two batches resident (the kept part of a batch and the new
+/// part are read together); with a smaller cache, batches shrink to fit, and `Auto` keeps
+/// LIBSVM's engine.
+fn choose_engine(options: &SolveOptions, l: usize, capacity: usize) -> (Engine, usize) {
+    let size = options.batch_size.unwrap_or(BATCH_SIZE).min(capacity / 2).max(2);
+    let engine = match options.engine {
+        Engine::Auto => {
+            let fits = capacity >= 2 * BATCH_SIZE;
+            if fits && l >= BATCHED_MIN_VARIABLES {
+                Engine::Batched
+            } else {
+                Engine::Libsvm
+            }
+        }
+        engine => engine,
+    };
+    (engine, size)
 }
 
 /// One solve in progress.
@@ -191,6 +232,8 @@ struct Run<'a, Q, S> {
     /// The solving thread's parallel passes before this solve.
     passes_before: team::Passes,
     strategy: std::marker::PhantomData<S>,
+    /// [`Engine::Libsvm`] or [`Engine::Batched`].
+    engine: Engine,
 }
 
 impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
@@ -370,6 +413,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         let passes = team::passes_so_far().since(self.passes_before);
         stats.parallel_passes = passes.count;
         stats.serial_time = self.started.elapsed().saturating_sub(passes.time);
+        stats.engine = Some(self.engine);
     }
 
     fn select_working_set(&mut self, active_size: usize) -> working_set::Selection {

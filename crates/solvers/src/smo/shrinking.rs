@@ -228,8 +228,9 @@ impl Shrinker {
                     return;
                 }
                 let mut visit = |r: usize, values: &[&[f32]]| {
-                    let scales = group[r..r + values.len()].iter().map(|&i| alpha[i]);
-                    super::gradient_update::add_scaled_columns(inactive, values, scales);
+                    let scales: Vec<f64> =
+                        group[r..r + values.len()].iter().map(|&i| alpha[i]).collect();
+                    super::gradient_update::add_scaled_columns(inactive, values, &scales);
                 };
                 q.columns_from(group, active_size, l, &mut visit);
             }

@@ -22,6 +22,8 @@ use crate::protocol::Monitor;
 pub(crate) trait Strategy {
     /// What the first scan of the selection finds (its arg-maxima over `I_up`).
     type First: Copy + Send;
+    /// The groups of variables a pair may come from (one per equality constraint).
+    const GROUPS: &'static [working_set::Labels];
     /// The first scan of an empty range.
     const NO_FIRST: Self::First;
 
@@ -81,6 +83,7 @@ pub(crate) struct OneEquality;
 
 impl Strategy for OneEquality {
     type First = ArgMax;
+    const GROUPS: &'static [working_set::Labels] = &[working_set::Labels::Both];
     const NO_FIRST: ArgMax = ArgMax::EMPTY;
 
     fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
@@ -149,6 +152,8 @@ pub(crate) struct TwoEqualities;
 
 impl Strategy for TwoEqualities {
     type First = (ArgMax, ArgMax);
+    const GROUPS: &'static [working_set::Labels] =
+        &[working_set::Labels::Only(1), working_set::Labels::Only(-1)];
     const NO_FIRST: (ArgMax, ArgMax) = (ArgMax::EMPTY, ArgMax::EMPTY);
 
     fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> (ArgMax, ArgMax) {
