@@ -138,15 +138,15 @@ def dual_objective(kind: str, params: dict[str, float], est: Any, y: NDArray[Any
     return 0.5 * quadratic + eps * float(np.abs(coef).sum()) - float(targets @ coef)
 
 
-def fit_once(case: str, solver: str, threads: int, data: str) -> dict[str, Any]:
-    """One fit in this (fresh) process."""
+def fit_once(case: str, solver: str, threads: int, data: str, engine: str) -> dict[str, Any]:
+    """One fit in this (fresh) process (``engine``: kernelkit's)."""
     kind, params, loader = CASES[case]
     X, y = loader(Path(data))
     common = {**params, "kernel": "rbf", "tol": TOL, "cache_size": CACHE_MB, "n_jobs": threads}
     if solver == "kernelkit":
         import kernelkit
 
-        est = getattr(kernelkit, kind)(**common)
+        est = getattr(kernelkit, kind)(**common, engine=engine)
     else:
         import sklearnex.svm
 
@@ -158,17 +158,21 @@ def fit_once(case: str, solver: str, threads: int, data: str) -> dict[str, Any]:
     stats = getattr(est, "solver_stats_", None)
     if stats is not None:
         first = stats[0] if isinstance(stats, list) else stats
+        out["engine"] = first["engine"]
         out["parallel_passes"] = first["parallel_passes"]
         out["serial_s"] = first["serial_seconds"]
         out["iterations"] = int(np.ravel(est.n_iter_)[0])
     return out
 
 
-def measure(case: str, solver: str, threads: int, args: argparse.Namespace) -> dict[str, Any]:
+def measure(
+    case: str, solver: str, threads: int, args: argparse.Namespace, engine: str = "auto"
+) -> dict[str, Any]:
     runs = []
     for _ in range(args.repeats):
         try:
-            runs.append(run_isolated(fit_once, (case, solver, threads, str(args.data)), 3600))
+            job = (case, solver, threads, str(args.data), engine)
+            runs.append(run_isolated(fit_once, job, 3600))
         except Exception as exc:  # a failed peer is reported, not fatal
             return {"error": (str(exc) or type(exc).__name__).splitlines()[0]}
     row = dict(runs[0])
@@ -179,9 +183,9 @@ def measure(case: str, solver: str, threads: int, args: argparse.Namespace) -> d
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| case | threads | kernelkit s | sklearnex s | sklearnex / kk | kk speed-up "
+        "| case | threads | engine | kernelkit s | sklearnex s | sklearnex / kk | kk speed-up "
         "| objective rel. diff | passes | serial s | Amdahl bound |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         kk, ex = r["kernelkit"], r.get("sklearnex", {})
@@ -189,6 +193,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells = [
             r["case"],
             str(r["threads"]),
+            f"{kk.get('engine', '-')} ({r['engine']})",
             f"{kk.get('fit_s', float('nan')):.2f}",
             f"{ex['fit_s']:.2f}" if "fit_s" in ex else ex.get("error", "-"),
             f"{ratio:.2f}" if ratio else "-",
@@ -209,13 +214,17 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     cases = list(dict.fromkeys(r["case"] for r in rows))
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
     fig, axes = plt.subplots(1, len(cases), figsize=(3.2 * len(cases), 3.2), squeeze=False)
     for ax, case in zip(axes[0], cases, strict=True):
-        mine = [r for r in rows if r["case"] == case]
-        threads = [r["threads"] for r in mine]
-        for solver, style in (("kernelkit", "o-"), ("sklearnex", "s--")):
-            times = [r.get(solver, {}).get("fit_s", np.nan) for r in mine]
-            ax.plot(threads, times, style, label=solver)
+        for e, engine in enumerate(engines):
+            mine = [r for r in rows if r["case"] == case and r["engine"] == engine]
+            threads = [r["threads"] for r in mine]
+            times = [r["kernelkit"].get("fit_s", np.nan) for r in mine]
+            ax.plot(threads, times, "o-", label=f"kernelkit {engine}")
+            if e == 0:
+                peer = [r.get("sklearnex", {}).get("fit_s", np.nan) for r in mine]
+                ax.plot(threads, peer, "s--", label="sklearnex")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(case)
@@ -231,6 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=parse_str_list, default=list(CASES))
     parser.add_argument("--threads", type=lambda s: [int(t) for t in s.split(",")], default=[1, 2])
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--engines",
+        type=parse_str_list,
+        default=["auto"],
+        help="kernelkit's engine parameter, one row each (auto, libsvm, batched)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, default=Path("results") / "scaling")
     args = parser.parse_args(argv)
@@ -242,23 +257,31 @@ def main(argv: list[str] | None = None) -> int:
         print("scikit-learn-intelex is not installed: kernelkit only", file=sys.stderr)
     rows = []
     for case in args.cases:
-        base: float | None = None  # kernelkit's time at the first thread count
+        base: dict[str, float] = {}  # kernelkit's time at the first thread count, per engine
         for threads in args.threads:
-            row: dict[str, Any] = {"case": case, "estimator": CASES[case][0], "threads": threads}
-            for solver in ["kernelkit", *peers]:
-                row[solver] = measure(case, solver, threads, args)
-            kk = row["kernelkit"]
-            if "fit_s" in kk:
-                base = base or kk["fit_s"]
-                row["speedup"] = base / kk["fit_s"]
-                # No thread count beats the first one's time over this fit's serial time.
-                row["amdahl"] = base / kk["serial_s"] if kk.get("serial_s") else None
-            if "objective" in row.get("sklearnex", {}) and "objective" in kk:
-                row["objective_rel_diff"] = relative_difference(
-                    kk["objective"], row["sklearnex"]["objective"]
-                )
-            rows.append(row)
-            print(table([row]).splitlines()[-1], flush=True)
+            peer = {solver: measure(case, solver, threads, args) for solver in peers}
+            for engine in args.engines:
+                row: dict[str, Any] = {
+                    "case": case,
+                    "estimator": CASES[case][0],
+                    "threads": threads,
+                    "engine": engine,
+                    "kernelkit": measure(case, "kernelkit", threads, args, engine),
+                    **peer,
+                }
+                kk = row["kernelkit"]
+                if "fit_s" in kk:
+                    base.setdefault(engine, kk["fit_s"])
+                    first = base[engine]
+                    row["speedup"] = first / kk["fit_s"]
+                    # No thread count beats the first one's time over this fit's serial time.
+                    row["amdahl"] = first / kk["serial_s"] if kk.get("serial_s") else None
+                if "objective" in row.get("sklearnex", {}) and "objective" in kk:
+                    row["objective_rel_diff"] = relative_difference(
+                        kk["objective"], row["sklearnex"]["objective"]
+                    )
+                rows.append(row)
+                print(table([row]).splitlines()[-1], flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     markdown = table(rows)
     args.out.with_suffix(".md").write_text(markdown + "\n")

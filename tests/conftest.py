@@ -42,16 +42,17 @@ EVERY_ENGINE_MODULES = {
 }
 
 
-@pytest.fixture(autouse=True, params=["auto", "libsvm", "batched"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if module in EVERY_ENGINE_MODULES and "smo_engine" in metafunc.fixturenames:
+        metafunc.parametrize("smo_engine", ["auto", "libsvm", "batched"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
 def smo_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Forces ``engine`` on every SMO fit of the modules in ``EVERY_ENGINE_MODULES`` (whatever
-    the estimator's own parameter says); the other modules run once, with the default."""
-    module = request.node.module.__name__.rsplit(".", 1)[-1]
-    engine: str = request.param
-    if module not in EVERY_ENGINE_MODULES:
-        if engine != "auto":
-            pytest.skip("runs once per engine only in the oracle modules")
-        return engine
+    """Forces ``engine`` on every SMO fit of the tests in ``EVERY_ENGINE_MODULES`` (whatever
+    the estimator's own parameter says), which run once per engine; "auto" elsewhere."""
+    engine: str = getattr(request, "param", "auto")
     if engine != "auto":
         from kernelkit import _base
 

@@ -143,3 +143,37 @@ def test_smo_limits_beyond_the_core_range() -> None:
     np.testing.assert_array_equal(np.asarray(huge.x), np.asarray(free.x))
     with pytest.raises(ValueError, match=r"max_iter must be -1 or None \(no limit\) or >= 1"):
         Smo(max_iter=-2).solve(problem)
+
+
+@pytest.mark.parametrize("engine", ["fast", "LIBSVM", 1, None])
+def test_an_unknown_engine_names_the_parameter(engine: Any) -> None:
+    from kernelkit import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = np.where(x[:, 0] > 0, 1, -1)
+    for estimator in (SVC, NuSVC, SVR, NuSVR, OneClassSVM):
+        with pytest.raises(
+            ValueError, match=r"engine must be one of \('auto', 'libsvm', 'batched'\)"
+        ):
+            estimator(engine=engine).fit(x, y)
+
+
+def test_the_engine_that_ran_is_reported() -> None:
+    """Forced engines report themselves; "auto" keeps LIBSVM's on a small problem, and both
+    reach the same optimum within tol (the objective) and the same predictions."""
+    from kernelkit import SVR
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, 4))
+    y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=400)
+    fits = {e: SVR(engine=e, tol=1e-6).fit(x, y) for e in ("auto", "libsvm", "batched")}
+    assert {e: f.solver_stats_["engine"] for e, f in fits.items()} == {
+        "auto": "libsvm",
+        "libsvm": "libsvm",
+        "batched": "batched",
+    }
+    assert fits["batched"].solver_stats_["batches"] >= 1
+    assert fits["libsvm"].solver_stats_["batches"] == 0
+    a, b = fits["libsvm"].objective_, fits["batched"].objective_
+    assert abs(a - b) <= 1e-6 * abs(a)
+    np.testing.assert_allclose(fits["libsvm"].predict(x), fits["batched"].predict(x), atol=1e-3)
