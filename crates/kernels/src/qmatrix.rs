@@ -296,7 +296,7 @@ pub(crate) fn fill_cached<K: KernelSource>(
     scratch: &mut Vec<f64>,
     columns: &[usize],
     len: usize,
-    store: &(dyn Fn(usize, usize, &mut [MaybeUninit<f32>], &[f64]) + Sync),
+    store: &StoreWindow<'_>,
 ) {
     let mut missing: Vec<(usize, usize)> = Vec::new();
     for &k in columns {
