@@ -125,6 +125,14 @@ mod tests {
         let mut block = vec![0.0; columns.len() * columns.len()];
         q.submatrix(columns, columns, &mut block);
         assert_eq!(block, entries);
+        // Over the positions from..: resident or computed outside the cache.
+        for (matrix, from) in [(&mut q, n / 3), (&mut plain, 0)] {
+            let mut tail = vec![0.0; n - from];
+            matrix.add_columns_from(columns, &scales, from, &mut tail);
+            for (a, b) in tail.iter().zip(&sums[from..]) {
+                assert!((a - b).abs() <= 1e-6 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

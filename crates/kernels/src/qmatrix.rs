@@ -122,6 +122,27 @@ pub trait QMatrix: Send {
         crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
     }
 
+    /// `target[t − from] += Σ_r scales[r] · Q[t, columns[r]]` for `t ∈ from..from +
+    /// target.len()`: a gradient reconstruction's free columns over the inactive positions.
+    /// The resident columns are read from the cache; the others are computed over those
+    /// positions only, in blocks, and not cached (nothing is evicted for them). Each position's
+    /// sum is fixed by the columns (not by the thread count), but the blocks may round the
+    /// inner products differently from [`QMatrix::column`]. The default takes the columns as
+    /// [`QMatrix::columns_from`] hands them.
+    fn add_columns_from(
+        &mut self,
+        columns: &[usize],
+        scales: &[f64],
+        from: usize,
+        target: &mut [f64],
+    ) {
+        assert_eq!(scales.len(), columns.len(), "add_columns_from: one scale per column");
+        let len = from + target.len();
+        self.columns_from(columns, from, len, &mut |r, values| {
+            crate::column_sums::add_scaled_columns(target, values, &scales[r..r + values.len()]);
+        });
+    }
+
     /// `out[c·n + r] = Q[rows[r], columns[c]]` (`n = rows.len()`, column-major): entries of
     /// the Hessian of a subproblem, read from the columns (resident after
     /// [`QMatrix::prefetch`]). The default is
@@ -151,6 +172,10 @@ pub type ColumnsVisit<'a> = dyn FnMut(usize, &[&[f32]]) + 'a;
 
 /// Most columns [`SignedQ::columns_from`] computes in one block.
 const BLOCK_COLUMNS: usize = 16;
+
+/// Most columns [`QMatrix::add_columns_from`] computes outside the cache in one block (one
+/// GEMM): 64 columns of 60,000 positions are 15 MB of `f32`.
+pub(crate) const UNCACHED_BLOCK: usize = 64;
 
 /// What [`QMatrix::column_then`] runs on each window: `(c0, window of the new column, window
 /// of the resident one)`.
@@ -298,20 +323,24 @@ pub(crate) fn fill_cached<K: KernelSource>(
     len: usize,
     store: &StoreWindow<'_>,
 ) {
-    let mut missing: Vec<(usize, usize)> = Vec::new();
+    let mut missing: Vec<usize> = Vec::new();
     for &k in columns {
-        let have = cache.refresh(k);
-        if have >= len {
+        if cache.refresh(k) >= len {
             cache.get_unfilled(k, len, None);
         } else {
-            missing.push((have, k));
+            missing.push(k);
         }
     }
-    missing.sort_unstable();
-    missing.dedup();
-    for group in missing.chunk_by(|a, b| a.0 == b.0) {
-        let start = group[0].0;
-        let ids: Vec<usize> = group.iter().map(|&(_, k)| k).collect();
+    // A group's rooms may evict columns of a later group: their prefixes are read again.
+    while !missing.is_empty() {
+        let mut prefixes: Vec<(usize, usize)> =
+            missing.iter().map(|&k| (cache.refresh(k), k)).collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        let start = prefixes[0].0;
+        let ids: Vec<usize> =
+            prefixes.iter().take_while(|&&(have, _)| have == start).map(|&(_, k)| k).collect();
+        missing = prefixes[ids.len()..].iter().map(|&(_, k)| k).collect();
         let mut rooms: Vec<&mut [MaybeUninit<f32>]> =
             cache.get_many_unfilled(&ids, len).into_iter().map(|(_, room)| room).collect();
         let each = |r: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
@@ -533,6 +562,60 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
             })
             .collect();
         visit(0, &values);
+    }
+
+    /// The resident columns in one pass; the others in blocks of [`UNCACHED_BLOCK`] columns
+    /// (one GEMM each over the positions `from..`, then one pass).
+    fn add_columns_from(
+        &mut self,
+        columns: &[usize],
+        scales: &[f64],
+        from: usize,
+        target: &mut [f64],
+    ) {
+        assert_eq!(scales.len(), columns.len(), "add_columns_from: one scale per column");
+        let len = from + target.len();
+        let width = target.len();
+        let (mut resident, mut missing) = (Vec::new(), Vec::new());
+        for (&k, &scale) in columns.iter().zip(scales) {
+            if self.cache.refresh(k) >= len {
+                resident.push((k, scale));
+            } else {
+                missing.push((k, scale));
+            }
+        }
+        let values: Vec<&[f32]> =
+            resident.iter().map(|&(k, _)| &self.cache.peek(k, len)[from..]).collect();
+        let resident_scales: Vec<f64> = resident.iter().map(|&(_, scale)| scale).collect();
+        crate::column_sums::add_scaled_columns(target, &values, &resident_scales);
+        if width == 0 {
+            return;
+        }
+        let SignedQ { kernel, signs, cache, scratch, block, .. } = self;
+        for group in missing.chunks(UNCACHED_BLOCK) {
+            let ids: Vec<usize> = group.iter().map(|&(k, _)| k).collect();
+            if block.len() < ids.len() * width {
+                block.resize(ids.len() * width, MaybeUninit::uninit());
+            }
+            let mut rooms: Vec<&mut [MaybeUninit<f32>]> =
+                block.chunks_exact_mut(width).take(ids.len()).collect();
+            let column_signs: Vec<f64> = ids.iter().map(|&k| signs[k]).collect();
+            let signs = &signs[from..len];
+            let store = |r: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
+                store_signed(window, values, column_signs[r], &signs[c0..c0 + values.len()]);
+            };
+            fill_rooms(kernel, scratch, &ids, &mut rooms, from, &store);
+            cache.count_computed(ids.len(), ids.len() * width);
+            let values: Vec<&[f32]> = block
+                .chunks_exact(width)
+                .take(ids.len())
+                // SAFETY: `fill_rooms` wrote every position of the first `ids.len()` rooms, and
+                // `MaybeUninit<f32>` has the layout of `f32`.
+                .map(|room| unsafe { &*(std::ptr::from_ref(room) as *const [f32]) })
+                .collect();
+            let group_scales: Vec<f64> = group.iter().map(|&(_, scale)| scale).collect();
+            crate::column_sums::add_scaled_columns(target, &values, &group_scales);
+        }
     }
 
     /// One pass over the resident columns; when one is missing, by blocks (the default).

@@ -24,7 +24,7 @@
 use std::mem::MaybeUninit;
 
 use crate::cache::{CacheStats, RowCache};
-use crate::qmatrix::{fill_cached, fill_rooms, QMatrix};
+use crate::qmatrix::{fill_cached, fill_rooms, scratch_of, QMatrix};
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
 
@@ -432,12 +432,96 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         }
     }
 
-    /// `Q[a, b] = s_a s_b K(p(a), p(b))` from the rows of the points (resident after
-    /// [`QMatrix::prefetch`]; else column by column).
+    /// By points, as [`QMatrix::add_columns`]: the combined scales of the points, `h = Σ_p
+    /// c_p K(·, p)` over the slots (resident rows from the cache, the others computed in blocks
+    /// of [`UNCACHED_BLOCK`](crate::qmatrix::UNCACHED_BLOCK) rows, rounded to `f32` as the
+    /// cache stores them, and not cached), then `s_t h[p(t)]` at the positions `from..`.
+    fn add_columns_from(
+        &mut self,
+        columns: &[usize],
+        scales: &[f64],
+        from: usize,
+        target: &mut [f64],
+    ) {
+        assert_eq!(scales.len(), columns.len(), "add_columns_from: one scale per column");
+        let len = from + target.len();
+        let m = self.slots_for(len);
+        let (mut points, mut combined) = (Vec::new(), Vec::new());
+        let mut index_of = std::collections::HashMap::new();
+        for (&k, &scale) in columns.iter().zip(scales) {
+            let slot = self.slot_of[k] as usize;
+            let r = *index_of.entry(slot).or_insert_with(|| {
+                points.push(slot);
+                combined.push(0.0);
+                points.len() - 1
+            });
+            combined[r] += f64::from(self.signs[k]) * scale;
+        }
+        let mut over_slots = vec![0.0; m];
+        let (mut resident, mut resident_scales, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for (&slot, &c) in points.iter().zip(&combined) {
+            if self.cache.refresh(slot) >= m {
+                resident.push(slot);
+                resident_scales.push(c);
+            } else {
+                missing.push((slot, c));
+            }
+        }
+        let rows: Vec<&[f32]> = resident.iter().map(|&slot| self.cache.peek(slot, m)).collect();
+        crate::column_sums::add_scaled_columns(&mut over_slots, &rows, &resident_scales);
+        for group in missing.chunks(crate::qmatrix::UNCACHED_BLOCK) {
+            let ids: Vec<usize> = group.iter().map(|&(slot, _)| slot).collect();
+            let scratch = scratch_of(&mut self.scratch, ids.len() * m);
+            self.kernel.fill_block(&ids, 0, m, scratch);
+            self.cache.count_computed(ids.len(), ids.len() * m);
+            let scratch = &*scratch;
+            let add = |out: &mut [f64], lo: usize| {
+                for (r, &(_, c)) in group.iter().enumerate() {
+                    let row = &scratch[r * m + lo..r * m + lo + out.len()];
+                    for (h, &value) in out.iter_mut().zip(row) {
+                        *h += c * f64::from(value as f32);
+                    }
+                }
+            };
+            let chunk = crate::column_sums::UPDATE_CHUNK;
+            if m < crate::PARALLEL_MIN_LEN {
+                add(&mut over_slots, 0);
+            } else {
+                let out = DisjointSlices::new(&mut over_slots);
+                crate::team::for_each_chunk(m.div_ceil(chunk), |c| {
+                    let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(m));
+                    // SAFETY: chunk c alone writes lo..hi.
+                    add(unsafe { out.range(lo, hi) }, lo);
+                });
+            }
+        }
+        let (signs, slot_of) = (&self.signs[from..len], &self.slot_of[from..len]);
+        let gather = |target: &mut [f64], lo: usize| {
+            for ((g, &s), &slot) in target.iter_mut().zip(&signs[lo..]).zip(&slot_of[lo..]) {
+                *g += f64::from(s) * over_slots[slot as usize];
+            }
+        };
+        let width = target.len();
+        if width < crate::PARALLEL_MIN_LEN {
+            gather(target, 0);
+        } else {
+            let chunk = crate::column_sums::UPDATE_CHUNK;
+            let target = DisjointSlices::new(target);
+            crate::team::for_each_chunk(width.div_ceil(chunk), |c| {
+                let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(width));
+                // SAFETY: chunk c alone writes lo..hi.
+                gather(unsafe { target.range(lo, hi) }, lo);
+            });
+        }
+    }
+
+    /// `Q[a, b] = s_a s_b K(p(a), p(b))` from the rows of the points (resident over the rows'
+    /// slots after [`QMatrix::prefetch`]; else column by column).
     fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
         let n = rows.len();
         assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");
-        let m = self.slots_for(self.size());
+        // The rows' slots: `0..m` covers them (the slots of the active positions come first).
+        let m = rows.iter().map(|&t| self.slot_of[t] as usize + 1).max().unwrap_or(0);
         if !columns.iter().all(|&k| self.cache.refresh(self.slot_of[k] as usize) >= m) {
             crate::column_sums::submatrix_by_columns(self, rows, columns, out);
             return;

@@ -91,6 +91,13 @@ fn c_svc_reaches_libsvm_optimum_and_the_kkt_conditions() {
     assert!(balance.abs() < 1e-9, "yᵀα = {balance}");
     assert!(batched.x.iter().zip(&upper).all(|(&a, &u)| (0.0..=u).contains(&a)));
     assert!((libsvm.bias - batched.bias).abs() < 1e-3, "{} vs {}", libsvm.bias, batched.bias);
+    // Shrinking ran (the active set shrank, and G was rebuilt) and changed nothing beyond tol.
+    assert!(batched.stats.min_active_size < n as u64, "{:?}", batched.stats);
+    assert!(batched.stats.gradient_reconstructions >= 1);
+    let unshrunk = SolveOptions { shrinking: false, ..options(Engine::Batched) };
+    let plain = c_svc(rbf(&x, n, d), &y, upper.clone(), &unshrunk, &mut NoMonitor).unwrap();
+    assert_eq!(plain.stats.min_active_size, n as u64);
+    same_optimum(&libsvm, &plain);
 }
 
 #[test]
