@@ -46,8 +46,9 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
         iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
         up to 256 variables: their kernel columns computed together, pair steps on the batch on
-        one thread, the gradient updated once per batch (and shrinking as LIBSVM's), so the
-        threads meet far less often. Both stop by the same rule on the whole problem.
+        one thread, the gradient updated once per batch (shrinking as LIBSVM's from 20,000
+        variables on), so the threads meet far less often. Both stop by the same rule on the
+        whole problem.
         ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
         not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
     cache_size : float, default=200

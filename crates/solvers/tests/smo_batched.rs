@@ -33,8 +33,15 @@ fn rbf(x: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
     DenseKernel::new(DenseRows::new(x, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 }).unwrap()
 }
 
+/// Small batches, and shrinking in the batched engine whatever the size.
 fn options(engine: Engine) -> SolveOptions {
-    SolveOptions { tol: 1e-6, engine, batch_size: Some(16), ..SolveOptions::default() }
+    SolveOptions {
+        tol: 1e-6,
+        engine,
+        batch_size: Some(16),
+        batched_shrinking_from: 0,
+        ..SolveOptions::default()
+    }
 }
 
 /// Both engines converged to the same objective, the batched one in several batches.
@@ -160,6 +167,7 @@ fn the_thread_count_does_not_change_the_solution() {
                 n_threads: threads,
                 engine: Engine::Batched,
                 batch_size: Some(64),
+                batched_shrinking_from: 0,
                 ..SolveOptions::default()
             };
             let svc = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &options, &mut NoMonitor).unwrap();

@@ -26,17 +26,18 @@
 //! 5. adds `Σ_{k∈B} Q_{:,k} Δα_k` to the gradient of every active variable in one pass
 //!    ([`QMatrix::add_columns`]).
 //!
-//! With `shrinking` (the default), the active set is shrunk as LIBSVM's engine shrinks it
-//! ([`Strategy::shrink`], every `min(l, 1000)` pair steps), the batches are taken from the
-//! active positions only, `Ḡ` is kept for the shrunk variables' gradient (one more pass per
-//! batch, for the variables that entered or left their upper bound), and the gradient is
-//! rebuilt when the active set is optimal, near the optimum and at the end: in LIBSVM's
-//! cheaper order, but with blocks of columns where LIBSVM's engine takes one column at a time
-//! (`reconstruct_in_blocks`). On 564_fried (ε-SVR, two threads) shrinking took the fit from
-//! 5.4 to 4.6 s. ρ (and `r`) come from the same [`Strategy::offset`] as LIBSVM's. Every choice
-//! is made on one thread from values that do not depend on the thread count (the passes sum
-//! every position in a fixed order), so neither does the model. The iterates differ from
-//! LIBSVM's: the optimum is the same within `tol` (the
+//! With `shrinking` (the default) and at least
+//! [`batched_shrinking_from`](crate::SolveOptions::batched_shrinking_from)
+//! variables, the active set is shrunk as LIBSVM's engine shrinks it ([`Strategy::shrink`],
+//! every `min(l, 1000)` pair steps), the batches are taken from the active positions only, `Ḡ`
+//! is kept for the shrunk variables' gradient (one more pass per batch, for the variables that
+//! entered or left their upper bound), and the gradient is rebuilt when the active set is
+//! optimal, near the optimum and at the end: in LIBSVM's cheaper order, but with blocks of
+//! columns where LIBSVM's engine takes one column at a time (`reconstruct_in_blocks`). ρ (and
+//! `r`) come from the same [`Strategy::offset`] as LIBSVM's. Every choice is made on one thread
+//! from values that do not depend on the thread count (the passes sum every position in a
+//! fixed order), so neither does the model. The iterates differ from LIBSVM's: the optimum is
+//! the same within `tol` (the
 //! oracle tests run with either engine).
 
 use kernelkit_kernels::team::TeamGuard;
@@ -70,7 +71,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         let _team = TeamGuard::enter();
         let l = self.v.len();
         let tol = self.options.tol;
-        let shrinking = self.options.shrinking;
+        let shrinking = self.options.shrinking && l >= self.options.batched_shrinking_from;
         let size = size.clamp(2, l.max(2));
         if !self.initialize_gradient_in_blocks(&*monitor, size, shrinking) {
             return (self.interrupted_solution(0), f64::NAN);
