@@ -182,10 +182,10 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
             return (self.interrupted_solution(iteration), f64::NAN);
         }
         // Make G exact everywhere, then compute ρ, the objective and the final violation.
-        if active_size < l {
-            if !self.reconstruct_in_blocks(&mut shrinker, active_size, size, &*monitor) {
-                return (self.interrupted_solution(iteration), f64::NAN);
-            }
+        if active_size < l
+            && !self.reconstruct_in_blocks(&mut shrinker, active_size, size, &*monitor)
+        {
+            return (self.interrupted_solution(iteration), f64::NAN);
         }
         let (rho, scale) = S::offset(&self.v, l);
         let objective = self.v.objective();
