@@ -38,20 +38,27 @@ pub fn add_scaled_column(target: &mut [f64], column: &[f32], scale: f64) {
 /// If `scales` and `columns` differ in length.
 pub fn add_scaled_columns(target: &mut [f64], columns: &[&[f32]], scales: &[f64]) {
     assert_eq!(scales.len(), columns.len(), "add_scaled_columns: one scale per column");
-    let len = target.len();
-    let add = |target: &mut [f64], lo: usize, hi: usize| {
+    in_update_chunks(target, |target, lo| {
         for (column, &scale) in columns.iter().zip(scales) {
-            add_scaled(target, &column[lo..hi], scale);
+            add_scaled(target, &column[lo..lo + target.len()], scale);
         }
-    };
+    });
+}
+
+/// Runs `body(&mut target[lo..hi], lo)` over fixed chunks of [`UPDATE_CHUNK`] positions, in
+/// parallel (on the solve's team) unless `target` is short, in which case `body(target, 0)`
+/// runs on the calling thread. For passes in which each position's value depends on nothing
+/// but the position, so the result does not depend on the chunks or the thread count.
+pub fn in_update_chunks(target: &mut [f64], body: impl Fn(&mut [f64], usize) + Sync) {
+    let len = target.len();
     if len < crate::PARALLEL_MIN_LEN {
-        add(target, 0, len);
+        body(target, 0);
     } else {
         let target = DisjointSlices::new(target);
         team::for_each_chunk(len.div_ceil(UPDATE_CHUNK), |c| {
             let (lo, hi) = (c * UPDATE_CHUNK, ((c + 1) * UPDATE_CHUNK).min(len));
             // SAFETY: chunk c alone writes lo..hi.
-            add(unsafe { target.range(lo, hi) }, lo, hi);
+            body(unsafe { target.range(lo, hi) }, lo);
         });
     }
 }

@@ -135,6 +135,23 @@ impl<K: KernelSource> SvrQ<K> {
         }
     }
 
+    /// The slots of the points behind `columns`, in the order they first appear, and each
+    /// point's combined scale `Σ_{p(k) = p} s_k scale_k` (`Q[t, k] = s_t s_k K(p(t), p(k))`).
+    fn by_point(&self, columns: &[usize], scales: &[f64]) -> (Vec<usize>, Vec<f64>) {
+        let (mut points, mut combined) = (Vec::new(), Vec::new());
+        let mut index_of = std::collections::HashMap::new();
+        for (&k, &scale) in columns.iter().zip(scales) {
+            let slot = self.slot_of[k] as usize;
+            let r = *index_of.entry(slot).or_insert_with(|| {
+                points.push(slot);
+                combined.push(0.0);
+                points.len() - 1
+            });
+            combined[r] += f64::from(self.signs[k]) * scale;
+        }
+        (points, combined)
+    }
+
     /// Makes the kernel rows of the points behind positions `i` and `j` resident over slots
     /// `0..m` (the missing parts computed as one block when they start at the same slot), each
     /// pinned while the other is made room for. The `f32` values are stored window by window
@@ -199,6 +216,16 @@ impl<K: KernelSource> SvrQ<K> {
             });
         }
     }
+}
+
+/// `target[t] += s_t · over_slots[slot_of[t]]`: a sum over the points' slots taken to the
+/// positions (two per point, of opposite signs).
+fn gather_by_slot(target: &mut [f64], signs: &[f32], slot_of: &[u32], over_slots: &[f64]) {
+    crate::column_sums::in_update_chunks(target, |target, lo| {
+        for ((g, &s), &slot) in target.iter_mut().zip(&signs[lo..]).zip(&slot_of[lo..]) {
+            *g += f64::from(s) * over_slots[slot as usize];
+        }
+    });
 }
 
 /// How many assembled columns [`SvrQ`] keeps (LIBSVM keeps two). SMO asks for `Q_i` in the
@@ -393,19 +420,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         let len = target.len();
         self.prefetch(columns, len);
         let m = self.slots_for(len);
-        let mut points: Vec<usize> = Vec::new();
-        let mut combined: Vec<f64> = Vec::new();
-        let mut index_of = std::collections::HashMap::new();
-        for (&k, &scale) in columns.iter().zip(scales) {
-            let slot = self.slot_of[k] as usize;
-            let term = f64::from(self.signs[k]) * scale;
-            let r = *index_of.entry(slot).or_insert_with(|| {
-                points.push(slot);
-                combined.push(0.0);
-                points.len() - 1
-            });
-            combined[r] += term;
-        }
+        let (points, combined) = self.by_point(columns, scales);
         if !points.iter().all(|&slot| self.cache.refresh(slot) >= m) {
             crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
             return;
@@ -413,23 +428,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         let rows: Vec<&[f32]> = points.iter().map(|&slot| self.cache.peek(slot, m)).collect();
         let mut over_slots = vec![0.0; m];
         crate::column_sums::add_scaled_columns(&mut over_slots, &rows, &combined);
-        let (signs, slot_of) = (&self.signs[..len], &self.slot_of[..len]);
-        let add = |target: &mut [f64], lo: usize| {
-            for ((g, &s), &slot) in target.iter_mut().zip(&signs[lo..]).zip(&slot_of[lo..]) {
-                *g += f64::from(s) * over_slots[slot as usize];
-            }
-        };
-        if len < crate::PARALLEL_MIN_LEN {
-            add(target, 0);
-        } else {
-            let chunk = crate::column_sums::UPDATE_CHUNK;
-            let target = DisjointSlices::new(target);
-            crate::team::for_each_chunk(len.div_ceil(chunk), |c| {
-                let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
-                // SAFETY: chunk c alone writes lo..hi.
-                add(unsafe { target.range(lo, hi) }, lo);
-            });
-        }
+        gather_by_slot(target, &self.signs[..len], &self.slot_of[..len], &over_slots);
     }
 
     /// By points, as [`QMatrix::add_columns`]: the combined scales of the points, `h = Σ_p
@@ -446,17 +445,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         assert_eq!(scales.len(), columns.len(), "add_columns_from: one scale per column");
         let len = from + target.len();
         let m = self.slots_for(len);
-        let (mut points, mut combined) = (Vec::new(), Vec::new());
-        let mut index_of = std::collections::HashMap::new();
-        for (&k, &scale) in columns.iter().zip(scales) {
-            let slot = self.slot_of[k] as usize;
-            let r = *index_of.entry(slot).or_insert_with(|| {
-                points.push(slot);
-                combined.push(0.0);
-                points.len() - 1
-            });
-            combined[r] += f64::from(self.signs[k]) * scale;
-        }
+        let (points, combined) = self.by_point(columns, scales);
         let mut over_slots = vec![0.0; m];
         let (mut resident, mut resident_scales, mut missing) = (Vec::new(), Vec::new(), Vec::new());
         for (&slot, &c) in points.iter().zip(&combined) {
@@ -475,44 +464,16 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
             self.kernel.fill_block(&ids, 0, m, scratch);
             self.cache.count_computed(ids.len(), ids.len() * m);
             let scratch = &*scratch;
-            let add = |out: &mut [f64], lo: usize| {
+            crate::column_sums::in_update_chunks(&mut over_slots, |out, lo| {
                 for (r, &(_, c)) in group.iter().enumerate() {
                     let row = &scratch[r * m + lo..r * m + lo + out.len()];
                     for (h, &value) in out.iter_mut().zip(row) {
                         *h += c * f64::from(value as f32);
                     }
                 }
-            };
-            let chunk = crate::column_sums::UPDATE_CHUNK;
-            if m < crate::PARALLEL_MIN_LEN {
-                add(&mut over_slots, 0);
-            } else {
-                let out = DisjointSlices::new(&mut over_slots);
-                crate::team::for_each_chunk(m.div_ceil(chunk), |c| {
-                    let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(m));
-                    // SAFETY: chunk c alone writes lo..hi.
-                    add(unsafe { out.range(lo, hi) }, lo);
-                });
-            }
-        }
-        let (signs, slot_of) = (&self.signs[from..len], &self.slot_of[from..len]);
-        let gather = |target: &mut [f64], lo: usize| {
-            for ((g, &s), &slot) in target.iter_mut().zip(&signs[lo..]).zip(&slot_of[lo..]) {
-                *g += f64::from(s) * over_slots[slot as usize];
-            }
-        };
-        let width = target.len();
-        if width < crate::PARALLEL_MIN_LEN {
-            gather(target, 0);
-        } else {
-            let chunk = crate::column_sums::UPDATE_CHUNK;
-            let target = DisjointSlices::new(target);
-            crate::team::for_each_chunk(width.div_ceil(chunk), |c| {
-                let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(width));
-                // SAFETY: chunk c alone writes lo..hi.
-                gather(unsafe { target.range(lo, hi) }, lo);
             });
         }
+        gather_by_slot(target, &self.signs[from..len], &self.slot_of[from..len], &over_slots);
     }
 
     /// `Q[a, b] = s_a s_b K(p(a), p(b))` from the rows of the points (resident over the rows'

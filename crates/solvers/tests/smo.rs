@@ -8,8 +8,8 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
-    with_thread_pool, BoxQp, Control, Monitor, NoMonitor, Progress, Smo, SolveError, SolveOptions,
-    Solver, Status,
+    with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, Progress, Smo, SolveError,
+    SolveOptions, Solver, Status,
 };
 
 /// A reproducible two-class problem: two overlapping Gaussian-ish clouds.
@@ -504,4 +504,40 @@ fn a_gradient_reconstructed_in_blocks_of_columns_gives_the_same_iterates() {
             assert_eq!(blocks.objective.to_bits(), single.objective.to_bits(), "{what}");
         }
     }
+}
+
+#[test]
+fn limits_monitors_and_interruptions_end_a_batched_solve() {
+    let (n, d) = (400, 4);
+    let (x, y) = two_clouds(n, d, 5);
+    let batched = SolveOptions {
+        engine: Engine::Batched,
+        batch_size: Some(16),
+        batched_shrinking_from: 0,
+        ..SolveOptions::default()
+    };
+    let limited = SolveOptions { max_iter: Some(10), ..batched };
+    let limited = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &limited, &mut NoMonitor).unwrap();
+    assert_eq!(limited.status, Status::MaxIterations);
+    assert_eq!(limited.iterations, 10);
+    assert!(limited.gap > 0.0 && limited.objective.is_finite());
+
+    let stop = |ctrl_c| {
+        let mut monitor = StopAt { reports: 0, at: 3, ctrl_c };
+        let options = SolveOptions { tol: 1e-6, ..batched };
+        c_svc(rbf(&x, n, d), &y, vec![100.0; n], &options, &mut monitor).unwrap()
+    };
+    let kept = stop(false);
+    assert_eq!(kept.status, Status::Stopped);
+    assert!(kept.objective.is_finite() && kept.iterations > 0);
+    let balance: f64 = kept.x.iter().zip(&y).map(|(a, &s)| a * f64::from(s)).sum();
+    assert!(balance.abs() < 1e-9);
+    let interrupted = stop(true);
+    assert_eq!(interrupted.status, Status::Stopped);
+    assert!(interrupted.objective.is_nan());
+    assert_eq!(interrupted.iterations, kept.iterations);
+
+    let bad = SolveOptions { batch_size: Some(1), ..batched };
+    let refused = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &bad, &mut NoMonitor);
+    assert!(matches!(refused, Err(SolveError::InvalidOption { name: "batch_size", .. })));
 }

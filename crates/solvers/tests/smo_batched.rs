@@ -1,30 +1,21 @@
 //! The batched engine against LIBSVM's engine (the reference: same problem, same stopping rule)
 //! and against the KKT conditions computed from scratch, on every formulation; its
-//! independence from the thread count; limits and interruptions.
+//! independence from the thread count (its limits and interruptions: `smo.rs`).
 
+mod common;
+use common::Random;
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, nu_svc, nu_svr, one_class};
-use kernelkit_solvers::{
-    with_thread_pool, Control, Engine, Monitor, NoMonitor, Progress, Solution, SolveError,
-    SolveOptions, Status,
-};
+use kernelkit_solvers::{with_thread_pool, Engine, NoMonitor, Solution, SolveOptions, Status};
 
 /// Two overlapping clouds, labels `+1` for a third of the points.
 fn clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let mut x = Vec::with_capacity(n * d);
+    let mut random = Random(seed);
     let y: Vec<i8> = (0..n).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect();
+    let mut x = Vec::with_capacity(n * d);
     for &label in &y {
-        for f in 0..d {
-            let centre = if f == 0 { f64::from(label) * 0.6 } else { 0.0 };
-            x.push(centre + (uniform() + uniform() + uniform() - 1.5));
-        }
+        x.push(f64::from(label) * 0.6 + random.normal() * 0.5);
+        x.extend((1..d).map(|_| random.normal() * 0.5));
     }
     (x, y)
 }
@@ -203,54 +194,4 @@ fn auto_chooses_by_the_problem_size() {
     let tiny = SolveOptions { cache_bytes: 1 << 20, ..SolveOptions::default() };
     let kept = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &tiny, &mut NoMonitor).unwrap();
     assert_eq!(kept.stats.engine, Some(Engine::Libsvm));
-}
-
-/// Stops at the `at`-th report; as Ctrl-C when `ctrl_c`.
-struct StopAt {
-    reports: u32,
-    at: u32,
-    ctrl_c: bool,
-}
-
-impl Monitor for StopAt {
-    fn report(&mut self, _progress: &Progress) -> Control {
-        self.reports += 1;
-        if self.reports >= self.at {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
-    }
-    fn interrupted(&self) -> bool {
-        self.ctrl_c && self.reports >= self.at
-    }
-}
-
-#[test]
-fn limits_monitors_and_interruptions_end_a_batched_solve() {
-    let (n, d) = (400, 4);
-    let (x, y) = clouds(n, d, 5);
-    let batched = SolveOptions { max_iter: Some(10), ..options(Engine::Batched) };
-    let limited = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &batched, &mut NoMonitor).unwrap();
-    assert_eq!(limited.status, Status::MaxIterations);
-    assert_eq!(limited.iterations, 10);
-    assert!(limited.gap > 0.0 && limited.objective.is_finite());
-
-    let stop = |ctrl_c| {
-        let mut monitor = StopAt { reports: 0, at: 3, ctrl_c };
-        c_svc(rbf(&x, n, d), &y, vec![100.0; n], &options(Engine::Batched), &mut monitor).unwrap()
-    };
-    let kept = stop(false);
-    assert_eq!(kept.status, Status::Stopped);
-    assert!(kept.objective.is_finite() && kept.iterations > 0);
-    let balance: f64 = kept.x.iter().zip(&y).map(|(a, &s)| a * f64::from(s)).sum();
-    assert!(balance.abs() < 1e-9);
-    let interrupted = stop(true);
-    assert_eq!(interrupted.status, Status::Stopped);
-    assert!(interrupted.objective.is_nan());
-    assert_eq!(interrupted.iterations, kept.iterations);
-
-    let bad = SolveOptions { batch_size: Some(1), ..options(Engine::Batched) };
-    let refused = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &bad, &mut NoMonitor);
-    assert!(matches!(refused, Err(SolveError::InvalidOption { name: "batch_size", .. })));
 }

@@ -48,7 +48,7 @@ use super::shrinking::Shrinker;
 use super::state::Variables;
 use super::strategy::Strategy;
 use super::{step_and_update, Run};
-use crate::protocol::{Control, Monitor, Progress, Solution, SolveStats, Status};
+use crate::protocol::{Monitor, NoMonitor, Progress, Solution, SolveStats, Status};
 
 /// Most local steps per variable of `B` in one batch.
 const LOCAL_STEPS_PER_VARIABLE: usize = 4;
@@ -138,22 +138,13 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 status = Status::MaxIterations;
                 break;
             }
-            if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-                status = Status::TimeLimit;
+            let progress =
+                Progress { iteration, gap, objective, active_size, cache: self.q.cache_stats() };
+            // The monitor hears of every batch but the first.
+            let report = if stats.batches > 0 { &mut *monitor } else { &mut NoMonitor };
+            if let Some(end) = self.time_or_report(&progress, report) {
+                status = end;
                 break;
-            }
-            if stats.batches > 0 {
-                let progress = Progress {
-                    iteration,
-                    gap,
-                    objective,
-                    active_size,
-                    cache: self.q.cache_stats(),
-                };
-                if monitor.report(&progress) == Control::Stop {
-                    status = Status::Stopped;
-                    break;
-                }
             }
             stats.batches += 1;
             self.q.prefetch(&set, active_size);
@@ -187,18 +178,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         {
             return (self.interrupted_solution(iteration), f64::NAN);
         }
-        let (rho, scale) = S::offset(&self.v, l);
-        let objective = self.v.objective();
-        let gap =
-            if status == Status::Converged { gap.max(0.0) } else { S::max_violation(&self.v, l) };
         stats.gradient_reconstructions = shrinker.reconstructions;
-        stats.cache = self.q.cache_stats();
-        self.count_passes(&mut stats);
-        let mut x = vec![0.0; l];
-        for (position, &original) in self.v.active_set.iter().enumerate() {
-            x[original] = self.v.alpha[position];
-        }
-        (Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }, scale)
+        self.solution(status, gap, iteration, stats)
     }
 
     /// LIBSVM's gradient reconstruction, `G_t = Ḡ_t + p_t + Σ_{j free} α_j Q_tj` for the

@@ -295,10 +295,6 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                 break;
             }
             if iteration > 0 && iteration.is_multiple_of(self.options.report_every) {
-                if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-                    status = Status::TimeLimit;
-                    break;
-                }
                 let progress = Progress {
                     iteration,
                     gap,
@@ -306,8 +302,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
                     active_size,
                     cache: self.q.cache_stats(),
                 };
-                if monitor.report(&progress) == Control::Stop {
-                    status = Status::Stopped;
+                if let Some(end) = self.time_or_report(&progress, monitor) {
+                    status = end;
                     break;
                 }
             }
@@ -369,18 +365,43 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         }
         // Make G exact everywhere, then compute ρ, the objective and the final violation.
         shrinker.reconstruct_gradient(self.q, &mut self.v, active_size, &*monitor);
+        stats.gradient_reconstructions = shrinker.reconstructions;
+        self.solution(status, gap, iteration, stats)
+    }
+
+    /// The solution once `G` is exact everywhere: ρ (and `r`), the objective, the final
+    /// violation (the last selection's gap when converged), the counters, and `α` in the
+    /// problem's order.
+    fn solution(
+        &mut self,
+        status: Status,
+        gap: f64,
+        iterations: u64,
+        mut stats: SolveStats,
+    ) -> (Solution, f64) {
+        let l = self.v.len();
         let (rho, scale) = S::offset(&self.v, l);
         let objective = self.v.objective();
         let gap =
             if status == Status::Converged { gap.max(0.0) } else { S::max_violation(&self.v, l) };
-        stats.gradient_reconstructions = shrinker.reconstructions;
         stats.cache = self.q.cache_stats();
         self.count_passes(&mut stats);
         let mut x = vec![0.0; l];
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
         }
-        (Solution { x, objective, bias: -rho, gap, iterations: iteration, status, stats }, scale)
+        (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
+    }
+
+    /// The time limit, then the monitor's report: how the solve ends now, if it does.
+    fn time_or_report(&self, progress: &Progress, monitor: &mut dyn Monitor) -> Option<Status> {
+        if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
+            Some(Status::TimeLimit)
+        } else if monitor.report(progress) == Control::Stop {
+            Some(Status::Stopped)
+        } else {
+            None
+        }
     }
 
     /// The result of a solve interrupted (Ctrl-C, or a `StopFlag`) after `iterations` steps:
