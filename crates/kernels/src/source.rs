@@ -394,7 +394,8 @@ impl KernelSource for DenseKernel<'_> {
         // Integer rows need the f32 copy, which only rows read row-major have; distinct rows
         // are only looked for in rows read feature-major.
         debug_assert!(left_fixed.is_none() || self.distinct.is_none());
-        if let Some(distinct) = self.distinct.as_ref().filter(|distinct| distinct.pays_for(width)) {
+        let through_distinct = |distinct: &&DistinctRows| distinct.pays_for(width, rows.len());
+        if let Some(distinct) = self.distinct.as_ref().filter(through_distinct) {
             let left: Vec<&[f64]> = left.chunks_exact(d).collect();
             let mut over_distinct = vec![0.0; rows.len() * distinct.rows().n_rows()];
             distinct.columns(&left, &left_norms, self.function, &mut over_distinct);
