@@ -248,6 +248,23 @@ def _dense(a: Any) -> Any:
     return a.toarray() if hasattr(a, "toarray") else a
 
 
+def svc_pair_objectives(est: Any, gamma: float) -> list[float]:
+    """Dual objective of each one-vs-one pair (i < j) from support_vectors_/dual_coef_."""
+    dc = np.asarray(est.dual_coef_, dtype=np.float64)
+    sv = np.asarray(est.support_vectors_, dtype=np.float64)
+    n_sup = np.asarray(est.n_support_, dtype=np.int64)
+    if n_sup.size == 2:
+        return [svc_binary_dual_objective(sv, dc, gamma)]
+    start = np.concatenate([[0], np.cumsum(n_sup)])
+    out = []
+    for i in range(n_sup.size):
+        for j in range(i + 1, n_sup.size):
+            bi, bj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
+            coef = np.concatenate([dc[j - 1, bi], dc[i, bj]])
+            out.append(svc_binary_dual_objective(np.vstack([sv[bi], sv[bj]]), coef, gamma))
+    return out
+
+
 def relative_difference(value: float | None, reference: float | None) -> float | None:
     """``(value - reference) / |reference|`` (None when either is missing)."""
     if value is None or reference is None or reference == 0:

@@ -34,6 +34,15 @@ Issue 9's performance targets are evaluated and reported as met / not met only.
     python benches/run_all.py --quick          # small subsets -> results/run_all_quick.*
     python benches/run_all.py                  # full run -> results/run_all.{json,md,png}
     python benches/run_all.py --datasets a9a,usps --time-cap 600
+
+With ``--threads`` (a list of thread counts), the thread-scaling cases of issue 42 follow
+(``bench_scaling.py``: a9a, magic, letter, adult, ``make_classification`` 30,000 and 60,000 x
+50, SVR and NuSVR on 564_fried and 215_2dplanes, SVR on 197_cpu_act; ``--scaling-cases`` a
+subset), kernelkit against scikit-learn-intelex at each thread count, written to
+``run_all_scaling.{json,md,png}`` beside the rest; ``--datasets ""`` runs them alone:
+
+    python benches/run_all.py --threads 1,2                       # both parts, this machine
+    python benches/run_all.py --datasets "" --threads 1,2,4,8,16  # the scaling table only
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+import bench_scaling
 import numpy as np
 from _common import (
     DEFAULT_DATA_DIR,
@@ -66,7 +76,7 @@ from _common import (
     relative_difference,
     reset_peak_rss,
     run_isolated,
-    svc_binary_dual_objective,
+    svc_pair_objectives,
     write_json,
 )
 from numpy.typing import NDArray
@@ -218,23 +228,6 @@ def make_estimator(s: FitSpec) -> Any:
         cls = SVREx if svr else SVCEx
         return cls(**common, max_iter=SKLEARNEX_MAX_ITER, n_jobs=s.n_jobs)
     raise ValueError(f"unknown solver {s.solver!r}")
-
-
-def svc_pair_objectives(est: Any, gamma: float) -> list[float]:
-    """Dual objective of each one-vs-one pair (i < j) from support_vectors_/dual_coef_."""
-    dc = np.asarray(est.dual_coef_, dtype=np.float64)
-    sv = np.asarray(est.support_vectors_, dtype=np.float64)
-    n_sup = np.asarray(est.n_support_, dtype=np.int64)
-    if n_sup.size == 2:
-        return [svc_binary_dual_objective(sv, dc, gamma)]
-    start = np.concatenate([[0], np.cumsum(n_sup)])
-    out = []
-    for i in range(n_sup.size):
-        for j in range(i + 1, n_sup.size):
-            bi, bj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
-            coef = np.concatenate([dc[j - 1, bi], dc[i, bj]])
-            out.append(svc_binary_dual_objective(np.vstack([sv[bi], sv[bj]]), coef, gamma))
-    return out
 
 
 def svr_dual_objective(est: Any, y: NDArray[np.float64], gamma: float, epsilon: float) -> float:
@@ -512,6 +505,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n-jobs", type=int, default=2, help="threads for kernelkit and sklearnex")
     p.add_argument("--tol", type=float, default=1e-3)
     p.add_argument(
+        "--threads",
+        type=lambda text: [int(t) for t in parse_str_list(text)],
+        default=[],
+        help="thread counts of the scaling table (bench_scaling.py); none: no table",
+    )
+    p.add_argument(
+        "--scaling-cases",
+        type=parse_str_list,
+        default=None,
+        help="cases of the scaling table (default: all of bench_scaling.py's)",
+    )
+    p.add_argument(
         "--time-cap",
         type=float,
         default=None,
@@ -532,6 +537,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    code = run_issue9(args) if args.datasets else 0
+    if args.threads:
+        scaling = [
+            *("--threads", ",".join(map(str, args.threads))),
+            *("--repeats", str(args.repeats), "--data", str(args.data)),
+            *("--out", str(args.out_dir / "run_all_scaling")),
+        ]
+        if args.scaling_cases is not None:
+            scaling += ["--cases", ",".join(args.scaling_cases)]
+        code = max(code, bench_scaling.main(scaling))
+    return code
+
+
+def run_issue9(args: argparse.Namespace) -> int:
+    """The issue-9 comparison (every dataset of ``--datasets``); its exit code."""
     stem = "run_all_quick" if args.quick else "run_all"
     solvers = [s for s in (KK, *PEERS) if find_spec(s) is not None]
     missing = [s for s in (KK, *PEERS) if s not in solvers]
