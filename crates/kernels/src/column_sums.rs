@@ -210,8 +210,8 @@ mod tests {
             .collect();
         let scales: Vec<f64> = (0..9).map(|c| (c as f64 * 1.3).cos() * 1e3).collect();
         let start: Vec<f64> = (0..len - 5).map(|t| (t as f64 * 0.11).tan()).collect();
-        let mut versions: Vec<(&str, fn(&mut [f64], &[&[f32]], &[f64], usize))> =
-            vec![("generic", add_scaled_group_body)];
+        type Version = fn(&mut [f64], &[&[f32]], &[f64], usize);
+        let mut versions: Vec<(&str, Version)> = vec![("generic", add_scaled_group_body)];
         #[cfg(target_arch = "x86_64")]
         {
             if crate::simd::avx2_available() {
