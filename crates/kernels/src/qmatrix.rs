@@ -637,12 +637,12 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
         }
         let n = rows.len();
         assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");
-        for (c, &k) in columns.iter().enumerate() {
-            let column = self.cache.peek(k, len);
-            for (r, &t) in rows.iter().enumerate() {
-                out[c * n + r] = column[t];
+        let resident: Vec<&[f32]> = columns.iter().map(|&k| self.cache.peek(k, len)).collect();
+        crate::column_sums::submatrix_in_parallel(out, n, |c, values| {
+            for (value, &t) in values.iter_mut().zip(rows) {
+                *value = resident[c][t];
             }
-        }
+        });
     }
 
     /// The resident columns among `indices` are made most recently used first, so that

@@ -487,13 +487,15 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
             crate::column_sums::submatrix_by_columns(self, rows, columns, out);
             return;
         }
-        for (c, &k) in columns.iter().enumerate() {
-            let row = self.cache.peek(self.slot_of[k] as usize, m);
-            let s_k = self.signs[k];
-            for (r, &t) in rows.iter().enumerate() {
-                out[c * n + r] = self.signs[t] * s_k * row[self.slot_of[t] as usize];
+        let resident: Vec<&[f32]> =
+            columns.iter().map(|&k| self.cache.peek(self.slot_of[k] as usize, m)).collect();
+        let (signs, slot_of) = (&self.signs, &self.slot_of);
+        crate::column_sums::submatrix_in_parallel(out, n, |c, values| {
+            let s_k = signs[columns[c]];
+            for (value, &t) in values.iter_mut().zip(rows) {
+                *value = signs[t] * s_k * resident[c][slot_of[t] as usize];
             }
-        }
+        });
     }
 
     fn prefetch(&mut self, indices: &[usize], len: usize) {
