@@ -481,17 +481,8 @@ impl<T: Copy + Default> RowCache<T> {
         if self.columns[h].is_empty() {
             return;
         }
-        let column = &mut self.columns[h];
-        for &(lo, hi) in &self.pending[from..] {
-            let (lo, hi) = (lo as usize, hi as usize);
-            let len = column.len();
-            if len > hi {
-                column.swap(lo, hi);
-            } else if len > lo {
-                column.truncate(lo);
-            }
-        }
-        if column.is_empty() {
+        replay(&mut self.columns[h], &self.pending[from..]);
+        if self.columns[h].is_empty() {
             self.evict(h);
         }
     }
@@ -539,6 +530,68 @@ impl<T: Copy + Default> RowCache<T> {
         self.prev[h] = last;
         self.next[last] = h;
         self.prev[sentinel] = h;
+    }
+}
+
+/// Applies `swaps` (oldest first) to a column: entries `lo` and `hi` exchanged when it holds
+/// both, the column cut to its valid prefix `0..lo` when it holds `lo` but not `hi`.
+fn replay<T>(column: &mut Vec<T>, swaps: &[(u32, u32)]) {
+    for &(lo, hi) in swaps {
+        let (lo, hi) = (lo as usize, hi as usize);
+        let len = column.len();
+        if len > hi {
+            column.swap(lo, hi);
+        } else if len > lo {
+            column.truncate(lo);
+        }
+    }
+}
+
+impl<T: Copy + Default + Send> RowCache<T> {
+    /// [`RowCache::refresh`] for every column of `columns` (repeats allowed), the pending swaps
+    /// replayed in the columns that are behind in one parallel pass, a column per task (on the
+    /// solve's team): a batch of columns otherwise replayed the swaps of shrinking one column
+    /// after another on the solving thread, a random access per swap, while the other threads
+    /// waited. Each column gets the swaps `refresh` would give it, so nothing depends on the
+    /// thread count.
+    pub fn refresh_many(&mut self, columns: &[usize]) {
+        let pending = self.pending.len();
+        let mut behind: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&h| self.synced[h] < pending && !self.columns[h].is_empty())
+            .collect();
+        behind.sort_unstable();
+        behind.dedup();
+        if behind.len() < 2 {
+            for &h in &behind {
+                self.sync(h);
+            }
+            return;
+        }
+        let mut taken: Vec<(Vec<T>, usize)> = behind
+            .iter()
+            .map(|&h| (std::mem::take(&mut self.columns[h]), self.synced[h].min(pending)))
+            .collect();
+        let swaps = &self.pending;
+        let total = taken.len();
+        let per_task = total.div_ceil(crate::team::MAX_CHUNKS);
+        let n_tasks = total.div_ceil(per_task);
+        let slots = crate::team::DisjointSlices::new(&mut taken);
+        crate::team::for_each_chunk(n_tasks, |task| {
+            let (lo, hi) = (task * per_task, ((task + 1) * per_task).min(total));
+            // SAFETY: the columns lo..hi belong to this task alone.
+            for (column, from) in unsafe { slots.range(lo, hi) } {
+                replay(column, &swaps[*from..]);
+            }
+        });
+        for (&h, (column, _)) in behind.iter().zip(taken) {
+            self.columns[h] = column;
+            self.synced[h] = pending;
+            if self.columns[h].is_empty() {
+                self.evict(h);
+            }
+        }
     }
 }
 

@@ -324,6 +324,7 @@ pub(crate) fn fill_cached<K: KernelSource>(
     store: &StoreWindow<'_>,
 ) {
     let mut missing: Vec<usize> = Vec::new();
+    cache.refresh_many(columns);
     for &k in columns {
         if cache.refresh(k) >= len {
             cache.get_unfilled(k, len, None);

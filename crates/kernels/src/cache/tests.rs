@@ -188,3 +188,57 @@ fn unfilled_room_counts_only_once_written() {
     // Column 1 (least recently used) made room for them; 2 was never filled.
     assert_eq!((cache.cached_len(1), cache.cached_len(2)), (0, 0));
 }
+
+#[test]
+fn refreshing_many_columns_at_once_is_refreshing_each() {
+    // Two caches see the same requests and swaps; after every few swaps one refreshes a random
+    // set of columns at once, the other refreshes them one by one: the same columns, lengths,
+    // values and evictions.
+    let n = 60;
+    let value = |a: usize, b: usize| (a * 1000 + b) as f32;
+    let mut original: Vec<usize> = (0..n).collect();
+    let mut one_by_one = RowCache::<f32>::new(n, 20 * n * 4);
+    let mut at_once = RowCache::<f32>::new(n, 20 * n * 4);
+    let mut state: u64 = 11;
+    let mut next = |m: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % m
+    };
+    for round in 0..2000 {
+        match next(4) {
+            0 => {
+                let (i, j) = (next(n), next(n));
+                one_by_one.swap_index(i, j);
+                at_once.swap_index(i, j);
+                original.swap(i, j);
+            }
+            1 => {
+                let columns: Vec<usize> = (0..1 + next(12)).map(|_| next(n)).collect();
+                for &h in &columns {
+                    one_by_one.refresh(h);
+                }
+                at_once.refresh_many(&columns);
+            }
+            _ => {
+                let (i, len) = (next(n), 1 + next(n));
+                for cache in [&mut one_by_one, &mut at_once] {
+                    let (column, start) = cache.get(i, len, None);
+                    for (k, v) in column.iter_mut().enumerate().skip(start) {
+                        *v = value(original[i], original[k]);
+                    }
+                }
+            }
+        }
+        if round % 50 == 0 {
+            for h in 0..n {
+                let (a, b) = (one_by_one.refresh(h), at_once.refresh(h));
+                assert_eq!(a, b, "column {h}");
+                assert_eq!(one_by_one.peek(h, a), at_once.peek(h, b));
+                for (k, &v) in at_once.peek(h, b).iter().enumerate() {
+                    assert_eq!(v, value(original[h], original[k]));
+                }
+            }
+            assert_eq!(one_by_one.used_values(), at_once.used_values());
+        }
+    }
+}
