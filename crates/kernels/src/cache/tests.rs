@@ -6,6 +6,15 @@ fn fill_room(room: &mut [MaybeUninit<f32>], value: f32) {
     }
 }
 
+/// A deterministic stream of numbers `next(m) < m` (a linear congruential generator).
+fn below(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |m| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % m
+    }
+}
+
 #[test]
 fn budget_is_at_least_two_columns() {
     let cache = RowCache::<f32>::new(10, 0);
@@ -102,11 +111,7 @@ fn swaps_keep_every_cached_value_coherent() {
     let value = |a: usize, b: usize| (a * 1000 + b) as f32;
     let mut original: Vec<usize> = (0..n).collect();
     let mut cache = RowCache::<f32>::new(n, 12 * n * 4);
-    let mut state: u64 = 7;
-    let mut next = |m: usize| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((state >> 33) as usize) % m
-    };
+    let mut next = below(7);
     for _ in 0..3000 {
         if next(3) == 0 {
             let (i, j) = (next(n), next(n));
@@ -199,11 +204,7 @@ fn refreshing_many_columns_at_once_is_refreshing_each() {
     let mut original: Vec<usize> = (0..n).collect();
     let mut one_by_one = RowCache::<f32>::new(n, 20 * n * 4);
     let mut at_once = RowCache::<f32>::new(n, 20 * n * 4);
-    let mut state: u64 = 11;
-    let mut next = |m: usize| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((state >> 33) as usize) % m
-    };
+    let mut next = below(11);
     for round in 0..2000 {
         match next(4) {
             0 => {
