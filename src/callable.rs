@@ -105,6 +105,10 @@ impl KernelSource for CallableKernel {
         }
     }
 
+    fn path(&self) -> kernelkit_kernels::KernelPath {
+        kernelkit_kernels::KernelPath::Callable
+    }
+
     fn swap_index(&mut self, i: usize, j: usize) {
         self.permutation.swap(i, j);
         self.diagonal.swap(i, j);

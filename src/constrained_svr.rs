@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use crate::arrays::{matrix, vector};
 use crate::errors::CoreError;
 use crate::options::parse_options;
-use crate::solve::{run_with_extra, Solution};
+use crate::solve::{run_with_extra, Solution, WithPath};
 
 /// Compressed-row indices from NumPy (`int64`), checked to be non-negative.
 fn indices(array: &PyReadonlyArray1<'_, i64>, name: &str) -> PyResult<Vec<usize>> {
@@ -102,7 +102,9 @@ pub(crate) fn solve_constrained_svr(
                 equalities,
                 opts.cache_bytes,
             )?;
-            Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
+            let path = problem.kernel_path();
+            let (solution, report) = solver.solve_with_report(&mut problem, opts, monitor)?;
+            Ok((solution.with_path(path), report))
         })?;
     let stats = solution.stats.bind(py);
     for (name, count) in

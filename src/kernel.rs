@@ -1,8 +1,8 @@
 //! The kernel specification shared by every estimator, and blocked kernel matrices.
 
+use kernelkit_kernels::plan::reads_sparse;
 use kernelkit_kernels::{
     cross_kernel, cross_kernel_product, density, CsrRows, DenseRows, KernelFunction,
-    SPARSE_DENSITY_THRESHOLD,
 };
 use numpy::{PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -174,7 +174,7 @@ fn binary_as_csr<'a>(
 ) -> Result<(Storage<'a>, Storage<'a>), CoreError> {
     let sparse_binary = |rows: &DenseRows<'_>| {
         let values = rows.rows(0, rows.n_rows());
-        values.iter().all(|&v| v == 0.0 || v == 1.0) && density(values) < SPARSE_DENSITY_THRESHOLD
+        values.iter().all(|&v| v == 0.0 || v == 1.0) && reads_sparse(density(values))
     };
     match (left, right) {
         (Storage::Dense(a), Storage::Dense(b)) if sparse_binary(&a) && sparse_binary(&b) => {

@@ -19,6 +19,15 @@ mod subsets;
 
 use pyo3::prelude::*;
 
+/// The SIMD levels this CPU supports, lowest first, and the one the loops run at
+/// (`KERNELKIT_SIMD` caps it; see `kernelkit_kernels::level`).
+#[pyfunction]
+fn simd_levels() -> PyResult<(Vec<&'static str>, &'static str)> {
+    use kernelkit_kernels::Level;
+    Level::check_env().map_err(pyo3::exceptions::PyValueError::new_err)?;
+    Ok((Level::supported().map(Level::name).collect(), Level::current().name()))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -28,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sparse::CsrMatrix>()?;
     m.add_class::<subsets::DenseRowFacts>()?;
     m.add_class::<subsets::RowSubset>()?;
+    m.add_function(wrap_pyfunction!(simd_levels, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(repeats::first_occurrences, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix_product, m)?)?;

@@ -43,6 +43,8 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
     let mut stop = None;
     let mut single_products = false;
     let mut engine = Engine::Auto;
+    // An unknown SIMD level is named before any work (the loops would run the native one).
+    kernelkit_kernels::Level::check_env().map_err(PyValueError::new_err)?;
     if let Some(given) = given {
         for (key, value) in given.iter() {
             let key: String = key.extract()?;

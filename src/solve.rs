@@ -2,9 +2,11 @@
 
 use std::sync::Arc;
 
+use kernelkit_kernels::plan::reads_sparse;
 use kernelkit_kernels::{
-    density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, KernelFunction, PrecomputedGram,
-    SignedQ, SparseKernel, SPARSE_DENSITY_THRESHOLD,
+    density, kernel_row_sums, plan, CsrRows, DataFacts, DenseKernel, DenseRows, Given,
+    KernelFunction, KernelPath, KernelSource, Level, PrecomputedGram, Preferences, SignedQ,
+    SparseKernel,
 };
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
@@ -102,6 +104,10 @@ pub(crate) fn python_solution(
         stats.set_item("engine", engine.as_str())?;
         stats.set_item("batches", s.batches)?;
     }
+    if let Some(path) = s.kernel_path {
+        stats.set_item("kernel_path", path.name())?;
+    }
+    stats.set_item("simd", Level::current().name())?;
     Ok(Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),
         objective: solution.objective,
@@ -136,51 +142,80 @@ fn function_of_rows(kernel: &Kernel, not_gram: &str) -> Result<KernelFunction, C
     })
 }
 
+/// A solve's result, with the path of the kernel it ran on recorded in its statistics.
+pub(crate) trait WithPath {
+    fn with_path(self, path: KernelPath) -> Self;
+}
+
+impl WithPath for kernelkit_solvers::Solution {
+    fn with_path(mut self, path: KernelPath) -> Self {
+        self.stats.kernel_path = Some(path);
+        self
+    }
+}
+
+impl<E> WithPath for (kernelkit_solvers::Solution, E) {
+    fn with_path(self, path: KernelPath) -> Self {
+        (self.0.with_path(path), self.1)
+    }
+}
+
+/// `$body` (a solve over the kernel source `$source`), with the source's path recorded.
+macro_rules! with_path {
+    ($source:ident, $body:expr) => {{
+        let path = $source.path();
+        $body.map(|solution| WithPath::with_path(solution, path))
+    }};
+}
+
 /// Runs `$body` with `$source` bound to the kernel source of `$x`: a precomputed Gram matrix,
-/// CSR rows for sparse input, or when the dense data is mostly zeros (`SPARSE_DENSITY_THRESHOLD`: a kernel column
-/// then reads and multiplies only the non-zeros), or dense rows; a row subset is dense rows
-/// gathered with the facts computed once for the whole array.
+/// CSR rows for sparse input, or when the dense data is mostly zeros (`plan::reads_sparse`: a
+/// kernel column then reads and multiplies only the non-zeros), or dense rows; a row subset is
+/// dense rows gathered with the facts computed once for the whole array. The finer choice
+/// (bit sets, padded slots, feature-major, distinct, `f32`, fixed-point rows) is the kernel
+/// constructors', through `kernelkit_kernels::plan`; the source's path is recorded in the
+/// solution's statistics.
 macro_rules! dispatch_kernel {
     ($x:expr, $kernel:expr, $callable:expr, $single_products:expr, |$source:ident| $body:expr) => {{
         if let Some($source) = $callable {
-            return $body;
+            return with_path!($source, $body);
         }
         match &$x {
             Data::Sparse(csr) => {
                 let function =
                     function_of_rows($kernel, "a precomputed kernel must be a dense array")?;
                 let $source = SparseKernel::new(csr.rows()?, function)?;
-                $body
+                with_path!($source, $body)
             }
             Data::Subset(subset) => {
                 let function =
                     function_of_rows($kernel, "a precomputed kernel cannot be a row subset")?;
                 // The choice made for dense rows below, made from the facts.
-                if subset.density() < SPARSE_DENSITY_THRESHOLD {
+                if reads_sparse(subset.density()) {
                     let (values, n_rows, n_features) = subset.gather()?;
                     let rows = CsrRows::from_dense(&values, n_rows, n_features)?;
                     let $source = SparseKernel::new(rows, function)?;
-                    $body
+                    with_path!($source, $body)
                 } else {
                     let $source = subset.kernel(function, $single_products)?;
-                    $body
+                    with_path!($source, $body)
                 }
             }
             Data::Dense(x) => {
                 if $kernel.is_precomputed() {
                     let $source = PrecomputedGram::new(&x.values, x.rows, x.cols)?;
-                    $body
+                    with_path!($source, $body)
                 } else {
                     let function = function_of_rows($kernel, "")?;
-                    if density(&x.values) < SPARSE_DENSITY_THRESHOLD {
+                    if reads_sparse(density(&x.values)) {
                         let rows = CsrRows::from_dense(&x.values, x.rows, x.cols)?;
                         let $source = SparseKernel::new(rows, function)?;
-                        $body
+                        with_path!($source, $body)
                     } else {
                         let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
                         let $source = DenseKernel::new(rows, function)?
                             .with_single_products($single_products);
-                        $body
+                        with_path!($source, $body)
                     }
                 }
             }
@@ -413,30 +448,47 @@ pub(crate) fn solve_pu(
             )
         };
         let storage = Storage::new(&unlabeled)?;
-        if function == KernelFunction::Linear {
+        // USMO can run on the linear kernel's w; other kernels read the rows as training does.
+        let given = match &storage {
+            Storage::Dense(_) => Given::Dense,
+            Storage::Sparse(_) => Given::Csr,
+        };
+        let wants = Preferences { linear_primal: true, ..Preferences::default() };
+        if plan(&DataFacts::of_form(given), function, &wants) == KernelPath::LinearPrimal {
             // The w-vector fast path: no kernel columns, no cache.
             let mut problem =
                 PuProblem::new(LinearRows::new(storage.row_set()), sums, prior, lam, n_positive)?;
             problem.unlabeled_sums = Some(unlabeled_sums);
             let c1 = problem.c1;
-            return Ok((Usmo.solve(&mut problem, opts, monitor)?, c1));
+            let solution = Usmo.solve(&mut problem, opts, monitor)?;
+            return Ok((solution.with_path(KernelPath::LinearPrimal), c1));
         }
+        let storage = match storage {
+            Storage::Dense(rows) if reads_sparse(density(rows.rows(0, rows.n_rows()))) => {
+                let values = rows.rows(0, rows.n_rows());
+                Storage::Sparse(CsrRows::from_dense(values, rows.n_rows(), rows.n_features())?)
+            }
+            storage => storage,
+        };
         match storage {
             Storage::Sparse(rows) => {
-                let q = SignedQ::unsigned(SparseKernel::new(rows, function)?, opts.cache_bytes);
-                let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
-                problem.unlabeled_sums = Some(unlabeled_sums);
-                let c1 = problem.c1;
-                Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
-            }
-            Storage::Dense(rows) => {
-                let kernel =
-                    DenseKernel::new(rows, function)?.with_single_products(opts.single_products);
+                let kernel = SparseKernel::new(rows, function)?;
+                let path = kernel.path();
                 let q = SignedQ::unsigned(kernel, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
                 problem.unlabeled_sums = Some(unlabeled_sums);
                 let c1 = problem.c1;
-                Ok((Usmo.solve(&mut problem, opts, monitor)?, c1))
+                Ok((Usmo.solve(&mut problem, opts, monitor)?.with_path(path), c1))
+            }
+            Storage::Dense(rows) => {
+                let kernel =
+                    DenseKernel::new(rows, function)?.with_single_products(opts.single_products);
+                let path = kernel.path();
+                let q = SignedQ::unsigned(kernel, opts.cache_bytes);
+                let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
+                problem.unlabeled_sums = Some(unlabeled_sums);
+                let c1 = problem.c1;
+                Ok((Usmo.solve(&mut problem, opts, monitor)?.with_path(path), c1))
             }
         }
     })

@@ -1,5 +1,5 @@
 //! `BinaryRows`: rows whose stored values are all `1.0`, as bit sets over at most
-//! [`MAX_WORDS`]` × 64` features, in position order.
+//! [`crate::plan::MAX_BIT_SET_WORDS`]` × 64` features, in position order.
 //!
 //! For binary features (a9a, w8a and most one-hot data) the inner product of two rows is the
 //! number of features they share: `⟨x, z⟩ = Σ_w popcount(x_w & z_w)` over the 64-bit words of
@@ -7,10 +7,6 @@
 //! per stored feature, and it is exact: the count is an integer, as is the sum of ones it
 //! replaces, so the kernel values are bitwise those of the CSR path. The counts use `vpopcntq`
 //! (AVX-512, eight words at a time) or `popcnt` where the CPU has them, else the portable count.
-
-/// Above this many 64-bit words per row (1,024 features) the bit sets would outweigh the
-/// indices of typical sparse rows.
-pub(crate) const MAX_WORDS: usize = 16;
 
 /// Bit sets of binary rows, `words` 64-bit words per row, in position order.
 #[derive(Debug, Clone)]
@@ -21,17 +17,18 @@ pub(crate) struct BinaryRows {
 
 impl BinaryRows {
     /// The bit sets of CSR rows whose values are all `1.0`; `None` when some value is not, or
-    /// when `n_features` needs more than [`MAX_WORDS`] words.
+    /// when `n_features` needs more than [`crate::plan::MAX_BIT_SET_WORDS`] words (the bit sets
+    /// would then outweigh the indices of typical sparse rows; `plan::reads_bit_sets`).
     pub(crate) fn build(
         indptr: &[usize],
         indices: &[u32],
         values: &[f64],
         n_features: usize,
     ) -> Option<BinaryRows> {
-        let words = n_features.div_ceil(64).max(1);
-        if words > MAX_WORDS || values.iter().any(|&v| v != 1.0) {
+        if !crate::plan::reads_bit_sets(values.iter().all(|&v| v == 1.0), n_features) {
             return None;
         }
+        let words = n_features.div_ceil(64).max(1);
         let n = indptr.len().checked_sub(1)?;
         let mut bits = vec![0u64; n * words];
         for r in 0..n {
@@ -77,44 +74,19 @@ impl BinaryRows {
         let rows = &self.bits[first * self.words..(first + out.len()) * self.words];
         // The counts are integers: every instruction set gives the same values.
         #[cfg(target_arch = "x86_64")]
-        match popcount_level() {
-            // SAFETY: the CPU has these features (checked by `popcount_level`).
-            PopcountLevel::Avx512 => return unsafe { count_avx512(x, rows, out) },
-            // SAFETY: as above.
-            PopcountLevel::Scalar => return unsafe { count_popcnt(x, rows, out) },
-            PopcountLevel::None => {}
+        {
+            let level = crate::Level::current();
+            if level.vpopcntq() {
+                // SAFETY: the CPU has AVX-512F and VPOPCNTDQ (`Level::vpopcntq`).
+                return unsafe { count_avx512(x, rows, out) };
+            }
+            if level >= crate::Level::Avx2 {
+                // SAFETY: the CPU has `popcnt` (part of the AVX2 level).
+                return unsafe { count_popcnt(x, rows, out) };
+            }
         }
         count_any(x, rows, out);
     }
-}
-
-/// The instructions available for counting bits.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-enum PopcountLevel {
-    /// AVX-512 with `vpopcntq`: eight words at a time.
-    Avx512,
-    /// The scalar `popcnt` instruction.
-    Scalar,
-    /// Neither: the portable bit-twiddling count.
-    None,
-}
-
-#[cfg(target_arch = "x86_64")]
-fn popcount_level() -> PopcountLevel {
-    static LEVEL: std::sync::OnceLock<PopcountLevel> = std::sync::OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            PopcountLevel::Avx512
-        } else if std::arch::is_x86_feature_detected!("popcnt") {
-            PopcountLevel::Scalar
-        } else {
-            PopcountLevel::None
-        }
-    })
 }
 
 /// [`count_any`] compiled for AVX-512 with `vpopcntq` (the compiler vectorises the counts).

@@ -52,11 +52,11 @@ const GROUP: usize = 4;
 fn add_scaled_group(target: &mut [f64], columns: &[&[f32]], scales: &[f64], lo: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::simd::avx512_available() {
+        if crate::Level::current() >= crate::Level::Avx512 {
             // SAFETY: the CPU has AVX-512F (and AVX2, checked with it).
             return unsafe { add_scaled_group_avx512(target, columns, scales, lo) };
         }
-        if crate::simd::avx2_available() {
+        if crate::Level::current() >= crate::Level::Avx2 {
             // SAFETY: the CPU has AVX2.
             return unsafe { add_scaled_group_avx2(target, columns, scales, lo) };
         }
@@ -245,12 +245,12 @@ mod tests {
         let mut versions: Vec<(&str, Version)> = vec![("generic", add_scaled_group_body)];
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::simd::avx2_available() {
+            if crate::Level::current() >= crate::Level::Avx2 {
                 versions.push(("avx2", |t, c, s, lo| unsafe {
                     super::add_scaled_group_avx2(t, c, s, lo)
                 }));
             }
-            if crate::simd::avx512_available() {
+            if crate::Level::current() >= crate::Level::Avx512 {
                 versions.push(("avx512", |t, c, s, lo| unsafe {
                     super::add_scaled_group_avx512(t, c, s, lo)
                 }));

@@ -27,10 +27,6 @@ use crate::source::Finish;
 // Chunks of the distinct rows start on a panel.
 const _: () = assert!(COLUMN_CHUNK.is_multiple_of(PANEL_ROWS));
 
-/// Rows are looked for repeats only from this many on.
-const MIN_ROWS: usize = 1024;
-/// Repeats are used only when at most this fraction of the rows is distinct.
-const MAX_DISTINCT_FRACTION: f64 = 0.8;
 /// For a block of [`GEMM_MIN_ROWS`] rows or more (the batched engine's prefetches, gradient
 /// initialisation and reconstruction), which the direct path computes by one GEMM, the
 /// fraction below which the distinct rows still pay. Measured on ε-SVR, 30,000 rows of 7 to 10
@@ -59,10 +55,11 @@ impl DistinctRows {
     /// for a column over them to pay (else `None`). Rows are compared bit for bit.
     pub(crate) fn find(rows: &DenseRows<'_>) -> Option<DistinctRows> {
         let (n, d) = (rows.n_rows(), rows.n_features());
-        if n < MIN_ROWS || d == 0 || n > u32::MAX as usize {
+        // `plan::uses_repeats`: the search stops at the first distinct row too many.
+        if !crate::plan::uses_repeats(n, 0) || d == 0 {
             return None;
         }
-        let most = (n as f64 * MAX_DISTINCT_FRACTION) as usize;
+        let most = crate::plan::most_distinct_rows(n);
         let digests = digests(n, |t| dense_digest(rows.row(t)));
         let mut seen = FirstSeen::new(&digests);
         // `distinct_of[s]`: the distinct row of a first occurrence `s`.
@@ -127,7 +124,7 @@ impl DistinctRows {
     /// ([`MAX_DISTINCT_FRACTION_IN_BLOCKS`]).
     pub(crate) fn pays_for(&self, width: usize, n_left: usize) -> bool {
         let most = if n_left < GEMM_MIN_ROWS {
-            MAX_DISTINCT_FRACTION
+            crate::plan::MAX_DISTINCT_FRACTION
         } else {
             MAX_DISTINCT_FRACTION_IN_BLOCKS
         };

@@ -8,7 +8,8 @@
 //! in the same order whichever block computes it, so values do not depend on the block width.
 
 use crate::dense::DenseRows;
-use crate::simd::{level, multiply_add, Level};
+use crate::level::Level;
+use crate::simd::{level, multiply_add};
 
 /// Outputs accumulated in registers at a time by [`dot_feature_major`].
 const FEATURE_MAJOR_BLOCK: usize = 8;
@@ -138,13 +139,11 @@ pub fn dot_feature_major(
     }
     match level() {
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2Fma => {
-            // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+        level if level >= Level::Avx2 => {
+            // SAFETY: the CPU supports AVX2 and FMA (the level).
             unsafe { dot_feature_major_avx2(left, by_feature, stride, first, outs) }
         }
-        Level::Baseline => {
-            dot_feature_major_generic::<false, 8>(left, by_feature, stride, first, outs)
-        }
+        _ => dot_feature_major_generic::<false, 8>(left, by_feature, stride, first, outs),
     }
 }
 
@@ -229,10 +228,14 @@ mod tests {
             for width in [n - first, 71, 40, 9, 1] {
                 let mut out = vec![f64::NAN; width];
                 dot_feature_major(&[&x], &by_feature, n, first, &mut [&mut out]);
+                // Fused multiply–adds from the AVX2 level on, separate ones below.
+                let fma = level() >= Level::Avx2;
                 for (c, value) in out.iter().enumerate() {
                     let mut expected = x[0] * by_feature[first + c];
                     for k in 1..d {
-                        expected = x[k].mul_add(by_feature[k * n + first + c], expected);
+                        let z = by_feature[k * n + first + c];
+                        expected =
+                            if fma { x[k].mul_add(z, expected) } else { x[k] * z + expected };
                     }
                     assert_eq!(value.to_bits(), expected.to_bits(), "first {first}, column {c}");
                 }

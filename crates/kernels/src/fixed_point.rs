@@ -142,11 +142,11 @@ fn magnitude_bits_range(values: &[f32]) -> (u32, u32) {
         fn avx2(values: &[f32]) -> (u32, u32) {
             body(values)
         }
-        if crate::avx512_available() {
+        if crate::Level::current() >= crate::Level::Avx512 {
             // SAFETY: the CPU has AVX-512F and AVX2.
             return unsafe { avx512(values) };
         }
-        if crate::avx2_available() {
+        if crate::Level::current() >= crate::Level::Avx2 {
             // SAFETY: the CPU has AVX2.
             return unsafe { avx2(values) };
         }
@@ -193,11 +193,11 @@ impl Grid {
             fn avx2(grid: Grid, values: &[f32], out: &mut [i16]) -> bool {
                 body(grid, values, out)
             }
-            if crate::avx512_available() {
+            if crate::Level::current() >= crate::Level::Avx512 {
                 // SAFETY: the CPU has AVX-512F and AVX2.
                 return unsafe { avx512(self, values, out) };
             }
-            if crate::avx2_available() {
+            if crate::Level::current() >= crate::Level::Avx2 {
                 // SAFETY: the CPU has AVX2.
                 return unsafe { avx2(self, values, out) };
             }
@@ -224,10 +224,11 @@ pub(crate) fn dot_rows_fixed(
     assert!(left.len() <= 3 && left.len() == outs.len(), "dot_rows_fixed: one to three rows");
     #[cfg(target_arch = "x86_64")]
     {
-        if avx512::available() {
+        let level = crate::Level::current();
+        if level >= crate::Level::Avx512 {
             // SAFETY: the CPU has AVX-512F and AVX-512BW (and VNNI when asked for).
             let done = unsafe {
-                if avx512::vnni_available() {
+                if level >= crate::Level::Avx512Vnni {
                     avx512::dot_rows_blocked_vnni(left, rows, quantum_sq, outs)
                 } else {
                     avx512::dot_rows_blocked_bw(left, rows, quantum_sq, outs)
@@ -236,7 +237,7 @@ pub(crate) fn dot_rows_fixed(
             dot_rows_each(left, &rows[done * d..], quantum_sq, outs, done);
             return;
         }
-        if crate::simd::avx2_available() {
+        if level >= crate::Level::Avx2 {
             // SAFETY: the CPU has AVX2.
             unsafe { avx2::dot_rows(left, rows, quantum_sq, outs) };
             return;
@@ -329,27 +330,11 @@ mod avx512 {
         __m512i, _mm512_add_epi32, _mm512_dpwssd_epi32, _mm512_madd_epi16,
         _mm512_maskz_loadu_epi16, _mm512_reduce_add_epi32, _mm512_setzero_si512,
     };
-    use std::sync::OnceLock;
 
     /// Values per vector.
     const LANES: usize = 32;
     /// Right rows per register block.
     const RIGHT_BLOCK: usize = 4;
-
-    /// Whether the CPU has AVX-512F and AVX-512BW.
-    pub(super) fn available() -> bool {
-        static AVAILABLE: OnceLock<bool> = OnceLock::new();
-        *AVAILABLE.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-        })
-    }
-
-    /// Whether the CPU also has AVX-512 VNNI.
-    pub(super) fn vnni_available() -> bool {
-        static AVAILABLE: OnceLock<bool> = OnceLock::new();
-        *AVAILABLE.get_or_init(|| available() && std::arch::is_x86_feature_detected!("avx512vnni"))
-    }
 
     /// `outs[r][first + c]` for the four right rows `z` (row-major, `d` values each) and the
     /// `M` left rows `x`.
@@ -402,7 +387,7 @@ mod avx512 {
     /// returns how many rows it did.
     ///
     /// # Safety
-    /// The CPU has AVX-512F, AVX-512BW and AVX-512 VNNI ([`vnni_available`]).
+    /// The CPU has AVX-512F, AVX-512BW and AVX-512 VNNI (`Level::Avx512Vnni`).
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn dot_rows_blocked_vnni(
         left: &[&[i16]],
@@ -418,7 +403,7 @@ mod avx512 {
     /// how many rows it did.
     ///
     /// # Safety
-    /// The CPU has AVX-512F and AVX-512BW ([`available`]).
+    /// The CPU has AVX-512F and AVX-512BW (`Level::Avx512`).
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn dot_rows_blocked_bw(
         left: &[&[i16]],

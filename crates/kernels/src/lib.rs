@@ -1,6 +1,10 @@
 //! # kernelkit-kernels: the column oracle
 //!
-//! Everything a dual decomposition solver needs to know about the data, and nothing else:
+//! Everything a dual decomposition solver needs to know about the data, and nothing else.
+//! Three files hold the decisions: [`plan`] (which representation of the rows computes the
+//! kernel values, from facts about the data: [`KernelPath`]), `source.rs` ([`KernelSource`], the
+//! interface every representation implements) and [`level`] (the SIMD [`Level`], the only place
+//! where CPU features are detected, capped by `KERNELKIT_SIMD`).
 //!
 //! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms, and
 //!   [`CsrRows`] for sparse rows (scipy CSR, or dense data with few non-zeros); [`RowFacts`]
@@ -33,11 +37,13 @@ mod error;
 mod feature_major;
 mod fixed_point;
 mod function;
+pub mod level;
 mod meb;
 mod padded;
 mod panels;
 mod parallel;
 mod per_thread;
+pub mod plan;
 mod precomputed;
 mod qmatrix;
 mod rbf_table;
@@ -57,14 +63,15 @@ pub use cross::{cross_kernel, cross_kernel_product, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;
+pub use level::Level;
 pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use per_thread::PerThread;
+pub use plan::{plan, DataFacts, Given, KernelPath, Preferences, SPARSE_DENSITY_THRESHOLD};
 pub use precomputed::PrecomputedGram;
 pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, SignedQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
-pub use simd::{avx2_available, avx512_available};
 pub use source::{DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
-pub use sparse::{density, CsrRows, SparseKernel, SPARSE_DENSITY_THRESHOLD};
+pub use sparse::{density, CsrRows, SparseKernel};
 pub use svr_qmatrix::SvrQ;

@@ -137,7 +137,7 @@ impl PaddedRows {
         let n = indptr.len().checked_sub(1)?;
         let width = indptr.windows(2).map(|w| w[1] - w[0]).max()?;
         let nnz = indptr[n];
-        if width == 0 || width * n > 2 * nnz + n {
+        if !crate::plan::pads_rows(n, width, nnz) {
             return None;
         }
         let lens: Vec<u32> = indptr.windows(2).map(|w| (w[1] - w[0]) as u32).collect();

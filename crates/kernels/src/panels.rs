@@ -7,7 +7,8 @@
 //! `d` features of sixteen rows contiguously, one stream per panel, and its sums are the
 //! feature-major ones bit for bit.
 
-use crate::simd::{level, multiply_add, Level};
+use crate::level::Level;
+use crate::simd::{level, multiply_add};
 
 /// Rows per panel of [`dot_panels`]: sixteen sums, four AVX2 vectors, in flight at a time.
 pub(crate) const PANEL_ROWS: usize = 16;
@@ -76,9 +77,9 @@ pub(crate) fn dot_panels(x: &[f64], panels: &[f64], first_panel: usize, out: &mu
     );
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_panels_avx2(x, panels, first_panel, out) },
-        Level::Baseline => dot_panels_generic::<false>(x, panels, first_panel, out),
+        // SAFETY: the CPU supports AVX2 and FMA (the level).
+        level if level >= Level::Avx2 => unsafe { dot_panels_avx2(x, panels, first_panel, out) },
+        _ => dot_panels_generic::<false>(x, panels, first_panel, out),
     }
 }
 

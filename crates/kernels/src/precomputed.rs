@@ -69,6 +69,10 @@ impl KernelSource for PrecomputedGram<'_> {
         usize::MAX
     }
 
+    fn path(&self) -> crate::KernelPath {
+        crate::KernelPath::Precomputed
+    }
+
     fn swap_index(&mut self, i: usize, j: usize) {
         self.permutation.swap(i, j);
     }

@@ -392,10 +392,10 @@ fn store_signed<'a>(
         fn avx2(column: &mut [MaybeUninit<f32>], values: &[f64], s: f64, signs: &[f64]) {
             body(column, values, s, signs);
         }
-        if crate::avx512_available() {
+        if crate::Level::current() >= crate::Level::Avx512 {
             // SAFETY: the CPU has AVX-512F and AVX2.
             unsafe { avx512(column, values, s, signs) };
-        } else if crate::avx2_available() {
+        } else if crate::Level::current() >= crate::Level::Avx2 {
             // SAFETY: the CPU has AVX2.
             unsafe { avx2(column, values, s, signs) };
         } else {

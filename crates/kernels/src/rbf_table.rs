@@ -28,14 +28,22 @@ impl IntegerRbf {
     /// (`None` for another kernel, or a table longer than [`MAX_ENTRIES`]).
     pub(crate) fn new(function: KernelFunction, max_sq_norm: f64) -> Option<IntegerRbf> {
         let KernelFunction::Rbf { gamma } = function else { return None };
-        let largest = 2.0 * max_sq_norm;
-        if !(0.0..MAX_ENTRIES as f64).contains(&largest) || max_sq_norm.fract() != 0.0 {
+        if !Self::fits(function, max_sq_norm) {
             return None;
         }
+        let largest = 2.0 * max_sq_norm;
         // map_row's argument, −γ · max(m, 0), for each integer m.
         let mut values: Vec<f64> = (0..=largest as usize).map(|m| -gamma * m as f64).collect();
         crate::simd::exp_in_place(&mut values);
         Some(IntegerRbf { values })
+    }
+
+    /// Whether [`IntegerRbf::new`] builds a table for `function` and `max_sq_norm`.
+    pub(crate) fn fits(function: KernelFunction, max_sq_norm: f64) -> bool {
+        let largest = 2.0 * max_sq_norm;
+        matches!(function, KernelFunction::Rbf { .. })
+            && (0.0..MAX_ENTRIES as f64).contains(&largest)
+            && max_sq_norm.fract() == 0.0
     }
 
     /// [`KernelFunction::map_row`] of the RBF for `values` holding the inner products of a
@@ -59,9 +67,9 @@ fn lookup_squared_distances(values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f6
     let n = values.len().min(sq_norms_z.len());
     let (values, sq_norms_z) = (&mut values[..n], &sq_norms_z[..n]);
     #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx2Fma {
-        if table.len() <= SHORT_TABLE && crate::simd_avx512::available() {
-            // SAFETY: AVX-512F is available (and AVX2, by `level`).
+    if level() >= Level::Avx2 {
+        if table.len() <= SHORT_TABLE && level() >= Level::Avx512 {
+            // SAFETY: AVX-512F and AVX2 are available (the level).
             unsafe { lookup_short_table_avx512(values, sq_norm_x, sq_norms_z, table) };
         } else {
             // SAFETY: AVX2 is available.
@@ -277,7 +285,7 @@ mod tests {
                 lookup_tail(&mut plain, 14.0, &sq_norms_z, &table);
                 assert_eq!(bits(&dispatched), bits(&plain), "table {table_len}, {n} values");
                 #[cfg(target_arch = "x86_64")]
-                if level() == Level::Avx2Fma {
+                if level() >= Level::Avx2 {
                     let mut gathered = products.clone();
                     // SAFETY: AVX2 is available (checked just above).
                     unsafe {

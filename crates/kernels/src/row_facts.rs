@@ -22,9 +22,8 @@ use crate::dense::{sq_norm, DenseRows};
 use crate::error::{first_non_finite, KernelError};
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
-use crate::source::{
-    exactly_single, narrow_exactly, reads_feature_major, DenseKernel, NARROW_MAX_FEATURES,
-};
+use crate::plan::{reads_feature_major, NARROW_MAX_FEATURES};
+use crate::source::{exactly_single, narrow_exactly, DenseKernel};
 use crate::team::DisjointSlices;
 
 /// Rows per block of [`RowFacts::new`].

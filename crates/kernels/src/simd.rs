@@ -17,41 +17,12 @@
 //! through the exponent bits: a few ulp of `f64`, far below the `f32` in which kernel values are
 //! cached, and free of calls, so the loop vectorises.
 
-use std::sync::OnceLock;
+pub(crate) use crate::level::Level;
 
-/// Which compiled version of the loops runs on this machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Level {
-    Baseline,
-    #[cfg(target_arch = "x86_64")]
-    Avx2Fma,
-}
-
+/// The level every loop runs at ([`Level::current`]).
+#[inline]
 pub(crate) fn level() -> Level {
-    static LEVEL: OnceLock<Level> = OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            return Level::Avx2Fma;
-        }
-        Level::Baseline
-    })
-}
-
-/// Whether this CPU runs the AVX2 versions (so that other crates can compile their own loops
-/// for AVX2 and choose them with the same test).
-pub fn avx2_available() -> bool {
-    match level() {
-        #[cfg(target_arch = "x86_64")]
-        Level::Avx2Fma => true,
-        Level::Baseline => false,
-    }
-}
-
-/// Whether this CPU also runs the AVX-512F versions (other crates' eight-wide loops).
-pub fn avx512_available() -> bool {
-    avx2_available() && crate::simd_avx512::available()
+    Level::current()
 }
 
 #[inline(always)]
@@ -151,9 +122,9 @@ fn dot_avx2(x: &[f64], z: &[f64]) -> f64 {
 pub fn dot(x: &[f64], z: &[f64]) -> f64 {
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { dot_avx2(x, z) },
-        Level::Baseline => dot_generic::<false, f64>(x, z),
+        // SAFETY: the CPU supports AVX2 and FMA (the level).
+        level if level >= Level::Avx2 => unsafe { dot_avx2(x, z) },
+        _ => dot_generic::<false, f64>(x, z),
     }
 }
 
@@ -326,26 +297,24 @@ pub fn dot_rows<R: RowValue>(left: &[&[f64]], rows: &[R], outs: &mut [&mut [f64]
     }
     match level() {
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2Fma => {
+        level if level >= Level::Avx2 => {
             // Blocks of four right rows in AVX-512 where the CPU has it, the rest (or all) in
             // AVX2: bitwise the same products either way.
-            let done = if d >= SHORT
-                && left.len() <= crate::SHARED_PASS_ROWS
-                && crate::simd_avx512::available()
-            {
-                // SAFETY: the CPU supports AVX-512F (checked just above).
-                unsafe { crate::simd_avx512::dot_rows_blocked(left, rows, outs) }
-            } else {
-                0
-            };
+            let done =
+                if d >= SHORT && left.len() <= crate::SHARED_PASS_ROWS && level >= Level::Avx512 {
+                    // SAFETY: the CPU supports AVX-512F (the level).
+                    unsafe { crate::simd_avx512::dot_rows_blocked(left, rows, outs) }
+                } else {
+                    0
+                };
             if done == n_rows {
                 return;
             }
             let mut rest: Vec<&mut [f64]> = outs.iter_mut().map(|o| &mut o[done..]).collect();
-            // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+            // SAFETY: the CPU supports AVX2 and FMA (the level).
             unsafe { dot_rows_avx2::<R>(left, &rows[done * d..n_rows * d], &mut rest) }
         }
-        Level::Baseline => dot_rows_generic::<false, R>(left, rows, outs),
+        _ => dot_rows_generic::<false, R>(left, rows, outs),
     }
 }
 
@@ -424,12 +393,12 @@ fn exp_in_place_avx512(values: &mut [f64]) {
 pub fn exp_in_place(values: &mut [f64]) {
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX-512F (checked just before), AVX2 and FMA (`level`).
-        Level::Avx2Fma if crate::simd_avx512::available() => unsafe { exp_in_place_avx512(values) },
+        // SAFETY: the CPU supports AVX-512F, AVX2 and FMA (the level).
+        level if level >= Level::Avx512 => unsafe { exp_in_place_avx512(values) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { exp_in_place_avx2(values) },
-        Level::Baseline => exp_in_place_generic::<false>(values),
+        // SAFETY: the CPU supports AVX2 and FMA (the level).
+        level if level >= Level::Avx2 => unsafe { exp_in_place_avx2(values) },
+        _ => exp_in_place_generic::<false>(values),
     }
 }
 
@@ -445,14 +414,16 @@ pub fn rbf_in_place(values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f64], gamm
     let sq_norms_z = &sq_norms_z[..n];
     match level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX-512F (checked just before), AVX2 and FMA (`level`).
-        Level::Avx2Fma if crate::simd_avx512::available() => unsafe {
+        // SAFETY: the CPU supports AVX-512F, AVX2 and FMA (the level).
+        level if level >= Level::Avx512 => unsafe {
             rbf_in_place_avx512(head, sq_norm_x, sq_norms_z, gamma)
         },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
-        Level::Avx2Fma => unsafe { rbf_in_place_avx2(head, sq_norm_x, sq_norms_z, gamma) },
-        Level::Baseline => rbf_in_place_generic::<false>(head, sq_norm_x, sq_norms_z, gamma),
+        // SAFETY: the CPU supports AVX2 and FMA (the level).
+        level if level >= Level::Avx2 => unsafe {
+            rbf_in_place_avx2(head, sq_norm_x, sq_norms_z, gamma)
+        },
+        _ => rbf_in_place_generic::<false>(head, sq_norm_x, sq_norms_z, gamma),
     }
     exp_in_place(tail);
 }
@@ -492,7 +463,7 @@ pub fn gather_signed(row: &[f32], index: &[u32], signs: &[f32], scale: f32, out:
     let n = out.len();
     let (index, signs) = (&index[..n], &signs[..n]);
     #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx2Fma && row.len() <= i32::MAX as usize {
+    if level() >= Level::Avx2 && row.len() <= i32::MAX as usize {
         // SAFETY: AVX2 is available.
         unsafe { gather_signed_avx2(row, index, signs, scale, out) };
         return;

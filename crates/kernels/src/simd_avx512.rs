@@ -24,7 +24,6 @@ use std::arch::x86_64::{
     _mm512_fmadd_pd, _mm512_loadu_pd, _mm512_setzero_pd, _mm_add_pd, _mm_cvtsd_f64,
     _mm_unpackhi_pd,
 };
-use std::sync::OnceLock;
 
 use crate::simd::RowValue;
 
@@ -33,12 +32,6 @@ const LANES: usize = 16;
 
 /// Right rows per register block.
 pub(crate) const RIGHT_BLOCK: usize = 4;
-
-/// Whether this CPU has AVX-512F (checked once).
-pub(crate) fn available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| std::arch::is_x86_feature_detected!("avx512f"))
-}
 
 /// Eight values of `row` at `k`, widened to `f64` when the row is `f32` (exact).
 ///
@@ -210,7 +203,7 @@ mod tests {
 
     #[test]
     fn blocks_cover_whole_groups_of_four_rows() {
-        if !available() {
+        if crate::Level::current() < crate::Level::Avx512 {
             return;
         }
         let d = 64;

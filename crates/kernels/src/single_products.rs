@@ -22,7 +22,8 @@
 //! On a CPU without AVX2 and FMA the generic version multiplies and adds separately (as
 //! [`crate::simd`] does for `f64`).
 
-use crate::simd::{level, Level};
+use crate::level::Level;
+use crate::simd::level;
 
 /// Lanes of one product's sum.
 const LANES: usize = 16;
@@ -109,17 +110,17 @@ pub fn dot_rows_single(left: &[&[f32]], rows: &[f32], outs: &mut [&mut [f64]]) {
     let rows = &rows[..n_rows * d];
     match level() {
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2Fma => {
-            let done = if d >= LANES && left.len() <= 3 && crate::simd_avx512::available() {
-                // SAFETY: the CPU supports AVX-512F (checked just above).
+        level if level >= Level::Avx2 => {
+            let done = if d >= LANES && left.len() <= 3 && level >= Level::Avx512 {
+                // SAFETY: the CPU supports AVX-512F (the level).
                 unsafe { avx512::dot_rows_blocked(left, rows, outs) }
             } else {
                 0
             };
-            // SAFETY: the CPU supports AVX2 and FMA (checked by `level`).
+            // SAFETY: the CPU supports AVX2 and FMA (the level).
             unsafe { avx2::dot_rows(left, &rows[done * d..], outs, done) }
         }
-        Level::Baseline => dot_rows_generic::<false>(left, rows, outs),
+        _ => dot_rows_generic::<false>(left, rows, outs),
     }
 }
 
@@ -296,7 +297,7 @@ mod tests {
     /// right rows that is not a multiple of four) gives bitwise the generic order's value.
     #[test]
     fn every_pass_gives_bitwise_the_generic_order() {
-        let fma = crate::simd::avx2_available();
+        let fma = crate::Level::current() >= crate::Level::Avx2;
         for d in [1, 5, 15, 16, 17, 31, 48, 63, 256, 301] {
             let n_rows = 11;
             let rows = values(n_rows * d, d as u64);

@@ -11,6 +11,7 @@ use crate::feature_major::FeatureMajor;
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::parallel::for_column_chunks;
+use crate::plan::{reads_feature_major, KernelPath};
 
 /// At most this many rows share one pass of [`KernelSource::shares_passes`] (below
 /// `GEMM_MIN_ROWS`, so every value is a dot product summed as for a single row).
@@ -76,6 +77,12 @@ pub trait KernelSource: Send + Sync {
 
     /// Exchanges positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
+
+    /// How the values are computed ([`crate::plan`]); sources defined elsewhere are
+    /// [`KernelPath::Custom`].
+    fn path(&self) -> KernelPath {
+        KernelPath::Custom
+    }
 }
 
 /// What [`KernelSource::fill_block_finishing`] calls on each finished window: `(row of the
@@ -118,7 +125,7 @@ pub struct DenseKernel<'a> {
     function: KernelFunction,
     /// The rows again, feature-major over the features that are not zero in every row
     /// (`by_feature[k · n + t]` is feature `used[k]` of the row at position `t`), when rows are
-    /// short ([`NARROW_MAX_FEATURES`]): one to three columns are then computed by
+    /// short ([`crate::plan::reads_feature_major`]): one to three columns are then computed by
     /// [`crate::feature_major::dot_feature_major`].
     by_feature: Option<FeatureMajor>,
     /// The rows again in `f32`, row-major, when they are read row-major and every value is
@@ -136,11 +143,6 @@ pub struct DenseKernel<'a> {
     /// enough column is then computed over them and gathered ([`DistinctRows`]).
     distinct: Option<DistinctRows>,
 }
-
-/// Rows with at most this many features also get a feature-major copy (see [`DenseKernel`]).
-pub(crate) const NARROW_MAX_FEATURES: usize = 64;
-/// ... unless the copy would exceed this many values (128 MB).
-const NARROW_MAX_VALUES: usize = 1 << 24;
 
 impl<'a> DenseKernel<'a> {
     /// Combines rows and a kernel function, validating the function's parameters.
@@ -343,12 +345,6 @@ impl<'a> DenseKernel<'a> {
     }
 }
 
-/// Whether [`DenseKernel`] reads `n` rows of `d` features feature-major (and looks for
-/// repeated rows) rather than row-major.
-pub(crate) fn reads_feature_major(n: usize, d: usize) -> bool {
-    d > 0 && d <= NARROW_MAX_FEATURES && n * d <= NARROW_MAX_VALUES
-}
-
 impl KernelSource for DenseKernel<'_> {
     fn len(&self) -> usize {
         self.n_rows()
@@ -437,6 +433,22 @@ impl KernelSource for DenseKernel<'_> {
 
     fn shares_passes(&self) -> bool {
         self.by_feature.is_none() && self.n_features() >= SHARED_PASS_MIN_FEATURES
+    }
+
+    fn path(&self) -> KernelPath {
+        if self.distinct.is_some() {
+            KernelPath::DenseDistinctRows
+        } else if self.by_feature.is_some() {
+            KernelPath::DenseFeatureMajor
+        } else if self.fixed.is_some() {
+            KernelPath::FixedPointI16
+        } else if self.single.is_some() && self.single_products {
+            KernelPath::DenseF32Products
+        } else if self.single.is_some() {
+            KernelPath::DenseF32
+        } else {
+            KernelPath::DenseF64
+        }
     }
 
     fn bitwise_rows(&self) -> usize {

@@ -19,6 +19,7 @@ use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
+use crate::plan::KernelPath;
 use crate::rbf_table::IntegerRbf;
 use crate::source::{Finish, KernelSource, NO_FINISH};
 
@@ -79,9 +80,14 @@ impl<'a> CsrRows<'a> {
         let sq_norms: Vec<f64> = (0..n_rows)
             .map(|r| values[indptr[r]..indptr[r + 1]].iter().map(|v| v * v).sum())
             .collect();
-        let padded =
-            PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features).map(Box::new);
+        // Columns of 0/1 rows are counted over their bit sets: a padded copy would never be
+        // read (it was built, and kept in position order on every swap, before the plan).
         let binary = BinaryRows::build(&indptr, &indices, &values, n_features);
+        let padded = if binary.is_none() {
+            PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features).map(Box::new)
+        } else {
+            None
+        };
         Ok(CsrRows {
             indptr,
             indices,
@@ -183,11 +189,6 @@ impl<'a> CsrRows<'a> {
         }
     }
 }
-
-/// Whether a dense matrix with this fraction of non-zeros is better served as CSR: below it a
-/// kernel column reads fewer bytes and does fewer multiply-adds through CSR (criterion bench
-/// `kernel_columns`, `fill_block_dense_vs_csr`).
-pub const SPARSE_DENSITY_THRESHOLD: f64 = 0.2;
 
 /// The fraction of non-zero values.
 pub fn density(dense: &[f64]) -> f64 {
@@ -356,6 +357,16 @@ impl<'a> SparseKernel<'a> {
         Ok(SparseKernel { rows, function, integer_rbf, sq_norms })
     }
 
+    /// How the columns are computed (see [`crate::plan`]).
+    pub fn kernel_path(&self) -> KernelPath {
+        match (&self.rows.binary, &self.integer_rbf, &self.rows.padded) {
+            (Some(_), Some(_), _) => KernelPath::BitsetRbfTable,
+            (Some(_), None, _) => KernelPath::Bitset,
+            (None, _, Some(_)) => KernelPath::CsrPadded,
+            (None, _, None) => KernelPath::Csr,
+        }
+    }
+
     /// Whether RBF columns are looked up in a table ([`IntegerRbf`]: 0/1 rows).
     pub fn looks_up_rbf(&self) -> bool {
         self.integer_rbf.is_some()
@@ -468,6 +479,10 @@ impl KernelSource for SparseKernel<'_> {
 
     fn bitwise_rows(&self) -> usize {
         BITWISE_ROWS
+    }
+
+    fn path(&self) -> KernelPath {
+        self.kernel_path()
     }
 
     fn swap_index(&mut self, i: usize, j: usize) {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use kernelkit_kernels::{CacheStats, KernelError};
+use kernelkit_kernels::{CacheStats, KernelError, KernelPath, Level};
 
 /// A solver for problems of type `P`.
 pub trait Solver<P> {
@@ -56,6 +56,10 @@ pub struct SolveOptions {
     /// and magic (15,000) 0.27 → 0.35 s with it, while 564_fried (45,864) went 5.4 → 4.7 s and
     /// a9a (26,008 distinct rows) 1.9 → 1.8 s.
     pub batched_shrinking_from: usize,
+    /// The vector instructions the solvers' scans may use (default [`Level::current`], the
+    /// level of the kernel loops; a lower level gives bitwise the same scans, a higher one than
+    /// the CPU's is lowered to it).
+    pub simd: Level,
 }
 
 /// The decomposition of the SMO solvers (see `smo` and `smo::batched`).
@@ -103,6 +107,7 @@ impl Default for SolveOptions {
             engine: Engine::Auto,
             batch_size: None,
             batched_shrinking_from: 20_000,
+            simd: Level::current(),
         }
     }
 }
@@ -182,6 +187,9 @@ pub struct SolveStats {
     pub engine: Option<Engine>,
     /// Batches of the batched engine (0 for the others).
     pub batches: u64,
+    /// How the kernel values were computed (set by whoever built the kernel source: the
+    /// solvers know only the columns).
+    pub kernel_path: Option<KernelPath>,
 }
 
 /// The result of a solve.

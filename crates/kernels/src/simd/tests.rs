@@ -31,7 +31,7 @@ fn exp_is_the_same_at_every_vector_width() {
         let mut dispatched = xs[..len].to_vec();
         exp_in_place(&mut dispatched);
         #[cfg(target_arch = "x86_64")]
-        if level() == Level::Avx2Fma {
+        if level() >= Level::Avx2 {
             let mut avx2 = xs[..len].to_vec();
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
             unsafe { exp_in_place_avx2(&mut avx2) };
@@ -60,7 +60,7 @@ fn rbf_in_place_is_the_argument_loop_then_exp_bit_for_bit() {
         rbf_in_place(&mut fused, sq_norm_x, &sq_norms_z[..norms], gamma);
         assert_eq!(bits(&fused), bits(&expected), "{len} values, {norms} norms");
         let mut generic = products[..len.min(norms)].to_vec();
-        let fma = level() != Level::Baseline;
+        let fma = level() >= Level::Avx2;
         let generic_norms = &sq_norms_z[..len.min(norms)];
         if fma {
             rbf_in_place_generic::<true>(&mut generic, sq_norm_x, generic_norms, gamma);

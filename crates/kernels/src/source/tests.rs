@@ -111,7 +111,7 @@ fn single_products_sum_in_f32_for_every_pass_and_follow_swaps() {
     let single: Vec<f32> = exact.iter().map(|&v| v as f32).collect();
     let linear = KernelFunction::Linear;
     let rbf = KernelFunction::Rbf { gamma: 0.05 };
-    let fma = crate::simd::avx2_available();
+    let fma = crate::Level::current() >= crate::Level::Avx2;
     let reference = |x: &[f32], z: &[f32]| {
         if fma {
             dot_single::<true>(x, z)

@@ -38,6 +38,10 @@ impl<'a> GramColumns<'a> {
     }
 
     /// The training rows.
+    pub(crate) fn kernel_path(&self) -> kernelkit_kernels::KernelPath {
+        kernelkit_kernels::KernelSource::path(self.columns.kernel())
+    }
+
     pub(crate) fn rows(&self) -> &DenseRows<'a> {
         f64_rows(self.columns.kernel())
     }

@@ -153,6 +153,11 @@ impl<'a> ConstrainedSvrProblem<'a> {
         })
     }
 
+    /// How the columns of `K = XXᵀ` are computed ([`kernelkit_kernels::plan`]).
+    pub fn kernel_path(&self) -> kernelkit_kernels::KernelPath {
+        self.gram.kernel_path()
+    }
+
     /// Number of samples.
     pub fn n_samples(&self) -> usize {
         self.y.len()

@@ -515,6 +515,7 @@ impl Variables {
             pick(&self.alpha),
             vec![0.0; positions.len()],
             pick(&self.upper),
+            self.simd,
         );
         sub.gradient = pick(&self.gradient);
         sub

@@ -56,7 +56,8 @@ pub(super) fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
     active_size: usize,
     update: PairUpdate,
 ) -> Option<S::First> {
-    let Variables { gradient, gradient_bar, y, bound, .. } = v;
+    let Variables { gradient, gradient_bar, y, bound, simd, .. } = v;
+    let simd = *simd;
     let (y, bound) = (&y[..active_size], &bound[..active_size]);
     let gradient = DisjointSlices::new(&mut gradient[..active_size]);
     let gradient_bar = DisjointSlices::new(&mut gradient_bar[..active_size]);
@@ -67,7 +68,7 @@ pub(super) fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
         // SAFETY (both ranges): the windows of one column are disjoint (`column_then`).
         let g = unsafe { gradient.range(c0, c1) };
         update.apply(g, || unsafe { gradient_bar.range(c0, c1) }, q_i, q_j);
-        first.add(S::first_scan(&y[c0..c1], &bound[c0..c1], g, c0), S::merge_first);
+        first.add(S::first_scan(simd, &y[c0..c1], &bound[c0..c1], g, c0), S::merge_first);
     };
     q.column_then(j, Some(i), active_size, 0, &then).then(|| first.merged(S::merge_first))
 }
@@ -119,13 +120,14 @@ pub(super) fn update_gradient_and_scan<S: Strategy>(
     q_j: &[f32],
     update: PairUpdate,
 ) -> S::First {
-    let Variables { gradient, gradient_bar, y, bound, .. } = v;
+    let Variables { gradient, gradient_bar, y, bound, simd, .. } = v;
+    let simd = *simd;
     let (gradient, y, bound) =
         (&mut gradient[..active_size], &y[..active_size], &bound[..active_size]);
     let gradient_bar = &mut gradient_bar[..active_size];
     if active_size < kernelkit_kernels::PARALLEL_MIN_LEN {
         update.apply(gradient, || gradient_bar, q_i, q_j);
-        return S::first_scan(y, bound, gradient, 0);
+        return S::first_scan(simd, y, bound, gradient, 0);
     }
     let gradient = DisjointSlices::new(gradient);
     let gradient_bar = DisjointSlices::new(gradient_bar);
@@ -136,7 +138,7 @@ pub(super) fn update_gradient_and_scan<S: Strategy>(
             // SAFETY: chunk c alone writes lo..hi of G and of Ḡ.
             let g = unsafe { gradient.range(lo, hi) };
             update.apply(g, || unsafe { gradient_bar.range(lo, hi) }, &q_i[lo..hi], &q_j[lo..hi]);
-            S::first_scan(&y[lo..hi], &bound[lo..hi], g, lo)
+            S::first_scan(simd, &y[lo..hi], &bound[lo..hi], g, lo)
         },
         S::NO_FIRST,
         S::merge_first,

@@ -168,6 +168,7 @@ fn solve_with<Q: QMatrix, S: Strategy>(
         problem.alpha0.clone(),
         problem.p.clone(),
         problem.upper.clone(),
+        options.simd,
     );
     let known_gradient = problem.gradient0.clone();
     let l = problem.q.size();

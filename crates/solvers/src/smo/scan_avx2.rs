@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn max_up_is_the_sequential_scan() {
-        if !kernelkit_kernels::avx2_available() {
+        if kernelkit_kernels::Level::current() < kernelkit_kernels::Level::Avx2 {
             return;
         }
         // Many positions hold the maximum (a coarse grid): the lanes' ties must go to the last.
@@ -212,7 +212,7 @@ mod tests {
                 // SAFETY: AVX2 is available (checked above).
                 let got = unsafe { max_up(&v.y, &v.bound, &v.gradient, offset, labels) };
                 assert_eq!((got.0.to_bits(), got.1), (expected.0.to_bits(), expected.1));
-                if kernelkit_kernels::avx512_available() {
+                if kernelkit_kernels::Level::current() >= kernelkit_kernels::Level::Avx512 {
                     // SAFETY: AVX-512F and AVX2 are available (checked above).
                     let got = unsafe {
                         super::super::scan_avx512::max_up(
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn second_scan_is_the_sequential_scan() {
-        if !kernelkit_kernels::avx2_available() {
+        if kernelkit_kernels::Level::current() < kernelkit_kernels::Level::Avx2 {
             return;
         }
         for (n, seed) in [(1, 7), (5, 8), (8, 9), (15, 14), (31, 10), (257, 11), (2000, 12)] {
@@ -248,7 +248,7 @@ mod tests {
                     assert_eq!(best.1, expected.0 .1, "n={n}, i={i}, g_max={g_max}");
                     assert_eq!(best.0.to_bits(), expected.0 .0.to_bits());
                     assert_eq!(g_max2, expected.1);
-                    if kernelkit_kernels::avx512_available() {
+                    if kernelkit_kernels::Level::current() >= kernelkit_kernels::Level::Avx512 {
                         // SAFETY: AVX-512F and AVX2 are available (checked above).
                         let (best, g_max2) =
                             unsafe { super::super::scan_avx512::second_scan(&chunk) };

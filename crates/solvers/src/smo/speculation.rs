@@ -100,9 +100,9 @@ fn visit_positions(
     mut visit: impl FnMut(&mut Candidates, usize),
 ) {
     #[cfg(target_arch = "x86_64")]
-    if kernelkit_kernels::avx2_available() {
+    if v.simd >= kernelkit_kernels::Level::Avx2 {
         let slices = (&v.y[..active_size], &v.bound[..active_size], &v.gradient[..active_size]);
-        // SAFETY: the CPU supports AVX2 (checked just above).
+        // SAFETY: the CPU supports AVX2 (the level).
         unsafe {
             super::scan_avx2::visit_reaching(slices, best, |(up, low)| (up.0, low[1].0), visit);
         }
@@ -136,7 +136,14 @@ mod tests {
         let mut speculating = SignedQ::new(kernel(), y.clone(), 1 << 22);
         let mut alone = SignedQ::new(kernel(), y.clone(), 1 << 22);
         let labels: Vec<i8> = y.iter().map(|&s| s as i8).collect();
-        let mut v = Variables::new(vec![1.0; n], labels, vec![0.0; n], vec![-1.0; n], vec![1.0; n]);
+        let mut v = Variables::new(
+            vec![1.0; n],
+            labels,
+            vec![0.0; n],
+            vec![-1.0; n],
+            vec![1.0; n],
+            kernelkit_kernels::Level::current(),
+        );
         for t in 0..n {
             v.gradient[t] = ((t * 7919) % 13) as f64 * 0.1 - 0.6;
         }
@@ -164,7 +171,14 @@ mod tests {
         };
         for n in [0, 1, 3, 4, 9, 64, 333, 1000] {
             let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
-            let mut v = Variables::new(vec![1.0; n], y, vec![0.0; n], vec![-1.0; n], vec![1.0; n]);
+            let mut v = Variables::new(
+                vec![1.0; n],
+                y,
+                vec![0.0; n],
+                vec![-1.0; n],
+                vec![1.0; n],
+                kernelkit_kernels::Level::current(),
+            );
             for t in 0..n {
                 v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
                 v.update_bound(t);

@@ -1,6 +1,6 @@
 //! The solver's variables, indexed by position (positions are permuted by shrinking).
 
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::{Level, QMatrix};
 
 /// Where `α_i` sits in its box.
 /// One byte with fixed values, which the vectorised scans read directly (`scan_avx2`).
@@ -31,6 +31,8 @@ pub(crate) struct Variables {
     pub bound: Vec<Bound>,
     /// `active_set[position]` = the variable's original index.
     pub active_set: Vec<usize>,
+    /// The vector instructions the scans may use (`SolveOptions::simd`).
+    pub simd: Level,
 }
 
 impl Variables {
@@ -40,6 +42,7 @@ impl Variables {
         alpha: Vec<f64>,
         p: Vec<f64>,
         upper: Vec<f64>,
+        simd: Level,
     ) -> Self {
         let n = alpha.len();
         let mut variables = Variables {
@@ -52,6 +55,8 @@ impl Variables {
             upper,
             bound: vec![Bound::Lower; n],
             active_set: (0..n).collect(),
+            // Never above the CPU's: the scans' `unsafe` calls rely on it.
+            simd: simd.min(Level::detected()),
         };
         for i in 0..n {
             variables.update_bound(i);
@@ -132,6 +137,7 @@ pub(crate) fn tied_variables(n: usize, seed: u64, only: Option<i8>) -> Variables
         vec![0.0; n],
         vec![-1.0; n],
         vec![1.0; n],
+        Level::current(),
     );
     for t in 0..n {
         v.alpha[t] = [0.0, 1.0, 0.5][next() % 3];
@@ -139,4 +145,17 @@ pub(crate) fn tied_variables(n: usize, seed: u64, only: Option<i8>) -> Variables
         v.gradient[t] = (next() % 9) as f64 * 0.25 - 1.0;
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scans_never_run_above_the_cpus_level() {
+        for asked in Level::ALL {
+            let v = Variables::new(vec![1.0], vec![1], vec![0.0], vec![-1.0], vec![1.0], asked);
+            assert_eq!(v.simd, asked.min(Level::detected()));
+        }
+    }
 }

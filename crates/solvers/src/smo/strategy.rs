@@ -10,7 +10,7 @@
 //!
 //! The engine is generic over the strategy, so no flag is tested in its loops.
 
-use kernelkit_kernels::{PerThread, QMatrix};
+use kernelkit_kernels::{Level, PerThread, QMatrix};
 
 use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
@@ -30,7 +30,13 @@ pub(crate) trait Strategy {
     /// The first scan over the chunk of positions `offset..offset + y.len()`, from slices: it
     /// reads nothing else, so the engine runs it inside the gradient update (one pass instead
     /// of two per iteration).
-    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> Self::First;
+    fn first_scan(
+        simd: Level,
+        y: &[i8],
+        bound: &[Bound],
+        gradient: &[f64],
+        offset: usize,
+    ) -> Self::First;
 
     /// Merges the first scans of two consecutive chunks (ties to the later one).
     fn merge_first(earlier: Self::First, later: Self::First) -> Self::First;
@@ -53,7 +59,9 @@ pub(crate) trait Strategy {
     ) -> working_set::Selection {
         let first = working_set::chunked(
             active_size,
-            |lo, hi| Self::first_scan(&v.y[lo..hi], &v.bound[lo..hi], &v.gradient[lo..hi], lo),
+            |lo, hi| {
+                Self::first_scan(v.simd, &v.y[lo..hi], &v.bound[lo..hi], &v.gradient[lo..hi], lo)
+            },
             Self::merge_first,
             Self::NO_FIRST,
         );
@@ -86,8 +94,14 @@ impl Strategy for OneEquality {
     const GROUPS: &'static [working_set::Labels] = &[working_set::Labels::Both];
     const NO_FIRST: ArgMax = ArgMax::EMPTY;
 
-    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> ArgMax {
-        working_set::max_up(y, bound, gradient, offset, working_set::Labels::Both)
+    fn first_scan(
+        simd: Level,
+        y: &[i8],
+        bound: &[Bound],
+        gradient: &[f64],
+        offset: usize,
+    ) -> ArgMax {
+        working_set::max_up(simd, y, bound, gradient, offset, working_set::Labels::Both)
     }
 
     fn merge_first(earlier: ArgMax, later: ArgMax) -> ArgMax {
@@ -156,8 +170,14 @@ impl Strategy for TwoEqualities {
         &[working_set::Labels::Only(1), working_set::Labels::Only(-1)];
     const NO_FIRST: (ArgMax, ArgMax) = (ArgMax::EMPTY, ArgMax::EMPTY);
 
-    fn first_scan(y: &[i8], bound: &[Bound], gradient: &[f64], offset: usize) -> (ArgMax, ArgMax) {
-        super::working_set_nu::first_extremes(y, bound, gradient, offset)
+    fn first_scan(
+        simd: Level,
+        y: &[i8],
+        bound: &[Bound],
+        gradient: &[f64],
+        offset: usize,
+    ) -> (ArgMax, ArgMax) {
+        super::working_set_nu::first_extremes(simd, y, bound, gradient, offset)
     }
 
     fn merge_first(earlier: (ArgMax, ArgMax), later: (ArgMax, ArgMax)) -> (ArgMax, ArgMax) {

@@ -14,6 +14,8 @@
 //! over fixed chunks; ties go to the *last* index, as LIBSVM's `>=`/`<=` scans do, so the
 //! selected pair does not depend on the thread count.
 
+use kernelkit_kernels::Level;
+
 use super::state::{Bound, Variables};
 use super::TAU;
 
@@ -93,6 +95,7 @@ impl ArgMax {
 /// the chunk of positions `offset..offset + y.len()` given as slices (so that it can run inside
 /// the gradient update).
 pub(crate) fn max_up(
+    simd: Level,
     y: &[i8],
     bound: &[Bound],
     gradient: &[f64],
@@ -100,13 +103,13 @@ pub(crate) fn max_up(
     labels: Labels,
 ) -> ArgMax {
     #[cfg(target_arch = "x86_64")]
-    if kernelkit_kernels::avx512_available() {
-        // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
+    if simd >= Level::Avx512 {
+        // SAFETY: the CPU supports AVX-512F and AVX2 (the level).
         return unsafe { super::scan_avx512::max_up(y, bound, gradient, offset, labels) };
     }
     #[cfg(target_arch = "x86_64")]
-    if kernelkit_kernels::avx2_available() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
+    if simd >= Level::Avx2 {
+        // SAFETY: the CPU supports AVX2 (the level).
         return unsafe { super::scan_avx2::max_up(y, bound, gradient, offset, labels) };
     }
     max_up_sequential(y, bound, gradient, offset, labels)
@@ -149,13 +152,13 @@ pub(crate) fn second_scan(
     labels: Labels,
 ) -> (ArgMax, f64) {
     #[cfg(target_arch = "x86_64")]
-    if kernelkit_kernels::avx2_available() {
+    if v.simd >= Level::Avx2 {
         let chunk = super::scan_simd::SecondScanChunk::new(v, q_i, i, g_max, lo, labels);
-        if kernelkit_kernels::avx512_available() {
-            // SAFETY: the CPU supports AVX-512F and AVX2 (checked just above).
+        if v.simd >= Level::Avx512 {
+            // SAFETY: the CPU supports AVX-512F and AVX2 (the level).
             return unsafe { super::scan_avx512::second_scan(&chunk) };
         }
-        // SAFETY: the CPU supports AVX2 (checked just above).
+        // SAFETY: the CPU supports AVX2 (the level).
         return unsafe { super::scan_avx2::second_scan(&chunk) };
     }
     second_scan_sequential(v, q_i, i, g_max, lo, labels)

@@ -6,6 +6,8 @@
 //! the pair is `(i⁺, j)` or `(i⁻, j)` by the label of `j`. Optimal within `tol` when
 //! `max(m⁺ − M⁺, m⁻ − M⁻) < tol`. Ties go to the last index, as in LIBSVM.
 
+use kernelkit_kernels::Level;
+
 use super::state::{Bound, Variables};
 use super::working_set::{chunked, max_up, second_scan, ArgMax, Labels, Selection};
 
@@ -19,14 +21,15 @@ const EMPTY: Extreme = ArgMax::EMPTY;
 /// [`super::working_set`] once per label (`−y_t G_t` over `I_up` is `−G_t` over `α_t < u_t` for
 /// `y_t = +1` and `G_t` over `α_t > 0` for `y_t = −1`, bit for bit), vectorised as it is.
 pub(crate) fn first_extremes(
+    simd: Level,
     y: &[i8],
     bound: &[Bound],
     gradient: &[f64],
     offset: usize,
 ) -> (Extreme, Extreme) {
     (
-        max_up(y, bound, gradient, offset, Labels::Only(1)),
-        max_up(y, bound, gradient, offset, Labels::Only(-1)),
+        max_up(simd, y, bound, gradient, offset, Labels::Only(1)),
+        max_up(simd, y, bound, gradient, offset, Labels::Only(-1)),
     )
 }
 
@@ -187,7 +190,7 @@ mod tests {
             // The reference reads a label's column only when that label has a first index.
             let ((positive, negative), (best, g_max_p2, g_max_n2)) =
                 reference(&v, Some(&columns[0]), Some(&columns[1]), n);
-            let (p, m) = first_extremes(&v.y, &v.bound, &v.gradient, 0);
+            let (p, m) = first_extremes(v.simd, &v.y, &v.bound, &v.gradient, 0);
             assert_eq!((p.0.to_bits(), p.1), (positive.0.to_bits(), positive.1), "n {n}");
             assert_eq!((m.0.to_bits(), m.1), (negative.0.to_bits(), negative.1), "n {n}");
             let q_ip = positive.1.map(|_| &columns[0][..]);
