@@ -476,7 +476,7 @@ class SingleProblemSvm(KernelSvmMixin):
     n_iter_: int
     objective_increases_: int
     status_: str
-    solver_stats_: dict[str, float]
+    solver_stats_: dict[str, float | str]
     fit_status_: int
 
     def _store_solution(

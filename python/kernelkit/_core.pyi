@@ -24,6 +24,7 @@ __all__ = [
     "first_occurrences",
     "kernel_matrix",
     "kernel_matrix_product",
+    "simd_levels",
     "solve_box_qp",
     "solve_c_svc",
     "solve_c_svc_pairs",
@@ -153,9 +154,10 @@ class Solution:
         ``"numerical_error"`` and ``"stalled"``.
         """
     @property
-    def stats(self) -> dict[str, float]:
+    def stats(self) -> dict[str, float | str]:
         """Counters of the solve (kernel cache, objective increases, shrinking)."""
 
+def simd_levels() -> tuple[list[str], str]: ...
 def first_occurrences(
     x: NDArray[np.float64] | NDArray[np.float32] | CsrMatrix, n_jobs: int = 0
 ) -> NDArray[np.int64]: ...

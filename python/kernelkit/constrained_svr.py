@@ -234,7 +234,9 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         Only with ``record_history=True``: ``"objective"``, ``"violation"`` and ``"block"``
         (1: α, 2: α*, 3: γ, 4: μ; 0 for the starting point), one entry per iterate.
     solver_stats_ : dict
-        Cache counters, ``objective_increases`` (0 for a correct run) and the steps per block.
+        Cache counters, ``objective_increases`` (0 for a correct run) and the steps per block,
+        ``kernel_path`` (how kernel values were computed) and ``simd`` (the vector
+        instructions used).
 
     References
     ----------

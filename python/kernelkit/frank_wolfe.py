@@ -159,7 +159,9 @@ class FrankWolfeSVC(SVC):
         Shape of the training ``X``.
     solver_stats_ : list of dict
         Per binary problem: kernel cache counters, ``radius2``, ``delta2``, ``fw_steps``,
-        ``away_steps``, ``drop_steps``, ``coreset_size`` and ``inner_iterations``.
+        ``away_steps``, ``drop_steps``, ``coreset_size``, ``inner_iterations``,
+        ``kernel_path`` (how kernel values were computed) and ``simd`` (the vector
+        instructions used).
     status_ : list of str
         How each binary problem ended: ``"converged"``, ``"max_iterations"``,
         ``"time_limit"``, ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.

@@ -123,7 +123,8 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         Shape of the training ``X``.
     solver_stats_ : dict
         The solver's counters, among them the kernel cache hits, misses, values computed,
-        bytes in use and budget, and the objective increases.
+        bytes in use and budget, the objective increases, ``kernel_path`` (how kernel values were
+        computed) and ``simd`` (the vector instructions used).
     sparsity_ : float
         ``len(support_) / n_samples``, the paper's ratio of selected points.
     status_ : str

@@ -119,7 +119,8 @@ class NuSVC(SVC):
         smallest active set reached by shrinking, ``parallel_passes`` (the passes over the
         data where the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the
         solve's time outside them, which no number of threads shortens), ``engine``
-        (which ran) and ``batches`` (of the batched engine).
+        (which ran), ``batches`` (of the batched engine), ``kernel_path`` (how kernel values
+        were computed) and ``simd`` (the vector instructions used).
     status_ : list of str
         How each dual problem ended (``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` or ``"numerical_error"``).

@@ -104,7 +104,9 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         The dual variable σ of every unlabeled row, in the order of the unlabeled rows of ``X``.
     solver_stats_ : dict
         The solver's counters, among them the kernel cache hits, misses, values computed, bytes
-        in use and budget, and the objective increases.
+        in use and budget, the objective increases, ``kernel_path`` (how kernel values were
+        computed; ``"linear_primal"`` for the linear kernel) and ``simd`` (the vector
+        instructions used).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
@@ -129,7 +131,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     kkt_gap_: float
     n_iter_: int
     status_: str
-    solver_stats_: dict[str, float]
+    solver_stats_: dict[str, float | str]
 
     def __init__(
         self,

@@ -173,7 +173,9 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         for any ``n_jobs``) and ``serial_seconds`` (the solve's time outside them, which no
         number of threads shortens), ``engine`` (which ran) and ``batches`` (of the
         batched engine), and ``dual_variables``, the size of the dual problem
-        solved (see Notes).
+        solved (see Notes); ``kernel_path`` (how kernel values were computed,
+        e.g. ``"bitset_rbf_table"``; see ``docs/index.md``) and ``simd`` (the vector
+        instructions used, capped by ``KERNELKIT_SIMD``).
     status_ : list of str
         How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
