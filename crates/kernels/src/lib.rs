@@ -47,6 +47,8 @@ pub mod plan;
 mod precomputed;
 mod qmatrix;
 mod rbf_table;
+#[cfg(test)]
+mod reference_tests;
 mod repeats;
 mod row_facts;
 mod simd;
