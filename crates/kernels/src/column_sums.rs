@@ -7,7 +7,7 @@
 //! reduction across them: the result does not depend on the thread count or on how the columns
 //! are grouped into passes.
 
-use crate::qmatrix::QMatrix;
+use crate::qmatrix::{QMatrix, QMatrixPasses};
 use crate::team::{self, DisjointSlices};
 
 /// Positions per parallel task: small enough that the chunks of an active set of
@@ -120,9 +120,9 @@ pub fn in_update_chunks(target: &mut [f64], body: impl Fn(&mut [f64], usize) + S
     }
 }
 
-/// [`QMatrix::add_columns`] through [`QMatrix::columns_from`]: one parallel pass per block of
+/// [`QMatrixPasses::add_columns`] through [`QMatrixPasses::columns_from`]: one parallel pass per block of
 /// columns the matrix hands over (the trait's default).
-pub fn add_columns_by_blocks<Q: QMatrix + ?Sized>(
+pub fn add_columns_by_blocks<Q: QMatrixPasses + ?Sized>(
     q: &mut Q,
     columns: &[usize],
     scales: &[f64],
@@ -141,7 +141,7 @@ const SUBMATRIX_TASK: usize = 4096;
 
 /// `out[c·n .. (c+1)·n]` (column `c` of an `n`-row submatrix) written by `column(c, out)`,
 /// over fixed groups of columns, in parallel (on the solve's team) when there are at least
-/// [`crate::PARALLEL_MIN_LEN`] entries: the gathers of [`QMatrix::submatrix`] from resident
+/// [`crate::PARALLEL_MIN_LEN`] entries: the gathers of [`QMatrixPasses::submatrix`] from resident
 /// columns, which ran between the passes, on one thread (a9a, batched engine, two threads:
 /// the time between passes 0.32 → 0.21 s). Each entry is a copy, so nothing depends on the
 /// grouping.
@@ -166,7 +166,7 @@ pub fn submatrix_in_parallel(out: &mut [f32], n: usize, column: impl Fn(usize, &
     });
 }
 
-/// [`QMatrix::submatrix`] through [`QMatrix::column`] (the trait's default): `out[c·n + r] =
+/// [`QMatrixPasses::submatrix`] through [`QMatrix::column`] (the trait's default): `out[c·n + r] =
 /// Q[rows[r], columns[c]]`, column by column.
 pub fn submatrix_by_columns<Q: QMatrix + ?Sized>(
     q: &mut Q,
@@ -188,7 +188,7 @@ pub fn submatrix_by_columns<Q: QMatrix + ?Sized>(
 #[cfg(test)]
 mod tests {
     use crate::qmatrix::tests::kernel;
-    use crate::{QMatrix, SignedQ, SvrQ};
+    use crate::{QMatrix, QMatrixPasses, SignedQ, SvrQ};
 
     /// `Σ_r scales[r] Q[t, columns[r]]` and `Q[rows, columns]` from single columns, in `f64`.
     fn reference<Q: QMatrix>(q: &mut Q, columns: &[usize], scales: &[f64]) -> (Vec<f64>, Vec<f32>) {
@@ -207,7 +207,7 @@ mod tests {
 
     /// After a prefetch (one block, or more columns than the cache holds), `add_columns` and
     /// `submatrix` give what the columns give one by one.
-    fn check<Q: QMatrix>(mut q: Q, mut plain: Q, columns: &[usize]) {
+    fn check<Q: QMatrixPasses>(mut q: Q, mut plain: Q, columns: &[usize]) {
         let n = q.size();
         let scales: Vec<f64> = (0..columns.len()).map(|r| (r as f64 * 0.7).sin()).collect();
         let (sums, entries) = reference(&mut plain, columns, &scales);
@@ -275,7 +275,7 @@ mod tests {
     /// columns' entries, for the signed and the ε-SVR matrix.
     #[test]
     fn large_submatrices_are_the_columns_entries() {
-        fn check<Q: QMatrix>(mut q: Q, columns: &[usize]) {
+        fn check<Q: QMatrixPasses>(mut q: Q, columns: &[usize]) {
             let n = q.size();
             let rows: Vec<usize> = (0..n).rev().collect();
             q.prefetch(columns, n);

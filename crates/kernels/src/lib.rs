@@ -71,7 +71,7 @@ pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use per_thread::PerThread;
 pub use plan::{plan, DataFacts, Given, KernelPath, Preferences, SPARSE_DENSITY_THRESHOLD};
 pub use precomputed::PrecomputedGram;
-pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, SignedQ, WindowThen};
+pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, QMatrixPasses, SignedQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
 pub use source::{DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};

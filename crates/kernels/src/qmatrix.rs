@@ -2,7 +2,10 @@
 //!
 //! LIBSVM's `QMatrix`/`SVC_Q`/`ONE_CLASS_Q`/`SVR_Q` split (Chang & Lin 2011, §4): the solver only
 //! asks for columns `Q[0..len, i]` (`len` = the current active-set size), the diagonal, and
-//! position swaps. The adapters fold a formulation into it:
+//! position swaps ([`QMatrix`]). What the SMO solvers ask beyond that (cache queries,
+//! prefetches, passes fused into a column's computation, passes over many columns) is the
+//! extension [`QMatrixPasses`], whose defaults reduce every method to the core. The adapters
+//! fold a formulation into both:
 //!
 //! * [`SignedQ`]: `Q_ij = y_i y_j K_ij` (C-SVC, ν-SVC, PU); with unit signs
 //!   ([`SignedQ::unsigned`]), `Q_ij = K_ij` (one-class, user-given matrices).
@@ -20,7 +23,8 @@ use crate::per_thread::PerThread;
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
 
-/// The dual Hessian as seen by a decomposition solver.
+/// The dual Hessian as seen by a decomposition solver: LIBSVM's core (size, diagonal,
+/// columns, swaps). The SMO solvers' faster passes are [`QMatrixPasses`].
 pub trait QMatrix: Send {
     /// Number of variables.
     fn size(&self) -> usize;
@@ -34,7 +38,15 @@ pub trait QMatrix: Send {
     fn swap_index(&mut self, i: usize, j: usize);
     /// Counters of the underlying cache.
     fn cache_stats(&self) -> CacheStats;
+}
 
+/// What the SMO solvers ask of a [`QMatrix`] beyond LIBSVM's core, each with a default that
+/// reduces it to the core (a matrix that only has columns implements it as `impl
+/// QMatrixPasses for M {}`): cache queries, prefetches and speculative columns, passes of the
+/// solver fused into the pass that computes a column, and passes over many columns (gradient
+/// updates of a batch, reconstructions, submatrices). Each method states what it must give
+/// bitwise, so that a faster implementation never changes the solver's path.
+pub trait QMatrixPasses: QMatrix {
     /// Whether `Q[0..len, i]` would be served without computing anything.
     fn is_cached(&self, _i: usize, _len: usize) -> bool {
         false
@@ -53,7 +65,7 @@ pub trait QMatrix: Send {
     fn prefetch(&mut self, _indices: &[usize], _len: usize) {}
 
     /// How many columns of length `len` are worth computing *speculatively* alongside a
-    /// missing one, in the same [`QMatrix::prefetch`] (0: none). Non-zero only when that
+    /// missing one, in the same [`QMatrixPasses::prefetch`] (0: none). Non-zero only when that
     /// prefetch gives each column bitwise the value [`QMatrix::column`] would (so the solver's
     /// path does not change), shares one pass over the data, and fits in the cache without
     /// evicting anything.
@@ -61,7 +73,7 @@ pub trait QMatrix: Send {
         0
     }
 
-    /// Whether [`QMatrix::column_then`] may fuse (when `false`, it never does, and a solver
+    /// Whether [`QMatrixPasses::column_then`] may fuse (when `false`, it never does, and a solver
     /// keeps its unfused path without asking).
     fn fuses_passes(&self) -> bool {
         false
@@ -93,7 +105,7 @@ pub trait QMatrix: Send {
         false
     }
 
-    /// How many columns [`QMatrix::columns_from`] computes in one pass over the data (1: one
+    /// How many columns [`QMatrixPasses::columns_from`] computes in one pass over the data (1: one
     /// at a time).
     fn block_columns(&self) -> usize {
         1
@@ -116,7 +128,7 @@ pub trait QMatrix: Send {
     /// `target[t] += Σ_r scales[r] · Q[t, columns[r]]` for `t ∈ 0..target.len()`: the gradient
     /// update of a step on many variables. Each position's sum is fixed by the columns and
     /// scales (not by the thread count); matrices whose columns are all resident (after
-    /// [`QMatrix::prefetch`]) add them in one parallel pass. The default is
+    /// [`QMatrixPasses::prefetch`]) add them in one parallel pass. The default is
     /// [`add_columns_by_blocks`](crate::column_sums::add_columns_by_blocks).
     fn add_columns(&mut self, columns: &[usize], scales: &[f64], target: &mut [f64]) {
         crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
@@ -128,7 +140,7 @@ pub trait QMatrix: Send {
     /// positions only, in blocks, and not cached (nothing is evicted for them). Each position's
     /// sum is fixed by the columns (not by the thread count), but the blocks may round the
     /// inner products differently from [`QMatrix::column`]. The default takes the columns as
-    /// [`QMatrix::columns_from`] hands them.
+    /// [`QMatrixPasses::columns_from`] hands them.
     fn add_columns_from(
         &mut self,
         columns: &[usize],
@@ -145,14 +157,14 @@ pub trait QMatrix: Send {
 
     /// `out[c·n + r] = Q[rows[r], columns[c]]` (`n = rows.len()`, column-major): entries of
     /// the Hessian of a subproblem, read from the columns (resident after
-    /// [`QMatrix::prefetch`]). The default is
+    /// [`QMatrixPasses::prefetch`]). The default is
     /// [`submatrix_by_columns`](crate::column_sums::submatrix_by_columns).
     fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
         crate::column_sums::submatrix_by_columns(self, rows, columns, out);
     }
 }
 
-/// [`QMatrix::columns_from`] one column at a time, each as [`QMatrix::column`] returns it: the
+/// [`QMatrixPasses::columns_from`] one column at a time, each as [`QMatrix::column`] returns it: the
 /// trait's default, for a matrix without blocks of columns (or a wrapper turning them off).
 pub fn columns_one_by_one<Q: QMatrix + ?Sized>(
     q: &mut Q,
@@ -167,17 +179,17 @@ pub fn columns_one_by_one<Q: QMatrix + ?Sized>(
     }
 }
 
-/// What [`QMatrix::columns_from`] calls: `(index of the first column, their values)`.
+/// What [`QMatrixPasses::columns_from`] calls: `(index of the first column, their values)`.
 pub type ColumnsVisit<'a> = dyn FnMut(usize, &[&[f32]]) + 'a;
 
 /// Most columns [`SignedQ::columns_from`] computes in one block.
 const BLOCK_COLUMNS: usize = 16;
 
-/// Most columns [`QMatrix::add_columns_from`] computes outside the cache in one block (one
+/// Most columns [`QMatrixPasses::add_columns_from`] computes outside the cache in one block (one
 /// GEMM): 64 columns of 60,000 positions are 15 MB of `f32`.
 pub(crate) const UNCACHED_BLOCK: usize = 64;
 
-/// What [`QMatrix::column_then`] runs on each window: `(c0, window of the new column, window
+/// What [`QMatrixPasses::column_then`] runs on each window: `(c0, window of the new column, window
 /// of the resident one)`.
 pub type WindowThen<'a> = dyn Fn(usize, &[f32], Option<&[f32]>) + Sync + 'a;
 
@@ -189,7 +201,7 @@ pub struct SignedQ<K> {
     diagonal: Vec<f64>,
     cache: RowCache,
     scratch: Vec<f64>,
-    /// The `f32` values of a [`QMatrix::columns_from`] block (not cached).
+    /// The `f32` values of a [`QMatrixPasses::columns_from`] block (not cached).
     block: Vec<MaybeUninit<f32>>,
 }
 
@@ -445,7 +457,9 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
     fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
+}
 
+impl<K: KernelSource> QMatrixPasses for SignedQ<K> {
     fn is_cached(&self, i: usize, len: usize) -> bool {
         self.cache.cached_len(i) >= len
     }

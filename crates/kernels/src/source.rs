@@ -62,7 +62,7 @@ pub trait KernelSource: Send + Sync {
     /// Whether [`KernelSource::fill_block`] computes up to [`SHARED_PASS_ROWS`] rows in one
     /// pass over the data at clearly less than the cost of separate passes (each value bitwise
     /// as for its row alone up to [`KernelSource::bitwise_rows`] rows): then computing
-    /// likely-needed columns alongside a needed one pays (see `QMatrix::speculation_width`).
+    /// likely-needed columns alongside a needed one pays (see `QMatrixPasses::speculation_width`).
     fn shares_passes(&self) -> bool {
         false
     }

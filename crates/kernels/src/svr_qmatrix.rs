@@ -24,7 +24,7 @@
 use std::mem::MaybeUninit;
 
 use crate::cache::{CacheStats, RowCache};
-use crate::qmatrix::{fill_cached, fill_rooms, scratch_of, QMatrix};
+use crate::qmatrix::{fill_cached, fill_rooms, scratch_of, QMatrix, QMatrixPasses};
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
 
@@ -399,7 +399,9 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
+}
 
+impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
     fn is_cached(&self, i: usize, len: usize) -> bool {
         let m = self.known_slots(len).unwrap_or(self.kernel.len());
         self.cache.cached_len(self.slot_of[i] as usize) >= m
@@ -414,7 +416,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     /// point combine into one scale `c_p = Σ_{p(k) = p} s_k scale_k`, a first pass sums
     /// `h = Σ_p c_p K(·, p)` over the slots (the points in the order they first appear in
     /// `columns`), and a second adds `s_t h[p(t)]` at every position. When a row is not
-    /// resident after [`QMatrix::prefetch`] (a cache too small for them all), by blocks.
+    /// resident after [`QMatrixPasses::prefetch`] (a cache too small for them all), by blocks.
     fn add_columns(&mut self, columns: &[usize], scales: &[f64], target: &mut [f64]) {
         assert_eq!(scales.len(), columns.len(), "add_columns: one scale per column");
         let len = target.len();
@@ -431,7 +433,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
         gather_by_slot(target, &self.signs[..len], &self.slot_of[..len], &over_slots);
     }
 
-    /// By points, as [`QMatrix::add_columns`]: the combined scales of the points, `h = Σ_p
+    /// By points, as [`QMatrixPasses::add_columns`]: the combined scales of the points, `h = Σ_p
     /// c_p K(·, p)` over the slots (resident rows from the cache, the others computed in blocks
     /// of [`UNCACHED_BLOCK`](crate::qmatrix::UNCACHED_BLOCK) rows, rounded to `f32` as the
     /// cache stores them, and not cached), then `s_t h[p(t)]` at the positions `from..`.
@@ -477,7 +479,7 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     }
 
     /// `Q[a, b] = s_a s_b K(p(a), p(b))` from the rows of the points (resident over the rows'
-    /// slots after [`QMatrix::prefetch`]; else column by column).
+    /// slots after [`QMatrixPasses::prefetch`]; else column by column).
     fn submatrix(&mut self, rows: &[usize], columns: &[usize], out: &mut [f32]) {
         let n = rows.len();
         assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");

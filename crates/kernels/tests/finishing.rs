@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use kernelkit_kernels::{
     CsrRows, DenseKernel, DenseRows, KernelFunction, KernelSource, PrecomputedGram, QMatrix,
-    SignedQ, SparseKernel,
+    QMatrixPasses, SignedQ, SparseKernel,
 };
 
 const RBF: KernelFunction = KernelFunction::Rbf { gamma: 0.05 };

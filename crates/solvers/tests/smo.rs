@@ -4,7 +4,7 @@
 
 use kernelkit_kernels::{
     columns_one_by_one, CacheStats, ColumnsVisit, CsrRows, DenseKernel, DenseRows, KernelFunction,
-    KernelSource, PrecomputedGram, QMatrix, SignedQ, SparseKernel, WindowThen,
+    KernelSource, PrecomputedGram, QMatrix, QMatrixPasses, SignedQ, SparseKernel, WindowThen,
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
@@ -372,6 +372,9 @@ impl<Q: QMatrix> QMatrix for Without<Q> {
     fn cache_stats(&self) -> CacheStats {
         self.q.cache_stats()
     }
+}
+
+impl<Q: QMatrixPasses> QMatrixPasses for Without<Q> {
     fn is_cached(&self, i: usize, len: usize) -> bool {
         self.q.is_cached(i, len)
     }

@@ -9,7 +9,7 @@
 //! `max_{α_j>0} s_j − min_i s_i ≤ tol` with `s = K̃_Sα` bounds the Frank–Wolfe gap of the subset:
 //! `2(R − min s) ≤ 2 tol`, since `R = αᵀs ≤ max_{α_j>0} s_j`.
 
-use kernelkit_kernels::{CacheStats, KernelSource, MebQ, QMatrix};
+use kernelkit_kernels::{CacheStats, KernelSource, MebQ, QMatrix, QMatrixPasses};
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
@@ -82,7 +82,9 @@ impl<K: KernelSource> QMatrix for CoreSetQ<'_, K> {
     fn cache_stats(&self) -> CacheStats {
         self.meb.cache_stats()
     }
+}
 
+impl<K: KernelSource> QMatrixPasses for CoreSetQ<'_, K> {
     fn is_cached(&self, i: usize, _len: usize) -> bool {
         self.meb.is_cached(self.map[i], self.outer_len)
     }

@@ -16,15 +16,15 @@
 //!    that changes wholly; ThunderSVM keeps half);
 //! 2. stops when `m(α) − M(α) < tol` over **all** variables, LIBSVM's stopping rule on the full
 //!    problem (Fan, Chen & Lin 2005, eq. (9); per label for ν: Chang & Lin 2001);
-//! 3. makes the columns of `B` resident as one block ([`QMatrix::prefetch`]: one GEMM, one pass
-//!    over the data for all of them) and reads `Q_BB` from them ([`QMatrix::submatrix`]);
+//! 3. makes the columns of `B` resident as one block ([`QMatrixPasses::prefetch`]: one GEMM, one pass
+//!    over the data for all of them) and reads `Q_BB` from them ([`QMatrixPasses::submatrix`]);
 //! 4. solves the subproblem `min_{α_B} ½α_Bᵀ Q_BB α_B + (G_B − Q_BB α_B)ᵀ α_B` (the other
 //!    variables fixed) on one thread with the engine's own pair steps: WSS 2 ([`Strategy`]),
 //!    the analytic step ([`super::step`]), the local gradient update; until its own gap is
 //!    below `max(tol, gap/5)` or `LOCAL_STEPS_PER_VARIABLE · |B|` steps (ThunderSVM's local
 //!    rule); every step keeps the equality constraints, so `α` stays feasible;
 //! 5. adds `Σ_{k∈B} Q_{:,k} Δα_k` to the gradient of every active variable in one pass
-//!    ([`QMatrix::add_columns`]).
+//!    ([`QMatrixPasses::add_columns`]).
 //!
 //! With `shrinking` (the default) and at least
 //! [`batched_shrinking_from`](crate::SolveOptions::batched_shrinking_from)
@@ -41,7 +41,7 @@
 //! oracle tests run with either engine).
 
 use kernelkit_kernels::team::TeamGuard;
-use kernelkit_kernels::{CacheStats, QMatrix};
+use kernelkit_kernels::{CacheStats, QMatrix, QMatrixPasses};
 
 use super::gradient_update::update_gradient_and_scan;
 use super::shrinking::Shrinker;
@@ -64,7 +64,7 @@ const FRESH_DIVISOR: usize = 4;
 /// 5.57/5.92 s; a9a 1.46 and 1.51 s with 3,655 and 3,858 passes; 0.3 no faster).
 const LOCAL_TOL_FRACTION: f64 = 0.2;
 
-impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
+impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
     /// Solves in batches of at most `size` variables (see the module documentation).
     pub(super) fn solve_batched(
         &mut self,
@@ -189,8 +189,8 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
     /// inactive `t ≥ active_size`, in LIBSVM's cheaper order, by blocks of `size` columns where
     /// LIBSVM's engine takes one column (or 16) at a time: the columns of the inactive positions
     /// over the active ones (cached, as LIBSVM's), each summed against the free `α`
-    /// ([`QMatrix::submatrix`]); or the free columns over the inactive positions, computed
-    /// outside the cache and added one block per pass ([`QMatrix::add_columns_from`]). Counts
+    /// ([`QMatrixPasses::submatrix`]); or the free columns over the inactive positions, computed
+    /// outside the cache and added one block per pass ([`QMatrixPasses::add_columns_from`]). Counts
     /// the reconstruction; false when interrupted (`G` is then incomplete).
     fn reconstruct_in_blocks(
         &mut self,
@@ -525,7 +525,7 @@ impl Variables {
 /// `Q_BB` of a batch, dense and column-major: the [`QMatrix`] of the subproblem. Loaded
 /// incrementally: the entries between positions of the previous batch are copied, and only
 /// the columns of the new positions are read from `Q` (one rectangular
-/// [`QMatrix::submatrix`]); the rows of the new positions in the kept columns are those
+/// [`QMatrixPasses::submatrix`]); the rows of the new positions in the kept columns are those
 /// columns' entries by symmetry.
 #[derive(Debug, Default)]
 struct SubQ {
@@ -548,7 +548,7 @@ impl SubQ {
         self.n = 0;
     }
 
-    fn load<Q: QMatrix>(&mut self, q: &mut Q, v: &Variables, set: &[usize]) {
+    fn load<Q: QMatrixPasses>(&mut self, q: &mut Q, v: &Variables, set: &[usize]) {
         const ABSENT: u32 = u32::MAX;
         let n = set.len();
         if self.index_of.len() != v.len() {
@@ -627,7 +627,9 @@ impl QMatrix for SubQ {
     fn cache_stats(&self) -> CacheStats {
         CacheStats::default()
     }
+}
 
+impl QMatrixPasses for SubQ {
     fn is_cached(&self, _i: usize, _len: usize) -> bool {
         true
     }

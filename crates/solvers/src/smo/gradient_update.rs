@@ -8,17 +8,17 @@ pub(super) use kernelkit_kernels::column_sums::{
     add_scaled, add_scaled_column, add_scaled_columns,
 };
 use kernelkit_kernels::team::{self, DisjointSlices};
-use kernelkit_kernels::{PerThread, QMatrix};
+use kernelkit_kernels::{PerThread, QMatrixPasses};
 
 use super::state::Variables;
 use super::strategy::Strategy;
 
 /// `target[t] += scale · Q[t, k]` for `t ∈ from..target.len()` (the `Ḡ` of the inactive
 /// positions; a column of the gradient reconstruction), added by the pass that computes the
-/// column's missing positions when it fuses ([`QMatrix::column_then`]: the column holds at
+/// column's missing positions when it fuses ([`QMatrixPasses::column_then`]: the column holds at
 /// most `from` positions), else by a pass of its own over the resident column. Each position
 /// gets the one product and sum [`add_scaled_column`] adds.
-pub(super) fn add_scaled_column_from<Q: QMatrix>(
+pub(super) fn add_scaled_column_from<Q: QMatrixPasses>(
     q: &mut Q,
     k: usize,
     target: &mut [f64],
@@ -45,11 +45,11 @@ pub(super) fn add_scaled_column_from<Q: QMatrix>(
 }
 
 /// [`update_gradient_and_scan`] inside the pass that computes the missing column `j`
-/// ([`QMatrix::column_then`]): each window of `Q[.., j]` updates its positions of the gradient
+/// ([`QMatrixPasses::column_then`]): each window of `Q[.., j]` updates its positions of the gradient
 /// and is scanned as soon as it is stored. The windows' scans are merged as they finish, which
 /// gives the same maximum as the chunks merged in order (the merge is commutative: ties go to
 /// the larger index). `None` when the matrix did not fuse (nothing was computed or updated).
-pub(super) fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrix>(
+pub(super) fn update_gradient_and_scan_in_fill<S: Strategy, Q: QMatrixPasses>(
     q: &mut Q,
     v: &mut Variables,
     (i, j): (usize, usize),

@@ -42,7 +42,7 @@
 //! missing and the kernel allows it, the pass that computes it also computes the columns of the
 //! most violating uncached positions ([`speculation`]), bitwise as they would be computed later:
 //! the path does not change. A column's missing positions are computed by the pass that uses them
-//! ([`QMatrix::column_then`]): the column of `i` by the second scan's pass, the column of `j` by
+//! ([`QMatrixPasses::column_then`]): the column of `i` by the second scan's pass, the column of `j` by
 //! the gradient update's (the step needs only `Q_ij`, from the resident column of `i`), and the
 //! inactive positions of a column by the pass that adds it to `Ḡ` (the gradient reconstruction
 //! takes its columns in blocks instead: [`shrinking`]). Each window is scanned or applied as soon
@@ -79,7 +79,7 @@ mod working_set_nu;
 use std::time::Instant;
 
 use kernelkit_kernels::team::{self, TeamGuard};
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::QMatrixPasses;
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
@@ -112,7 +112,7 @@ pub struct Smo;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NuSmo;
 
-impl<Q: QMatrix> Solver<BoxQp<Q>> for Smo {
+impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for Smo {
     fn name(&self) -> &'static str {
         "smo"
     }
@@ -127,7 +127,7 @@ impl<Q: QMatrix> Solver<BoxQp<Q>> for Smo {
     }
 }
 
-impl<Q: QMatrix> Solver<BoxQp<Q>> for NuSmo {
+impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for NuSmo {
     fn name(&self) -> &'static str {
         "smo_nu"
     }
@@ -145,7 +145,7 @@ impl<Q: QMatrix> Solver<BoxQp<Q>> for NuSmo {
 impl NuSmo {
     /// Solves and also returns `r = (r⁺ + r⁻)/2` (Chang & Lin 2001: the ν-SVC dual is the
     /// C-SVC dual scaled by `r`, and `−r` is the ε of ν-SVR).
-    pub fn solve_with_scale<Q: QMatrix>(
+    pub fn solve_with_scale<Q: QMatrixPasses>(
         &self,
         problem: &mut BoxQp<Q>,
         options: &SolveOptions,
@@ -155,7 +155,7 @@ impl NuSmo {
     }
 }
 
-fn solve_with<Q: QMatrix, S: Strategy>(
+fn solve_with<Q: QMatrixPasses, S: Strategy>(
     problem: &mut BoxQp<Q>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
@@ -237,7 +237,7 @@ struct Run<'a, Q, S> {
     engine: Engine,
 }
 
-impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
+impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
     /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
     /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
     /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
@@ -449,7 +449,7 @@ impl<Q: QMatrix, S: Strategy> Run<'_, Q, S> {
         speculation::prefetch_with_candidates(self.q, &self.v, active_size, j);
         // Column i resident and j not computed at all (the common miss): the step needs only
         // Q_ij from column i, and the gradient update and scan then run window by window inside
-        // the pass that computes column j (`QMatrix::column_then`).
+        // the pass that computes column j (`QMatrixPasses::column_then`).
         let fuse =
             self.q.fuses_passes() && self.q.is_cached(i, active_size) && !self.q.is_cached(j, 1);
         let (step, update, first);

@@ -10,12 +10,12 @@
 //!
 //! The reconstruction adds `α_i Q_ti` of every free `i` to every inactive `t`. LIBSVM asks for
 //! one column per free variable; here the columns' inactive positions come in blocks of
-//! [`QMatrix::block_columns`] (one pass over the data for the block, [`QMatrix::columns_from`]),
+//! [`QMatrixPasses::block_columns`] (one pass over the data for the block, [`QMatrixPasses::columns_from`]),
 //! and each block is added in one parallel pass in which every position sums the block's
 //! columns in the order of `i`: the gradient is bitwise the one added column by column, with two
 //! passes per block instead of one per free variable (a9a: 23,800 → 2,900 passes).
 
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::QMatrixPasses;
 
 use super::state::{Bound, Variables};
 use super::INTERRUPT_CHECK_COLUMNS;
@@ -71,7 +71,7 @@ pub(crate) struct Shrinker {
 
 impl Shrinker {
     /// LIBSVM's `do_shrinking`; returns the new active-set size.
-    pub fn shrink<Q: QMatrix>(
+    pub fn shrink<Q: QMatrixPasses>(
         &mut self,
         q: &mut Q,
         v: &mut Variables,
@@ -123,7 +123,7 @@ impl Shrinker {
 
     /// LIBSVM's `Solver_NU::do_shrinking`: the same as [`Shrinker::shrink`] with the extremes
     /// taken per label.
-    pub fn shrink_nu<Q: QMatrix>(
+    pub fn shrink_nu<Q: QMatrixPasses>(
         &mut self,
         q: &mut Q,
         v: &mut Variables,
@@ -178,7 +178,7 @@ impl Shrinker {
     /// cache), so it checks `monitor.interrupted()` every [`INTERRUPT_CHECK_COLUMNS`] columns
     /// and returns early on Ctrl-C, leaving `G` inexact: the caller then checks the monitor and
     /// discards the solve.
-    pub fn reconstruct_gradient<Q: QMatrix>(
+    pub fn reconstruct_gradient<Q: QMatrixPasses>(
         &mut self,
         q: &mut Q,
         v: &mut Variables,
@@ -212,7 +212,7 @@ impl Shrinker {
             }
         } else {
             // `G_t += α_i Q_ti` for the free `i` in order, at every inactive `t`: the columns'
-            // inactive positions come in blocks ([`QMatrix::columns_from`]: one pass over the
+            // inactive positions come in blocks ([`QMatrixPasses::columns_from`]: one pass over the
             // data for several columns), and one parallel pass adds a block's columns, each
             // position summing them in the order of `i`, so `G` is bitwise that of the columns
             // added one by one. The free columns go in groups of whole blocks, about

@@ -12,7 +12,7 @@
 //! (nothing is evicted for a guess) and gives each column bitwise the value a lone computation
 //! would, so the solver's path, iterations and result do not change; only the time does.
 
-use kernelkit_kernels::QMatrix;
+use kernelkit_kernels::QMatrixPasses;
 
 use super::state::Variables;
 
@@ -30,7 +30,7 @@ impl Best {
 
 /// Makes `Q[0..active_size, needed]` resident; when it is missing and `q` allows speculation,
 /// together with the most violating uncached positions of `I_up` and `I_low`.
-pub(crate) fn prefetch_with_candidates<Q: QMatrix>(
+pub(crate) fn prefetch_with_candidates<Q: QMatrixPasses>(
     q: &mut Q,
     v: &Variables,
     active_size: usize,
@@ -115,7 +115,7 @@ fn visit_positions(
 
 #[cfg(test)]
 mod tests {
-    use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, SignedQ};
+    use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, QMatrix, SignedQ};
 
     use super::*;
 

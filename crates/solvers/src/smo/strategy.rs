@@ -10,7 +10,7 @@
 //!
 //! The engine is generic over the strategy, so no flag is tested in its loops.
 
-use kernelkit_kernels::{Level, PerThread, QMatrix};
+use kernelkit_kernels::{Level, PerThread, QMatrixPasses};
 
 use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
@@ -42,7 +42,7 @@ pub(crate) trait Strategy {
     fn merge_first(earlier: Self::First, later: Self::First) -> Self::First;
 
     /// The rest of the selection, given the first scan of positions `0..active_size`.
-    fn select_after_first<Q: QMatrix>(
+    fn select_after_first<Q: QMatrixPasses>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
@@ -51,7 +51,7 @@ pub(crate) trait Strategy {
     ) -> working_set::Selection;
 
     /// Selects a working pair on positions `0..active_size` (None: optimal within `tol`).
-    fn select<Q: QMatrix>(
+    fn select<Q: QMatrixPasses>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
@@ -69,7 +69,7 @@ pub(crate) trait Strategy {
     }
 
     /// Shrinks the active set; returns its new size.
-    fn shrink<Q: QMatrix>(
+    fn shrink<Q: QMatrixPasses>(
         shrinker: &mut Shrinker,
         q: &mut Q,
         v: &mut Variables,
@@ -108,7 +108,7 @@ impl Strategy for OneEquality {
         earlier.merge(later)
     }
 
-    fn select_after_first<Q: QMatrix>(
+    fn select_after_first<Q: QMatrixPasses>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
@@ -121,7 +121,7 @@ impl Strategy for OneEquality {
         };
         super::speculation::prefetch_with_candidates(q, v, active_size, i);
         // Column i not computed at all: scan each window as the pass that computes the column
-        // stores it (`QMatrix::column_then`), one synchronisation instead of two. The windows'
+        // stores it (`QMatrixPasses::column_then`), one synchronisation instead of two. The windows'
         // scans merge in any order to what the chunks merged in order give.
         let scanned = PerThread::new((ArgMax::EMPTY, f64::NEG_INFINITY));
         let then = |c0: usize, q_i: &[f32], _: Option<&[f32]>| {
@@ -140,7 +140,7 @@ impl Strategy for OneEquality {
         working_set::select_second(v, q_i, i, g_max, tol)
     }
 
-    fn shrink<Q: QMatrix>(
+    fn shrink<Q: QMatrixPasses>(
         shrinker: &mut Shrinker,
         q: &mut Q,
         v: &mut Variables,
@@ -184,7 +184,7 @@ impl Strategy for TwoEqualities {
         super::working_set_nu::merge_extremes(earlier, later)
     }
 
-    fn select_after_first<Q: QMatrix>(
+    fn select_after_first<Q: QMatrixPasses>(
         q: &mut Q,
         v: &Variables,
         active_size: usize,
@@ -223,7 +223,7 @@ impl Strategy for TwoEqualities {
         }
     }
 
-    fn shrink<Q: QMatrix>(
+    fn shrink<Q: QMatrixPasses>(
         shrinker: &mut Shrinker,
         q: &mut Q,
         v: &mut Variables,
