@@ -287,6 +287,8 @@ pub(crate) fn aid_svm<'py>(
     out.set_item("coef", PyArray1::from_vec(py, fit.w))?;
     out.set_item("bias", fit.bias)?;
     out.set_item("kernel_values_computed", model.kernel_evaluations())?;
+    out.set_item("kernel_path", model.kernel_path().name())?;
+    out.set_item("simd", kernelkit_kernels::Level::current().name())?;
     Ok(out)
 }
 

@@ -207,3 +207,12 @@ def test_pu_and_constrained_svr_report_their_paths() -> None:
         "dense_feature_major",
         CURRENT,
     )
+
+
+def test_aid_classifier_reports_its_path() -> None:
+    x, y = _rows(2)
+    rbf = kernelkit.AIDClassifier(kernel="rbf").fit(x, y)
+    assert (rbf.solver_stats_["kernel_path"], rbf.solver_stats_["simd"]) == ("dense_f64", CURRENT)
+    assert float(rbf.solver_stats_["kernel_values_computed"]) > 0
+    linear = kernelkit.AIDClassifier(kernel="linear").fit(x, y)
+    assert linear.solver_stats_["kernel_path"] == "linear_primal"

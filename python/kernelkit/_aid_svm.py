@@ -119,6 +119,10 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     history_ : list of dict
         One entry per aggregated solve, with the keys of :class:`AIDRegressor`'s
         ``history_`` (``aggregated_objective`` is the aggregated SVM's optimum ``F^t``).
+    solver_stats_ : dict
+        ``kernel_values_computed`` (full-kernel values, non-linear kernels), ``kernel_path``
+        (how they were computed; ``"linear_primal"`` for the linear kernel, whose ``w`` comes
+        from the clusters' centroids) and ``simd`` (the vector instructions used).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -136,6 +140,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     dual_coef_: Float64Array
     support_: NDArray[np.int32]
     support_vectors_: Float64Array
+    solver_stats_: dict[str, float | str]
     _coef: Float64Array | None
     _kernel_params: tuple[str, float, int, float]
 
@@ -245,6 +250,11 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         self._coef = coef.reshape(1, -1) if params[0] == "linear" else None
         self._kernel_params = params
         self._store_result(result)
+        self.solver_stats_ = {
+            "kernel_values_computed": int(result["kernel_values_computed"]),
+            "kernel_path": str(result["kernel_path"]),
+            "simd": str(result["simd"]),
+        }
         return self
 
     @property

@@ -58,6 +58,11 @@ impl<'a> AggregatedGram<'a> {
         })
     }
 
+    /// How the kernel values over the rows are computed ([`kernelkit_kernels::plan`]).
+    pub fn kernel_path(&self) -> kernelkit_kernels::KernelPath {
+        self.columns.kernel().path()
+    }
+
     /// Kernel cache counters.
     pub fn stats(&self) -> CacheStats {
         self.columns.stats()

@@ -26,7 +26,9 @@
 //! Warm start (digest §3.4): the new cluster's `α` is the sum of its rows' `α̂`, which keeps the
 //! bounds and `Σ y α` and gives the previous solution's objective.
 
-use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, PrecomputedGram, SignedQ};
+use kernelkit_kernels::{
+    DenseKernel, DenseRows, KernelFunction, KernelPath, PrecomputedGram, SignedQ,
+};
 use rayon::prelude::*;
 
 use crate::aid::driver::{AggregatedModel, Round};
@@ -166,6 +168,12 @@ where
     /// Cache counters of the full-kernel columns (non-linear kernels).
     pub fn kernel_evaluations(&self) -> u64 {
         self.gram.as_ref().map_or(0, |g| g.stats().values_computed)
+    }
+
+    /// How kernel values are computed: the full-kernel columns' path for a non-linear kernel,
+    /// [`KernelPath::LinearPrimal`] for the linear one (`w` from the clusters' centroids).
+    pub fn kernel_path(&self) -> KernelPath {
+        self.gram.as_ref().map_or(KernelPath::LinearPrimal, AggregatedGram::kernel_path)
     }
 
     fn warm_start(&self, partition: &Partition, upper: &[f64]) -> Vec<f64> {
