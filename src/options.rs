@@ -18,6 +18,8 @@ pub(crate) struct Options {
     pub(crate) callback: Option<Py<PyAny>>,
     /// The flag of a `StopFlag`: the solve stops at its next report once it is set.
     pub(crate) stop: Option<Arc<AtomicBool>>,
+    /// The rows were a float32 array (a fact the plan turns into `Preferences`).
+    pub(crate) float32_input: bool,
 }
 
 impl Options {
@@ -30,8 +32,8 @@ impl Options {
 
 /// The solver options every entry point takes as keyword arguments: `tol`, `max_iter`,
 /// `cache_size` (MB), `shrinking`, `n_jobs` (0 = every core), `time_limit` (s), `callback`,
-/// `stop` (a `StopFlag`), `single_products` (the rows were float32: products over wide rows
-/// are summed in `f32`) and `engine` (`"auto"`, `"libsvm"` or `"batched"`: the SMO solvers').
+/// `stop` (a `StopFlag`), `float32_input` (the rows were a float32 array:
+/// `kernelkit_kernels::Preferences::for_input`) and `engine` (`"auto"`, `"libsvm"` or `"batched"`: the SMO solvers').
 pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut tol: f64 = 1e-3;
     let mut max_iter = None;
@@ -41,7 +43,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
     let mut time_limit: Option<f64> = None;
     let mut callback: Option<Py<PyAny>> = None;
     let mut stop = None;
-    let mut single_products = false;
+    let mut float32_input = false;
     let mut engine = Engine::Auto;
     // An unknown SIMD level is named before any work (the loops would run the native one).
     kernelkit_kernels::Level::check_env().map_err(PyValueError::new_err)?;
@@ -55,7 +57,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 "shrinking" => shrinking = value.extract()?,
                 "n_jobs" => n_jobs = value.extract()?,
                 "time_limit" => time_limit = value.extract()?,
-                "single_products" => single_products = value.extract()?,
+                "float32_input" => float32_input = value.extract()?,
                 "engine" => {
                     let name: String = value.extract()?;
                     engine = Engine::parse(&name).ok_or_else(|| {
@@ -74,7 +76,7 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
                 other => {
                     return Err(PyTypeError::new_err(format!(
                         "unexpected solver option {other:?}: expected tol, max_iter, cache_size, \
-                         shrinking, n_jobs, time_limit, single_products, engine, callback or stop"
+                         shrinking, n_jobs, time_limit, float32_input, engine, callback or stop"
                     )))
                 }
             }
@@ -98,10 +100,9 @@ pub(crate) fn parse_options(given: Option<&Bound<'_, PyDict>>) -> PyResult<Optio
         shrinking,
         n_threads: n_jobs,
         time_limit,
-        single_products,
         engine,
         ..SolveOptions::default()
     };
     solve.validate().map_err(CoreError::from)?;
-    Ok(Options { solve, callback, stop })
+    Ok(Options { solve, callback, stop, float32_input })
 }

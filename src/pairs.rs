@@ -65,6 +65,7 @@ pub(crate) fn solve_c_svc_pairs(
     let rows: Vec<Subset<'_>> = subsets.iter().map(Subset::new).collect();
     let interrupted = options.interrupted();
     let solve_options = options.solve;
+    let float32_input = options.float32_input;
     let results: Vec<Mutex<Option<Result<kernelkit_solvers::Solution, CoreError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
@@ -80,6 +81,7 @@ pub(crate) fn solve_c_svc_pairs(
             kernel,
             &labels[k],
             uppers[k].clone(),
+            float32_input,
             &solve_options,
             &mut monitor,
         );

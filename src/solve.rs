@@ -176,7 +176,8 @@ macro_rules! with_path {
 /// constructors', through `kernelkit_kernels::plan`; the source's path is recorded in the
 /// solution's statistics.
 macro_rules! dispatch_kernel {
-    ($x:expr, $kernel:expr, $callable:expr, $single_products:expr, |$source:ident| $body:expr) => {{
+    ($x:expr, $kernel:expr, $callable:expr, $preferences:expr, |$source:ident| $body:expr) => {{
+        let preferences: Preferences = $preferences;
         if let Some($source) = $callable {
             return with_path!($source, $body);
         }
@@ -197,7 +198,7 @@ macro_rules! dispatch_kernel {
                     let $source = SparseKernel::new(rows, function)?;
                     with_path!($source, $body)
                 } else {
-                    let $source = subset.kernel(function, $single_products)?;
+                    let $source = subset.kernel(function, preferences.single_products)?;
                     with_path!($source, $body)
                 }
             }
@@ -214,7 +215,7 @@ macro_rules! dispatch_kernel {
                     } else {
                         let rows = DenseRows::new(&x.values, x.rows, x.cols)?;
                         let $source = DenseKernel::new(rows, function)?
-                            .with_single_products($single_products);
+                            .with_single_products(preferences.single_products);
                         with_path!($source, $body)
                     }
                 }
@@ -234,6 +235,7 @@ fn solve_rows<E: Send>(
     job: impl FnOnce(
             &Data<'_>,
             Option<CallableKernel>,
+            bool,
             &SolveOptions,
             &mut PythonMonitor,
         ) -> Result<(kernelkit_solvers::Solution, E), CoreError>
@@ -243,8 +245,11 @@ fn solve_rows<E: Send>(
     let callable = kernel.callable_source(py, x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = parse_options(options)?;
+    let float32_input = options.float32_input;
     let rows = data(x);
-    let result = run_with_extra(py, options, |opts, monitor| job(&rows, callable, opts, monitor));
+    let result = run_with_extra(py, options, |opts, monitor| {
+        job(&rows, callable, float32_input, opts, monitor)
+    });
     raise_kept(kept)?;
     result
 }
@@ -275,12 +280,19 @@ pub(crate) fn solve_c_svc(
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
-    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
-            formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
-            f64::NAN
-        )))
-    })?;
+    let (solution, _) =
+        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+            dispatch_kernel!(
+                x,
+                kernel,
+                callable,
+                Preferences::for_input(float32_input, true),
+                |source| Ok((
+                    formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
+                    f64::NAN
+                ))
+            )
+        })?;
     Ok(solution)
 }
 
@@ -291,11 +303,12 @@ pub(crate) fn c_svc_of_rows(
     kernel: &Kernel,
     labels: &[i8],
     upper: Vec<f64>,
+    float32_input: bool,
     opts: &SolveOptions,
     monitor: &mut PythonMonitor,
 ) -> Result<kernelkit_solvers::Solution, CoreError> {
     let callable: Option<CallableKernel> = None;
-    dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
+    dispatch_kernel!(x, kernel, callable, Preferences::for_input(float32_input, true), |source| Ok(
         formulations::c_svc_from(source, labels, upper, None, opts, monitor)?
     ))
 }
@@ -313,12 +326,16 @@ pub(crate) fn solve_one_class(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
-    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
-            formulations::one_class(source, nu, upper, opts, monitor)?,
-            f64::NAN
-        )))
-    })?;
+    let (solution, _) =
+        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+            dispatch_kernel!(
+                x,
+                kernel,
+                callable,
+                Preferences::for_input(float32_input, true),
+                |source| Ok((formulations::one_class(source, nu, upper, opts, monitor)?, f64::NAN))
+            )
+        })?;
     Ok(solution)
 }
 
@@ -338,12 +355,19 @@ pub(crate) fn solve_epsilon_svr(
 ) -> PyResult<Solution> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    let (solution, _) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok((
-            formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
-            f64::NAN
-        )))
-    })?;
+    let (solution, _) =
+        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+            dispatch_kernel!(
+                x,
+                kernel,
+                callable,
+                Preferences::for_input(float32_input, true),
+                |source| Ok((
+                    formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
+                    f64::NAN
+                ))
+            )
+        })?;
     Ok(solution)
 }
 
@@ -390,10 +414,14 @@ pub(crate) fn solve_nu_svc(
 ) -> PyResult<(Solution, f64)> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
-            formulations::nu_svc(source, &labels, nu, upper, opts, monitor)?
-        ))
+    solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+        dispatch_kernel!(
+            x,
+            kernel,
+            callable,
+            Preferences::for_input(float32_input, true),
+            |source| Ok(formulations::nu_svc(source, &labels, nu, upper, opts, monitor)?)
+        )
     })
 }
 
@@ -413,10 +441,14 @@ pub(crate) fn solve_nu_svr(
 ) -> PyResult<(Solution, f64)> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, opts.single_products, |source| Ok(
-            formulations::nu_svr(source, &targets, nu, upper, opts, monitor)?
-        ))
+    solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+        dispatch_kernel!(
+            x,
+            kernel,
+            callable,
+            Preferences::for_input(float32_input, true),
+            |source| Ok(formulations::nu_svr(source, &targets, nu, upper, opts, monitor)?)
+        )
     })
 }
 
@@ -437,6 +469,7 @@ pub(crate) fn solve_pu(
 ) -> PyResult<(Solution, f64)> {
     let function = kernel.function()?;
     let options = parse_options(options)?;
+    let single_products = Preferences::for_input(options.float32_input, true).single_products;
     let (positive, unlabeled) = (data(&x_positive), data(&x_unlabeled));
     run_with_extra(py, options, |opts, monitor| {
         let n_positive = Storage::new(&positive)?.row_set().n_rows();
@@ -482,7 +515,7 @@ pub(crate) fn solve_pu(
             }
             Storage::Dense(rows) => {
                 let kernel =
-                    DenseKernel::new(rows, function)?.with_single_products(opts.single_products);
+                    DenseKernel::new(rows, function)?.with_single_products(single_products);
                 let path = kernel.path();
                 let q = SignedQ::unsigned(kernel, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
@@ -550,14 +583,21 @@ pub(crate) fn solve_frank_wolfe(
     };
     solver.validate().map_err(CoreError::from)?;
     let labels = vector(&y).into_owned();
-    let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        let opts = SolveOptions { seed, ..opts.clone() };
-        // Frank–Wolfe caches f64 columns for its relative stopping rule: f64 products.
-        dispatch_kernel!(x, kernel, callable, false, |source| {
-            let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
-            Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
-        })
-    })?;
+    let (solution, report) =
+        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+            let opts = SolveOptions { seed, ..opts.clone() };
+            // Frank–Wolfe caches f64 columns for its relative stopping rule: f64 products.
+            dispatch_kernel!(
+                x,
+                kernel,
+                callable,
+                Preferences::for_input(float32_input, false),
+                |source| {
+                    let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
+                    Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
+                }
+            )
+        })?;
     let stats = solution.stats.bind(py);
     stats.set_item("radius2", report.radius2)?;
     stats.set_item("delta2", report.delta2)?;
@@ -601,14 +641,21 @@ pub(crate) fn solve_klr(
     };
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
-    let (solution, report) = solve_rows(py, &x, kernel, options, |x, callable, opts, monitor| {
-        // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64 products.
-        dispatch_kernel!(x, kernel, callable, false, |source| {
-            let mut problem =
-                KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
-            Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
-        })
-    })?;
+    let (solution, report) =
+        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+            // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64 products.
+            dispatch_kernel!(
+                x,
+                kernel,
+                callable,
+                Preferences::for_input(float32_input, false),
+                |source| {
+                    let mut problem =
+                        KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
+                    Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
+                }
+            )
+        })?;
     let history = if record_history {
         let dict = PyDict::new(py);
         dict.set_item("objective", PyArray1::from_vec(py, report.objectives))?;

@@ -183,9 +183,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         check_solver_params(self)
 
     def _record_input_precision(self, X: Any) -> None:
-        """Records whether the training rows are a float32 NumPy array: the kernel then sums the
-        inner products of wide rows in float32 (``single_products``), as precise as the float32
-        columns of the kernel cache; float64 rows keep float64 products."""
+        """Records whether the training rows are a float32 NumPy array (the core's plan then
+        sums the inner products of wide rows in float32, as precise as the float32 columns of
+        the kernel cache; float64 rows keep float64 products)."""
         self._float32_input = isinstance(X, np.ndarray) and X.dtype == np.float32
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
@@ -337,7 +337,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             "shrinking": bool(getattr(self, "shrinking", True)),
             "n_jobs": resolve_n_jobs(self.n_jobs),
             "time_limit": core_time_limit(self.time_limit),
-            "single_products": bool(getattr(self, "_float32_input", False)),
+            "float32_input": bool(getattr(self, "_float32_input", False)),
             "engine": str(getattr(self, "engine", "auto")),
         }
 

@@ -54,7 +54,7 @@ class _SolverOptions(TypedDict, total=False):
     time_limit: float | None
     callback: _Callback | None
     stop: StopFlag | None
-    single_products: bool
+    float32_input: bool
 
 @final
 class StopFlag:

@@ -201,6 +201,16 @@ pub struct Preferences {
     pub linear_primal: bool,
 }
 
+impl Preferences {
+    /// The preferences for rows that were float32 input (`float32_input`) of a solver that
+    /// caches its columns in `f32` (`f32_columns`: the SMO family; Frank–Wolfe and sparse KLR
+    /// cache `f64`): `f32` products exactly when both hold, since they are then as precise as
+    /// the cached columns.
+    pub fn for_input(float32_input: bool, f32_columns: bool) -> Preferences {
+        Preferences { single_products: float32_input && f32_columns, ..Preferences::default() }
+    }
+}
+
 /// Whether dense data with this fraction of non-zeros is read as CSR rows (training, PU and
 /// prediction alike).
 pub fn reads_sparse(density: f64) -> bool {

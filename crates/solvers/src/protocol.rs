@@ -37,12 +37,6 @@ pub struct SolveOptions {
     pub time_limit: Option<Duration>,
     /// The monitor is called every this many iterations.
     pub report_every: u64,
-    /// Whether a kernel over wide rows that are all exactly `f32` sums its inner products in
-    /// `f32` (`DenseKernel::with_single_products`): set for float32 input, whose kernel values
-    /// the cache stores in `f32` anyway. Solvers ignore it; the entry points that build the
-    /// kernel of an `f32`-cached problem (SMO's `SignedQ`, `SvrQ`) read it, those with `f64`
-    /// columns (Frank–Wolfe, sparse KLR) do not.
-    pub single_products: bool,
     /// The decomposition the SMO solvers ([`crate::Smo`], [`crate::NuSmo`]) run; other solvers
     /// ignore it.
     pub engine: Engine,
@@ -103,7 +97,6 @@ impl Default for SolveOptions {
             seed: 0,
             time_limit: None,
             report_every: 64,
-            single_products: false,
             engine: Engine::Auto,
             batch_size: None,
             batched_shrinking_from: 20_000,
