@@ -31,9 +31,7 @@
 //!   [`crate::RowFacts`] of `f32` rows are made ([`crate::RowFacts::kernel_with_single_products`]).
 //!   The checks and conversions are vectorised with AVX2 or AVX-512 (the baseline loops, run
 //!   by the first pair while the other workers waited, were 5 % of a USPS fit).
-//! * Measured (issue 9, AMD Zen 4 with VNNI, `python benches/run_all.py --datasets usps,kddcup
-//!   --repeats 3`): USPS's 45-pair fit 0.154 → 0.11 s; the column loop went from 56 % of
-//!   kernelkit's samples to about 30 %; the dual objectives stay within 8·10⁻⁸ of LIBSVM's.
+//! * Measured: `docs/performance.md`, "Fixed-point rows".
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -12,11 +12,9 @@
 //! caches columns after shrinking (LIBSVM's `Cache` prefix rule). When the solver shrinks the
 //! active set (it asks for a shorter `len` after swapping positions), the slots of points
 //! left without an active position are swapped behind the others (`compact`, the kernel's and
-//! the cache's `swap_index`, as `SignedQ` swaps positions). On 564_fried (ε-SVR, 22,932 points,
-//! 95,614 iterations, 200 MB) shrinking leaves a few thousand positions active, and the kernel
-//! values computed fell from 1.91·10⁹ to 1.15·10⁹, the one-thread fit from 16.6 to 11.1 s
-//! (`docs/performance.md`, with the profile). A request over every position (`len = 2l`: the `Ḡ` update of a variable that changed bound, the
-//! gradient reconstruction) extends the row to all `l` slots.
+//! the cache's `swap_index`, as `SignedQ` swaps positions); `docs/performance.md`, "SVR slots",
+//! has the measurement. A request over every position (`len = 2l`: the `Ḡ` update of a
+//! variable that changed bound, the gradient reconstruction) extends the row to all `l` slots.
 //!
 //! Which values a column holds does not depend on the slot order or the thread count: each is
 //! `±K(x_a, x_b)` of its two points, computed as the kernel source computes it.

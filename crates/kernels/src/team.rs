@@ -30,17 +30,7 @@
 //! A member adds the number of chunks it ran to the shared count once per pass; the owner
 //! waits until that count and its own cover the pass.
 //!
-//! Measured on a9a with two threads (26 chunks per full column pass):
-//! * One claim and one count update per chunk by every thread moved the line holding both
-//!   between the cores at every chunk; that and the imbalance of the last chunk kept the owner
-//!   waiting 8 % of its time at the end of the passes. Guided claims and one count per pass
-//!   brought the 2-thread / 1-thread time from 0.67 to 0.60–0.61.
-//! * With guided claims on both ends the members then idled 0.07–0.26 s per fit at the ends of
-//!   the passes, waiting for the owner, against 0.04–0.06 s when the owner took half as much.
-//!   Fit medians, a fresh process per fit, builds alternated: owner's half-size claims against
-//!   guided ones 1.50 → 1.39 s and 1.62 → 1.51 s (12 and 8 rounds); single-chunk claims
-//!   against half-size ones 1.42 → 1.33 s, against guided ones 1.40 → 1.38 s on a quiet host
-//!   (8 rounds each).
+//! The claim rules were measured (`docs/performance.md`, "Team claims").
 //!
 //! The pass's closure is published before the word and read after a successful claim; the
 //! owner returns only when every chunk is done, so the closure outlives every call. A panic in
