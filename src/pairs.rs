@@ -12,6 +12,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use kernelkit_kernels::Preferences;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -65,7 +66,7 @@ pub(crate) fn solve_c_svc_pairs(
     let rows: Vec<Subset<'_>> = subsets.iter().map(Subset::new).collect();
     let interrupted = options.interrupted();
     let solve_options = options.solve;
-    let float32_input = options.float32_input;
+    let preferences = Preferences::for_input(options.float32_input, true);
     let results: Vec<Mutex<Option<Result<kernelkit_solvers::Solution, CoreError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
@@ -81,7 +82,7 @@ pub(crate) fn solve_c_svc_pairs(
             kernel,
             &labels[k],
             uppers[k].clone(),
-            float32_input,
+            preferences,
             &solve_options,
             &mut monitor,
         );

@@ -226,16 +226,18 @@ macro_rules! dispatch_kernel {
 
 /// The common part of the entry points over rows: checks the kernel, prepares a callable
 /// kernel (with the GIL), parses the options, runs `job` with the GIL released and raises what
-/// a callable kernel kept.
+/// a callable kernel kept. `job` gets the kernel `Preferences` of a solver that caches `f32`
+/// columns when `f32_columns` (`Preferences::for_input`).
 fn solve_rows<E: Send>(
     py: Python<'_>,
     x: &Input<'_>,
     kernel: &Kernel,
     options: Option<&Bound<'_, PyDict>>,
+    f32_columns: bool,
     job: impl FnOnce(
             &Data<'_>,
             Option<CallableKernel>,
-            bool,
+            Preferences,
             &SolveOptions,
             &mut PythonMonitor,
         ) -> Result<(kernelkit_solvers::Solution, E), CoreError>
@@ -245,10 +247,10 @@ fn solve_rows<E: Send>(
     let callable = kernel.callable_source(py, x)?;
     let kept = callable.as_ref().map(CallableKernel::error_slot);
     let options = parse_options(options)?;
-    let float32_input = options.float32_input;
+    let preferences = Preferences::for_input(options.float32_input, f32_columns);
     let rows = data(x);
     let result = run_with_extra(py, options, |opts, monitor| {
-        job(&rows, callable, float32_input, opts, monitor)
+        job(&rows, callable, preferences, opts, monitor)
     });
     raise_kept(kept)?;
     result
@@ -281,17 +283,11 @@ pub(crate) fn solve_c_svc(
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let (solution, _) =
-        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-            dispatch_kernel!(
-                x,
-                kernel,
-                callable,
-                Preferences::for_input(float32_input, true),
-                |source| Ok((
-                    formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
-                    f64::NAN
-                ))
-            )
+        solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
+            dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
+                formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
+                f64::NAN
+            )))
         })?;
     Ok(solution)
 }
@@ -303,14 +299,14 @@ pub(crate) fn c_svc_of_rows(
     kernel: &Kernel,
     labels: &[i8],
     upper: Vec<f64>,
-    float32_input: bool,
+    preferences: Preferences,
     opts: &SolveOptions,
     monitor: &mut PythonMonitor,
 ) -> Result<kernelkit_solvers::Solution, CoreError> {
     let callable: Option<CallableKernel> = None;
-    dispatch_kernel!(x, kernel, callable, Preferences::for_input(float32_input, true), |source| Ok(
-        formulations::c_svc_from(source, labels, upper, None, opts, monitor)?
-    ))
+    dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::c_svc_from(
+        source, labels, upper, None, opts, monitor
+    )?))
 }
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
@@ -327,14 +323,11 @@ pub(crate) fn solve_one_class(
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
     let (solution, _) =
-        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-            dispatch_kernel!(
-                x,
-                kernel,
-                callable,
-                Preferences::for_input(float32_input, true),
-                |source| Ok((formulations::one_class(source, nu, upper, opts, monitor)?, f64::NAN))
-            )
+        solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
+            dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
+                formulations::one_class(source, nu, upper, opts, monitor)?,
+                f64::NAN
+            )))
         })?;
     Ok(solution)
 }
@@ -356,17 +349,11 @@ pub(crate) fn solve_epsilon_svr(
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     let (solution, _) =
-        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-            dispatch_kernel!(
-                x,
-                kernel,
-                callable,
-                Preferences::for_input(float32_input, true),
-                |source| Ok((
-                    formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
-                    f64::NAN
-                ))
-            )
+        solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
+            dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
+                formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
+                f64::NAN
+            )))
         })?;
     Ok(solution)
 }
@@ -414,14 +401,10 @@ pub(crate) fn solve_nu_svc(
 ) -> PyResult<(Solution, f64)> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
-    solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-        dispatch_kernel!(
-            x,
-            kernel,
-            callable,
-            Preferences::for_input(float32_input, true),
-            |source| Ok(formulations::nu_svc(source, &labels, nu, upper, opts, monitor)?)
-        )
+    solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svc(
+            source, &labels, nu, upper, opts, monitor
+        )?))
     })
 }
 
@@ -441,14 +424,10 @@ pub(crate) fn solve_nu_svr(
 ) -> PyResult<(Solution, f64)> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
-    solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-        dispatch_kernel!(
-            x,
-            kernel,
-            callable,
-            Preferences::for_input(float32_input, true),
-            |source| Ok(formulations::nu_svr(source, &targets, nu, upper, opts, monitor)?)
-        )
+    solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
+        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svr(
+            source, &targets, nu, upper, opts, monitor
+        )?))
     })
 }
 
@@ -584,19 +563,14 @@ pub(crate) fn solve_frank_wolfe(
     solver.validate().map_err(CoreError::from)?;
     let labels = vector(&y).into_owned();
     let (solution, report) =
-        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
+        solve_rows(py, &x, kernel, options, false, |x, callable, preferences, opts, monitor| {
             let opts = SolveOptions { seed, ..opts.clone() };
-            // Frank–Wolfe caches f64 columns for its relative stopping rule: f64 products.
-            dispatch_kernel!(
-                x,
-                kernel,
-                callable,
-                Preferences::for_input(float32_input, false),
-                |source| {
-                    let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
-                    Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
-                }
-            )
+            // Frank–Wolfe caches f64 columns for its relative stopping rule: f64 products
+            // (`f32_columns` false above).
+            dispatch_kernel!(x, kernel, callable, preferences, |source| {
+                let mut problem = SimplexQp::new(source, &labels, c, opts.cache_bytes)?;
+                Ok(solver.solve_with_report(&mut problem, &opts, monitor)?)
+            })
         })?;
     let stats = solution.stats.bind(py);
     stats.set_item("radius2", report.radius2)?;
@@ -642,19 +616,14 @@ pub(crate) fn solve_klr(
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
     let (solution, report) =
-        solve_rows(py, &x, kernel, options, |x, callable, float32_input, opts, monitor| {
-            // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64 products.
-            dispatch_kernel!(
-                x,
-                kernel,
-                callable,
-                Preferences::for_input(float32_input, false),
-                |source| {
-                    let mut problem =
-                        KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
-                    Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
-                }
-            )
+        solve_rows(py, &x, kernel, options, false, |x, callable, preferences, opts, monitor| {
+            // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64
+            // products (`f32_columns` false above).
+            dispatch_kernel!(x, kernel, callable, preferences, |source| {
+                let mut problem =
+                    KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
+                Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
+            })
         })?;
     let history = if record_history {
         let dict = PyDict::new(py);
