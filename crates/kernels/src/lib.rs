@@ -21,14 +21,16 @@
 //! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
 //!   [`SignedQ`] (`y_i y_j K_ij`, C-SVC), [`SignedQ::unsigned`] (one-class, user matrices) and
 //!   [`SvrQ`] (the doubled `2l × 2l` ε-SVR matrix);
-//! * [`MebQ`]: the modified kernel `y_i y_j (k_ij + 1) + δ_ij / C` of the L2-SVM as a minimum
-//!   enclosing ball (Frank–Wolfe), with `f64` cached columns.
+//! * [`CachedColumns`]: `f64` cached columns for the solvers that need them (sparse KLR, GSMO,
+//!   AID), and through [`Meb`] ([`MebQ`]) the modified kernel `y_i y_j (k_ij + 1) + δ_ij / C`
+//!   of the L2-SVM as a minimum enclosing ball (Frank–Wolfe).
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
 mod bitmap;
 mod block;
 mod cache;
+mod cached_columns;
 pub mod column_sums;
 mod cross;
 mod dense;
@@ -38,7 +40,6 @@ mod feature_major;
 mod fixed_point;
 mod function;
 pub mod level;
-mod meb;
 mod padded;
 mod panels;
 mod parallel;
@@ -61,12 +62,12 @@ pub mod team;
 
 pub use block::kernel_block;
 pub use cache::{CacheStats, Growth, RowCache};
+pub use cached_columns::{CachedColumns, EntryMap, Meb, MebQ, Plain};
 pub use cross::{cross_kernel, cross_kernel_product, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use error::KernelError;
 pub use function::KernelFunction;
 pub use level::Level;
-pub use meb::MebQ;
 pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use per_thread::PerThread;
 pub use plan::{plan, DataFacts, Given, KernelPath, Preferences, SPARSE_DENSITY_THRESHOLD};

@@ -24,7 +24,6 @@
 
 pub mod aid;
 pub mod box_qp;
-mod columns;
 pub mod constrained_svr;
 pub mod formulations;
 pub mod frank_wolfe;

@@ -17,11 +17,12 @@
 //! `f_i = Σ_j α̂_j y_j K(x_j, x_i) + b`, whose support rows are mostly the rows of the clusters
 //! that split next.
 
-use kernelkit_kernels::{CacheStats, DenseKernel, DenseRows, KernelFunction, KernelSource};
+use kernelkit_kernels::{
+    CacheStats, CachedColumns, DenseKernel, DenseRows, KernelFunction, KernelSource,
+};
 use rayon::prelude::*;
 
 use crate::aid::partition::{Partition, Split};
-use crate::columns::CachedColumns;
 use crate::protocol::SolveError;
 
 /// Largest aggregated Gram matrix (bytes) AID keeps.
@@ -65,12 +66,12 @@ impl<'a> AggregatedGram<'a> {
 
     /// Kernel cache counters.
     pub fn stats(&self) -> CacheStats {
-        self.columns.stats()
+        self.columns.cache_stats()
     }
 
     /// `Σ_{j∈C_q} K(x_i, x_j)` for every cluster `q`, for row `i`, from the cache.
     fn row_by_cluster(&mut self, i: usize, cluster_of: &[u32], k: usize) -> Vec<f64> {
-        let (column, _) = self.columns.column(i);
+        let (column, _) = self.columns.column_and_diagonal(i);
         let mut out = vec![0.0; k];
         for (value, &q) in column.iter().zip(cluster_of) {
             out[q as usize] += value;
@@ -235,7 +236,7 @@ impl<'a> AggregatedGram<'a> {
         let mut f = vec![b; coef.len()];
         for (j, &c) in coef.iter().enumerate() {
             if c != 0.0 {
-                let (column, _) = self.columns.column(j);
+                let (column, _) = self.columns.column_and_diagonal(j);
                 f.par_iter_mut().zip(column.par_iter()).for_each(|(fi, kij)| *fi += c * kij);
             }
         }

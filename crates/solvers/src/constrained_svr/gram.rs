@@ -8,9 +8,8 @@
 //! cache holds (on 20,000 × 20 with a 200 MB cache, 87 % of the column requests missed), and
 //! the direct update is cheaper than computing two columns.
 
-use kernelkit_kernels::{CacheStats, DenseKernel, DenseRows, KernelFunction};
+use kernelkit_kernels::{CacheStats, CachedColumns, DenseKernel, DenseRows, KernelFunction};
 
-use crate::columns::CachedColumns;
 use crate::protocol::SolveError;
 
 /// Two columns of `K`.
@@ -67,6 +66,6 @@ impl<'a> GramColumns<'a> {
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
-        self.columns.stats()
+        self.columns.cache_stats()
     }
 }

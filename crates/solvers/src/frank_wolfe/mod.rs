@@ -105,7 +105,7 @@ impl<K: KernelSource> SimplexQp<K> {
                 reason: format!("C = {c} must be finite and > 0"),
             });
         }
-        let q = MebQ::new(kernel, labels.to_vec(), c, cache_bytes);
+        let q = MebQ::modified(kernel, labels.to_vec(), c, cache_bytes);
         if let Some(i) = q.diagonal().iter().position(|v| !v.is_finite()) {
             return Err(SolveError::InvalidProblem {
                 name: "kernel",

@@ -57,9 +57,8 @@ mod run;
 mod state;
 mod subproblem;
 
-use kernelkit_kernels::KernelSource;
+use kernelkit_kernels::{CachedColumns, KernelSource};
 
-use crate::columns::CachedColumns;
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
 
 /// Problem (22) over a kernel source (see the module documentation).

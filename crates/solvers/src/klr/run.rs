@@ -82,7 +82,7 @@ pub(super) fn solve<K: KernelSource>(
                 gap: m - big_m,
                 objective: state.objective(),
                 active_size: n,
-                cache: columns.stats(),
+                cache: columns.cache_stats(),
             };
             if monitor.report(&progress) == Control::Stop {
                 break Status::Stopped;
@@ -92,13 +92,13 @@ pub(super) fn solve<K: KernelSource>(
         let j = match solver.rule {
             WorkingSetRule::FirstOrder => low.index,
             WorkingSetRule::SecondOrder => {
-                let (column_i, diagonal) = columns.column(i);
+                let (column_i, diagonal) = columns.column_and_diagonal(i);
                 // Never empty while m > M: j^MVP qualifies.
                 state.second_order_partner(i, m, column_i, diagonal).unwrap_or(low.index)
             }
         };
         let diagonal = (columns.diagonal()[i], columns.diagonal()[j]);
-        let (column_i, column_j) = columns.pair(i, j);
+        let (column_i, column_j) = columns.pair(i, j, columns.size());
         let (y_i, y_j) = (state.y[i], state.y[j]);
         let (alpha_i, alpha_j) = (state.alpha[i], state.alpha[j]);
         // Room along +y_i for α_i and along −y_j for α_j.
@@ -148,7 +148,7 @@ pub(super) fn solve<K: KernelSource>(
             report.step_norms.push((new_i - alpha_i).powi(2) + (new_j - alpha_j).powi(2));
         }
     };
-    stats.cache = columns.stats();
+    stats.cache = columns.cache_stats();
     let solution = Solution {
         objective: state.objective(),
         bias: state.bias(m, big_m),
