@@ -87,6 +87,7 @@ SVR_DATASETS = ("537_houses", "344_mv")
 PEERS = ("sklearnex", "sklearn")
 KK = "kernelkit"
 KK_1T = "kernelkit-1t"  # n_jobs=1, a9a only (scaling criterion)
+KK_BASELINE = "kernelkit-baseline"  # another build's kernelkit (--baseline), same n_jobs
 # sklearnex/oneDAL silently turns max_iter=-1 into 10,000 iterations: pass a large explicit cap.
 SKLEARNEX_MAX_ITER = 100_000_000
 OBJECTIVE_RTOL = 1e-4  # issue 9: dual objective within 1e-4 relative of LIBSVM's
@@ -200,6 +201,8 @@ class FitSpec:
     epsilon: float | None
     tol: float
     cache_size: float
+    # A folder holding another build's `kernelkit` package, imported instead of this one.
+    import_path: str | None = None
 
 
 def make_estimator(s: FitSpec) -> Any:
@@ -241,6 +244,8 @@ def svr_dual_objective(est: Any, y: NDArray[np.float64], gamma: float, epsilon: 
 
 def fit_and_measure(s: FitSpec, folder: str) -> dict[str, Any]:
     """One fit + predict + independent objective. Runs inside a fresh subprocess."""
+    if s.import_path is not None:
+        sys.path.insert(0, s.import_path)  # before kernelkit's first import in this process
     X = np.load(Path(folder, "X_train.npy"))
     y = np.load(Path(folder, "y_train.npy"))
     Xt = np.load(Path(folder, "X_test.npy"))
@@ -288,6 +293,9 @@ def fit_and_measure(s: FitSpec, folder: str) -> dict[str, Any]:
         "y_pred": y_pred.astype(np.float32),
     }
     if s.solver == KK:
+        import kernelkit
+
+        out["kernelkit_module"] = kernelkit.__file__  # which build ran (--baseline)
         for attr in ("objective_", "kkt_gap_", "status_"):
             value = getattr(est, attr, None)
             out[f"reported_{attr.rstrip('_')}"] = (
@@ -526,6 +534,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=1, help="fits per solver (median time)")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
     p.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="a folder holding another build's kernelkit package: its fits alternate with this "
+        "build's, fit by fit (row kernelkit-baseline; fit_ratio_vs_kernelkit = baseline / this)",
+    )
     args = p.parse_args(argv)
     unknown = set(args.datasets) - set(ALL_DATASETS)
     if unknown:
@@ -598,6 +613,17 @@ def run_issue9(args: argparse.Namespace) -> int:
             # kernelkit first (the time cap predicts the peers from it); on a9a its 2- and
             # 1-thread fits alternate (run_fits), then each peer's fits.
             groups = [[FitSpec(solver=KK, label=KK, n_jobs=args.n_jobs, **common)]]
+            if args.baseline is not None:
+                # Alternated with this build's fits, fit by fit (run_fits).
+                groups[0].append(
+                    FitSpec(
+                        solver=KK,
+                        label=KK_BASELINE,
+                        n_jobs=args.n_jobs,
+                        import_path=str(args.baseline),
+                        **common,
+                    )
+                )
             if ds == "a9a":
                 groups[0].append(FitSpec(solver=KK, label=KK_1T, n_jobs=1, **common))
             groups += [
@@ -676,6 +702,7 @@ def run_issue9(args: argparse.Namespace) -> int:
             "prior_ratio_for_time_cap": PRIOR_RATIO,
             "sklearnex_max_iter": SKLEARNEX_MAX_ITER,
             "missing_solvers": missing,
+            "baseline": None if args.baseline is None else str(args.baseline),
             "argv": sys.argv,
             "wall_s": time.perf_counter() - t_start,
         },

@@ -15,10 +15,11 @@ from typing import Any
 
 from _common import fmt, markdown_table
 
-SOLVER_ORDER = ("kernelkit", "kernelkit-1t", "sklearnex", "sklearn")
+SOLVER_ORDER = ("kernelkit", "kernelkit-1t", "kernelkit-baseline", "sklearnex", "sklearn")
 SOLVER_COLORS = {
     "kernelkit": "tab:blue",
     "kernelkit-1t": "tab:cyan",
+    "kernelkit-baseline": "tab:gray",
     "sklearnex": "tab:orange",
     "sklearn": "tab:green",
 }
@@ -28,6 +29,8 @@ PEER_NAMES = {"sklearn": "scikit-learn (LIBSVM)", "sklearnex": "scikit-learn-int
 def solver_name(r: dict[str, Any]) -> str:
     jobs = "" if r.get("n_jobs") is None else f" (n_jobs={r['n_jobs']})"
     base = "kernelkit" if r["solver"] == "kernelkit" else PEER_NAMES.get(r["solver"], r["solver"])
+    if r.get("import_path"):
+        base += " (baseline build)"
     return base + jobs
 
 
@@ -137,23 +140,35 @@ def ratios_table(rows: Sequence[dict[str, Any]]) -> str:
         "predict: sklearn / kk",
     ]
     body = []
-    for ds, by in _by_dataset(rows).items():
+    by_dataset = _by_dataset(rows)
+    # With --baseline: the other build's time and ratios, fit by fit alternated with this one.
+    baseline = any("kernelkit-baseline" in by for by in by_dataset.values())
+    if baseline:
+        header += ["baseline fit s", "baseline / kernelkit", "sklearnex / baseline"]
+    for ds, by in by_dataset.items():
         kk, k1 = by.get("kernelkit", {}), by.get("kernelkit-1t", {})
         ex, sk = by.get("sklearnex", {}), by.get("sklearn", {})
         speedup = k1["fit_s"] / kk["fit_s"] if "fit_s" in k1 and "fit_s" in kk else None
-        body.append(
-            [
-                ds,
-                fmt(kk.get("fit_s"), ".2f"),
-                fmt(ex.get("fit_s"), ".2f"),
-                fmt(sk.get("fit_s"), ".2f"),
-                fmt(ex.get("fit_ratio_vs_kernelkit"), ".2f"),
-                fmt(sk.get("fit_ratio_vs_kernelkit"), ".2f"),
-                fmt(speedup, ".2f"),
-                fmt(ex.get("predict_ratio_vs_kernelkit"), ".2f"),
-                fmt(sk.get("predict_ratio_vs_kernelkit"), ".2f"),
+        cells = [
+            ds,
+            fmt(kk.get("fit_s"), ".2f"),
+            fmt(ex.get("fit_s"), ".2f"),
+            fmt(sk.get("fit_s"), ".2f"),
+            fmt(ex.get("fit_ratio_vs_kernelkit"), ".2f"),
+            fmt(sk.get("fit_ratio_vs_kernelkit"), ".2f"),
+            fmt(speedup, ".2f"),
+            fmt(ex.get("predict_ratio_vs_kernelkit"), ".2f"),
+            fmt(sk.get("predict_ratio_vs_kernelkit"), ".2f"),
+        ]
+        if baseline:
+            old = by.get("kernelkit-baseline", {})
+            over_old = ex["fit_s"] / old["fit_s"] if "fit_s" in ex and "fit_s" in old else None
+            cells += [
+                fmt(old.get("fit_s"), ".2f"),
+                fmt(old.get("fit_ratio_vs_kernelkit"), ".3f"),
+                fmt(over_old, ".2f"),
             ]
-        )
+        body.append(cells)
     return markdown_table(header, body)
 
 
