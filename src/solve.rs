@@ -381,7 +381,7 @@ pub(crate) fn solve_box_qp(
         let gram = PrecomputedGram::new(&q.values, q.rows, q.cols)?;
         let mut problem =
             BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
-        Ok(Smo.solve(&mut problem, opts, monitor)?)
+        Ok(Smo.solve(&mut problem, opts, monitor)?.with_path(KernelPath::Precomputed))
     })
 }
 

@@ -216,3 +216,9 @@ def test_aid_classifier_reports_its_path() -> None:
     assert float(rbf.solver_stats_["kernel_values_computed"]) > 0
     linear = kernelkit.AIDClassifier(kernel="linear").fit(x, y)
     assert linear.solver_stats_["kernel_path"] == "linear_primal"
+
+
+def test_a_user_given_matrix_reports_precomputed() -> None:
+    q = np.array([[2.0, 1.0], [1.0, 2.0]])
+    solution = _core.solve_box_qp(q, -np.ones(2), np.ones(2), np.ones(2))
+    assert (solution.stats["kernel_path"], solution.stats["simd"]) == ("precomputed", CURRENT)
