@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
-use kernelkit_kernels::plan::reads_sparse;
+use kernelkit_kernels::plan::{reads_sparse, uses_linear_primal};
 use kernelkit_kernels::{
-    density, kernel_row_sums, plan, CsrRows, DataFacts, DenseKernel, DenseRows, Given,
-    KernelFunction, KernelPath, KernelSource, Level, PrecomputedGram, Preferences, SignedQ,
-    SparseKernel,
+    density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, KernelFunction, KernelPath,
+    KernelSource, Level, PrecomputedGram, Preferences, SignedQ, SparseKernel,
 };
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
@@ -461,12 +460,8 @@ pub(crate) fn solve_pu(
         };
         let storage = Storage::new(&unlabeled)?;
         // USMO can run on the linear kernel's w; other kernels read the rows as training does.
-        let given = match &storage {
-            Storage::Dense(_) => Given::Dense,
-            Storage::Sparse(_) => Given::Csr,
-        };
         let wants = Preferences { linear_primal: true, ..Preferences::default() };
-        if plan(&DataFacts::of_form(given), function, &wants) == KernelPath::LinearPrimal {
+        if uses_linear_primal(function, &wants) {
             // The w-vector fast path: no kernel columns, no cache.
             let mut problem =
                 PuProblem::new(LinearRows::new(storage.row_set()), sums, prior, lam, n_positive)?;

@@ -171,26 +171,6 @@ pub struct DataFacts {
     pub max_sq_norm: f64,
 }
 
-impl DataFacts {
-    /// Facts that say only the form of the data (every other fact its least special value):
-    /// enough for the branches that depend on the form and the kernel function alone.
-    pub fn of_form(given: Given) -> DataFacts {
-        DataFacts {
-            given,
-            n_rows: 0,
-            n_features: 0,
-            density: 1.0,
-            ones_only: false,
-            exactly_f32: false,
-            fixed_grid: false,
-            nnz: 0,
-            longest_row: 0,
-            distinct_rows: 0,
-            max_sq_norm: f64::INFINITY,
-        }
-    }
-}
-
 /// What the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Preferences {
@@ -209,6 +189,12 @@ impl Preferences {
     pub fn for_input(float32_input: bool, f32_columns: bool) -> Preferences {
         Preferences { single_products: float32_input && f32_columns, ..Preferences::default() }
     }
+}
+
+/// Whether a solver that can work with the linear kernel's primal `w` does so (`Given` callable
+/// and precomputed kernels are never linear functions).
+pub fn uses_linear_primal(function: KernelFunction, preferences: &Preferences) -> bool {
+    preferences.linear_primal && function == KernelFunction::Linear
 }
 
 /// Whether dense data with this fraction of non-zeros is read as CSR rows (training, PU and
@@ -255,7 +241,7 @@ pub fn plan(facts: &DataFacts, function: KernelFunction, preferences: &Preferenc
         Given::Precomputed => return KernelPath::Precomputed,
         Given::Csr | Given::Dense => {}
     }
-    if preferences.linear_primal && function == KernelFunction::Linear {
+    if uses_linear_primal(function, preferences) {
         return KernelPath::LinearPrimal;
     }
     if facts.given == Given::Csr || reads_sparse(facts.density) {
