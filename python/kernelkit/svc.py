@@ -292,8 +292,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             The fitted estimator (``self``).
         """
         self._check_params()
-        # float32 rows of a built-in kernel are read in place by the one-vs-one pairs
-        # (``DenseRowFacts``); every other use reads float64.
+        # float32 rows of a built-in kernel are read in place (``DenseRowFacts``); every other
+        # use reads float64.
         reads_rows = isinstance(self.kernel, str) and self.kernel != "precomputed"
         X_checked, y_array = self._validate_xy(X, y, keep_float32=reads_rows)
         check_class_labels(y_array)
@@ -302,8 +302,6 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             raise ValueError(
                 f"The number of classes has to be greater than one; got {len(classes)} class"
             )
-        if X_checked.dtype == np.float32 and len(classes) == 2:
-            X_checked = np.asarray(X_checked, dtype=np.float64)
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
         # Without class weights every class weighs 1 (scikit-learn's helper would import its
@@ -328,12 +326,13 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 "positive sample_weight"
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-        # Each row is in n_classes - 1 pairs: dense rows are checked, normed and narrowed to
-        # float32 once, and each pair reads its rows from X in place (no copy per pair; float32
-        # rows not even converted to float64).
+        # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
+        # float32, never converted here): their facts are computed once, each pair names its
+        # rows, and the core's plan chooses how to read them (each row is in n_classes - 1
+        # pairs: no copy per pair of the checks, norms and float32 narrowing).
         facts = (
             _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
-            if n_classes > 2 and isinstance(X_checked, np.ndarray) and reads_rows
+            if isinstance(X_checked, np.ndarray) and reads_rows
             else None
         )
 
