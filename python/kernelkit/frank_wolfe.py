@@ -189,6 +189,7 @@ class FrankWolfeSVC(SVC):
     tol = 1e-3
     shrinking = True
     class_weight = None
+    _offers_probability = False
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 
 from . import _core
 from ._base import Float64Array
+from ._probability import PROBABILITY_DEFAULT, matching_default
 from .nu_svr import _check_nu
 from .svc import SVC
 
@@ -44,6 +45,11 @@ class NuSVC(SVC):
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
+    probability : bool, default=False
+        Whether to fit probability estimates (:meth:`predict_proba`), as for :class:`SVC`:
+        LIBSVM's Platt scaling on 5-fold cross-validated decision values. Default and
+        deprecation as the installed scikit-learn's (``"deprecated"`` from 1.9 on, where any
+        value given warns).
     engine : {"auto", "libsvm", "batched"}, default="auto"
         The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
         iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
@@ -71,7 +77,8 @@ class NuSVC(SVC):
         With ``"ovr"`` and more than two classes, predict the argmax of
         :meth:`decision_function` instead of the vote. Must be False with ``"ovo"``.
     random_state : int, RandomState instance or None, default=None
-        Ignored (the solver is deterministic); kept for scikit-learn compatibility.
+        Seeds the folds of the probability estimates (``probability=True``); the solver itself
+        is deterministic.
     n_jobs : int or None, default=None
         Threads for the kernel computations, the solver's O(n) passes and concurrent pairs;
         ``None`` or -1 use every core. The model does not depend on it.
@@ -112,6 +119,11 @@ class NuSVC(SVC):
         rescaling).
     objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         Steps that increased the dual objective, per pair (0 for a correct solver).
+    probA_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``A`` of each pair's sigmoid ``1 / (1 + exp(A f + B))`` (``probability=True``; empty
+        otherwise).
+    probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``B`` of each pair's sigmoid (``probability=True``; empty otherwise).
     shape_fit_ : tuple of int of shape (2,)
         Shape of the training ``X``.
     solver_stats_ : list of dict
@@ -154,6 +166,7 @@ class NuSVC(SVC):
         gamma: str | float = "scale",
         coef0: float = 0.0,
         shrinking: bool = True,
+        probability: bool | str = PROBABILITY_DEFAULT,
         engine: str = "auto",
         tol: float = 1e-3,
         cache_size: float = 200,
@@ -173,6 +186,7 @@ class NuSVC(SVC):
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.probability = probability
         self.engine = engine
         self.tol = tol
         self.cache_size = cache_size
@@ -204,3 +218,6 @@ class NuSVC(SVC):
             _core.solve_nu_svc, rows, signs, weights, float(self.nu), kernel, **options
         )
         return solution
+
+
+NuSVC.__doc__ = matching_default(NuSVC.__doc__)

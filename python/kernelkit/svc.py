@@ -20,6 +20,13 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
 from ._duplicates import RowGroups, first_occurrences, group_rows
+from ._probability import (
+    PROBABILITY_DEFAULT,
+    PairPositions,
+    ProbabilityMixin,
+    matching_default,
+)
+from ._sparse import to_core_rows
 from ._validation import (
     check_bool,
     check_class_labels,
@@ -46,11 +53,11 @@ class _PairProblem(NamedTuple):
     rows_class_weights: Float64Array
 
 
-class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
+class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
     A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
-    attributes; no ``probability`` option): binary problems are one dual problem, multiclass
+    attributes): binary problems are one dual problem, multiclass
     problems are trained one-vs-one like LIBSVM. The dual problem of each pair is
 
     ``min ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C · class_weight[y_i] · sample_weight_i``
@@ -82,6 +89,14 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic (temporarily fixing variables at their
         bounds); it changes the running time, not the solution beyond ``tol``.
+    probability : bool, default=False
+        Whether to fit probability estimates (:meth:`predict_proba`), as LIBSVM does: each
+        pair's sigmoid is fitted to decision values from a 5-fold cross-validation (5 more
+        solves per pair, with folds drawn from ``random_state``; see ``docs/svc.md``). The
+        default and the deprecation are the installed scikit-learn's: from scikit-learn 1.9 on,
+        the default is ``"deprecated"`` (no estimates) and any value given warns with a
+        ``FutureWarning`` (scikit-learn suggests ``CalibratedClassifierCV(SVC(),
+        ensemble=False)`` instead).
     engine : {"auto", "libsvm", "batched"}, default="auto"
         The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
         iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
@@ -115,8 +130,8 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         :meth:`decision_function` instead of the vote (ties of the vote then go by confidence).
         Must be False with ``"ovo"``.
     random_state : int, RandomState instance or None, default=None
-        Ignored: the solver is deterministic. Kept for scikit-learn compatibility (where it only
-        seeds the probability estimates, which kernelkit does not offer).
+        Seeds the folds of the probability estimates (``probability=True``); the solver itself
+        is deterministic.
     n_jobs : int or None, default=None
         Threads for the kernel computations and the O(n) passes of the solver, and for solving
         the pairs of a multiclass problem concurrently. ``None`` or -1 use every core, a
@@ -162,6 +177,12 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         Number of support vectors of each class (int32).
     objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
+    probA_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``A`` of each pair's sigmoid ``P(first class | f) = 1 / (1 + exp(A f + B))`` on the
+        pair's LIBSVM decision value ``f`` (``probability=True``; empty otherwise). Deprecated
+        with the parameter from scikit-learn 1.9 on, as there.
+    probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        ``B`` of each pair's sigmoid (``probability=True``; empty otherwise).
     objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         Steps that increased the dual objective, per pair (0 for a correct solver).
     shape_fit_ : tuple of int of shape (2,)
@@ -223,6 +244,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         gamma: str | float = "scale",
         coef0: float = 0.0,
         shrinking: bool = True,
+        probability: bool | str = PROBABILITY_DEFAULT,
         engine: str = "auto",
         tol: float = 1e-3,
         cache_size: float = 200,
@@ -242,6 +264,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.probability = probability
         self.engine = engine
         self.tol = tol
         self.cache_size = cache_size
@@ -292,6 +315,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             The fitted estimator (``self``).
         """
         self._check_params()
+        probability = self._check_probability()
         # float32 rows of a built-in kernel are read in place (``DenseRowFacts``); every other
         # use reads float64.
         reads_rows = isinstance(self.kernel, str) and self.kernel != "precomputed"
@@ -345,12 +369,22 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             else None
         )
 
-        def pair_problem(pair: tuple[int, int]) -> _PairProblem:
+        def pair_positions(pair: tuple[int, int]) -> PairPositions:
             a, b = pair
             index = np.concatenate([members[a], members[b]])
             signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
-            sample_weights = weights[index]
             class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
+            return PairPositions(index, signs, weights[index], class_weights)
+
+        def pair_problem(pair: tuple[int, int]) -> _PairProblem:
+            return reduced_problem(*pair_positions(pair))
+
+        def reduced_problem(
+            index: NDArray[np.intp],
+            signs: Float64Array,
+            sample_weights: Float64Array,
+            class_weights: Float64Array,
+        ) -> _PairProblem:
             # The problem solved: over the positions, or over their groups of identical rows.
             groups = group_rows(first, index, signs)
             solved = (
@@ -378,27 +412,65 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 )
             return problem.positions, problem.signs, alpha, solution
 
-        def solve_pair(
-            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
-        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
-            a, b = pair
-            problem = pair_problem(pair)
+        def solve_problem(
+            problem: _PairProblem,
+            description: str,
+            n_jobs: int | None,
+            stop: _core.StopFlag | None,
+        ) -> _core.Solution:
             rows = (
                 self._training_rows(X_checked, problem.rows_index)
                 if facts is None
                 else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
-            solution = self._solve_pair(
+            return self._solve_pair(
                 rows,
                 problem.rows_signs,
                 problem.rows_weights,
                 problem.rows_class_weights,
                 kernel,
-                description=f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}",
+                description=description,
                 n_jobs=n_jobs,
                 stop=stop,
             )
-            return finish(problem, solution)
+
+        def describe(pair: tuple[int, int]) -> str:
+            a, b = pair
+            return f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}"
+
+        def solve_pair(
+            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
+        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
+            problem = pair_problem(pair)
+            return finish(problem, solve_problem(problem, describe(pair), n_jobs, stop))
+
+        def solve_fold(
+            pair: PairPositions,
+            train: NDArray[np.bool_],
+            n_jobs: int | None,
+            stop: _core.StopFlag | None,
+            description: str,
+        ) -> tuple[NDArray[np.intp], Float64Array, float]:
+            # The pair's problem over its training positions (repeated rows merged as in
+            # the pair's own fit): the support rows and coefficients of the fold's model.
+            problem = reduced_problem(
+                pair.positions[train],
+                pair.signs[train],
+                pair.sample_weights[train],
+                pair.class_weights[train],
+            )
+            solution = solve_problem(problem, description, n_jobs, stop)
+            coef = problem.rows_signs * np.asarray(solution.x)
+            kept = coef != 0
+            return problem.rows_index[kept], coef[kept], float(solution.bias)
+
+        def decide_fold(
+            rows: NDArray[np.intp],
+            support: NDArray[np.intp],
+            coef: Float64Array,
+            n_jobs: int | None,
+        ) -> Float64Array:
+            return self._training_kernel_product(X_checked, rows, support, kernel, coef, n_jobs)
 
         workers = self._pair_workers(len(pairs))
         # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over
@@ -417,6 +489,17 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             results = [finish(p, s) for p, s in zip(problems, solutions, strict=True)]
         else:
             results = self._run_in_parallel(pairs, solve_pair)
+        prob_a, prob_b = (
+            self._fit_sigmoids(
+                [pair_positions(pair) for pair in pairs],
+                solve_fold,
+                decide_fold,
+                self._run_in_parallel,
+                lambda p: describe(pairs[p]),
+            )
+            if probability
+            else (np.empty(0), np.empty(0))
+        )
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
         biases = [s.bias for s in solutions]
@@ -439,6 +522,7 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.shape_fit_ = X_checked.shape
         self._store_kernel(kernel_params)
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
+        self._probA, self._probB = prob_a, prob_b
         self.objective_ = np.asarray(objectives)
         self.kkt_gap_ = np.asarray(gaps)
         self.n_iter_ = np.asarray(iterations, dtype=np.int32)
@@ -516,6 +600,39 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         else:
             self.dual_coef_ = dual_coef
             self.intercept_ = biases.copy()
+
+    def _training_kernel_product(
+        self,
+        X: Any,
+        rows: NDArray[np.intp],
+        support: NDArray[np.intp],
+        kernel: _core.Kernel,
+        coef: Float64Array,
+        n_jobs: int | None,
+    ) -> Float64Array:
+        """``K(X[rows], X[support]) @ coef`` over training rows X (the Gram matrix itself for a
+        precomputed kernel): the decision values of a model fitted on some training rows at
+        others (the folds of ``probability=True``)."""
+        if self.kernel == "precomputed":
+            values: Float64Array = X[np.ix_(rows, support)] @ coef
+            return values
+        if callable(self.kernel):
+            values = np.asarray(self.kernel(X[rows], X[support]), dtype=np.float64) @ coef
+            return values
+
+        def rows_of(index: NDArray[np.intp]) -> Any:
+            if sp.issparse(X):
+                return to_core_rows(X[index])
+            return np.ascontiguousarray(X[index], dtype=np.float64)
+
+        column: Float64Array = _core.kernel_matrix_product(
+            rows_of(rows),
+            rows_of(support),
+            kernel,
+            np.ascontiguousarray(coef[:, None]),
+            n_jobs=resolve_n_jobs(self.n_jobs) if n_jobs is None else n_jobs,
+        )[:, 0]
+        return column
 
     def _pairwise_decision(self, X: Float64Array) -> Float64Array:
         """LIBSVM's decision values, one column per pair (positive: the pair's first class)."""
@@ -611,6 +728,9 @@ class SVC(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 pair += 1
         predicted: NDArray[Any] = self.classes_[np.argmax(votes, axis=1)]
         return predicted
+
+
+SVC.__doc__ = matching_default(SVC.__doc__)
 
 
 def _label(value: Any) -> str:

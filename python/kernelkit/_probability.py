@@ -1,0 +1,420 @@
+"""Probability estimates of the SVM classifiers (``probability=True``), as LIBSVM makes them.
+
+Two steps, both from papers (the constants are LIBSVM's, Chang & Lin 2011, §8):
+
+1. **Platt scaling of each pair** (Platt 2000, with the improvements of Lin, Lin & Weng 2007).
+   The decision values ``f_i`` of the pair's rows come from a 5-fold cross-validation (each
+   fold's values from a model trained on the other four folds, so they are not biased towards
+   the training labels), and ``P(y = +1 | f) = 1 / (1 + exp(A f + B))`` is fitted by minimising
+   the cross-entropy against Platt's smoothed targets ``t_i = (N₊ + 1)/(N₊ + 2)`` for positives
+   and ``1/(N₋ + 2)`` for negatives:
+
+   ``F(A, B) = Σ_i t_i z_i + log(1 + exp(−z_i)),   z_i = A f_i + B``
+
+   (the stable form of ``−Σ t_i log p_i + (1 − t_i) log(1 − p_i)``, Lin, Lin & Weng eq. (10)),
+   by Newton's method on the Hessian plus ``σ = 1e-12`` times the identity, with a backtracking
+   line search (sufficient decrease ``1e-4``, steps halved down to ``1e-10``), from ``A = 0``,
+   ``B = log((N₋ + 1)/(N₊ + 1))``, until both gradient components are below ``1e-5`` or after
+   100 iterations (their Algorithm 1).
+
+2. **Pairwise coupling** for more than two classes (Wu, Lin & Weng 2004, method 2): with
+   ``r_ij`` the pair (i, j)'s estimate of ``P(i | i or j)`` (clipped to ``[1e-7, 1 − 1e-7]``),
+   the class probabilities solve
+
+   ``min_p  pᵀ Q p   s.t.  Σ p = 1,  p ≥ 0,   Q_tt = Σ_{s≠t} r_st²,  Q_ts = −r_st r_ts``
+
+   (their eq. (19)), by their fixed-point iteration (eq. (21)): each ``p_t`` in turn becomes
+   ``(pᵀQp − Σ_{s≠t} Q_ts p_s) / Q_tt`` and ``p`` is renormalised, until
+   ``max_t |(Qp)_t − pᵀQp| < 0.005 / k`` or after ``max(100, k)`` sweeps. Here ``Qp`` and
+   ``pᵀQp`` are updated in ``O(k)`` after each coordinate (a change ``δ`` of ``p_t`` adds
+   ``δ Q_{·t}`` to ``Qp`` and ``2δ (Qp)_t + δ² Q_tt`` to ``pᵀQp``; renormalising by
+   ``s = 1 + δ`` divides them by ``s`` and ``s²``), and all rows are iterated at once, each
+   frozen once it meets the stopping rule.
+
+References: J. Platt, "Probabilistic outputs for support vector machines and comparisons to
+regularized likelihood methods", 2000. H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's
+probabilistic outputs for support vector machines", Machine Learning 68, 2007. T.-F. Wu,
+C.-J. Lin and R. C. Weng, "Probability estimates for multi-class classification by pairwise
+coupling", JMLR 5, 2004.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+import numpy as np
+import sklearn.svm
+from numpy.typing import NDArray
+from scipy.special import expit
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if as _untyped_available_if
+
+from . import _core
+
+__all__ = [
+    "FOLDS",
+    "MIN_PAIR_PROBABILITY",
+    "PROBABILITY_DEFAULT",
+    "PairPositions",
+    "ProbabilityMixin",
+    "couple_pairwise",
+    "fit_sigmoid",
+    "fold_of_positions",
+    "matching_default",
+    "pair_probability",
+]
+
+Float64Array = NDArray[np.float64]
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+#: scikit-learn's ``available_if`` (the method exists only where the check passes), typed.
+available_if: Callable[[Callable[[Any], bool]], Callable[[_Method], _Method]] = (
+    _untyped_available_if
+)
+
+#: Folds of the cross-validation that gives each pair's decision values.
+FOLDS = 5
+#: Pairwise probabilities are kept in ``[MIN_PAIR_PROBABILITY, 1 − MIN_PAIR_PROBABILITY]``.
+MIN_PAIR_PROBABILITY = 1e-7
+
+_MAX_NEWTON_ITERATIONS = 100
+_MIN_STEP = 1e-10
+_HESSIAN_RIDGE = 1e-12
+_GRADIENT_TOL = 1e-5
+_SUFFICIENT_DECREASE = 1e-4
+
+
+def fold_of_positions(n: int, rng: np.random.RandomState) -> NDArray[np.intp]:
+    """The fold (0 to ``FOLDS − 1``) of each of ``n`` positions: a random permutation cut into
+    ``FOLDS`` consecutive runs of ``⌊(f+1) n / FOLDS⌋ − ⌊f n / FOLDS⌋`` positions."""
+    fold = np.empty(n, dtype=np.intp)
+    order = rng.permutation(n)
+    for f in range(FOLDS):
+        fold[order[f * n // FOLDS : (f + 1) * n // FOLDS]] = f
+    return fold
+
+
+def _cross_entropy(z: Float64Array, targets: Float64Array) -> float:
+    return float(np.sum(targets * z + np.logaddexp(0.0, -z)))
+
+
+def fit_sigmoid(decision: Float64Array, positive: NDArray[np.bool_]) -> tuple[float, float]:
+    """``(A, B)`` of ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to the decision values
+    ``decision`` of rows whose label is positive where ``positive`` (see the module doc)."""
+    f = np.asarray(decision, dtype=np.float64)
+    n_positive = int(np.count_nonzero(positive))
+    n_negative = len(f) - n_positive
+    targets = np.where(positive, (n_positive + 1.0) / (n_positive + 2.0), 1.0 / (n_negative + 2.0))
+    a, b = 0.0, float(np.log((n_negative + 1.0) / (n_positive + 1.0)))
+    value = _cross_entropy(a * f + b, targets)
+    for _ in range(_MAX_NEWTON_ITERATIONS):
+        z = a * f + b
+        p = expit(-z)  # P(+1 | f)
+        # ∂F/∂z = t − p and ∂²F/∂z² = p (1 − p).
+        residual = targets - p
+        curvature = p * (1.0 - p)
+        g_a, g_b = float(f @ residual), float(np.sum(residual))
+        if abs(g_a) < _GRADIENT_TOL and abs(g_b) < _GRADIENT_TOL:
+            break
+        h_aa = float(f * f @ curvature) + _HESSIAN_RIDGE
+        h_bb = float(np.sum(curvature)) + _HESSIAN_RIDGE
+        h_ab = float(f @ curvature)
+        det = h_aa * h_bb - h_ab * h_ab
+        # The Newton direction −H⁻¹ g.
+        d_a = -(h_bb * g_a - h_ab * g_b) / det
+        d_b = -(h_aa * g_b - h_ab * g_a) / det
+        slope = g_a * d_a + g_b * d_b
+        step = 1.0
+        while step >= _MIN_STEP:
+            new_a, new_b = a + step * d_a, b + step * d_b
+            new_value = _cross_entropy(new_a * f + new_b, targets)
+            if new_value < value + _SUFFICIENT_DECREASE * step * slope:
+                a, b, value = new_a, new_b, new_value
+                break
+            step /= 2.0
+        else:
+            # No step decreases F enough: (A, B) is as good as this precision allows.
+            break
+    return a, b
+
+
+def pair_probability(
+    decision: Float64Array, a: float | Float64Array, b: float | Float64Array
+) -> Float64Array:
+    """``P(+1 | f)`` of the fitted sigmoid, clipped to ``[1e-7, 1 − 1e-7]`` (``a`` and ``b``
+    broadcast against ``decision``: one column per pair)."""
+    probability: Float64Array = np.clip(
+        expit(-(a * decision + b)), MIN_PAIR_PROBABILITY, 1.0 - MIN_PAIR_PROBABILITY
+    )
+    return probability
+
+
+def couple_pairwise(pairwise: Float64Array, n_classes: int) -> Float64Array:
+    """Class probabilities, shape ``(n, k)``, from pairwise estimates ``pairwise`` of shape
+    ``(n, k (k − 1) / 2)``: column ``(a, b)`` (``a < b``, in order) holds ``P(a | a or b)``.
+    Wu, Lin & Weng's method 2 (see the module doc)."""
+    k = n_classes
+    n = pairwise.shape[0]
+    r = np.zeros((n, k, k))
+    column = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            r[:, a, b] = pairwise[:, column]
+            r[:, b, a] = 1.0 - pairwise[:, column]
+            column += 1
+    # Q_tt = Σ_{s≠t} r_st², Q_ts = −r_st r_ts (r_tt = 0 makes the diagonal of the product 0).
+    q = -r.transpose(0, 2, 1) * r
+    diagonal = np.einsum("nst,nst->nt", r, r)
+    q[:, np.arange(k), np.arange(k)] = diagonal
+    p = np.full((n, k), 1.0 / k)
+    qp = np.einsum("nts,ns->nt", q, p)
+    pqp = np.einsum("nt,nt->n", p, qp)
+    tolerance = 0.005 / k
+    active = np.arange(n)
+    for _ in range(max(100, k)):
+        error = np.max(np.abs(qp[active] - pqp[active, None]), axis=1)
+        active = active[error >= tolerance]
+        if len(active) == 0:
+            break
+        pa, qpa, pqpa, qa = p[active], qp[active], pqp[active], q[active]
+        for t in range(k):
+            delta = (pqpa - qpa[:, t]) / qa[:, t, t]
+            pqpa = pqpa + delta * (2.0 * qpa[:, t] + delta * qa[:, t, t])
+            qpa = qpa + delta[:, None] * qa[:, :, t]
+            pa[:, t] += delta
+            scale = 1.0 + delta
+            pa /= scale[:, None]
+            qpa /= scale[:, None]
+            pqpa /= scale * scale
+        p[active], qp[active], pqp[active] = pa, qpa, pqpa
+    return p
+
+
+#: The installed scikit-learn's default of ``SVC(probability=...)``: ``False``, or from
+#: scikit-learn 1.9 on the sentinel ``"deprecated"`` (any other value then warns at fit).
+PROBABILITY_DEFAULT: bool | str = (
+    inspect.signature(sklearn.svm.SVC).parameters["probability"].default
+)
+_DEPRECATED = PROBABILITY_DEFAULT == "deprecated"
+
+
+def matching_default(doc: str | None) -> str | None:
+    """A class docstring whose ``probability`` entry states the installed scikit-learn's
+    default (the docstrings are written with scikit-learn < 1.9's ``False``)."""
+    if doc is None or not _DEPRECATED:
+        return doc
+    return doc.replace(
+        "    probability : bool, default=False\n",
+        '    probability : bool or "deprecated", default="deprecated"\n',
+    )
+
+
+class PairPositions(NamedTuple):
+    """The rows of X in one pair's dual problem (positive weight only) and their signs (+1 for
+    the pair's first class), sample weights and class weights."""
+
+    positions: NDArray[np.intp]
+    signs: Float64Array
+    sample_weights: Float64Array
+    class_weights: Float64Array
+
+
+#: ``solve(pair, training positions, n_jobs, stop, description)`` → the support rows (rows of
+#: X), their coefficients ``y_t α_t`` and the bias of the fold's model.
+FoldSolve = Callable[
+    [PairPositions, NDArray[np.bool_], "int | None", "_core.StopFlag | None", str],
+    tuple[NDArray[np.intp], Float64Array, float],
+]
+#: ``decide(rows, support rows, coefficients, n_jobs)`` → ``K(X[rows], X[support]) @ coef``.
+FoldDecide = Callable[
+    [NDArray[np.intp], NDArray[np.intp], Float64Array, "int | None"], Float64Array
+]
+
+
+class ProbabilityMixin:
+    """``probability=True`` for :class:`~kernelkit.SVC` and :class:`~kernelkit.NuSVC`, with
+    scikit-learn's semantics: ``predict_proba`` and ``predict_log_proba`` exist exactly when
+    ``probability`` is true (an ``AttributeError`` otherwise), ``probA_`` and ``probB_`` hold
+    the sigmoids of the pairs (empty arrays without), and the parameter's default and
+    deprecation warning are those of the installed scikit-learn."""
+
+    #: False for a subclass without the ``probability`` parameter (``FrankWolfeSVC``).
+    _offers_probability = True
+    probability: bool | str
+    random_state: Any
+    classes_: NDArray[Any]
+    _probA: Float64Array
+    _probB: Float64Array
+
+    def _check_probability(self) -> bool:
+        """Validates ``probability`` and says whether this fit estimates probabilities,
+        warning as the installed scikit-learn does when it deprecates the parameter."""
+        if not self._offers_probability:
+            return False
+        value = self.probability
+        if _DEPRECATED and isinstance(value, str) and value == "deprecated":
+            return False
+        if not isinstance(value, (bool, np.bool_)):
+            allowed = "a bool or 'deprecated'" if _DEPRECATED else "a bool"
+            raise ValueError(f"probability must be {allowed}, got {value!r}")
+        if _DEPRECATED:
+            name = type(self).__name__
+            warnings.warn(
+                "The `probability` parameter was deprecated in scikit-learn 1.9 and will be "
+                f"removed in version 1.11. Use `CalibratedClassifierCV({name}(), "
+                f"ensemble=False)` instead of `{name}(probability=True)`",
+                FutureWarning,
+                stacklevel=3,
+            )
+        return bool(value)
+
+    def _fit_sigmoids(
+        self,
+        pairs: Sequence[PairPositions],
+        solve: FoldSolve,
+        decide: FoldDecide,
+        run_in_parallel: Callable[..., list[Float64Array]],
+        label: Callable[[int], str],
+    ) -> tuple[Float64Array, Float64Array]:
+        """``(probA, probB)``: the sigmoid of each pair, fitted to decision values from a
+        5-fold cross-validation of the pair's problem (see the module doc). The folds are drawn
+        from ``random_state``, pair after pair, before any solve, so that they do not depend on
+        the thread count; the 5 · n_pairs solves run as the pairs do (``run_in_parallel``)."""
+        rng = check_random_state(self.random_state)
+        folds = [fold_of_positions(len(pair.positions), rng) for pair in pairs]
+        tasks = [(p, f) for p in range(len(pairs)) for f in range(FOLDS)]
+
+        def held_out_decisions(
+            task: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
+        ) -> Float64Array:
+            p, f = task
+            pair, train = pairs[p], folds[p] != f
+            test_rows = pair.positions[~train]
+            trained = pair.signs[train]
+            has_positive, has_negative = bool(np.any(trained > 0)), bool(np.any(trained < 0))
+            if not (has_positive and has_negative):
+                # A fold trained on one class (or none) decides for it everywhere (LIBSVM).
+                value = 1.0 if has_positive else -1.0 if has_negative else 0.0
+                return np.full(len(test_rows), value)
+            description = f"{label(p)}, probability fold {f + 1}/{FOLDS}"
+            support, coef, bias = solve(pair, train, n_jobs, stop, description)
+            return decide(test_rows, support, coef, n_jobs) + bias
+
+        held_out = run_in_parallel(tasks, held_out_decisions)
+        prob_a, prob_b = np.empty(len(pairs)), np.empty(len(pairs))
+        for p, pair in enumerate(pairs):
+            decision = np.empty(len(pair.positions))
+            for f in range(FOLDS):
+                decision[folds[p] == f] = held_out[p * FOLDS + f]
+            prob_a[p], prob_b[p] = fit_sigmoid(decision, pair.signs > 0)
+        return prob_a, prob_b
+
+    if TYPE_CHECKING:  # provided by SVC and the SVM base
+
+        def _pairwise_decision(self, X: Any) -> Float64Array: ...
+
+        def _check_predict_input(self, X: Any) -> Any: ...
+
+    def _check_proba(self) -> bool:
+        value = getattr(self, "probability", False) if self._offers_probability else False
+        if (isinstance(value, str) and value == "deprecated") or not value:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X: Any) -> Float64Array:
+        """Probability of each class for the samples in X (``probability=True`` only).
+
+        Each pair's LIBSVM decision value goes through the pair's sigmoid ``probA_``,
+        ``probB_`` (Platt scaling fitted on 5-fold cross-validated decision values), and for
+        more than two classes the pairwise probabilities are coupled by Wu, Lin & Weng's
+        method 2, as LIBSVM and scikit-learn do.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probability of each class, columns in the order of ``classes_``.
+
+        Notes
+        -----
+        The sigmoids are fitted on cross-validated decision values, so the class of largest
+        probability can differ from :meth:`predict` (the vote of the decision values) on a
+        few rows, and on very small training sets the estimates mean little.
+        """
+        X_checked = self._check_predict_input(X)
+        if self._probA.size == 0 or self._probB.size == 0:
+            raise NotFittedError(
+                "predict_proba is not available when fitted with probability=False"
+            )
+        decision = self._pairwise_decision(X_checked)
+        pairwise = pair_probability(decision, self._probA[None, :], self._probB[None, :])
+        if len(self.classes_) == 2:
+            return np.column_stack([pairwise[:, 0], 1.0 - pairwise[:, 0]])
+        return couple_pairwise(pairwise, len(self.classes_))
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X: Any) -> Float64Array:
+        """Logarithm of :meth:`predict_proba` (``probability=True`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to evaluate, or their kernel values against the training rows, of shape
+            (n_samples, n_train), when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The log-probability of each class, columns in the order of ``classes_``.
+        """
+        log_probability: Float64Array = np.log(self.predict_proba(X))
+        return log_probability
+
+    @property
+    def probA_(self) -> Float64Array:
+        """The ``A`` of each pair's sigmoid ``1 / (1 + exp(A f + B))``.
+
+        Returns
+        -------
+        ndarray of shape (n_classes * (n_classes - 1) / 2,)
+            Fitted with ``probability=True``; an empty array otherwise.
+        """
+        return self._platt_parameter("probA_", "_probA")
+
+    @property
+    def probB_(self) -> Float64Array:
+        """The ``B`` of each pair's sigmoid ``1 / (1 + exp(A f + B))``.
+
+        Returns
+        -------
+        ndarray of shape (n_classes * (n_classes - 1) / 2,)
+            Fitted with ``probability=True``; an empty array otherwise.
+        """
+        return self._platt_parameter("probB_", "_probB")
+
+    def _platt_parameter(self, name: str, stored: str) -> Float64Array:
+        if not self._offers_probability:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value: Float64Array = getattr(self, stored)
+        _warn_deprecated_attribute(name)
+        return value
+
+
+def _warn_deprecated_attribute(name: str) -> None:
+    if _DEPRECATED:
+        warnings.warn(
+            f"Attribute `{name}` was deprecated in scikit-learn 1.9 and will be removed in "
+            "1.11 as the `probability=True` option for SVC and NuSVC was deprecated and will "
+            "be removed in 1.11.",
+            FutureWarning,
+            stacklevel=3,
+        )
