@@ -1,0 +1,436 @@
+"""ONNX export of the LIBSVM-family estimators through skl2onnx.
+
+Installed by ``pip install "kernelkit[onnx]"`` (skl2onnx, onnx and onnxruntime). Importing
+this module registers converters for :class:`~kernelkit.SVC`, :class:`~kernelkit.NuSVC`,
+:class:`~kernelkit.SVR`, :class:`~kernelkit.NuSVR` and :class:`~kernelkit.OneClassSVM`, so that
+``skl2onnx.to_onnx(model, X[:1])`` converts a fitted model (alone or inside a pipeline)::
+
+    import kernelkit.onnx  # registers the converters
+    from skl2onnx import to_onnx
+
+    onx = to_onnx(model, X[:1].astype(np.float32))
+
+The graphs use the ONNX-ML operators ``SVMRegressor`` and ``SVMClassifier``, which compute in
+float32: decision values agree with the model's to about ``1e-5`` of their largest magnitude
+when the dual coefficients are moderate, and lose that precision when large coefficients
+cancel (a ν-SVC pair with a tiny scale ``r`` has coefficients ``1/r``: 1e5 is not rare with a
+linear kernel). They are built from the model's LIBSVM-oriented coefficients (positive
+decision = the first class of a pair):
+
+* **Classifiers, two classes**: one ``SVMRegressor`` gives LIBSVM's decision value ``f``; the
+  label is ``classes_[0]`` where ``f > 0``, else ``classes_[1]`` (as :meth:`predict`). The
+  second output is ``[1 − p, p]`` with ``p = 1 / (1 + exp(A f + B))`` clipped to
+  ``[1e-7, 1 − 1e-7]`` when the model has probabilities (the sigmoid is computed in the graph
+  rather than by ``SVMClassifier``, which couples even two classes iteratively and so
+  differs from ``predict_proba`` by up to 1e-3), else ``[−d, d]`` with ``d`` the
+  :meth:`decision_function`.
+* **Classifiers, more classes**: ``SVMClassifier`` gives the one-vs-one vote (the label) and
+  the pairwise decision values; the second output is :meth:`decision_function` (``"ovr"``:
+  votes plus squashed confidences, computed in the graph; ``"ovo"``: the pairwise values,
+  ``n_classes (n_classes − 1) / 2`` columns, which needs ``options={"zipmap": False}`` when
+  that is not ``n_classes``), or with probabilities :meth:`predict_proba` (a second
+  ``SVMClassifier`` with the pairs' sigmoids, whose pairwise coupling is Wu, Lin & Weng's
+  method 2 as kernelkit's; the label stays the vote, as :meth:`predict`).
+* **SVR, NuSVR**: ``SVMRegressor``, the prediction.
+* **OneClassSVM**: ``SVMRegressor`` gives :meth:`decision_function`; the label is ``+1``
+  where it is positive, else ``−1``.
+
+Kernels ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` are converted; a precomputed or
+callable kernel has no ONNX form (``ValueError``). Class labels must be all integers or all
+strings (the operators' label types).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from onnx import TensorProto
+from skl2onnx import update_registered_converter
+from skl2onnx.common.data_types import FloatTensorType, Int64TensorType, StringTensorType
+from sklearn.utils.validation import check_is_fitted
+
+from .nu_svc import NuSVC
+from .nu_svr import NuSVR
+from .one_class import OneClassSVM
+from .svc import SVC
+from .svr import SVR
+
+__all__ = ["register"]
+
+_ML = "ai.onnx.ml"
+
+
+def _check_model(model: Any) -> None:
+    check_is_fitted(model, "support_")
+    if callable(model.kernel) or model.kernel not in ("linear", "poly", "rbf", "sigmoid"):
+        raise ValueError(
+            f"{type(model).__name__} with kernel={model.kernel!r} cannot be exported to ONNX: "
+            "the ONNX SVM operators compute only the 'linear', 'poly', 'rbf' and 'sigmoid' "
+            "kernels"
+        )
+
+
+def _kernel_attributes(model: Any) -> dict[str, Any]:
+    vectors = model.support_vectors_
+    dense = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
+    return {
+        "kernel_type": str(model.kernel).upper(),
+        "kernel_params": [float(model._gamma), float(model.coef0), float(model.degree)],
+        "support_vectors": dense.astype(np.float32).ravel().tolist(),
+    }
+
+
+def _float_input(scope: Any, operator: Any, container: Any) -> str:
+    """The input rows as float32 (the SVM operators' type)."""
+    name = operator.inputs[0].full_name
+    if isinstance(operator.inputs[0].type, FloatTensorType):
+        return str(name)
+    cast = scope.get_unique_variable_name("rows_float")
+    container.add_node(
+        "Cast", [name], [cast], to=TensorProto.FLOAT, name=scope.get_unique_operator_name("Cast")
+    )
+    return str(cast)
+
+
+def _constant(scope: Any, container: Any, base: str, values: Any) -> str:
+    array = np.asarray(values)
+    name = scope.get_unique_variable_name(base)
+    if array.dtype.kind in "US":
+        kind = TensorProto.STRING
+        flat = [str(v).encode("utf-8") for v in array.ravel()]
+    elif array.dtype.kind in "iub":
+        kind, flat = TensorProto.INT64, array.astype(np.int64).ravel().tolist()
+    else:
+        kind, flat = TensorProto.FLOAT, array.astype(np.float32).ravel().tolist()
+    container.add_initializer(name, kind, list(array.shape), flat)
+    return str(name)
+
+
+def _node(scope: Any, container: Any, op: str, inputs: list[str], **attrs: Any) -> str:
+    out = scope.get_unique_variable_name(op.lower())
+    domain = attrs.pop("op_domain", "")
+    version = attrs.pop("op_version", 1 if domain == _ML else None)
+    extra = {"op_domain": domain, "op_version": version} if domain else {}
+    container.add_node(op, inputs, [out], name=scope.get_unique_operator_name(op), **extra, **attrs)
+    return str(out)
+
+
+def _decision_column(
+    scope: Any, container: Any, rows: str, model: Any, coef: Any, rho: float
+) -> str:
+    """``Σ coef_i K(sv_i, x) + rho`` as an (N, 1) float tensor (``SVMRegressor``)."""
+    return _node(
+        scope,
+        container,
+        "SVMRegressor",
+        [rows],
+        op_domain=_ML,
+        coefficients=np.asarray(coef, dtype=np.float32).ravel().tolist(),
+        rho=[float(rho)],
+        n_supports=int(np.asarray(coef).size),
+        post_transform="NONE",
+        **_kernel_attributes(model),
+    )
+
+
+def _labels(model: Any) -> np.ndarray[Any, Any]:
+    classes = model.classes_
+    if all(isinstance(c, str) for c in classes):
+        return np.asarray([str(c) for c in classes])
+    if all(isinstance(c, (numbers.Integral, bool, np.bool_)) for c in classes) or all(
+        isinstance(c, numbers.Real) and float(c).is_integer() for c in classes
+    ):
+        return np.asarray([int(c) for c in classes], dtype=np.int64)
+    raise ValueError(
+        f"{type(model).__name__}: ONNX class labels must be all integers or all strings, got "
+        f"{list(classes)!r}"
+    )
+
+
+# -- shapes --------------------------------------------------------------------------------
+
+
+def _classifier_shapes(operator: Any) -> None:
+    model = operator.raw_operator
+    n = operator.inputs[0].get_first_dimension()
+    labels = _labels(model)
+    operator.outputs[0].type = (
+        StringTensorType([n]) if labels.dtype.kind == "U" else Int64TensorType([n])
+    )
+    k = len(labels)
+    columns = k
+    if k > 2 and model._probA.size == 0 and model.decision_function_shape == "ovo":
+        columns = k * (k - 1) // 2
+    operator.outputs[1].type = FloatTensorType([n, columns])
+
+
+def _regressor_shapes(operator: Any) -> None:
+    n = operator.inputs[0].get_first_dimension()
+    operator.outputs[0].type = FloatTensorType([n, 1])
+
+
+def _one_class_shapes(operator: Any) -> None:
+    n = operator.inputs[0].get_first_dimension()
+    operator.outputs[0].type = Int64TensorType([n])
+    operator.outputs[1].type = FloatTensorType([n, 1])
+
+
+# -- converters ----------------------------------------------------------------------------
+
+
+def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
+    model = operator.raw_operator
+    _check_model(model)
+    rows = _float_input(scope, operator, container)
+    labels = _labels(model)
+    label_out, score_out = operator.outputs[0].full_name, operator.outputs[1].full_name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # probA_ under scikit-learn 1.9
+        prob_a = np.asarray(model.probA_, dtype=np.float64)
+        prob_b = np.asarray(model.probB_, dtype=np.float64)
+    coef, rho = model._dual_coef_libsvm, model._intercept_libsvm
+    if len(labels) == 2:
+        f = _decision_column(scope, container, rows, model, coef[0], rho[0])
+        positive = _node(
+            scope, container, "Greater", [f, _constant(scope, container, "zero", [0.0])]
+        )
+        # classes_[0] where f > 0: index 1 − (f > 0).
+        index = _node(
+            scope,
+            container,
+            "Sub",
+            [
+                _constant(scope, container, "one", np.int64(1)),
+                _cast(scope, container, positive, TensorProto.INT64),
+            ],
+        )
+        flat = _node(
+            scope,
+            container,
+            "Reshape",
+            [index, _constant(scope, container, "shape", np.array([-1], dtype=np.int64))],
+        )
+        container.add_node(
+            "Gather",
+            [_constant(scope, container, "classes", labels), flat],
+            [label_out],
+            axis=0,
+            name=scope.get_unique_operator_name("Gather"),
+        )
+        if prob_a.size:
+            z = _node(
+                scope,
+                container,
+                "Add",
+                [
+                    _node(
+                        scope,
+                        container,
+                        "Mul",
+                        [f, _constant(scope, container, "prob_a", prob_a[:1])],
+                    ),
+                    _constant(scope, container, "prob_b", prob_b[:1]),
+                ],
+            )
+            first = _node(scope, container, "Sigmoid", [_node(scope, container, "Neg", [z])])
+            first = _node(
+                scope,
+                container,
+                "Clip",
+                [
+                    first,
+                    _constant(scope, container, "low", np.float32(1e-7)),
+                    _constant(scope, container, "high", np.float32(1 - 1e-7)),
+                ],
+            )
+            second = _node(
+                scope,
+                container,
+                "Sub",
+                [_constant(scope, container, "one_f", np.float32(1.0)), first],
+            )
+            columns = [first, second]
+        else:
+            decision = _node(scope, container, "Neg", [f])
+            columns = [f, decision]
+        container.add_node(
+            "Concat", columns, [score_out], axis=1, name=scope.get_unique_operator_name("Concat")
+        )
+        return
+    attributes = {
+        "coefficients": coef.astype(np.float32).ravel().tolist(),
+        "rho": rho.astype(np.float32).tolist(),
+        "vectors_per_class": [int(v) for v in model.n_support_],
+        "post_transform": "NONE",
+        **_kernel_attributes(model),
+    }
+    if labels.dtype.kind == "U":
+        attributes["classlabels_strings"] = labels.tolist()
+    else:
+        attributes["classlabels_ints"] = labels.tolist()
+    pairwise = scope.get_unique_variable_name("pairwise")
+    container.add_node(
+        "SVMClassifier",
+        [rows],
+        [label_out, pairwise],
+        op_domain=_ML,
+        op_version=1,
+        name=scope.get_unique_operator_name("SVMClassifier"),
+        **attributes,
+    )
+    if prob_a.size:
+        unused = scope.get_unique_variable_name("vote")
+        container.add_node(
+            "SVMClassifier",
+            [rows],
+            [unused, score_out],
+            op_domain=_ML,
+            op_version=1,
+            name=scope.get_unique_operator_name("SVMClassifier"),
+            prob_a=prob_a.astype(np.float32).tolist(),
+            prob_b=prob_b.astype(np.float32).tolist(),
+            **attributes,
+        )
+    elif model.decision_function_shape == "ovo":
+        container.add_node(
+            "Identity", [pairwise], [score_out], name=scope.get_unique_operator_name("Identity")
+        )
+    else:
+        _ovr_scores(scope, container, pairwise, len(labels), score_out)
+
+
+def _cast(scope: Any, container: Any, name: str, to: int) -> str:
+    return _node(scope, container, "Cast", [name], to=to)
+
+
+def _ovr_scores(scope: Any, container: Any, pairwise: str, k: int, out: str) -> None:
+    """scikit-learn's one-vs-rest transform of the pairwise values ``v`` (pair (a, b), a < b):
+    votes (a where ``v ≥ 0``, b elsewhere) plus ``c / (3 (|c| + 1))`` with ``c`` the
+    confidence sums (``+v`` for a, ``−v`` for b), as matrix products."""
+    first, second = np.zeros((k * (k - 1) // 2, k)), np.zeros((k * (k - 1) // 2, k))
+    pair = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            first[pair, a], second[pair, b] = 1.0, 1.0
+            pair += 1
+    zero = _constant(scope, container, "zero", np.float32(0.0))
+    wins = _cast(
+        scope,
+        container,
+        _node(scope, container, "GreaterOrEqual", [pairwise, zero]),
+        TensorProto.FLOAT,
+    )
+    losses = _cast(
+        scope, container, _node(scope, container, "Less", [pairwise, zero]), TensorProto.FLOAT
+    )
+    votes = _node(
+        scope,
+        container,
+        "Add",
+        [
+            _node(scope, container, "MatMul", [wins, _constant(scope, container, "first", first)]),
+            _node(
+                scope, container, "MatMul", [losses, _constant(scope, container, "second", second)]
+            ),
+        ],
+    )
+    confidence = _node(
+        scope, container, "MatMul", [pairwise, _constant(scope, container, "signs", first - second)]
+    )
+    scale = _node(
+        scope,
+        container,
+        "Mul",
+        [
+            _constant(scope, container, "three", np.float32(3.0)),
+            _node(
+                scope,
+                container,
+                "Add",
+                [
+                    _node(scope, container, "Abs", [confidence]),
+                    _constant(scope, container, "one_f", np.float32(1.0)),
+                ],
+            ),
+        ],
+    )
+    squashed = _node(scope, container, "Div", [confidence, scale])
+    container.add_node("Add", [votes, squashed], [out], name=scope.get_unique_operator_name("Add"))
+
+
+def _convert_regressor(scope: Any, operator: Any, container: Any) -> None:
+    model = operator.raw_operator
+    _check_model(model)
+    rows = _float_input(scope, operator, container)
+    value = _decision_column(
+        scope, container, rows, model, model.dual_coef_[0], model.intercept_[0]
+    )
+    container.add_node(
+        "Identity",
+        [value],
+        [operator.outputs[0].full_name],
+        name=scope.get_unique_operator_name("Identity"),
+    )
+
+
+def _convert_one_class(scope: Any, operator: Any, container: Any) -> None:
+    model = operator.raw_operator
+    _check_model(model)
+    rows = _float_input(scope, operator, container)
+    decision = _decision_column(
+        scope, container, rows, model, model.dual_coef_[0], model.intercept_[0]
+    )
+    container.add_node(
+        "Identity",
+        [decision],
+        [operator.outputs[1].full_name],
+        name=scope.get_unique_operator_name("Identity"),
+    )
+    inlier = _node(
+        scope,
+        container,
+        "Greater",
+        [decision, _constant(scope, container, "zero", np.float32(0.0))],
+    )
+    sign = _node(
+        scope,
+        container,
+        "Where",
+        [
+            inlier,
+            _constant(scope, container, "plus", np.int64(1)),
+            _constant(scope, container, "minus", np.int64(-1)),
+        ],
+    )
+    container.add_node(
+        "Reshape",
+        [sign, _constant(scope, container, "shape", np.array([-1], dtype=np.int64))],
+        [operator.outputs[0].full_name],
+        name=scope.get_unique_operator_name("Reshape"),
+    )
+
+
+_CLASSIFIER_OPTIONS = {"zipmap": [True, False, "columns"], "nocl": [True, False]}
+
+
+def register() -> None:
+    """Registers the converters with skl2onnx (done when this module is imported; calling it
+    again is harmless)."""
+    classifiers: list[tuple[type, str]] = [(SVC, "KernelkitSVC"), (NuSVC, "KernelkitNuSVC")]
+    for model, alias in classifiers:
+        update_registered_converter(
+            model, alias, _classifier_shapes, _convert_classifier, options=_CLASSIFIER_OPTIONS
+        )
+    regressors: list[tuple[type, str]] = [(SVR, "KernelkitSVR"), (NuSVR, "KernelkitNuSVR")]
+    for model, alias in regressors:
+        update_registered_converter(model, alias, _regressor_shapes, _convert_regressor)
+    update_registered_converter(
+        OneClassSVM, "KernelkitOneClassSVM", _one_class_shapes, _convert_one_class
+    )
+
+
+register()

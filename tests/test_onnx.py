@@ -1,0 +1,151 @@
+"""ONNX export (``kernelkit.onnx``, issue 44): onnxruntime runs the converted graph and must
+reproduce the model's ``predict`` (at least 99 % of rows; the operators compute in float32),
+``decision_function`` and ``predict_proba`` (within ``1e-4 · max|value| + 1e-5``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnxruntime
+import pytest
+import scipy.sparse as sp
+import skl2onnx
+from numpy.typing import NDArray
+from sklearn.datasets import make_classification, make_regression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import kernelkit
+import kernelkit.onnx
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*probability.*:FutureWarning")
+
+
+def _run(model: Any, X: Any, **options: Any) -> list[Any]:
+    onx = skl2onnx.to_onnx(model, np.asarray(X[:1], dtype=np.float32), **options)
+    session = onnxruntime.InferenceSession(
+        onx.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    feed = {session.get_inputs()[0].name: np.asarray(X, dtype=np.float32)}
+    outputs: list[Any] = session.run(None, feed)
+    return outputs
+
+
+def _close(actual: NDArray[Any], expected: NDArray[Any]) -> None:
+    bound = 1e-4 * float(np.abs(expected).max()) + 1e-5
+    assert actual.shape == expected.shape
+    assert float(np.abs(actual - expected).max()) <= bound
+
+
+def _agree(labels: NDArray[Any], expected: NDArray[Any]) -> None:
+    assert np.mean(labels == expected) >= 0.99
+
+
+def _classification(n_classes: int, seed: int = 0) -> tuple[NDArray[Any], NDArray[Any]]:
+    X, y = make_classification(
+        500, 8, n_informative=5, n_classes=n_classes, flip_y=0.05, random_state=seed
+    )
+    return X, y
+
+
+# The sigmoid kernel is indefinite: ν-SVC pairs find no valid scale with it, so NuSVC goes
+# without.
+MODELS = [("SVC", k) for k in ("rbf", "linear", "poly", "sigmoid")] + [
+    ("NuSVC", k) for k in ("rbf", "linear", "poly")
+]
+
+
+@pytest.mark.parametrize("shape", ["ovr", "ovo"])
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+@pytest.mark.parametrize(("name", "kernel"), MODELS)
+def test_classifier_scores(name: str, kernel: str, n_classes: int, shape: str) -> None:
+    X, y = _classification(n_classes, seed=n_classes)
+    params: dict[str, Any] = {"kernel": kernel, "decision_function_shape": shape}
+    if kernel in ("poly", "sigmoid"):
+        params.update(gamma=0.05, coef0=0.5 if kernel == "poly" else -0.5)
+    if name == "NuSVC":
+        # A ν whose pairs keep moderate coefficients: the operators sum in float32, so a model
+        # whose dual coefficients reach 1e5 (ν = 0.3, linear, here) loses its decision values.
+        params["nu"] = 0.7
+    model = getattr(kernelkit, name)(**params).fit(X, y)
+    labels, scores = _run(model, X, options={"zipmap": False})
+    _agree(labels, model.predict(X))
+    decision = model.decision_function(X)
+    if n_classes == 2:
+        decision = np.column_stack([-decision, decision])
+    if n_classes > 2 and shape == "ovr":
+        # The one-vs-rest transform jumps by a vote where a pairwise value crosses 0: rows
+        # with a pairwise value within float32 rounding of 0 may take either side.
+        pairwise = model.set_params(decision_function_shape="ovo").decision_function(X)
+        clear = np.abs(pairwise).min(axis=1) > 1e-4 * np.abs(pairwise).max()
+        assert clear.mean() >= 0.99
+        scores, decision = scores[clear], decision[clear]
+    _close(scores, decision)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("name", ["SVC", "NuSVC"])
+def test_classifier_probabilities(name: str, n_classes: int) -> None:
+    X, y = _classification(n_classes, seed=10 + n_classes)
+    model = getattr(kernelkit, name)(probability=True, random_state=0).fit(X, y)
+    labels, probabilities = _run(model, X, options={"zipmap": False})
+    _agree(labels, model.predict(X))
+    _close(probabilities, model.predict_proba(X))
+    # The default output: one dict of class probabilities per row (skl2onnx's ZipMap).
+    _, mapped = _run(model, X[:5])
+    assert [sorted(row) for row in mapped] == [sorted(int(c) for c in model.classes_)] * 5
+    np.testing.assert_allclose(
+        [[row[int(c)] for c in model.classes_] for row in mapped], probabilities[:5], rtol=1e-6
+    )
+
+
+def test_string_labels_sparse_rows_and_double_input() -> None:
+    X, y = _classification(3, seed=4)
+    names = np.array(["cat", "dog", "eel"])[y]
+    model = kernelkit.SVC(probability=True, random_state=0).fit(sp.csr_matrix(X), names)
+    onx = skl2onnx.to_onnx(model, X[:1].astype(np.float64), options={"zipmap": False})
+    session = onnxruntime.InferenceSession(onx.SerializeToString())
+    labels, probabilities = session.run(None, {session.get_inputs()[0].name: X})
+    _agree(labels, model.predict(X))
+    _close(probabilities, model.predict_proba(X))
+
+
+def test_in_a_pipeline() -> None:
+    X, y = _classification(3, seed=5)
+    pipeline = make_pipeline(StandardScaler(), kernelkit.SVC(C=3.0)).fit(X * 10 + 3, y)
+    labels, scores = _run(pipeline, X * 10 + 3, options={"zipmap": False})
+    _agree(labels, pipeline.predict(X * 10 + 3))
+    _close(scores, pipeline.decision_function(X * 10 + 3))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("name", ["SVR", "NuSVR"])
+def test_regressors(name: str, kernel: str) -> None:
+    X, y = make_regression(400, 6, noise=1.0, random_state=1)
+    X = StandardScaler().fit_transform(X)
+    params: dict[str, Any] = {"kernel": kernel, "C": 10.0}
+    if kernel == "poly":
+        params.update(gamma=0.2, coef0=1.0, degree=2)
+    model = getattr(kernelkit, name)(**params).fit(X, y)
+    (prediction,) = _run(model, X)
+    _close(prediction[:, 0], model.predict(X))
+
+
+def test_one_class() -> None:
+    X, _ = _classification(2, seed=6)
+    model = kernelkit.OneClassSVM(nu=0.2, gamma=0.1).fit(X)
+    labels, scores = _run(model, X)
+    _agree(labels, model.predict(X))
+    _close(scores[:, 0], model.decision_function(X))
+
+
+@pytest.mark.parametrize("kernel", ["precomputed", "callable"])
+def test_kernels_without_an_onnx_form_are_refused(kernel: str) -> None:
+    X, y = _classification(2)
+    if kernel == "precomputed":
+        model = kernelkit.SVC(kernel="precomputed").fit(X @ X.T, y)
+    else:
+        model = kernelkit.SVC(kernel=lambda a, b: a @ b.T).fit(X, y)
+    with pytest.raises(ValueError, match="cannot be exported to ONNX"):
+        skl2onnx.to_onnx(model, X[:1].astype(np.float32))
