@@ -236,6 +236,25 @@ def test_input_not_modified_and_dtypes_accepted(breast_cancer: Any) -> None:
     _check_svc(m32, x32.astype(np.float64), y, 1.0, 1e-6)
 
 
+def _unaligned(a: Any) -> Any:
+    """A C-contiguous copy of ``a`` whose data start one byte into a buffer (not aligned), as
+    an array unpickled from a byte stream by a Dask or joblib worker may be."""
+    raw = np.zeros(a.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=a.dtype, count=a.size, offset=1).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned and out.flags.c_contiguous
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_unaligned_rows_give_the_aligned_model(digits: Any, n_classes: int, dtype: Any) -> None:
+    keep = digits.y < n_classes
+    x, y = digits.X[keep].astype(dtype), digits.y[keep]
+    ref = kernelkit.SVC(C=1.0, gamma=0.02).fit(x, y)
+    _assert_same_model(ref, kernelkit.SVC(C=1.0, gamma=0.02).fit(_unaligned(x), y))
+
+
 # ------------------------------------------------------------------------------------------
 # property tests
 # ------------------------------------------------------------------------------------------

@@ -353,12 +353,13 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
         # float32, never converted here): their facts are computed once, each pair names its
         # rows, and the core's plan chooses how to read them (each row is in n_classes - 1
-        # pairs: no copy per pair of the checks, norms and float32 narrowing).
-        facts = (
-            _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
-            if isinstance(X_checked, np.ndarray) and reads_rows
-            else None
-        )
+        # pairs: no copy per pair of the checks, norms and float32 narrowing). The core reads
+        # them in place, so they must be C-contiguous and aligned: an array unpickled from a
+        # byte stream (a Dask or joblib worker's) may not be aligned, and is copied once.
+        facts = None
+        if isinstance(X_checked, np.ndarray) and reads_rows:
+            X_checked = np.require(X_checked, requirements=["C_CONTIGUOUS", "ALIGNED"])
+            facts = _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
 
         # Identical rows with the same label are one C-SVC dual variable (`_duplicates`).
         first = (
