@@ -8,7 +8,7 @@ Estimators follow scikit-learn's API::
 
 from __future__ import annotations
 
-from . import solvers
+from . import io, solvers
 from ._core import __version__
 from .aid import AIDClassifier, AIDRegressor, AIDSemiSupervisedClassifier
 from .constrained_svr import ConstrainedSVR
@@ -40,5 +40,6 @@ __all__ = [
     "Solver",
     "SparseKernelLogisticRegression",
     "__version__",
+    "io",
     "solvers",
 ]

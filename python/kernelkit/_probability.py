@@ -152,18 +152,26 @@ def pair_probability(
     return probability
 
 
-def couple_pairwise(pairwise: Float64Array, n_classes: int) -> Float64Array:
+def couple_pairwise(
+    pairwise: Float64Array, n_classes: int, order: NDArray[np.intp] | None = None
+) -> Float64Array:
     """Class probabilities, shape ``(n, k)``, from pairwise estimates ``pairwise`` of shape
     ``(n, k (k − 1) / 2)``: column ``(a, b)`` (``a < b``, in order) holds ``P(a | a or b)``.
-    Wu, Lin & Weng's method 2 (see the module doc)."""
+    Wu, Lin & Weng's method 2 (see the module doc), its sweeps visiting the classes in
+    ``order`` (default ``0, …, k − 1``): the iteration stops before the exact optimum, so the
+    order changes the result within the stopping rule."""
     k = n_classes
     n = pairwise.shape[0]
+    visit = np.arange(k) if order is None else np.asarray(order)
+    position = np.empty(k, dtype=np.intp)
+    position[visit] = np.arange(k)
+    # r[s, t]: P(class visit[s] | visit[s] or visit[t]).
     r = np.zeros((n, k, k))
     column = 0
     for a in range(k):
         for b in range(a + 1, k):
-            r[:, a, b] = pairwise[:, column]
-            r[:, b, a] = 1.0 - pairwise[:, column]
+            r[:, position[a], position[b]] = pairwise[:, column]
+            r[:, position[b], position[a]] = 1.0 - pairwise[:, column]
             column += 1
     # Q_tt = Σ_{s≠t} r_st², Q_ts = −r_st r_ts (r_tt = 0 makes the diagonal of the product 0).
     q = -r.transpose(0, 2, 1) * r
@@ -190,7 +198,8 @@ def couple_pairwise(pairwise: Float64Array, n_classes: int) -> Float64Array:
             qpa /= scale[:, None]
             pqpa /= scale * scale
         p[active], qp[active], pqp[active] = pa, qpa, pqpa
-    return p
+    probability: Float64Array = p[:, position]
+    return probability
 
 
 #: The installed scikit-learn's default of ``SVC(probability=...)``: ``False``, or from
@@ -359,7 +368,9 @@ class ProbabilityMixin:
         pairwise = pair_probability(decision, self._probA[None, :], self._probB[None, :])
         if len(self.classes_) == 2:
             return np.column_stack([pairwise[:, 0], 1.0 - pairwise[:, 0]])
-        return couple_pairwise(pairwise, len(self.classes_))
+        # The coupling's sweeps visit the classes in LIBSVM's order: sorted, or that of the
+        # LIBSVM model file the model was read from (``kernelkit.io``).
+        return couple_pairwise(pairwise, len(self.classes_), getattr(self, "_vote_order", None))
 
     @available_if(_check_proba)
     def predict_log_proba(self, X: Any) -> Float64Array:

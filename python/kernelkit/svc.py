@@ -709,7 +709,8 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         -------
         ndarray of shape (n_samples,)
             The class of each row: the winner of LIBSVM's one-vs-one vote (a tie goes to the
-            class that comes first in ``classes_``), or with ``break_ties=True`` the argmax of
+            class that comes first in ``classes_``, or in the labels of the LIBSVM model file
+            the model was loaded from), or with ``break_ties=True`` the argmax of
             :meth:`decision_function`.
         """
         check_is_fitted(self, "support_")
@@ -727,7 +728,13 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
                 winner = np.where(decision[:, pair] > 0, a, b)
                 np.add.at(votes, (rows, winner), 1)
                 pair += 1
-        predicted: NDArray[Any] = self.classes_[np.argmax(votes, axis=1)]
+        # A tie goes to the class that comes first in LIBSVM's order of the classes: sorted,
+        # or that of a LIBSVM model file's labels (``kernelkit.io``).
+        order = getattr(self, "_vote_order", None)
+        winner = (
+            np.argmax(votes, axis=1) if order is None else order[np.argmax(votes[:, order], axis=1)]
+        )
+        predicted: NDArray[Any] = self.classes_[winner]
         return predicted
 
 

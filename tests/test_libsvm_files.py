@@ -1,0 +1,414 @@
+"""LIBSVM model files (``kernelkit.io``, issue 44).
+
+Oracles: LIBSVM itself (the ``libsvm-official`` package), which must read kernelkit's files and
+predict the same labels and decision values, and whose own models kernelkit must read and
+predict as LIBSVM does; the round trip kernelkit → file → kernelkit must give the same model
+bit for bit. The reader must reject malformed files with a ``LibsvmModelError`` naming the line,
+and nothing else may escape it on arbitrary input (hypothesis).
+"""
+
+from __future__ import annotations
+
+import warnings
+from ctypes import c_double
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from libsvm.svm import gen_svm_nodearray
+from libsvm.svm import libsvm as libsvm_c
+from libsvm.svmutil import svm_load_model, svm_save_model, svm_train
+from numpy.typing import NDArray
+from sklearn.datasets import make_classification, make_regression
+from sklearn.metrics.pairwise import rbf_kernel
+
+import kernelkit
+from kernelkit.io import LibsvmModelError, load_libsvm_model, save_libsvm_model
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*probability.*:FutureWarning")
+
+KERNELS: dict[str, dict[str, Any]] = {
+    "linear": {"kernel": "linear"},
+    "poly": {"kernel": "poly", "gamma": 0.1, "coef0": 1.0, "degree": 2},
+    "rbf": {"kernel": "rbf", "gamma": 0.2},
+    "sigmoid": {"kernel": "sigmoid", "gamma": 0.01, "coef0": -0.5},
+}
+
+
+def _classes(n_classes: int, seed: int = 0) -> tuple[NDArray[Any], NDArray[Any]]:
+    X, y = make_classification(
+        240, 6, n_informative=4, n_classes=n_classes, flip_y=0.05, random_state=seed
+    )
+    return X, np.asarray([7, -2, 40, 3][:n_classes])[y]
+
+
+def _regression() -> tuple[NDArray[Any], NDArray[Any]]:
+    X, y = make_regression(200, 5, noise=1.0, random_state=0)
+    return X / X.std(axis=0), y / y.std()
+
+
+def _fitted(name: str, kernel: str, n_classes: int = 2, sparse: bool = False, **extra: Any) -> Any:
+    params = {**KERNELS[kernel], **extra}
+    if name in ("SVC", "NuSVC"):
+        X, y = _classes(n_classes)
+    else:
+        X, y = _regression()
+    if name == "NuSVC" and kernel == "sigmoid":
+        params["kernel"], params["gamma"] = "rbf", 0.2  # sigmoid + ν: no valid scale
+    rows: Any = sp.csr_matrix(X) if sparse else X
+    model = getattr(kernelkit, name)(**params)
+    model.fit(rows) if name == "OneClassSVM" else model.fit(rows, y)
+    return model, X, y
+
+
+def _same_predictions(a: Any, b: Any, X: Any) -> None:
+    for method in ("predict", "decision_function", "predict_proba"):
+        if hasattr(a, method):
+            np.testing.assert_array_equal(getattr(a, method)(X), getattr(b, method)(X))
+
+
+NAMES = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"]
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("name", NAMES)
+def test_round_trip_is_exact(name: str, kernel: str, tmp_path: Path) -> None:
+    model, X, _ = _fitted(name, kernel, n_classes=3)
+    save_libsvm_model(model, tmp_path / "model")
+    loaded = load_libsvm_model(tmp_path / "model")
+    assert type(loaded) is type(model)
+    assert loaded.kernel == model.kernel
+    _same_predictions(model, loaded, X)
+    np.testing.assert_array_equal(loaded.dual_coef_, model.dual_coef_)
+    np.testing.assert_array_equal(loaded.intercept_, model.intercept_)
+    np.testing.assert_array_equal(loaded.support_vectors_, model.support_vectors_)
+    np.testing.assert_array_equal(loaded.n_support_, model.n_support_)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_round_trip_of_sparse_vectors_and_probabilities(n_classes: int, tmp_path: Path) -> None:
+    model, X, _ = _fitted("SVC", "rbf", n_classes, sparse=True, probability=True, random_state=0)
+    save_libsvm_model(model, tmp_path / "model")
+    loaded = load_libsvm_model(tmp_path / "model", sparse=True)
+    assert sp.issparse(loaded.support_vectors_)
+    _same_predictions(model, loaded, sp.csr_matrix(X))
+    np.testing.assert_array_equal(loaded._probA, model._probA)
+    np.testing.assert_array_equal(loaded._probB, model._probB)
+
+
+def test_round_trip_of_a_precomputed_kernel(tmp_path: Path) -> None:
+    X, y = _classes(3)
+    gram = rbf_kernel(X, gamma=0.2)
+    model = kernelkit.SVC(kernel="precomputed").fit(gram, y)
+    save_libsvm_model(model, tmp_path / "model")
+    loaded = load_libsvm_model(tmp_path / "model", n_features=len(X))
+    np.testing.assert_array_equal(loaded.support_, model.support_)
+    _same_predictions(model, loaded, gram[:50])
+
+
+# -- LIBSVM reads kernelkit's files ------------------------------------------------------
+
+
+def _libsvm_rows(X: Any) -> list[dict[int, float]]:
+    """Rows in the LIBSVM binding's own format: ``{index from 1: value}`` of the non-zeros."""
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    return [{j + 1: float(v) for j, v in enumerate(row) if v != 0} for row in dense]
+
+
+def _libsvm_values(path: Path, X: NDArray[Any], probability: bool = False) -> tuple[Any, Any]:
+    """LIBSVM's labels and decision values (probabilities) of the rows, by its C functions
+    ``svm_predict_values`` / ``svm_predict_probability``. (libsvm-official 3.37's
+    ``svmutil.svm_predict`` sizes the decision values of a ν-SVC model for one pair, as for a
+    regression, and writes past the buffer with three classes or more.)"""
+    model = svm_load_model(str(path))
+    n_classes = model.get_nr_class()
+    width = n_classes if probability else max(1, n_classes * (n_classes - 1) // 2)
+    predict = libsvm_c.svm_predict_probability if probability else libsvm_c.svm_predict_values
+    buffer = (c_double * width)()
+    labels, values = [], []
+    for row in _libsvm_rows(X):
+        nodes, _ = gen_svm_nodearray(row)
+        labels.append(predict(model, nodes, buffer))
+        values.append(buffer[:width])
+    return np.asarray(labels), np.asarray(values)
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name", ["SVC", "NuSVC"])
+def test_libsvm_predicts_kernelkits_classifier(
+    name: str, n_classes: int, kernel: str, tmp_path: Path
+) -> None:
+    model, X, _ = _fitted(name, kernel, n_classes, decision_function_shape="ovo")
+    save_libsvm_model(model, tmp_path / "model")
+    labels, values = _libsvm_values(tmp_path / "model", X)
+    np.testing.assert_array_equal(labels, model.predict(X))
+    # LIBSVM's orientation: positive for the pair's first class (kernelkit's binary
+    # decision_function is positive for the second, as scikit-learn's).
+    expected = model.decision_function(X)
+    expected = -expected[:, None] if n_classes == 2 else expected
+    np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("name", ["SVR", "NuSVR", "OneClassSVM"])
+def test_libsvm_predicts_kernelkits_other_formulations(name: str, tmp_path: Path) -> None:
+    model, X, _ = _fitted(name, "rbf")
+    save_libsvm_model(model, tmp_path / "model")
+    labels, values = _libsvm_values(tmp_path / "model", X)
+    if name == "OneClassSVM":
+        np.testing.assert_array_equal(labels, model.predict(X))
+        expected = model.decision_function(X)
+    else:
+        expected = model.predict(X)
+    np.testing.assert_allclose(values[:, 0], expected, rtol=1e-9, atol=1e-9)
+
+
+def test_libsvm_probabilities_of_kernelkits_model(tmp_path: Path) -> None:
+    model, X, _ = _fitted("SVC", "rbf", 3, probability=True, random_state=0)
+    save_libsvm_model(model, tmp_path / "model")
+    _, probabilities = _libsvm_values(tmp_path / "model", X, probability=True)
+    np.testing.assert_allclose(probabilities, model.predict_proba(X), atol=1e-6)
+
+
+# -- kernelkit reads LIBSVM's files ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "n_classes"),
+    [
+        ("-s 0 -t 2 -g 0.2 -c 3", 2),
+        ("-s 0 -t 2 -g 0.2 -c 3", 4),
+        ("-s 0 -t 1 -g 0.1 -r 1 -d 2 -c 1", 3),
+        ("-s 0 -t 0 -c 1", 3),
+        ("-s 1 -t 2 -g 0.2 -n 0.4", 3),
+        ("-s 0 -t 2 -g 0.2 -c 3 -b 1", 2),
+        ("-s 0 -t 2 -g 0.2 -c 3 -b 1", 4),
+    ],
+)
+def test_kernelkit_predicts_libsvms_classifier(
+    options: str, n_classes: int, tmp_path: Path
+) -> None:
+    """LIBSVM orders the labels by first appearance (here 40 before 7 before -2 ...):
+    kernelkit's classes are sorted, and each pair that swaps changes sign."""
+    X, y = _classes(n_classes, seed=3)
+    first = np.flatnonzero(y == y.max())[0]
+    X, y = np.roll(X, -first, axis=0), np.roll(y, -first)  # the largest label comes first
+    trained = svm_train(y.astype(float).tolist(), _libsvm_rows(X), options + " -q")
+    svm_save_model(str(tmp_path / "model"), trained)
+    model = load_libsvm_model(tmp_path / "model")
+    assert isinstance(model, kernelkit.NuSVC if "-s 1" in options else kernelkit.SVC)
+    probability = "-b 1" in options
+    labels, values = _libsvm_values(tmp_path / "model", X, probability)
+    if probability:
+        # LIBSVM's label is then the most probable class (kernelkit's predict stays the vote).
+        order = np.argsort(trained.get_labels())
+        np.testing.assert_allclose(model.predict_proba(X), values[:, order], atol=1e-6)
+        likeliest = model.classes_[np.argmax(model.predict_proba(X), axis=1)]
+        np.testing.assert_array_equal(likeliest, labels)
+        return
+    np.testing.assert_array_equal(model.predict(X), labels)
+    # Each of LIBSVM's pairs (i, j) of its label order is kernelkit's pair of the sorted
+    # classes, with the sign flipped where the two classes swap places.
+    ovo = model.set_params(decision_function_shape="ovo").decision_function(X)
+    ovo = -ovo[:, None] if n_classes == 2 else ovo
+    rank = np.searchsorted(model.classes_, trained.get_labels())
+    sorted_pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+    p = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            a, b = sorted(rank[[i, j]])
+            sign = 1.0 if rank[i] < rank[j] else -1.0
+            column = ovo[:, sorted_pairs.index((a, b))]
+            np.testing.assert_allclose(sign * column, values[:, p], rtol=1e-9, atol=1e-9)
+            p += 1
+
+
+@pytest.mark.parametrize("options", ["-s 3 -t 2 -g 0.3 -c 5 -p 0.1", "-s 4 -t 0 -n 0.5 -c 2"])
+def test_kernelkit_predicts_libsvms_regressor(options: str, tmp_path: Path) -> None:
+    X, y = _regression()
+    svm_save_model(str(tmp_path / "model"), svm_train(y.tolist(), _libsvm_rows(X), options + " -q"))
+    model = load_libsvm_model(tmp_path / "model")
+    _, values = _libsvm_values(tmp_path / "model", X)
+    np.testing.assert_allclose(model.predict(X), values[:, 0], atol=1e-9)
+
+
+def test_kernelkit_predicts_libsvms_one_class_on_sparse_rows(tmp_path: Path) -> None:
+    X, _ = _regression()
+    X[np.abs(X) < 0.8] = 0.0  # LIBSVM writes only the non-zero features
+    svm_save_model(
+        str(tmp_path / "model"),
+        svm_train([1.0] * len(X), _libsvm_rows(X), "-s 2 -t 2 -g 0.5 -n 0.2 -q"),
+    )
+    model = load_libsvm_model(tmp_path / "model", n_features=X.shape[1])
+    labels, values = _libsvm_values(tmp_path / "model", X)
+    np.testing.assert_array_equal(model.predict(X), labels)
+    np.testing.assert_allclose(model.decision_function(X), values[:, 0], atol=1e-7)
+
+
+# -- malformed files -----------------------------------------------------------------------
+
+VALID = """svm_type c_svc
+kernel_type rbf
+gamma 0.5
+nr_class 3
+total_sv 4
+rho 0.1 -0.2 0.3
+label 1 2 3
+nr_sv 2 1 1
+SV
+1 0.5 1:0.5 3:-1
+-1 0.25 2:1
+0.5 -1 1:1 2:2
+-0.5 0.75 3:0.5
+"""
+
+
+def _replace(old: str, new: str) -> str:
+    assert old in VALID
+    return VALID.replace(old, new, 1)
+
+
+MALFORMED = [
+    (_replace("svm_type c_svc", "svm_type c_svm"), 1, "unknown svm_type"),
+    (_replace("kernel_type rbf", "kernel_type gauss"), 2, "unknown kernel_type"),
+    (_replace("gamma 0.5", "gamma nan"), 3, "gamma must be finite"),
+    (_replace("gamma 0.5", "gamma -1"), 3, "gamma > 0"),
+    (_replace("gamma 0.5\n", ""), 2, "gamma > 0"),
+    (_replace("nr_class 3", "nr_class three"), 4, "nr_class must be an integer"),
+    (_replace("total_sv 4", "total_sv 5"), 5, "total_sv is 5 but 4"),
+    (_replace("rho 0.1 -0.2 0.3", "rho 0.1 -0.2"), 6, "'rho' takes 3 values"),
+    (_replace("label 1 2 3", "label 1 2 2"), 7, "not distinct"),
+    (_replace("nr_sv 2 1 1", "nr_sv 2 1 2"), 8, "nr_sv sums to 5"),
+    (_replace("nr_sv 2 1 1\n", ""), 8, "needs 'label' and 'nr_sv'"),
+    (_replace("label 1 2 3", "label 1 2 3\nlabel 1 2 3"), 8, "repeated"),
+    (_replace("SV\n", "SV x\n"), 9, "'SV' must hold nothing else"),
+    (VALID.split("SV\n")[0], 8, "'SV' that starts the support vectors is missing"),
+    (_replace("-1 0.25 2:1", "-1 2:1"), 11, "a coefficient must be a number, got '2:1'"),
+    (_replace("-1 0.25 2:1", "-1"), 11, "needs 2 coefficients, got 1"),
+    (_replace("-1 0.25 2:1", "-1 0.25 2:1 1:3"), 11, "indices must increase"),
+    (_replace("-1 0.25 2:1", "-1 0.25 0:1"), 11, "indices must increase from 1"),
+    (_replace("-1 0.25 2:1", "-1 0.25 2"), 11, "expected index:value"),
+    (_replace("-1 0.25 2:1", "-1 0.25 2:inf"), 11, "feature value must be finite"),
+    (_replace("-1 0.25 2:1", "-1 0.25 4294967296:1"), 11, "exceeds 2147483647"),
+    (_replace("nr_sv 2 1 1", "probA 1 2 3\nnr_sv 2 1 1"), 8, "'probA' and 'probB' come"),
+    (_replace("kernel_type rbf", "kernel_type rbf\ncolour blue"), 3, "unknown header key 'colour'"),
+    (_replace("nr_class 3", "\nnr_class 3"), 4, "empty line in the header"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), MALFORMED)
+def test_malformed_files_name_the_line(text: str, line: int, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "model"
+    path.write_text(text)
+    with pytest.raises(LibsvmModelError, match=rf"line {line}: .*{message}"):
+        load_libsvm_model(path)
+
+
+def test_the_valid_file_loads(tmp_path: Path) -> None:
+    (tmp_path / "model").write_text(VALID)
+    model = load_libsvm_model(tmp_path / "model")
+    assert list(model.classes_) == [1, 2, 3] and model.n_features_in_ == 3
+    # Decision values by hand: pair (1, 2) is Σ c K(sv, x) − ρ over classes 1 and 2's vectors.
+    x = np.array([[0.2, -0.1, 0.4]])
+    sv = np.array([[0.5, 0, -1], [0, 1, 0], [1, 2, 0], [0, 0, 0.5]])
+    k = np.exp(-0.5 * ((sv - x) ** 2).sum(axis=1))
+    pair_12 = 1 * k[0] + -1 * k[1] + 0.5 * k[2] - 0.1
+    model.set_params(decision_function_shape="ovo")
+    np.testing.assert_allclose(model.decision_function(x)[0, 0], pair_12, rtol=1e-12)
+
+
+def test_binary_bytes_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "model").write_bytes(b"svm_type c_svc\n\xff\xfe\x00")
+    with pytest.raises(LibsvmModelError, match="not a text file"):
+        load_libsvm_model(tmp_path / "model")
+
+
+def test_what_cannot_be_written_is_refused(tmp_path: Path) -> None:
+    X, y = _classes(2)
+    with pytest.raises(ValueError, match="callable kernel"):
+        save_libsvm_model(kernelkit.SVC(kernel=lambda a, b: a @ b.T).fit(X, y), tmp_path / "m")
+    with pytest.raises(ValueError, match="integer class labels"):
+        save_libsvm_model(
+            kernelkit.SVC().fit(X, np.array(["a", "b"])[(y > y.min()).astype(int)]), tmp_path / "m"
+        )
+    with pytest.raises(ValueError, match="FrankWolfeSVC"):
+        save_libsvm_model(kernelkit.FrankWolfeSVC(random_state=0).fit(X, y), tmp_path / "m")
+
+
+_TOKENS = st.sampled_from(
+    [
+        "svm_type",
+        "c_svc",
+        "nu_svr",
+        "one_class",
+        "kernel_type",
+        "precomputed",
+        "rbf",
+        "nr_class",
+        "total_sv",
+        "rho",
+        "label",
+        "nr_sv",
+        "probA",
+        "probB",
+        "SV",
+        "0",
+        "1",
+        "-1",
+        "2",
+        "3",
+        "1e308",
+        "nan",
+        "0:1",
+        "1:0.5",
+        "2:1",
+        "3:",
+        ":",
+        "99999999999:1",
+        "\n",
+    ]
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    cut=st.integers(0, len(VALID)),
+    insert=st.lists(_TOKENS, max_size=6),
+    at=st.integers(0, len(VALID)),
+    drop=st.integers(0, 12),
+)
+def test_arbitrary_edits_load_or_raise_the_files_error(
+    cut: int, insert: list[str], at: int, drop: int, tmp_path: Path
+) -> None:
+    """Valid files truncated, with tokens inserted, or with a line dropped: the reader returns
+    a model or raises LibsvmModelError, never anything else."""
+    lines = VALID.splitlines(keepends=True)
+    text = "".join(lines[:drop] + lines[drop + 1 :])
+    text = text[:at] + " ".join(insert) + text[at:]
+    text = text[: max(cut, len(text) // 2)]
+    path = tmp_path / "fuzzed"
+    path.write_text(text)
+    try:
+        model = load_libsvm_model(path)
+    except LibsvmModelError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.predict(np.zeros((2, model.n_features_in_)))
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(max_size=400))
+def test_arbitrary_bytes_raise_the_files_error(data: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "noise"
+    path.write_bytes(data)
+    with pytest.raises(LibsvmModelError):
+        load_libsvm_model(path)
