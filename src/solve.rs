@@ -308,9 +308,10 @@ pub(crate) fn c_svc_of_rows(
     )?))
 }
 
-/// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds.
+/// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds; with `alpha0`
+/// (`Σα⁰ = ν Σ upper`), the solve starts from it.
 #[pyfunction]
-#[pyo3(signature = (x, upper, nu, kernel, **options))]
+#[pyo3(signature = (x, upper, nu, kernel, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_one_class(
     py: Python<'_>,
@@ -318,13 +319,15 @@ pub(crate) fn solve_one_class(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
-                formulations::one_class(source, nu, upper, opts, monitor)?,
+                formulations::one_class_from(source, nu, upper, alpha0, opts, monitor)?,
                 f64::NAN
             )))
         })?;
@@ -332,9 +335,9 @@ pub(crate) fn solve_one_class(
 }
 
 /// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
-/// `α − α*`.
+/// `α − α*`. With `alpha0 = (α⁰, α*⁰)` (length `2l`, `Σα⁰ = Σα*⁰`), the solve starts from it.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, epsilon, kernel, **options))]
+#[pyo3(signature = (x, y, upper, epsilon, kernel, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_epsilon_svr(
     py: Python<'_>,
@@ -343,14 +346,18 @@ pub(crate) fn solve_epsilon_svr(
     upper: PyReadonlyArray1<'_, f64>,
     epsilon: f64,
     kernel: &Kernel,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
-                formulations::epsilon_svr(source, &targets, epsilon, upper, opts, monitor)?,
+                formulations::epsilon_svr_from(
+                    source, &targets, epsilon, upper, alpha0, opts, monitor
+                )?,
                 f64::NAN
             )))
         })?;
@@ -385,9 +392,10 @@ pub(crate) fn solve_box_qp(
 }
 
 /// ν-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample bounds (sample weights).
-/// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`) and `r` (`C = 1/r`).
+/// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`) and `r` (`C = 1/r`). With the
+/// unscaled `alpha0` (`Σ_{y=±1} α⁰ = ν Σ upper / 2` each), the solve starts from it.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, **options))]
+#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svc(
     py: Python<'_>,
@@ -396,21 +404,24 @@ pub(crate) fn solve_nu_svc(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svc(
-            source, &labels, nu, upper, opts, monitor
+        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svc_from(
+            source, &labels, nu, upper, alpha0, opts, monitor
         )?))
     })
 }
 
 /// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
-/// solution (`x = α − α*`) and the tube width ε found.
+/// solution (`x = α − α*`) and the tube width ε found. With `alpha0 = (α⁰, α*⁰)` (length `2l`,
+/// `Σα⁰ = Σα*⁰ = ν Σ upper / 2`), the solve starts from it.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, **options))]
+#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svr(
     py: Python<'_>,
@@ -419,13 +430,15 @@ pub(crate) fn solve_nu_svr(
     upper: PyReadonlyArray1<'_, f64>,
     nu: f64,
     kernel: &Kernel,
+    alpha0: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
+    let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svr(
-            source, &targets, nu, upper, opts, monitor
+        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svr_from(
+            source, &targets, nu, upper, alpha0, opts, monitor
         )?))
     })
 }

@@ -479,6 +479,27 @@ class SingleProblemSvm(KernelSvmMixin):
     solver_stats_: dict[str, float | str]
     fit_status_: int
 
+    def _previous_dual(self, n_samples: int) -> Float64Array | None:
+        """The dual a fit with ``warm_start`` starts from: the previous fit's, over every
+        training row, when it had ``warm_start`` and as many rows (else None: a cold start)."""
+        if not check_bool("warm_start", getattr(self, "warm_start", False)):
+            return None
+        stored = getattr(self, "_warm_duals", None)
+        if stored is None or stored[0] != n_samples:
+            return None
+        dual: Float64Array = stored[1]
+        return dual
+
+    def _remember_dual(self, n_samples: int, kept: NDArray[np.intp], x: Float64Array) -> None:
+        """Keeps the solution over every training row for the next warm fit (only with
+        ``warm_start``: a model keeps no copy otherwise)."""
+        if check_bool("warm_start", getattr(self, "warm_start", False)):
+            full = np.zeros(n_samples)
+            full[kept] = x
+            self._warm_duals: tuple[int, Float64Array] | None = (n_samples, full)
+        else:
+            self._warm_duals = None
+
     def _store_solution(
         self,
         X: Float64Array,

@@ -186,6 +186,7 @@ def solve_one_class(
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
+    alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_epsilon_svr(
@@ -194,6 +195,7 @@ def solve_epsilon_svr(
     upper: NDArray[np.float64],
     epsilon: float,
     kernel: Kernel,
+    alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_box_qp(
@@ -210,6 +212,7 @@ def solve_nu_svc(
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
+    alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_nu_svr(
@@ -218,6 +221,7 @@ def solve_nu_svr(
     upper: NDArray[np.float64],
     nu: float,
     kernel: Kernel,
+    alpha0: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_pu(

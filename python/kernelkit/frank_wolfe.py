@@ -290,9 +290,11 @@ class FrankWolfeSVC(SVC):
         weights: Float64Array,
         class_weights: Float64Array,
         kernel: _core.Kernel,
+        alpha0: Float64Array | None = None,
         **options: Any,
     ) -> _core.Solution:
-        """The MEB dual of one pair (``weights`` and ``class_weights`` are all ones)."""
+        """The MEB dual of one pair (``weights`` and ``class_weights`` are all ones; no warm
+        start: ``alpha0`` is always None, as the estimator has no ``warm_start``)."""
         return self._solve(
             _core.solve_frank_wolfe,
             rows,

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from . import _core
 from ._base import Float64Array
 from ._probability import PROBABILITY_DEFAULT, matching_default
+from ._warm_start import project_onto
 from .nu_svr import _check_nu
 from .svc import SVC
 
@@ -86,6 +90,11 @@ class NuSVC(SVC):
         Progress callback of each solve, as for :class:`SVC`: a true return value stops it.
     time_limit : float or None, default=None
         Wall-clock seconds allowed per dual problem (> 0), or None for no limit.
+    warm_start : bool, default=False
+        When true, a refit on as many rows (the same rows, with another ``nu`` or ``sample_weight``)
+        starts from the previous fit's dual solution projected onto the new constraints (see
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
+        starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
@@ -179,6 +188,7 @@ class NuSVC(SVC):
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.nu = nu
         self.kernel = kernel
@@ -199,6 +209,7 @@ class NuSVC(SVC):
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         _check_nu(self.nu)
@@ -211,13 +222,39 @@ class NuSVC(SVC):
         weights: Float64Array,
         class_weights: Float64Array,
         kernel: _core.Kernel,
+        alpha0: Float64Array | None = None,
         **options: Any,
     ) -> _core.Solution:
-        """The ν-SVC dual of one pair: bounds are the sample weights alone."""
+        """The ν-SVC dual of one pair: bounds are the sample weights alone; ``alpha0`` (the
+        unscaled ``α``) starts it when given."""
         solution, _scale = self._solve(
-            _core.solve_nu_svc, rows, signs, weights, float(self.nu), kernel, **options
+            _core.solve_nu_svc, rows, signs, weights, float(self.nu), kernel, alpha0, **options
         )
         return solution
+
+    def _full_dual(
+        self,
+        weights: Float64Array,
+        result: tuple[NDArray[np.intp], Float64Array, Float64Array, Any],
+    ) -> Float64Array:
+        """The pair's unscaled ``α = r · α_C`` over every training row: ``r`` is the one whose
+        ``α`` sums to ``ν Σ w / 2`` over each class (the ν-SVC constraints)."""
+        index, signs, alpha, _ = result
+        side_sum = float(np.sum(alpha[signs > 0]))
+        scale = float(self.nu) * float(np.sum(weights[index])) / 2.0 / side_sum
+        full = np.zeros(len(weights))
+        full[index] = alpha * scale
+        return full
+
+    def _warm_pair_start(self, problem: Any, start: Float64Array) -> Float64Array:
+        """The previous unscaled dual projected onto this fit's ν-SVC constraints:
+        ``0 ≤ α ≤ sample_weight`` and ``Σ_{y=±1} α = ν Σ w / 2`` on each side."""
+        weights = problem.sample_weights
+        target = float(np.sum(float(self.nu) * weights)) / 2.0
+        alpha0 = np.empty_like(start)
+        for side in (problem.signs > 0, problem.signs < 0):
+            alpha0[side] = project_onto(start[side], weights[side], target)
+        return alpha0
 
 
 NuSVC.__doc__ = matching_default(NuSVC.__doc__)

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _core
 from ._base import Float64Array, _check_positive
+from ._warm_start import project_onto
 from .svr import SVR
 
 __all__ = ["NuSVR"]
@@ -69,6 +70,11 @@ class NuSVR(SVR):
         Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    warm_start : bool, default=False
+        When true, a refit on as many rows (the same rows, with another ``C``, ``nu`` or ``sample_weight``)
+        starts from the previous fit's dual solution projected onto the new constraints (see
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
+        starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
@@ -148,6 +154,7 @@ class NuSVR(SVR):
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.nu = nu
         self.C = C
@@ -164,6 +171,7 @@ class NuSVR(SVR):
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         self._check_common_params()
@@ -171,7 +179,12 @@ class NuSVR(SVR):
         _check_nu(self.nu)
 
     def _solve_regression(
-        self, rows: Any, target: Float64Array, weights: Float64Array, kernel: _core.Kernel
+        self,
+        rows: Any,
+        target: Float64Array,
+        weights: Float64Array,
+        kernel: _core.Kernel,
+        alpha0: Float64Array | None = None,
     ) -> _core.Solution:
         solution, epsilon = self._solve(
             _core.solve_nu_svr,
@@ -180,10 +193,23 @@ class NuSVR(SVR):
             float(self.C) * weights,
             float(self.nu),
             kernel,
+            alpha0,
             description=type(self).__name__,
         )
         self.epsilon_ = float(epsilon)
         return solution
+
+    def _warm_start_point(self, beta: Float64Array, weights: Float64Array) -> Float64Array:
+        """The previous ``β = α − α*`` as ``(β⁺, β⁻)``, each projected onto this fit's
+        ``0 ≤ α ≤ C · sample_weight``, ``Σα = C ν Σ sample_weight / 2`` (``_warm_start``)."""
+        upper = float(self.C) * weights
+        target = float(np.sum(upper * float(self.nu))) / 2.0
+        return np.concatenate(
+            [
+                project_onto(np.maximum(beta, 0.0), upper, target),
+                project_onto(np.maximum(-beta, 0.0), upper, target),
+            ]
+        )
 
 
 def _check_nu(nu: object) -> float:

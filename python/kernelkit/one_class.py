@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import Float64Array, SingleProblemSvm
 from ._validation import keeps_model_on_failure
+from ._warm_start import project_onto
 
 __all__ = ["OneClassSVM"]
 
@@ -64,6 +65,11 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    warm_start : bool, default=False
+        When true, a refit on as many rows (the same rows, with another ``nu`` or ``sample_weight``)
+        starts from the previous fit's dual solution projected onto the new constraints (see
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
+        starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
@@ -135,6 +141,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -150,6 +157,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:
@@ -181,15 +189,24 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
         kernel = self._kernel_spec(X_checked)
+        previous = self._previous_dual(X_checked.shape[0])
+        # A warm start: the previous α projected onto 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
+        alpha0 = (
+            None
+            if previous is None
+            else project_onto(previous[kept], weights[kept], float(np.sum(weights[kept] * nu)))
+        )
         solution = self._solve(
             _core.solve_one_class,
             self._training_rows(X_checked, kept),
             weights[kept],
             float(nu),
             self._make_kernel(kernel),
+            alpha0,
             description="OneClassSVM",
         )
         self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
+        self._remember_dual(X_checked.shape[0], kept, np.asarray(solution.x))
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         self.offset_ = -solution.bias
         return self

@@ -34,6 +34,7 @@ from ._validation import (
     class_index,
     keeps_model_on_failure,
 )
+from ._warm_start import project_onto
 
 __all__ = ["SVC"]
 
@@ -145,6 +146,11 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
     time_limit : float or None, default=None
         Wall-clock seconds allowed per dual problem (> 0), or None for no limit; a problem that
         reaches it stops with status ``"time_limit"``.
+    warm_start : bool, default=False
+        When true, a refit on as many rows (the same rows, with another ``C``, ``class_weight`` or ``sample_weight``)
+        starts from the previous fit's dual solution projected onto the new constraints (see
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
+        starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
@@ -257,6 +263,7 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -277,6 +284,7 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         _check_positive("C", self.C)
@@ -316,6 +324,7 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         """
         self._check_params()
         probability = self._check_probability()
+        warm = check_bool("warm_start", getattr(self, "warm_start", False))
         # float32 rows of a built-in kernel are read in place (``DenseRowFacts``); every other
         # use reads float64.
         reads_rows = isinstance(self.kernel, str) and self.kernel != "precomputed"
@@ -350,6 +359,8 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
                 "positive sample_weight"
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+        # The previous fit's duals, one full-length vector per pair, when this fit starts warm.
+        previous = self._previous_duals(len(y_index), classes) if warm else None
         # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
         # float32, never converted here): their facts are computed once, each pair names its
         # rows, and the core's plan chooses how to read them (each row is in n_classes - 1
@@ -418,12 +429,24 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
             description: str,
             n_jobs: int | None,
             stop: _core.StopFlag | None,
+            start: Float64Array | None = None,
         ) -> _core.Solution:
             rows = (
                 self._training_rows(X_checked, problem.rows_index)
                 if facts is None
                 else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
+            extra: dict[str, Any] = {}
+            if start is not None:
+                # The start of every position, projected; merged rows start at their sum.
+                alpha0 = self._warm_pair_start(problem, start[problem.positions])
+                if problem.groups is not None:
+                    merged = np.bincount(
+                        problem.groups.group, weights=alpha0, minlength=problem.groups.n_groups
+                    ).astype(np.float64)
+                    upper = self._upper(problem.rows_weights, problem.rows_class_weights)
+                    alpha0 = np.minimum(merged, upper)
+                extra["alpha0"] = alpha0
             return self._solve_pair(
                 rows,
                 problem.rows_signs,
@@ -433,6 +456,7 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
                 description=description,
                 n_jobs=n_jobs,
                 stop=stop,
+                **extra,
             )
 
         def describe(pair: tuple[int, int]) -> str:
@@ -443,7 +467,8 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
             pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
         ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
             problem = pair_problem(pair)
-            return finish(problem, solve_problem(problem, describe(pair), n_jobs, stop))
+            start = None if previous is None else previous[pairs.index(pair)]
+            return finish(problem, solve_problem(problem, describe(pair), n_jobs, stop, start))
 
         def solve_fold(
             pair: PairPositions,
@@ -477,7 +502,12 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over
         # dense rows of a built-in kernel: every pair in one call, the core's workers taking
         # the pairs in order, no Python between two solves (the same solves as below).
-        if facts is not None and workers > 1 and type(self)._solve_pair is SVC._solve_pair:
+        if (
+            facts is not None
+            and workers > 1
+            and previous is None
+            and type(self)._solve_pair is SVC._solve_pair
+        ):
             problems = [pair_problem(pair) for pair in pairs]
             solutions = _core.solve_c_svc_pairs(
                 [_core.RowSubset(facts, p.rows_index.astype(np.int64)) for p in problems],
@@ -524,6 +554,11 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         self._store_kernel(kernel_params)
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self._probA, self._probB = prob_a, prob_b
+        self._warm_duals = (
+            (len(y_index), classes, [self._full_dual(weights, r) for r in results])
+            if warm
+            else None
+        )
         self.objective_ = np.asarray(objectives)
         self.kkt_gap_ = np.asarray(gaps)
         self.n_iter_ = np.asarray(iterations, dtype=np.int32)
@@ -541,11 +576,44 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         weights: Float64Array,
         class_weights: Float64Array,
         kernel: _core.Kernel,
+        alpha0: Float64Array | None = None,
         **options: Any,
     ) -> _core.Solution:
-        """The C-SVC dual of one pair: upper bounds ``C · class_weight · sample_weight``."""
+        """The C-SVC dual of one pair: upper bounds ``C · class_weight · sample_weight``,
+        started from ``alpha0`` (feasible) when given."""
         upper = self._upper(weights, class_weights)
-        return self._solve(_core.solve_c_svc, rows, signs, upper, kernel, **options)
+        return self._solve(_core.solve_c_svc, rows, signs, upper, kernel, alpha0, **options)
+
+    # -- warm start (``_warm_start``) --------------------------------------------------------
+
+    def _previous_duals(self, n_samples: int, classes: NDArray[Any]) -> list[Float64Array] | None:
+        """The duals a warm fit starts from: the previous fit's, when it had ``warm_start``,
+        as many rows and the same classes (else None: a cold start)."""
+        stored = getattr(self, "_warm_duals", None)
+        if stored is None:
+            return None
+        n, previous_classes, duals = stored
+        if n != n_samples or not np.array_equal(previous_classes, classes):
+            return None
+        return list(duals)
+
+    def _full_dual(
+        self,
+        weights: Float64Array,
+        result: tuple[NDArray[np.intp], Float64Array, Float64Array, Any],
+    ) -> Float64Array:
+        """One pair's dual over every training row (0 off the pair), as warm starts read it
+        (``weights``: every row's sample weight)."""
+        index, _, alpha, _ = result
+        full = np.zeros(len(weights))
+        full[index] = alpha
+        return full
+
+    def _warm_pair_start(self, problem: _PairProblem, start: Float64Array) -> Float64Array:
+        """The previous dual of a pair's positions projected onto this fit's C-SVC
+        constraints: ``0 ≤ α ≤ C · class_weight · sample_weight``, ``yᵀα = 0``."""
+        upper = self._upper(problem.sample_weights, problem.class_weights)
+        return project_onto(start, upper, 0.0, problem.signs)
 
     def _upper(self, weights: Float64Array, class_weights: Float64Array) -> Float64Array:
         """The C-SVC upper bounds ``C · class_weight · sample_weight``."""

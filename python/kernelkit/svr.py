@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
 from ._validation import keeps_model_on_failure, regression_target
+from ._warm_start import project_onto
 
 __all__ = ["SVR"]
 
@@ -74,6 +75,11 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    warm_start : bool, default=False
+        When true, a refit on as many rows (the same rows, with another ``C`` or ``sample_weight``)
+        starts from the previous fit's dual solution projected onto the new constraints (see
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
+        starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
@@ -147,6 +153,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -163,6 +170,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         self._check_common_params()
@@ -170,9 +178,15 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         _check_positive("epsilon", self.epsilon, allow_zero=True)
 
     def _solve_regression(
-        self, rows: Any, target: Float64Array, weights: Float64Array, kernel: _core.Kernel
+        self,
+        rows: Any,
+        target: Float64Array,
+        weights: Float64Array,
+        kernel: _core.Kernel,
+        alpha0: Float64Array | None = None,
     ) -> _core.Solution:
-        """The ε-SVR dual: bounds ``C · sample_weight``, tube width ``epsilon``."""
+        """The ε-SVR dual: bounds ``C · sample_weight``, tube width ``epsilon``; started from
+        ``alpha0 = (α, α*)`` when given."""
         return self._solve(
             _core.solve_epsilon_svr,
             rows,
@@ -180,8 +194,17 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             float(self.C) * weights,
             float(self.epsilon),
             kernel,
+            alpha0,
             description=type(self).__name__,
         )
+
+    def _warm_start_point(self, beta: Float64Array, weights: Float64Array) -> Float64Array:
+        """The previous ``β = α − α*`` as ``(β⁺, β⁻)`` projected onto this fit's constraints:
+        ``0 ≤ α, α* ≤ C · sample_weight`` and ``Σα = Σα*`` (``_warm_start``)."""
+        upper = float(self.C) * weights
+        start = np.concatenate([np.maximum(beta, 0.0), np.maximum(-beta, 0.0)])
+        signs = np.concatenate([np.ones(len(beta)), -np.ones(len(beta))])
+        return project_onto(start, np.concatenate([upper, upper]), 0.0, signs)
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
@@ -209,13 +232,16 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_precomputed_fit(X_checked)
         weights, kept = self._positive_weights(sample_weight, X_checked)
         kernel = self._kernel_spec(X_checked)
+        previous = self._previous_dual(X_checked.shape[0])
         solution = self._solve_regression(
             self._training_rows(X_checked, kept),
             np.ascontiguousarray(target[kept]),
             weights[kept],
             self._make_kernel(kernel),
+            None if previous is None else self._warm_start_point(previous[kept], weights[kept]),
         )
         self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
+        self._remember_dual(X_checked.shape[0], kept, np.asarray(solution.x))
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         return self
 

@@ -63,20 +63,43 @@ pub fn one_class<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
+    one_class_from(kernel, nu, upper, None, options, monitor)
+}
+
+/// [`one_class`] started from `alpha0` (a warm start: `0 ≤ α⁰ ≤ upper` with
+/// `Σα⁰ = ν Σ upper`), or from LIBSVM's greedy point when `None`.
+pub fn one_class_from<K: KernelSource>(
+    kernel: K,
+    nu: f64,
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
     check_nu(nu)?;
     let n = kernel.len();
     check_len("sample bounds", n, upper.len())?;
     // Σ u_i ν accumulated term by term, as scikit-learn's LIBSVM does (the rounding of this sum
     // decides the last, fractional, starting value).
     let mut remaining: f64 = upper.iter().fold(0.0, |sum, &u| sum + u * nu);
-    let mut alpha0 = vec![0.0; n];
-    for (a, &u) in alpha0.iter_mut().zip(&upper) {
-        if remaining <= 0.0 {
-            break;
+    let alpha0 = match alpha0 {
+        Some(alpha0) => {
+            check_len("alpha0", n, alpha0.len())?;
+            check_sum("the sum of alpha0", alpha0.iter().sum(), remaining)?;
+            alpha0
         }
-        *a = u.min(remaining);
-        remaining -= *a;
-    }
+        None => {
+            let mut alpha0 = vec![0.0; n];
+            for (a, &u) in alpha0.iter_mut().zip(&upper) {
+                if remaining <= 0.0 {
+                    break;
+                }
+                *a = u.min(remaining);
+                remaining -= *a;
+            }
+            alpha0
+        }
+    };
     let q = SignedQ::unsigned(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?;
     Smo.solve(&mut problem, options, monitor)
@@ -89,6 +112,20 @@ pub fn epsilon_svr<K: KernelSource>(
     targets: &[f64],
     epsilon: f64,
     upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
+    epsilon_svr_from(kernel, targets, epsilon, upper, None, options, monitor)
+}
+
+/// [`epsilon_svr`] started from `alpha0 = (α⁰, α*⁰)` of length `2l` (a warm start:
+/// `0 ≤ α⁰, α*⁰ ≤ upper`, `Σα⁰ = Σα*⁰`), or from 0 when `None`.
+pub fn epsilon_svr_from<K: KernelSource>(
+    kernel: K,
+    targets: &[f64],
+    epsilon: f64,
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
@@ -111,12 +148,30 @@ pub fn epsilon_svr<K: KernelSource>(
         targets.iter().map(|z| epsilon - z).chain(targets.iter().map(|z| epsilon + z)).collect();
     let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
     let upper2 = upper.iter().chain(&upper).copied().collect();
+    if let Some(alpha0) = &alpha0 {
+        check_len("alpha0", 2 * l, alpha0.len())?;
+        let (above, below) = alpha0.split_at(l);
+        check_sum("the sum of alpha0 minus alpha0*", above.iter().sum(), below.iter().sum())?;
+    }
     let q = SvrQ::new(kernel, options.cache_bytes);
-    let mut problem = BoxQp::new(q, p, y, upper2, None)?;
+    let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?;
     let mut solution = Smo.solve(&mut problem, options, monitor)?;
     let beta = (0..l).map(|i| solution.x[i] - solution.x[i + l]).collect();
     solution.x = beta;
     Ok(solution)
+}
+
+/// A warm start's equality constraint: `value` must be `target` up to rounding (`1e-9` of the
+/// larger magnitude, at least `1e-9`), else the start would define another problem.
+fn check_sum(what: &str, value: f64, target: f64) -> Result<(), SolveError> {
+    if (value - target).abs() <= 1e-9 * value.abs().max(target.abs()).max(1.0) {
+        Ok(())
+    } else {
+        Err(SolveError::InvalidProblem {
+            name: "alpha0",
+            reason: format!("{what} is {value}, not {target} as the constraints require"),
+        })
+    }
 }
 
 fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), SolveError> {
@@ -134,6 +189,20 @@ pub fn nu_svc<K: KernelSource>(
     labels: &[i8],
     nu: f64,
     upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    nu_svc_from(kernel, labels, nu, upper, None, options, monitor)
+}
+
+/// [`nu_svc`] started from the unscaled `alpha0` (a warm start: `0 ≤ α⁰ ≤ upper` with
+/// `Σ_{y=±1} α⁰ = ν Σ upper / 2` on each side), or from LIBSVM's greedy point when `None`.
+pub fn nu_svc_from<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    nu: f64,
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
@@ -160,17 +229,29 @@ pub fn nu_svc<K: KernelSource>(
             ),
         });
     }
-    let mut remaining = [total / 2.0, total / 2.0];
-    let alpha0 = labels
-        .iter()
-        .zip(&upper)
-        .map(|(&y, &u)| {
-            let side = usize::from(y != 1);
-            let a = u.min(remaining[side]).max(0.0);
-            remaining[side] -= a;
-            a
-        })
-        .collect();
+    let alpha0 = match alpha0 {
+        Some(alpha0) => {
+            check_len("alpha0", n, alpha0.len())?;
+            for side in [1, -1] {
+                let sum = labels.iter().zip(&alpha0).filter(|(&y, _)| y == side).map(|(_, a)| a);
+                check_sum("the sum of alpha0 over one class", sum.sum(), total / 2.0)?;
+            }
+            alpha0
+        }
+        None => {
+            let mut remaining = [total / 2.0, total / 2.0];
+            labels
+                .iter()
+                .zip(&upper)
+                .map(|(&y, &u)| {
+                    let side = usize::from(y != 1);
+                    let a = u.min(remaining[side]).max(0.0);
+                    remaining[side] -= a;
+                    a
+                })
+                .collect()
+        }
+    };
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?;
@@ -206,6 +287,21 @@ pub fn nu_svr<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
+    nu_svr_from(kernel, targets, nu, upper, None, options, monitor)
+}
+
+/// [`nu_svr`] started from `alpha0 = (α⁰, α*⁰)` of length `2l` (a warm start:
+/// `0 ≤ α⁰, α*⁰ ≤ upper`, `Σα⁰ = Σα*⁰ = ν Σ upper / 2`), or from LIBSVM's greedy point when
+/// `None`.
+pub fn nu_svr_from<K: KernelSource>(
+    kernel: K,
+    targets: &[f64],
+    nu: f64,
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
     check_nu(nu)?;
     let l = kernel.len();
     check_len("y", l, targets.len())?;
@@ -217,15 +313,26 @@ pub fn nu_svr<K: KernelSource>(
         });
     }
     let mut remaining = upper.iter().fold(0.0, |sum, &u| sum + u * nu) / 2.0;
-    let half: Vec<f64> = upper
-        .iter()
-        .map(|&u| {
-            let a = remaining.min(u).max(0.0);
-            remaining -= a;
-            a
-        })
-        .collect();
-    let alpha0 = half.iter().chain(&half).copied().collect();
+    let alpha0 = match alpha0 {
+        Some(alpha0) => {
+            check_len("alpha0", 2 * l, alpha0.len())?;
+            let (above, below) = alpha0.split_at(l);
+            check_sum("the sum of alpha0", above.iter().sum(), remaining)?;
+            check_sum("the sum of alpha0*", below.iter().sum(), remaining)?;
+            alpha0
+        }
+        None => {
+            let half: Vec<f64> = upper
+                .iter()
+                .map(|&u| {
+                    let a = remaining.min(u).max(0.0);
+                    remaining -= a;
+                    a
+                })
+                .collect();
+            half.iter().chain(&half).copied().collect()
+        }
+    };
     let p = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
     let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
     let upper2 = upper.iter().chain(&upper).copied().collect();

@@ -544,3 +544,103 @@ fn limits_monitors_and_interruptions_end_a_batched_solve() {
     let refused = c_svc(rbf(&x, n, d), &y, vec![1.0; n], &bad, &mut NoMonitor);
     assert!(matches!(refused, Err(SolveError::InvalidOption { name: "batch_size", .. })));
 }
+
+/// A warm start from the optimum of the same problem needs (almost) no iteration and keeps the
+/// optimum, for every formulation that takes one; a start that violates the formulation's
+/// equality constraints is refused, naming `alpha0`.
+#[test]
+fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
+    use kernelkit_solvers::formulations::{
+        epsilon_svr_from, nu_svc_from, nu_svr_from, one_class_from,
+    };
+    let (n, d) = (200, 3);
+    let (x, y) = two_clouds(n, d, 11);
+    let targets: Vec<f64> = (0..n).map(|i| x[i * d] - 0.5 * x[i * d + 2]).collect();
+    let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+
+    let cold = one_class(rbf(&x, n, d), 0.3, vec![1.0; n], &options, &mut NoMonitor).unwrap();
+    let warm = one_class_from(
+        rbf(&x, n, d),
+        0.3,
+        vec![1.0; n],
+        Some(cold.x.clone()),
+        &options,
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+    let bad = one_class_from(
+        rbf(&x, n, d),
+        0.3,
+        vec![1.0; n],
+        Some(vec![0.0; n]),
+        &options,
+        &mut NoMonitor,
+    );
+    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
+
+    let cold =
+        epsilon_svr(rbf(&x, n, d), &targets, 0.1, vec![3.0; n], &options, &mut NoMonitor).unwrap();
+    let split: Vec<f64> =
+        cold.x.iter().map(|b| b.max(0.0)).chain(cold.x.iter().map(|b| (-b).max(0.0))).collect();
+    let warm = epsilon_svr_from(
+        rbf(&x, n, d),
+        &targets,
+        0.1,
+        vec![3.0; n],
+        Some(split),
+        &options,
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+    let mut unbalanced = vec![0.0; 2 * n];
+    unbalanced[0] = 1.0;
+    let bad = epsilon_svr_from(
+        rbf(&x, n, d),
+        &targets,
+        0.1,
+        vec![3.0; n],
+        Some(unbalanced),
+        &options,
+        &mut NoMonitor,
+    );
+    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
+
+    let (cold, r) =
+        nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], None, &options, &mut NoMonitor).unwrap();
+    let raw: Vec<f64> = cold.x.iter().map(|a| a * r).collect();
+    let (warm, _) =
+        nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], Some(raw), &options, &mut NoMonitor)
+            .unwrap();
+    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+    let bad = nu_svc_from(
+        rbf(&x, n, d),
+        &y,
+        0.4,
+        vec![1.0; n],
+        Some(vec![0.1; n]),
+        &options,
+        &mut NoMonitor,
+    );
+    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
+
+    let (cold, _) =
+        nu_svr_from(rbf(&x, n, d), &targets, 0.3, vec![2.0; n], None, &options, &mut NoMonitor)
+            .unwrap();
+    // β = α − α* with α α* = 0 at this optimum (ε > 0), so (β⁺, β⁻) is its (α, α*).
+    let split: Vec<f64> =
+        cold.x.iter().map(|b| b.max(0.0)).chain(cold.x.iter().map(|b| (-b).max(0.0))).collect();
+    let (warm, _) = nu_svr_from(
+        rbf(&x, n, d),
+        &targets,
+        0.3,
+        vec![2.0; n],
+        Some(split),
+        &options,
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+}

@@ -1,0 +1,129 @@
+"""``warm_start=True`` on the LIBSVM-family estimators (issue 44).
+
+The start is the previous dual projected onto the new feasible set: the projection is checked
+against cvxpy + Clarabel on the same problem; a warm refit must reach the optimum of a cold fit
+of the same problem (dual objective within 1e-6 relative at ``tol=1e-7``), whatever changed
+(``C``, ``nu``, ``sample_weight``, ``class_weight``), and a refit that cannot use the previous
+solution starts cold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+import kernelkit
+from kernelkit._warm_start import project_onto
+
+pytestmark = pytest.mark.filterwarnings("ignore::kernelkit.ConvergenceWarning")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_projection_is_the_euclidean_projection(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    upper = rng.uniform(0.1, 2.0, n)
+    signs = rng.choice([-1.0, 1.0], n) if seed % 2 else np.ones(n)
+    start = rng.normal(0.5, 1.5, n)
+    low, high = -float(upper[signs < 0].sum()), float(upper[signs > 0].sum())
+    target = float(rng.uniform(low, high)) if seed % 2 == 0 else 0.0
+    if not low <= target <= high:
+        target = 0.5 * (low + high)
+    ours = project_onto(start, upper, target, signs)
+    x = cp.Variable(n)
+    problem = cp.Problem(
+        cp.Minimize(cp.sum_squares(x - start)), [x >= 0, x <= upper, signs @ x == target]
+    )
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    np.testing.assert_allclose(ours, x.value, atol=1e-7)
+    assert float(np.sum((ours - start) ** 2)) <= problem.value + 1e-9
+    assert np.all((ours >= 0) & (ours <= upper))
+    assert abs(float(signs @ ours) - target) <= 1e-12 * max(1.0, abs(target)) + 1e-12
+
+
+def _classes(n_classes: int) -> tuple[Any, Any]:
+    return make_classification(
+        400, 8, n_informative=5, n_classes=n_classes, flip_y=0.05, random_state=n_classes
+    )
+
+
+def _regression() -> tuple[Any, Any]:
+    X, y = make_regression(400, 6, noise=3.0, random_state=0)
+    return X / X.std(axis=0), y / y.std()
+
+
+def _objective_sum(model: Any) -> float:
+    return float(np.sum(model.objective_))
+
+
+# (estimator, base parameters, parameter changes along the path, fit data)
+PATHS = [
+    ("SVC", {"gamma": 0.1}, [{"C": 0.3}, {"C": 3.0}, {"C": 30.0}, {"C": 1.0}], 2),
+    ("SVC", {"gamma": 0.1}, [{"C": 1.0}, {"C": 10.0}, {"class_weight": {0: 2.0, 1: 0.5}}], 3),
+    ("NuSVC", {"gamma": 0.1}, [{"nu": 0.5}, {"nu": 0.3}, {"nu": 0.6}], 3),
+    ("SVR", {"gamma": 0.2, "epsilon": 0.1}, [{"C": 0.3}, {"C": 3.0}, {"C": 30.0}], 0),
+    ("NuSVR", {"gamma": 0.2}, [{"C": 0.3}, {"nu": 0.3}, {"C": 3.0, "nu": 0.6}], 0),
+    ("OneClassSVM", {"gamma": 0.2}, [{"nu": 0.5}, {"nu": 0.1}, {"nu": 0.3}], -1),
+]
+
+
+@pytest.mark.parametrize(("name", "base", "steps", "data"), PATHS)
+def test_warm_refits_reach_the_cold_optimum(
+    name: str, base: dict[str, Any], steps: list[dict[str, Any]], data: int
+) -> None:
+    X, y = _regression() if data <= 0 else _classes(data)
+    args = (X,) if data < 0 else (X, y)
+    cls = getattr(kernelkit, name)
+    warm = cls(warm_start=True, tol=1e-7, **base)
+    params = dict(base)
+    for step in steps:
+        params.update(step)
+        warm.set_params(**step).fit(*args)
+        cold = cls(tol=1e-7, **params).fit(*args)
+        assert warm.fit_status_ == 0
+        ours, reference = _objective_sum(warm), _objective_sum(cold)
+        assert abs(ours - reference) <= 1e-6 * abs(reference)
+
+
+def test_new_sample_weights_start_from_the_projection() -> None:
+    X, y = _classes(2)
+    rng = np.random.default_rng(0)
+    warm = kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1).fit(X, y)
+    for _ in range(3):
+        weights = rng.uniform(0.0, 2.0, len(y))
+        weights[rng.random(len(y)) < 0.1] = 0.0  # some rows leave the problem
+        warm.fit(X, y, sample_weight=weights)
+        cold = kernelkit.SVC(tol=1e-7, gamma=0.1).fit(X, y, sample_weight=weights)
+        assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
+
+
+def test_repeated_rows_merge_their_starts() -> None:
+    """SVC merges identical rows into one dual variable: the warm start of the group is the
+    sum of its members' starts (within the group's bound)."""
+    X, y = _classes(2)
+    X = np.repeat(X[:300], 5, axis=0)[:1500]
+    y = np.repeat(y[:300], 5)[:1500]
+    warm = kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1, C=0.5).fit(X, y)
+    assert warm.solver_stats_[0]["dual_variables"] < len(y)  # merged
+    warm.set_params(C=5.0).fit(X, y)
+    cold = kernelkit.SVC(tol=1e-7, gamma=0.1, C=5.0).fit(X, y)
+    assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
+
+
+def test_what_cannot_use_the_previous_solution_starts_cold() -> None:
+    X, y = _classes(3)
+    warm = kernelkit.SVC(warm_start=True, gamma=0.1).fit(X, y)
+    cold = kernelkit.SVC(gamma=0.1)
+    # Other rows, other classes: the same model as a cold fit, iteration for iteration.
+    for rows, labels in ((X[:300], y[:300]), (X, np.where(y == 2, 1, y))):
+        warm.fit(rows, labels)
+        cold.fit(rows, labels)
+        np.testing.assert_array_equal(warm.n_iter_, cold.n_iter_)
+        np.testing.assert_array_equal(warm.dual_coef_, cold.dual_coef_)
+    # Without warm_start, nothing is kept for a later warm fit.
+    assert kernelkit.SVC().fit(X, y)._warm_duals is None
+    assert kernelkit.SVR().fit(*_regression())._warm_duals is None
