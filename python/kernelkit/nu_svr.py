@@ -71,10 +71,10 @@ class NuSVR(SVR):
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
     warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``C``, ``nu`` or ``sample_weight``)
-        starts from the previous fit's dual solution projected onto the new constraints (see
-        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
-        starts cold. The model keeps one dual value per row (and pair) for this.
+        When true, a refit on as many rows (the same rows, with another ``C``, ``nu`` or
+        ``sample_weight``) starts from the previous fit's dual solution projected onto the new
+        constraints (see ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any
+        other refit starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------

@@ -147,10 +147,10 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         Wall-clock seconds allowed per dual problem (> 0), or None for no limit; a problem that
         reaches it stops with status ``"time_limit"``.
     warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``C``, ``class_weight`` or ``sample_weight``)
-        starts from the previous fit's dual solution projected onto the new constraints (see
-        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
-        starts cold. The model keeps one dual value per row (and pair) for this.
+        When true, a refit on as many rows (the same rows, with another ``C``, ``class_weight`` or
+        ``sample_weight``) starts from the previous fit's dual solution projected onto the new
+        constraints (see ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any
+        other refit starts cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------

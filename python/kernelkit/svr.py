@@ -78,8 +78,8 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     warm_start : bool, default=False
         When true, a refit on as many rows (the same rows, with another ``C`` or ``sample_weight``)
         starts from the previous fit's dual solution projected onto the new constraints (see
-        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit
-        starts cold. The model keeps one dual value per row (and pair) for this.
+        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit starts
+        cold. The model keeps one dual value per row (and pair) for this.
 
     Attributes
     ----------
