@@ -362,7 +362,9 @@ def _ovr_scores(scope: Any, container: Any, pairwise: str, k: int, out: str) -> 
     container.add_node("Add", [votes, squashed], [out], name=scope.get_unique_operator_name("Add"))
 
 
-def _convert_regressor(scope: Any, operator: Any, container: Any) -> None:
+def _single_decision(scope: Any, operator: Any, container: Any, output: int) -> str:
+    """``Σ dual_coef_ K(sv, x) + intercept_`` of a one-problem model (SVR, NuSVR,
+    OneClassSVM), written to the operator's output ``output`` as well."""
     model = operator.raw_operator
     _check_model(model)
     rows = _float_input(scope, operator, container)
@@ -372,24 +374,18 @@ def _convert_regressor(scope: Any, operator: Any, container: Any) -> None:
     container.add_node(
         "Identity",
         [value],
-        [operator.outputs[0].full_name],
+        [operator.outputs[output].full_name],
         name=scope.get_unique_operator_name("Identity"),
     )
+    return value
+
+
+def _convert_regressor(scope: Any, operator: Any, container: Any) -> None:
+    _single_decision(scope, operator, container, 0)
 
 
 def _convert_one_class(scope: Any, operator: Any, container: Any) -> None:
-    model = operator.raw_operator
-    _check_model(model)
-    rows = _float_input(scope, operator, container)
-    decision = _decision_column(
-        scope, container, rows, model, model.dual_coef_[0], model.intercept_[0]
-    )
-    container.add_node(
-        "Identity",
-        [decision],
-        [operator.outputs[1].full_name],
-        name=scope.get_unique_operator_name("Identity"),
-    )
+    decision = _single_decision(scope, operator, container, 1)
     inlier = _node(
         scope,
         container,

@@ -15,11 +15,11 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
 from ._duplicates import RowGroups, first_occurrences, group_rows
+from ._one_vs_one import OneVsOneModel
 from ._probability import (
     PROBABILITY_DEFAULT,
     PairPositions,
@@ -54,7 +54,7 @@ class _PairProblem(NamedTuple):
     rows_class_weights: Float64Array
 
 
-class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
+class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
     A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
@@ -620,55 +620,23 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         upper: Float64Array = float(self.C) * weights * class_weights
         return upper
 
-    def _store_libsvm_layout(
-        self,
-        y_index: NDArray[np.intp],
-        pair_coefs: list[tuple[NDArray[np.intp], Float64Array]],
-        biases: Float64Array,
-        X: Float64Array,
-    ) -> None:
-        """Builds scikit-learn's fitted attributes from the per-pair solutions.
-
-        Support vectors are grouped by class (in class order, then by sample index); a sample
-        is a support vector if any pair gives it a non-zero coefficient. For the pair (a, b),
-        the coefficients of class a's vectors go to row b − 1 of ``dual_coef_`` and those of
-        class b's vectors to row a, as in LIBSVM's model layout.
-        """
-        n_classes = len(self.classes_)
-        n_samples = len(y_index)
-        nonzero = np.zeros(n_samples, dtype=bool)
-        for index, coef in pair_coefs:
-            nonzero[index[coef != 0]] = True
-        support = np.concatenate(
-            [np.flatnonzero(nonzero & (y_index == c)) for c in range(n_classes)]
-        ).astype(np.int32)
-        position = np.full(n_samples, -1, dtype=np.intp)
-        position[support] = np.arange(len(support))
-        dual_coef = np.zeros((n_classes - 1, len(support)))
-        pair = 0
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                index, coef = pair_coefs[pair]
-                kept = coef != 0
-                rows = np.where(y_index[index[kept]] == a, b - 1, a)
-                dual_coef[rows, position[index[kept]]] = coef[kept]
-                pair += 1
-        self.support_ = support
-        self.n_support_ = np.bincount(y_index[support], minlength=n_classes).astype(np.int32)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
-        else:
-            self.support_vectors_ = self._support_rows(X, support)
-        # LIBSVM's orientation (positive decision = first class of the pair), kept for predict.
-        self._dual_coef_libsvm = dual_coef
-        self._intercept_libsvm = biases
-        if n_classes == 2:
-            # scikit-learn flips binary models so that a positive decision means classes_[1].
-            self.dual_coef_ = -dual_coef
-            self.intercept_ = -biases
-        else:
-            self.dual_coef_ = dual_coef
-            self.intercept_ = biases.copy()
+    def _linear_coef(self) -> Any:
+        """One-vs-one ``w`` per class pair (a, b), scikit-learn's order: class a's support
+        vectors weighted by row ``b − 1`` of ``dual_coef_``, class b's by row ``a``."""
+        if len(self.classes_) == 2:
+            return super()._linear_coef()
+        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
+        vectors = self.support_vectors_
+        rows = []
+        for a in range(len(self.classes_)):
+            for b in range(a + 1, len(self.classes_)):
+                in_a, in_b = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+                rows.append(
+                    vectors[in_a].T @ self.dual_coef_[b - 1, in_a]
+                    + vectors[in_b].T @ self.dual_coef_[a, in_b]
+                )
+        coef = np.vstack([np.asarray(row).ravel() for row in rows])
+        return sp.csr_matrix(coef) if sp.issparse(vectors) else coef
 
     def _training_kernel_product(
         self,
@@ -703,108 +671,6 @@ class SVC(ProbabilityMixin, ClassifierMixin, KernelSvmMixin):  # type: ignore[mi
         )[:, 0]
         return column
 
-    def _pairwise_decision(self, X: Float64Array) -> Float64Array:
-        """LIBSVM's decision values, one column per pair (positive: the pair's first class)."""
-        n_classes = len(self.classes_)
-        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
-        coef = self._dual_coef_libsvm
-        # One column per pair (a, b): class a's support vectors weighted by row b − 1 of the
-        # coefficients, class b's by row a, every other support vector by 0.
-        n_pairs = n_classes * (n_classes - 1) // 2
-        weights = np.zeros((coef.shape[1], n_pairs))
-        pair = 0
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                sa, sb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
-                weights[sa, pair], weights[sb, pair] = coef[b - 1, sa], coef[a, sb]
-                pair += 1
-        return self._decision_values(X, weights) + self._intercept_libsvm
-
-    def _linear_coef(self) -> Any:
-        """One-vs-one ``w`` per class pair (a, b), scikit-learn's order: class a's support
-        vectors weighted by row ``b − 1`` of ``dual_coef_``, class b's by row ``a``."""
-        if len(self.classes_) == 2:
-            return super()._linear_coef()
-        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
-        vectors = self.support_vectors_
-        rows = []
-        for a in range(len(self.classes_)):
-            for b in range(a + 1, len(self.classes_)):
-                in_a, in_b = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
-                rows.append(
-                    vectors[in_a].T @ self.dual_coef_[b - 1, in_a]
-                    + vectors[in_b].T @ self.dual_coef_[a, in_b]
-                )
-        coef = np.vstack([np.asarray(row).ravel() for row in rows])
-        return sp.csr_matrix(coef) if sp.issparse(vectors) else coef
-
-    def decision_function(self, X: Any) -> Float64Array:
-        """Evaluate the decision function of the samples in X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes) or (n_samples, n_pairs)
-            For two classes, ``Σ dual_coef_[0, k] K(support_vectors_[k], x) + intercept_[0]``:
-            positive for ``classes_[1]``. Otherwise one column per class with
-            ``decision_function_shape="ovr"`` (one-vs-one votes plus a confidence in
-            (−1/3, 1/3), scikit-learn's transform), or with ``"ovo"`` one column per pair
-            ``(a, b)``, ``a < b`` in class order, positive for class ``a``.
-        """
-        X_checked = self._check_predict_input(X)
-        decision = self._pairwise_decision(X_checked)
-        if len(self.classes_) == 2:
-            return -decision[:, 0]
-        if self.decision_function_shape == "ovr":
-            return _ovr_from_ovo(decision, len(self.classes_))
-        return decision
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """Predict the class of the samples in X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to classify, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The class of each row: the winner of LIBSVM's one-vs-one vote (a tie goes to the
-            class that comes first in ``classes_``, or in the labels of the LIBSVM model file
-            the model was loaded from), or with ``break_ties=True`` the argmax of
-            :meth:`decision_function`.
-        """
-        check_is_fitted(self, "support_")
-        n_classes = len(self.classes_)
-        if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
-            labels: NDArray[Any] = self.classes_[np.argmax(self.decision_function(X), axis=1)]
-            return labels
-        X_checked = self._check_predict_input(X)
-        decision = self._pairwise_decision(X_checked)
-        votes = np.zeros((decision.shape[0], n_classes), dtype=np.int64)
-        pair = 0
-        rows = np.arange(decision.shape[0])
-        for a in range(n_classes):
-            for b in range(a + 1, n_classes):
-                winner = np.where(decision[:, pair] > 0, a, b)
-                np.add.at(votes, (rows, winner), 1)
-                pair += 1
-        # A tie goes to the class that comes first in LIBSVM's order of the classes: sorted,
-        # or that of a LIBSVM model file's labels (``kernelkit.io``).
-        order = getattr(self, "_vote_order", None)
-        winner = (
-            np.argmax(votes, axis=1) if order is None else order[np.argmax(votes[:, order], axis=1)]
-        )
-        predicted: NDArray[Any] = self.classes_[winner]
-        return predicted
-
 
 SVC.__doc__ = matching_default(SVC.__doc__)
 
@@ -813,21 +679,3 @@ def _label(value: Any) -> str:
     """A class label for progress messages: ``1.0`` or ``'cat'``, not ``np.float64(1.0)``."""
     plain = value.item() if isinstance(value, np.generic) else value
     return repr(plain)
-
-
-def _ovr_from_ovo(decision: Float64Array, n_classes: int) -> Float64Array:
-    """One column per class: one-vs-one votes plus a confidence squashed into (−1/3, 1/3), so
-    that confidences only break ties between equal vote counts (scikit-learn's convention)."""
-    votes = np.zeros((decision.shape[0], n_classes))
-    confidence = np.zeros((decision.shape[0], n_classes))
-    pair = 0
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            value = decision[:, pair]
-            votes[:, a] += value >= 0
-            votes[:, b] += value < 0
-            confidence[:, a] += value
-            confidence[:, b] -= value
-            pair += 1
-    result: Float64Array = votes + confidence / (3 * (np.abs(confidence) + 1))
-    return result
