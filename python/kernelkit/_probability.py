@@ -41,6 +41,7 @@ coupling", JMLR 5, 2004.
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -215,9 +216,12 @@ def matching_default(doc: str | None) -> str | None:
     default (the docstrings are written with scikit-learn < 1.9's ``False``)."""
     if doc is None or not _DEPRECATED:
         return doc
-    return doc.replace(
-        "    probability : bool, default=False\n",
-        '    probability : bool or "deprecated", default="deprecated"\n',
+    # Any indentation: Python 3.13 strips the docstring's common leading whitespace.
+    return re.sub(
+        r"^(\s*)probability : bool, default=False$",
+        r'\1probability : bool or "deprecated", default="deprecated"',
+        doc,
+        flags=re.MULTILINE,
     )
 
 
