@@ -127,7 +127,11 @@ def test_dual_matches_clarabel(c: float, lam: float, selection: str) -> None:
     # The sparse settings really exercise the lower bound (and the oracle agrees which points).
     if c >= 100:
         assert est.sparsity_ < 1.0
-        np.testing.assert_array_equal(alpha == BOUND_EPS, ref.alpha <= BOUND_EPS * (1 + 1e-3))
+        # The oracle's values at the bound lie within Clarabel's accuracy of it (within 2e-10
+        # with Clarabel 0.11; in one run of the whole suite at the floors, Clarabel 0.9, one
+        # lay more than 1e-8 above it), its smallest interior value 3e-5 above it: a margin of
+        # 1e-6 tells them apart where the former 1e-8 margin did not.
+        np.testing.assert_array_equal(alpha == BOUND_EPS, ref.alpha <= BOUND_EPS + 1e-6)
 
 
 # --------------------------------------------------------------------------------------------
