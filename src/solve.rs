@@ -40,7 +40,8 @@ pub(crate) struct Solution {
     /// How the solve ended.
     ///
     /// One of ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"``,
-    /// ``"numerical_error"`` and ``"stalled"``.
+    /// ``"numerical_error"``, ``"stalled"`` and ``"not_convex"`` (sparse KLR with a kernel
+    /// matrix that is not positive semidefinite).
     ///
     status: String,
     /// Counters of the solve (kernel cache, objective increases, shrinking).

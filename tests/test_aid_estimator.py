@@ -153,6 +153,24 @@ def test_regressor_predict_score_and_intercept() -> None:
         est.predict(x_new[:, :2])
 
 
+def test_lad_lower_bound_comes_from_a_converged_lp_only() -> None:
+    """An interior-point LP stopped early (here by a time limit far below one iteration's time)
+    has a dual value that need not bound anything: the round then reports no lower bound
+    (``-inf``, gap ``inf``) and the fit its time limit (issue 46). Without the limit, the
+    bound is finite and below the HiGHS optimum."""
+    x, y = regression()
+    cut = AIDRegressor(random_state=0, time_limit=1e-9)
+    with pytest.warns(kernelkit.ConvergenceWarning, match="time_limit"):
+        cut.fit(x, y)
+    assert cut.status_ == "time_limit"
+    assert cut.lower_bound_ == -np.inf and cut.gap_ == np.inf
+    assert all(row["lower_bound"] == -np.inf for row in cut.history_)
+    lp = QuantileRegressor(quantile=0.5, alpha=0.0, solver="highs").fit(x, y)
+    optimum = float(np.abs(y - lp.predict(x)).sum())
+    full = quiet_fit(AIDRegressor(random_state=0, tol=1e-9), x, y)
+    assert np.isfinite(full.lower_bound_) and full.lower_bound_ <= optimum * (1 + 1e-8)
+
+
 def test_sparse_x_is_densified() -> None:
     x, y = regression()
     x = np.where(np.abs(x) < 0.3, 0.0, x)
@@ -511,3 +529,33 @@ def test_rbf_classifier_matches_svc() -> None:
     assert close(e_est, e_ref, 1e-4), (e_est, e_ref)
     dc = np.asarray(est.dual_coef_).ravel()
     assert np.all(np.abs(dc) <= 2.0 * (1 + 1e-9))
+
+
+def test_indefinite_kernel_is_never_certified() -> None:
+    """AID's certificates (a pure partition is optimal; the aggregated dual value bounds the
+    optimum) need a positive semidefinite kernel. With the sigmoid kernel (γ = 2, coef0 = −1)
+    on 2-D Gaussian data, seeds used to end "optimal" with a "lower bound" above the objective
+    another seed reached (issue 46): now no seed claims optimality or a gap, and none reports
+    a lower bound. The RBF kernel on the same data keeps its certificate (a finite bound below
+    every seed's objective)."""
+    rng = np.random.default_rng(46)
+    X = np.vstack([rng.normal(-1.0, 1.0, (60, 2)), rng.normal(1.0, 1.0, (60, 2))])
+    y = np.repeat([0, 1], 60)
+    objectives = []
+    for seed in range(8):
+        model = AIDClassifier(
+            C=1.0, kernel="sigmoid", gamma=2.0, coef0=-1.0, n_clusters=6, random_state=seed
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", kernelkit.ConvergenceWarning)
+            model.fit(X, y)
+        assert model.status_ not in ("optimal", "gap"), (seed, model.status_)
+        assert model.lower_bound_ == -np.inf and model.gap_ == np.inf
+        objectives.append(model.objective_)
+    rbf = [
+        AIDClassifier(C=1.0, kernel="rbf", gamma=0.5, n_clusters=6, random_state=seed).fit(X, y)
+        for seed in range(3)
+    ]
+    best = min(model.objective_ for model in rbf)
+    for model in rbf:
+        assert np.isfinite(model.lower_bound_) and model.lower_bound_ <= best * (1 + 1e-6)

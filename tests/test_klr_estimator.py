@@ -314,6 +314,38 @@ def test_precomputed_kernel_equals_rbf(lam: float) -> None:
         SparseKernelLogisticRegression(kernel="precomputed").fit(x[tr], y[tr])
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "sigmoid", "gamma": 2.0, "coef0": -1.0},
+        {"kernel": "poly", "gamma": 1.0, "coef0": -1.0, "degree": 3},
+    ],
+)
+def test_kernel_that_is_not_psd_is_never_converged(params: dict[str, Any]) -> None:
+    """The dual is convex only for a positive semidefinite kernel matrix (issue 46): with a
+    kernel function that does not guarantee one, a fit meeting the stopping rule ends
+    "not_convex" with a ConvergenceWarning saying so, never "converged"."""
+    x, y = data()
+    est = SparseKernelLogisticRegression(C=10.0, **params)
+    with pytest.warns(ConvergenceWarning, match="not positive semidefinite"):
+        est.fit(x, y)
+    assert est.status_ == "not_convex" and est.fit_status_ == 1
+
+
+def test_precomputed_matrix_with_negative_curvature_is_not_convex() -> None:
+    """A precomputed matrix carries no guarantee: the solver learns from the pairs it meets.
+    The RBF Gram matrix (positive semidefinite) converges; the same matrix with its diagonal
+    lowered by 1.5 (every pair then has K_ii + K_jj − 2K_ij < 0) ends "not_convex"."""
+    x, y = data()
+    gram = rbf(x, gamma=PAPER_GAMMA)
+    fit_quietly(SparseKernelLogisticRegression(kernel="precomputed", C=10.0), gram, y)
+    lowered = gram - 1.5 * np.eye(len(y))
+    est = SparseKernelLogisticRegression(kernel="precomputed", C=10.0)
+    with pytest.warns(ConvergenceWarning, match="not positive semidefinite"):
+        est.fit(lowered, y)
+    assert est.status_ == "not_convex"
+
+
 # --------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 # --------------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     random_state : int, RandomState instance or None, default=None
         Seed of the sample and of k-means; None draws a new seed at every fit.
     time_limit : float or None, default=None
-        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
+        Wall-clock limit in seconds, > 0, or None: checked between aggregated solves, and each
+        aggregated LP gets the time left.
     n_jobs : int or None, default=None
         Threads of the Rust core; ``None`` or -1 use every core.
     verbose : bool or int, default=False
@@ -72,7 +73,8 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     objective_ : float
         ``Σ|y − X coef_ − intercept_|`` on the training data.
     lower_bound_ : float
-        A certified lower bound of the optimum (the aggregated LP's dual value).
+        A certified lower bound of the optimum (the dual value of an aggregated LP solved to
+        convergence; ``-inf`` while no LP has converged, e.g. one cut by ``time_limit``).
     gap_ : float
         The final certified relative gap ``(objective_ − lower_bound_) / objective_``.
     status_ : str

@@ -55,7 +55,10 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     tol : float, default=1e-4
         Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``, > 0
-        (``status_ == "gap"``); AID also stops when every cluster is pure (``"optimal"``).
+        (``status_ == "gap"``); AID also stops when every cluster is pure (``"optimal"``). The
+        certificates need a positive semidefinite kernel: with ``"sigmoid"``, or ``"poly"``
+        with ``coef0 < 0``, there is no lower bound and a pure partition ends the fit as
+        ``"pure"``, a heuristic's answer.
     max_iter : int, default=100
         Maximum number of aggregated solves, >= 1.
     n_clusters : int or None, default=None
@@ -103,11 +106,15 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     objective_ : float
         ``½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))`` on the training data.
     lower_bound_ : float
-        A certified lower bound of the optimum (the aggregated SVM's dual value).
+        A certified lower bound of the optimum (the aggregated SVM's dual value); ``-inf``
+        for a kernel that is not positive semidefinite (sigmoid, poly with ``coef0 < 0``).
     gap_ : float
-        The final certified relative gap ``(objective_ − lower_bound_) / objective_``.
+        The final certified relative gap ``(objective_ − lower_bound_) / objective_`` (``inf``
+        without a lower bound).
     status_ : str
-        How the fit ended: ``"optimal"`` (every cluster pure), ``"gap"``, ``"max_iter"``,
+        How the fit ended: ``"optimal"`` (every cluster pure), ``"pure"`` (every cluster
+        pure, with a kernel that is not positive semidefinite: no certificate), ``"gap"``,
+        ``"max_iter"``,
         ``"time_limit"`` or ``"stopped"``; the last three warn with
         :class:`~kernelkit.ConvergenceWarning`.
     n_iter_ : int

@@ -405,7 +405,17 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     @staticmethod
     def _warn_unconverged(statuses: list[str]) -> None:
-        failed = sorted({s for s in statuses if s != "converged"})
+        if "not_convex" in statuses:
+            warnings.warn(
+                "the kernel matrix is not positive semidefinite (the kernel function does not "
+                "guarantee it, or the solver met a pair of negative curvature): the problem is "
+                "not convex, and the solution meets the stopping rule without being a certified "
+                "optimum (status 'not_convex'). Use a positive semidefinite kernel (linear, rbf, "
+                "poly with coef0 >= 0) for a certified solution.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
         if failed:
             warnings.warn(
                 f"the solver stopped before convergence ({', '.join(failed)}); the model is the "

@@ -151,7 +151,8 @@ class Solution:
         """How the solve ended.
 
         One of ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"``,
-        ``"numerical_error"`` and ``"stalled"``.
+        ``"numerical_error"``, ``"stalled"`` and ``"not_convex"`` (sparse KLR with a kernel
+        matrix that is not positive semidefinite).
         """
     @property
     def stats(self) -> dict[str, float | str]:

@@ -130,7 +130,11 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C), ``"stalled"`` (``tol`` is below what round-off
-        resolves) or ``"numerical_error"``.
+        resolves), ``"numerical_error"`` or ``"not_convex"``: the stopping rule holds but the
+        kernel matrix is not positive semidefinite (``kernel="sigmoid"``, ``"poly"`` with
+        ``coef0 < 0``, or a precomputed or callable kernel in which the solver met a pair of
+        negative curvature), so the solution is stationary, not a certified optimum; every
+        status but ``"converged"`` warns with :class:`~kernelkit.ConvergenceWarning`.
     support_ : ndarray of shape (n_SV,)
         The points used by the model (``α_i > bound_eps``), as indices in the training data
         (int32); prediction uses only them.

@@ -73,6 +73,24 @@ impl KernelFunction {
         }
     }
 
+    /// Whether every Gram matrix of this kernel, over any rows, is positive semidefinite, so
+    /// that the dual problems built on it are convex and their optimality certificates hold.
+    ///
+    /// Linear and RBF kernels are; so is the polynomial kernel with `coef0 ≥ 0` (its expansion
+    /// `Σ_k binom(d, k) coef0^(d−k) γ^k ⟨x, z⟩^k` is a non-negative combination of the PSD
+    /// kernels `⟨x, z⟩^k`, Schur's product theorem) or degree 0 (the constant 1). The sigmoid
+    /// kernel is not, for any parameters in general (Lin & Lin, "A study on sigmoid kernels
+    /// for SVM and the training of non-PSD kernels by SMO-type methods", 2003), nor is the
+    /// polynomial one with `coef0 < 0` (for degree 1, the rows `x = z = 0` give the 1 × 1 Gram
+    /// matrix `[coef0]`).
+    pub fn positive_semidefinite(&self) -> bool {
+        match *self {
+            KernelFunction::Linear | KernelFunction::Rbf { .. } => true,
+            KernelFunction::Polynomial { coef0, degree, .. } => degree == 0 || coef0 >= 0.0,
+            KernelFunction::Sigmoid { .. } => false,
+        }
+    }
+
     /// Whether the kernel needs the squared norms of the rows.
     pub fn uses_norms(&self) -> bool {
         matches!(self, KernelFunction::Rbf { .. })
@@ -158,5 +176,73 @@ mod tests {
             .validate()
             .is_err());
         assert!(KernelFunction::Sigmoid { gamma: 0.1, coef0: -1.0 }.validate().is_ok());
+    }
+
+    /// The Gram matrix of `rows` (each of `d` values) under `f`.
+    fn gram(f: KernelFunction, rows: &[f64], d: usize) -> Vec<Vec<f64>> {
+        let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
+        let rows: Vec<&[f64]> = rows.chunks_exact(d).collect();
+        rows.iter()
+            .map(|x| {
+                rows.iter()
+                    .map(|z| {
+                        let dot = x.iter().zip(*z).map(|(a, b)| a * b).sum();
+                        f.from_inner_product(dot, norm(x), norm(z))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Whether the Cholesky factorisation of `m + jitter · I` succeeds.
+    fn cholesky_succeeds(mut m: Vec<Vec<f64>>, jitter: f64) -> bool {
+        let n = m.len();
+        for (i, row) in m.iter_mut().enumerate() {
+            row[i] += jitter;
+        }
+        for j in 0..n {
+            let pivot = m[j][j] - (0..j).map(|k| m[j][k] * m[j][k]).sum::<f64>();
+            if pivot <= 0.0 {
+                return false;
+            }
+            m[j][j] = pivot.sqrt();
+            for i in j + 1..n {
+                m[i][j] = (m[i][j] - (0..j).map(|k| m[i][k] * m[j][k]).sum::<f64>()) / m[j][j];
+            }
+        }
+        true
+    }
+
+    /// The functions said PSD give Gram matrices that factorise (random rows, a 1e-9 jitter for
+    /// round-off); each function said not PSD has a witness whose Gram matrix does not.
+    #[test]
+    fn positive_semidefinite_matches_the_gram_matrices() {
+        let d = 3;
+        let rows: Vec<f64> =
+            (0..24 * d).map(|k| (((k * 7919) % 211) as f64 / 53.0) - 2.0).collect();
+        let psd = [
+            KernelFunction::Linear,
+            KernelFunction::Rbf { gamma: 0.7 },
+            KernelFunction::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
+            KernelFunction::Polynomial { gamma: 0.5, coef0: 0.0, degree: 2 },
+            KernelFunction::Polynomial { gamma: 0.5, coef0: -1.0, degree: 0 },
+        ];
+        for f in psd {
+            assert!(f.positive_semidefinite(), "{f:?}");
+            let m = gram(f, &rows, d);
+            let scale = m.iter().flatten().fold(1.0f64, |a, v| a.max(v.abs()));
+            assert!(cholesky_succeeds(m, 1e-9 * scale), "{f:?}");
+        }
+        // (function, rows of one feature whose Gram matrix is not PSD)
+        let witnesses: [(KernelFunction, &[f64]); 4] = [
+            (KernelFunction::Sigmoid { gamma: 1.0, coef0: 0.0 }, &[1.0, 2.0]),
+            (KernelFunction::Sigmoid { gamma: 2.0, coef0: -1.0 }, &[0.0]),
+            (KernelFunction::Polynomial { gamma: 1.0, coef0: -1.0, degree: 1 }, &[0.0]),
+            (KernelFunction::Polynomial { gamma: 1.0, coef0: -1.0, degree: 2 }, &[1.0, 0.0]),
+        ];
+        for (f, witness) in witnesses {
+            assert!(!f.positive_semidefinite(), "{f:?}");
+            assert!(!cholesky_succeeds(gram(f, witness, 1), 1e-9), "{f:?}");
+        }
     }
 }

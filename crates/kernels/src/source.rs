@@ -83,6 +83,15 @@ pub trait KernelSource: Send + Sync {
     fn path(&self) -> KernelPath {
         KernelPath::Custom
     }
+
+    /// What is known of the matrix's definiteness before any value is computed: `Some(true)`
+    /// when a kernel function guarantees it positive semidefinite
+    /// ([`KernelFunction::positive_semidefinite`]), `Some(false)` when the function does not
+    /// (sigmoid; polynomial with `coef0 < 0`), `None` for a matrix of unknown origin (a
+    /// precomputed Gram matrix, a callable): a solver then learns only from the values it meets.
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// What [`KernelSource::fill_block_finishing`] calls on each finished window: `(row of the
@@ -433,6 +442,10 @@ impl KernelSource for DenseKernel<'_> {
 
     fn shares_passes(&self) -> bool {
         self.by_feature.is_none() && self.n_features() >= SHARED_PASS_MIN_FEATURES
+    }
+
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        Some(self.function.positive_semidefinite())
     }
 
     fn path(&self) -> KernelPath {

@@ -485,6 +485,10 @@ impl KernelSource for SparseKernel<'_> {
         self.kernel_path()
     }
 
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        Some(self.function.positive_semidefinite())
+    }
+
     fn swap_index(&mut self, i: usize, j: usize) {
         self.rows.swap_rows(i, j);
         self.sq_norms.swap(i, j);

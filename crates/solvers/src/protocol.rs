@@ -143,6 +143,10 @@ pub enum Status {
     /// The objective stopped decreasing before the tolerance was met (the tolerance is below
     /// what floating point can resolve for this problem).
     Stalled,
+    /// The stopping criterion holds, but the problem is not convex (its kernel matrix is not
+    /// positive semidefinite: the kernel function does not guarantee it, or the solve met a
+    /// pair with negative curvature), so the point is stationary, not certified optimal.
+    NotConvex,
 }
 
 impl Status {
@@ -155,6 +159,7 @@ impl Status {
             Status::Stopped => "stopped",
             Status::NumericalError => "numerical_error",
             Status::Stalled => "stalled",
+            Status::NotConvex => "not_convex",
         }
     }
 }

@@ -17,6 +17,10 @@ pub struct Round {
     pub lower_bound: f64,
     /// `E^t`: the original problem's objective at the mapped solution.
     pub full_objective: f64,
+    /// Whether the aggregated problem's solver met its stopping rule. One stopped early (an
+    /// LP at its time limit, SMO at `max_iter`) certifies nothing: its value bounds nothing
+    /// and a pure partition does not prove its solution optimal.
+    pub solved: bool,
     /// Per row, bit `c` set when the row is compatible with cell `c` (rows within the purity
     /// tolerance of a cell boundary are compatible with both cells).
     pub masks: Vec<u8>,
@@ -214,7 +218,15 @@ impl Aid {
             }
             let upper = best.as_ref().map_or(f64::INFINITY, |(e, _)| *e);
             lower = lower.max(round.lower_bound.min(upper));
-            let gap = if upper > 0.0 { ((upper - lower) / upper).max(0.0) } else { 0.0 };
+            // No lower bound (S3VM, a kernel that is not PSD): no gap either, whatever the sign
+            // of the objective.
+            let gap = if lower == f64::NEG_INFINITY {
+                f64::INFINITY
+            } else if upper > 0.0 {
+                ((upper - lower) / upper).max(0.0)
+            } else {
+                0.0
+            };
             let impure = partition.impure_clusters(&round.masks);
             let record = AidIteration {
                 iteration: history.len(),
@@ -230,7 +242,7 @@ impl Aid {
             history.push(record);
             let control = monitor.iteration(&record);
             let status = if impure.is_empty() {
-                Some(if model.purity_certifies_optimality() {
+                Some(if model.purity_certifies_optimality() && round.solved {
                     AidStatus::Optimal
                 } else {
                     AidStatus::Pure

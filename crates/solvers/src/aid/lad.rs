@@ -16,6 +16,8 @@
 //! `r_i = y_i − x_i·β̄^t` share a sign (weakly: rows with `|r_i| ≤ ε` fit both signs, digest
 //! §7.4); an impure cluster splits into `{r > 0}` and `{r ≤ 0}`.
 
+use std::time::Instant;
+
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
@@ -168,6 +170,9 @@ pub struct LadModel<'a, S> {
     purity_tol: f64,
     solver: S,
     options: SolveOptions,
+    /// When the first aggregated LP started: `options.time_limit` bounds all of them together
+    /// (each gets the time left), as it bounds the AID run.
+    started: Option<Instant>,
 }
 
 impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
@@ -190,7 +195,7 @@ impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
             });
         }
         let scale = y.iter().map(|v| v.abs()).fold(1.0, f64::max);
-        Ok(LadModel { x, d, y, purity_tol: 1e-9 * scale, solver, options })
+        Ok(LadModel { x, d, y, purity_tol: 1e-9 * scale, solver, options, started: None })
     }
 
     /// Residuals `y_i − x_i·β` of every row.
@@ -229,7 +234,11 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
             y: partition.means(self.y),
             weights: (0..partition.len()).map(|k| partition.size(k)).collect(),
         };
-        let solution = self.solver.solve(&mut problem, &self.options, inner)?;
+        let started = *self.started.get_or_insert_with(Instant::now);
+        let mut options = self.options.clone();
+        options.time_limit =
+            options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
+        let solution = self.solver.solve(&mut problem, &options, inner)?;
         if solution.status == Status::NumericalError || solution.x.iter().any(|v| !v.is_finite()) {
             return Err(SolveError::InvalidProblem {
                 name: "weighted LAD",
@@ -243,10 +252,14 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
         let masks =
             residuals.iter().map(|&r| u8::from(r > -tol) | (u8::from(r <= tol) << 1)).collect();
         let cells = residuals.iter().map(|&r| u8::from(r <= 0.0)).collect();
+        // Only a converged LP's dual value is a bound: an interior-point iterate stopped early
+        // (time limit, iteration cap, "almost solved") need not be dual feasible.
+        let solved = solution.status == Status::Converged;
         let round = Round {
             aggregated_objective: solution.objective,
-            lower_bound: solution.objective - solution.gap,
+            lower_bound: if solved { solution.objective - solution.gap } else { f64::NEG_INFINITY },
             full_objective,
+            solved,
             masks,
             cells,
         };

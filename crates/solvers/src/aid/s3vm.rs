@@ -345,6 +345,7 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
             cut: false,
         };
         let (aggregated, w, b, lower) = search.run(self.exact_max_clusters, inner)?;
+        let cut = search.cut;
         self.svm_solves += search.solves;
         let decision = linear_decision(data.x, data.d, &w, b);
         let signs: Vec<i8> = data.y.iter().map(|&l| if l == 0 { 1 } else { l }).collect();
@@ -362,6 +363,7 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
             aggregated_objective: aggregated,
             lower_bound: lower,
             full_objective: objective,
+            solved: !cut,
             masks,
             cells,
         };

@@ -252,8 +252,13 @@ where
             (0..k).map(|c| partition.size(c) * (1.0 - signs[c] * cluster_f[c]).max(0.0)).sum();
         let round = Round {
             aggregated_objective: 0.5 * w_norm2 + data.c * aggregated_hinge,
-            lower_bound: alpha.iter().sum::<f64>() - 0.5 * w_norm2,
+            lower_bound: if self.purity_certifies_optimality() {
+                alpha.iter().sum::<f64>() - 0.5 * w_norm2
+            } else {
+                f64::NEG_INFINITY
+            },
             full_objective: 0.5 * w_norm2 + data.c * hinge,
+            solved: solution.status == Status::Converged,
             masks,
             cells,
         };
@@ -261,7 +266,11 @@ where
     }
 
     fn purity_certifies_optimality(&self) -> bool {
-        true
+        // Props. 3–4 rest on the convexity of the dual: with a kernel that is not positive
+        // semidefinite (sigmoid, polynomial with coef0 < 0) neither purity nor the dual value
+        // certifies anything (issue 46: a sigmoid run reported "optimal" above another seed's
+        // objective).
+        self.data.kernel.positive_semidefinite()
     }
 }
 

@@ -65,7 +65,7 @@ pub(super) fn solve<K: KernelSource>(
             Status::Stopped | Status::TimeLimit | Status::NumericalError | Status::Stalled => {
                 break solution.status
             }
-            Status::Converged | Status::MaxIterations => {}
+            Status::Converged | Status::MaxIterations | Status::NotConvex => {}
         }
     };
     Ok(run.finish(status, 0))

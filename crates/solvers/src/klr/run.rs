@@ -20,6 +20,11 @@ const DECREASE_SLACK: f64 = 1e-12;
 const STALLED_PER_POINT: u64 = 50;
 const STALLED_MIN: u64 = 50_000;
 
+/// A pair's curvature `η = K_ii + K_jj − 2K_ij` below `−NEGATIVE_CURVATURE · (K_ii + K_jj)`
+/// proves the kernel matrix indefinite (round-off in a positive semidefinite matrix's values
+/// stays orders of magnitude below it).
+const NEGATIVE_CURVATURE: f64 = 1e-10;
+
 pub(super) fn solve<K: KernelSource>(
     solver: &KlrSmo,
     problem: &mut KlrProblem<K>,
@@ -44,6 +49,11 @@ pub(super) fn solve<K: KernelSource>(
     // The smallest gap so far and the iteration that reached it.
     let (mut best_gap, mut best_at) = (f64::INFINITY, 0u64);
     let stall_window = (STALLED_PER_POINT * n as u64).max(STALLED_MIN);
+    // Whether the problem is known not to be convex: the kernel function does not guarantee a
+    // positive semidefinite matrix, or a pair of negative curvature was met. The step then
+    // clamps η at 0 (it minimises another function than the objective), and a point that
+    // meets the stopping rule is only stationary.
+    let mut not_convex = columns.kernel().known_positive_semidefinite() == Some(false);
     let (mut m, mut big_m);
     let status = loop {
         let (up, low) = state.violating_pair();
@@ -54,7 +64,7 @@ pub(super) fn solve<K: KernelSource>(
                 break Status::NumericalError;
             }
             if fresh {
-                break Status::Converged;
+                break if not_convex { Status::NotConvex } else { Status::Converged };
             }
             // Confirm on F recomputed from the kernel (no drift of the incremental updates).
             state.compute_f(columns.kernel());
@@ -99,6 +109,8 @@ pub(super) fn solve<K: KernelSource>(
         };
         let diagonal = (columns.diagonal()[i], columns.diagonal()[j]);
         let (column_i, column_j) = columns.pair(i, j, columns.size());
+        let eta = diagonal.0 + diagonal.1 - 2.0 * column_i[j];
+        not_convex |= eta < -NEGATIVE_CURVATURE * (diagonal.0.abs() + diagonal.1.abs());
         let (y_i, y_j) = (state.y[i], state.y[j]);
         let (alpha_i, alpha_j) = (state.alpha[i], state.alpha[j]);
         // Room along +y_i for α_i and along −y_j for α_j.
@@ -111,7 +123,7 @@ pub(super) fn solve<K: KernelSource>(
             y_i,
             y_j,
             violation: state.gneg(i) - state.gneg(j),
-            eta: (diagonal.0 + diagonal.1 - 2.0 * column_i[j]).max(0.0),
+            eta: eta.max(0.0),
             t_max: room_i.min(room_j),
         };
         let t = subproblem.solve();
