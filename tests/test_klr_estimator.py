@@ -81,6 +81,7 @@ def assert_feasible(est: SparseKernelLogisticRegression, y: Array) -> None:
         ("tol", {"tol": 0.0}),
         ("max_iter", {"max_iter": 0}),
         ("kernel", {"kernel": "laplace"}),
+        ("multi_class", {"multi_class": "multinomial"}),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -97,11 +98,9 @@ def test_bound_eps_just_below_half_c_is_accepted() -> None:
     assert_feasible(est, y)
 
 
-@pytest.mark.parametrize("n_classes", [1, 3])
-def test_not_two_classes_rejected(n_classes: int) -> None:
+def test_one_class_rejected() -> None:
     x, y = data()
-    labels = np.arange(len(y)) % n_classes
-    raises_naming("y", lambda: SparseKernelLogisticRegression().fit(x, labels))
+    raises_naming("y", lambda: SparseKernelLogisticRegression().fit(x, np.zeros(len(y))))
 
 
 def test_infeasible_box_rejected() -> None:
@@ -347,6 +346,92 @@ def test_precomputed_matrix_with_negative_curvature_is_not_convex() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# more than two classes (kernelkit._klr_multiclass)
+# --------------------------------------------------------------------------------------------
+def three_classes(n: int = 90, seed: int = 4) -> tuple[Array, Array]:
+    """Three Gaussian blobs in 3-D, string labels, min-max scaled."""
+    rng = np.random.default_rng(seed)
+    labels = np.array(["ant", "bee", "cat"])[np.arange(n) % 3]
+    centres = rng.normal(scale=1.5, size=(3, 3))
+    x = centres[np.arange(n) % 3] + rng.normal(size=(n, 3))
+    return (x - x.min(0)) / (x.max(0) - x.min(0)), labels
+
+
+@pytest.mark.parametrize("scheme", ["ovr", "ovo"])
+def test_multiclass_combines_the_binary_models(scheme: str) -> None:
+    """Each binary model is the binary fit of its subproblem (class against the rest, or two
+    classes on their rows) with gamma resolved on every row; the probabilities are their
+    NumPy-computed combination (normalised, or coupled), rows sum to one, and predict is the
+    argmax of both predict_proba and decision_function."""
+    from kernelkit._probability import couple_pairwise
+
+    x, labels = three_classes()
+    est = SparseKernelLogisticRegression(C=10.0, multi_class=scheme).fit(x, labels)
+    np.testing.assert_array_equal(est.classes_, ["ant", "bee", "cat"])
+    gamma = 1.0 / (x.shape[1] * x.var())
+    test = three_classes(seed=5)[0]
+    if scheme == "ovr":
+        subproblems = [(c, np.arange(len(labels))) for c in est.classes_]
+    else:
+        subproblems = [
+            (b, np.flatnonzero(np.isin(labels, [a, b])))
+            for i, a in enumerate(est.classes_)
+            for b in est.classes_[i + 1 :]
+        ]
+    assert len(est.estimators_) == len(subproblems) == 3
+    positives = []
+    for model, (positive, rows) in zip(est.estimators_, subproblems, strict=True):
+        alone = SparseKernelLogisticRegression(C=10.0, gamma=gamma)
+        alone.fit(x[rows], (labels[rows] == positive).astype(int))
+        np.testing.assert_array_equal(model.alpha_, alone.alpha_)
+        positives.append(alone.predict_proba(test)[:, 1])
+    sigma = np.column_stack(positives)
+    if scheme == "ovr":
+        expected = sigma / sigma.sum(axis=1, keepdims=True)
+    else:
+        expected = couple_pairwise(1.0 - sigma, 3)
+    proba = est.predict_proba(test)
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    predicted = est.predict(test)
+    np.testing.assert_array_equal(predicted, est.classes_[np.argmax(proba, axis=1)])
+    np.testing.assert_array_equal(
+        predicted, est.classes_[np.argmax(est.decision_function(test), axis=1)]
+    )
+    assert est.score(x, labels) > 0.8
+
+
+def test_multiclass_precomputed_equals_rbf() -> None:
+    """A precomputed Gram matrix gives each one-vs-one model its rows' block (and the test
+    kernel its columns): the same probabilities as the RBF kernel itself."""
+    x, labels = three_classes()
+    test = three_classes(seed=5)[0]
+    params: dict[str, Any] = {"C": 10.0, "multi_class": "ovo", "tol": 1e-9}
+    direct = SparseKernelLogisticRegression(gamma=PAPER_GAMMA, **params).fit(x, labels)
+    pre = SparseKernelLogisticRegression(kernel="precomputed", **params)
+    pre.fit(rbf(x, gamma=PAPER_GAMMA), labels)
+    np.testing.assert_allclose(
+        pre.predict_proba(rbf(test, x, gamma=PAPER_GAMMA)), direct.predict_proba(test), atol=1e-7
+    )
+    with pytest.raises(ValueError, match=r"(?i)features|shape"):
+        pre.predict(rbf(test, x[:-1], gamma=PAPER_GAMMA))
+
+
+def test_binary_refit_after_multiclass_drops_the_other_model() -> None:
+    """A multiclass fit leaves no binary attribute of an earlier binary fit, and a binary
+    refit no estimators_: each fit describes only its own model."""
+    x, y = data()
+    x3, labels = three_classes()
+    est = SparseKernelLogisticRegression().fit(x, y)
+    assert hasattr(est, "alpha_")
+    est.fit(x3, labels)
+    assert not hasattr(est, "alpha_") and not hasattr(est, "support_")
+    assert len(est.estimators_) == 3
+    est.fit(x, y)
+    assert not hasattr(est, "estimators_") and est.predict_proba(x).shape == (len(y), 2)
+
+
+# --------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 # --------------------------------------------------------------------------------------------
 def expected_failed_checks(estimator: Any) -> dict[str, str]:
@@ -364,10 +449,14 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [SparseKernelLogisticRegression(), SparseKernelLogisticRegression(kernel="precomputed")],
+    [
+        SparseKernelLogisticRegression(),
+        SparseKernelLogisticRegression(multi_class="ovo"),
+        SparseKernelLogisticRegression(kernel="precomputed"),
+    ],
     expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
-    """scikit-learn's contract for a binary-only classifier (clone, fit/predict shapes,
-    idempotence, the binary-only tag and its error, ...)."""
+    """scikit-learn's contract for a classifier, binary and multiclass (clone, fit/predict
+    shapes, idempotence, probabilities summing to one, decision and probability agreeing, ...)."""
     check(estimator)

@@ -160,6 +160,24 @@ def test_lambda_zero_is_logistic_regression_on_kernel_features(c: float) -> None
     np.testing.assert_allclose(w, lr.coef_[0], atol=1e-6 * max(1.0, np.abs(w).max()))
 
 
+def test_lambda_zero_one_vs_rest_is_logistic_regression_one_vs_rest() -> None:
+    """Three classes, one-vs-rest at λ = 0: scikit-learn's OneVsRestClassifier over
+    LogisticRegression on the rows of L (K = LLᵀ) gives the same normalised probabilities."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    rng = np.random.default_rng(7)
+    labels = np.arange(90) % 3
+    x = rng.normal(scale=1.5, size=(3, 4))[labels] + rng.normal(size=(90, 4))
+    x = (x - x.min(0)) / (x.max(0) - x.min(0))
+    ell = factor(rbf(x))
+    lr = LogisticRegression(C=1.0, tol=1e-12, max_iter=100_000, solver="newton-cholesky")
+    reference = OneVsRestClassifier(lr).fit(ell, labels)
+    est = model(1.0, 0.0, tol=TIGHT, multi_class="ovr").fit(x, labels)
+    assert all(m.status_ == "converged" for m in est.estimators_)
+    np.testing.assert_allclose(est.predict_proba(x), reference.predict_proba(ell), atol=1e-7)
+    np.testing.assert_array_equal(est.predict(x), reference.predict(ell))
+
+
 # --------------------------------------------------------------------------------------------
 # 3. Observation 1: ρ = λ (digest §2.4, §2.7, §6.3)
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Sparse binary kernel logistic regression: ``kernelkit.SparseKernelLogisticRegression``."""
+"""Sparse kernel logistic regression: ``kernelkit.SparseKernelLogisticRegression`` (binary; more
+classes through :mod:`kernelkit._klr_multiclass`)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ if TYPE_CHECKING:
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
 from ._validation import check_bool, check_class_labels, class_index, keeps_model_on_failure
 
 __all__ = ["SparseKernelLogisticRegression"]
@@ -25,7 +27,7 @@ SELECTIONS = ("second_order", "first_order")
 
 
 class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type: ignore[misc]
-    """Binary kernel logistic regression with a sparsity-inducing term (S-KLR).
+    """Kernel logistic regression with a sparsity-inducing term (S-KLR).
 
     Solves the dual (22) of Consolo, Manno & Amaldi, "Binary Kernel Logistic Regression: a
     sparsity-inducing formulation and a convergent decomposition training algorithm"::
@@ -80,13 +82,24 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         When true, show a progress bar of the solve on stderr.
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    multi_class : {"ovr", "ovo"}, default="ovr"
+        With more than two classes: one binary model per class against the rest, whose
+        probabilities are normalised (``"ovr"``), or one per pair of classes on their rows,
+        whose probabilities are coupled by Wu, Lin & Weng's method 2 (``"ovo"``, as LIBSVM's
+        ``probability=True``). Unused for two classes.
 
     Attributes
     ----------
     alpha_ : ndarray of shape (n_samples,)
         Every dual variable, in ``[bound_eps, C − bound_eps]``.
-    classes_ : ndarray of shape (2,)
-        The two class labels, sorted; ``classes_[1]`` is the positive class (``y = +1``).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted; for two classes ``classes_[1]`` is the positive class
+        (``y = +1``).
+    estimators_ : list of SparseKernelLogisticRegression
+        Only for more than two classes: the binary models (``"ovr"``: class ``c`` positive
+        against the rest, in the order of ``classes_``; ``"ovo"``: classes ``a < b`` with ``b``
+        positive, ``(0, 1), (0, 2), …``). The binary attributes below (``alpha_``,
+        ``dual_coef_``, ``support_``, ``status_`` …) are then theirs, not the estimator's.
     coef_ : ndarray or sparse matrix of shape (1, n_features)
         Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
         ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
@@ -109,8 +122,8 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features seen during fit, defined only when ``X`` has feature names that
         are all strings.
-    n_iter_ : int
-        SMO iterations.
+    n_iter_ : int or ndarray of shape (n_models,)
+        SMO iterations (for more than two classes, those of each model of ``estimators_``).
     n_support_ : ndarray of shape (2,)
         Support vectors of ``classes_[0]`` and of ``classes_[1]`` (int32).
     objective_ : float
@@ -172,6 +185,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         verbose: bool | int = False,
         time_limit: float | None = None,
+        multi_class: str = "ovr",
     ) -> None:
         self.C = C
         self.lam = lam
@@ -189,6 +203,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self.callback = callback
         self.verbose = verbose
         self.time_limit = time_limit
+        self.multi_class = multi_class
 
     def _check_params(self) -> None:
         self._check_common_params()
@@ -200,10 +215,12 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             raise ValueError(f"bound_eps must be < C / 2 = {c / 2}, got {self.bound_eps!r}")
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
+        if not isinstance(self.multi_class, str) or self.multi_class not in MULTI_CLASS:
+            raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:
-        """Fit the model on a binary problem.
+        """Fit the model (binary, or several binary models for more classes: ``multi_class``).
 
         Parameters
         ----------
@@ -211,7 +228,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
             matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
-            Labels of exactly two classes.
+            Labels of at least two classes.
 
         Returns
         -------
@@ -226,12 +243,11 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             raise ValueError(
                 f"y has 1 class ({classes[0]!r}): SparseKernelLogisticRegression needs 2 classes"
             )
-        if len(classes) != 2:
-            raise ValueError(
-                "Only binary classification is supported. SparseKernelLogisticRegression needs "
-                f"exactly 2 classes in y, got {len(classes)}"
-            )
         self._check_precomputed_fit(X_checked)
+        if len(classes) > 2:
+            return self._fit_multiclass(X_checked, classes, encoded)
+        self.__dict__.pop("estimators_", None)
+        self.__dict__.pop("_multiclass", None)
         signs = np.where(encoded == 1, 1.0, -1.0)
         kernel = self._kernel_spec(X_checked)
         every = np.arange(X_checked.shape[0])
@@ -262,10 +278,38 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             self.history_ = {key: np.asarray(value) for key, value in history.items()}
         return self
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    def _fit_multiclass(self, X: Any, classes: NDArray[Any], encoded: NDArray[np.intp]) -> Self:
+        """More than two classes: one binary model per subproblem of ``multi_class``
+        (:mod:`kernelkit._klr_multiclass`), each with ``gamma`` resolved on every row."""
+        kind, gamma, _, _ = self._kernel_spec(X)
+        template = clone(self)
+        if kind not in ("precomputed", "callable"):
+            template.set_params(gamma=gamma)
+        precomputed = self.kernel == "precomputed"
+        combined = MulticlassKlr(str(self.multi_class), len(classes))
+        combined.fit(template, X, encoded, precomputed)
+        # The binary attributes of an earlier fit describe another model: dropped.
+        kept = ("n_features_in_", "feature_names_in_")
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            if name not in kept:
+                delattr(self, name)
+        self._multiclass = combined
+        self.classes_ = classes
+        self.estimators_ = combined.estimators
+        self.shape_fit_ = X.shape
+        # One count per binary solve, as scikit-learn's LogisticRegression gives for "ovr" (the
+        # base class declares the binary case's int).
+        iterations = np.array([model.n_iter_ for model in combined.estimators])
+        self.n_iter_ = iterations  # type: ignore[assignment]
+        return self
+
+    def _multiclass_input(self, X: Any) -> tuple[MulticlassKlr, Any] | None:
+        """The multiclass model and the checked X, or None for a binary model."""
+        combined: MulticlassKlr | None = getattr(self, "_multiclass", None)
+        if combined is None:
+            return None
+        check_is_fitted(self, "estimators_")
+        return combined, self._validate_x(X, reset=False)
 
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function on the samples in X.
@@ -278,9 +322,16 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
             ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.
+            For more than two classes, one column per class whose largest entry is the
+            predicted class: each class's ``d`` against the rest (``multi_class="ovr"``), or
+            the logarithms of the coupled probabilities (``"ovo"``).
         """
+        multiclass = self._multiclass_input(X)
+        if multiclass is not None:
+            combined, X_checked = multiclass
+            return combined.decisions(X_checked, self.kernel == "precomputed")
         X_checked = self._check_predict_input(X)
         coef = self.dual_coef_[0]
         decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
@@ -300,10 +351,16 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
 
         Returns
         -------
-        ndarray of shape (n_samples, 2)
+        ndarray of shape (n_samples, n_classes)
             ``[σ(−d(x)), σ(d(x))]`` with the logistic function σ: the model's probabilities
-            of ``classes_[0]`` and ``classes_[1]``.
+            of ``classes_[0]`` and ``classes_[1]``. For more than two classes, the binary
+            models' probabilities normalised (``multi_class="ovr"``) or coupled by Wu, Lin &
+            Weng's method 2 (``"ovo"``); each row sums to one.
         """
+        multiclass = self._multiclass_input(X)
+        if multiclass is not None:
+            combined, X_checked = multiclass
+            return combined.probabilities(X_checked, self.kernel == "precomputed")
         decision = self.decision_function(X)
         positive = 0.5 * (1.0 + np.tanh(0.5 * decision))
         return np.column_stack([1.0 - positive, positive])
@@ -321,8 +378,14 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         -------
         ndarray of shape (n_samples,)
             The class with the larger probability: ``classes_[1]`` where ``d(x) > 0``, else
-            ``classes_[0]``.
+            ``classes_[0]`` (for more classes, the class of the largest probability).
         """
+        multiclass = self._multiclass_input(X)
+        if multiclass is not None:
+            combined, X_checked = multiclass
+            scores = combined.decisions(X_checked, self.kernel == "precomputed")
+            chosen: NDArray[Any] = self.classes_[np.argmax(scores, axis=1)]
+            return chosen
         check_is_fitted(self, "support_")
         decision = self.decision_function(X)
         labels: NDArray[Any] = self.classes_[(decision > 0).astype(int)]
