@@ -82,6 +82,7 @@ def assert_feasible(est: SparseKernelLogisticRegression, y: Array) -> None:
         ("max_iter", {"max_iter": 0}),
         ("kernel", {"kernel": "laplace"}),
         ("multi_class", {"multi_class": "multinomial"}),
+        ("lam", {"lam": "C/100"}),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -96,6 +97,17 @@ def test_bound_eps_just_below_half_c_is_accepted() -> None:
     # 37 positives, 23 negatives: 0.3·37 ≤ 0.7·23, so the box is also feasible for Σα_i y_i = 0.
     est = fit_quietly(SparseKernelLogisticRegression(C=1.0, bound_eps=0.3, gamma=0.5), x, y)
     assert_feasible(est, y)
+
+
+def test_lam_c_over_10_is_the_papers_suggestion() -> None:
+    """lam="C/10" fits exactly the model of lam = C / 10 (and keeps the string in get_params,
+    so that clone and a grid over C keep the rule)."""
+    x, y = data()
+    spelled = SparseKernelLogisticRegression(C=20.0, lam="C/10").fit(x, y)
+    number = SparseKernelLogisticRegression(C=20.0, lam=2.0).fit(x, y)
+    np.testing.assert_array_equal(spelled.alpha_, number.alpha_)
+    assert spelled.rho_ == 2.0 and spelled.get_params()["lam"] == "C/10"
+    assert clone(spelled).set_params(C=30.0).fit(x, y).rho_ == 3.0
 
 
 def test_one_class_rejected() -> None:

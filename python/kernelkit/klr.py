@@ -40,14 +40,14 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     ``½‖w‖² + C Σ log(1 + exp(−y_i (w·φ(x_i) + b)))``); ``lam > 0`` is the paper's sparse model,
     whose primal subtracts a margin ``ρ`` from every point (``ρ = lam`` at the optimum,
     Observation 1) so that well-classified points get ``α_i = γ`` and leave the model. The paper
-    suggests ``lam = C / 10``.
+    suggests ``lam = C / 10``, spelled ``lam="C/10"``.
 
     Parameters
     ----------
     C : float, default=1.0
         Weight of the logistic loss, > 0.
-    lam : float, default=0.0
-        The sparsity parameter λ >= 0.
+    lam : float or "C/10", default=0.0
+        The sparsity parameter λ >= 0; ``"C/10"`` is the paper's suggestion, ``C / 10``.
     kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
         The kernel, as for :class:`SVC`. The paper's kernel is ``exp(−‖x − x'‖²/2)``
         (``kernel="rbf", gamma=0.5``) on features scaled to [0, 1].
@@ -170,7 +170,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self,
         *,
         C: float = 1.0,
-        lam: float = 0.0,
+        lam: float | str = 0.0,
         kernel: str | Callable[..., Any] = "rbf",
         degree: int = 3,
         gamma: str | float = "scale",
@@ -208,7 +208,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     def _check_params(self) -> None:
         self._check_common_params()
         c = _check_positive("C", self.C)
-        _check_positive("lam", self.lam, allow_zero=True)
+        self._lam_value()
         check_bool("record_history", self.record_history)
         bound = _check_positive("bound_eps", self.bound_eps)
         if bound >= c / 2:
@@ -217,6 +217,14 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if not isinstance(self.multi_class, str) or self.multi_class not in MULTI_CLASS:
             raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
+
+    def _lam_value(self) -> float:
+        """``lam`` as a number: ``"C/10"`` is the paper's suggestion ``C / 10``."""
+        if isinstance(self.lam, str):
+            if self.lam.replace(" ", "") != "C/10":
+                raise ValueError(f"lam must be a float >= 0 or 'C/10', got {self.lam!r}")
+            return _check_positive("C", self.C) / 10.0
+        return _check_positive("lam", self.lam, allow_zero=True)
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:
@@ -258,7 +266,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             signs,
             self._make_kernel(kernel),
             float(self.C),
-            float(self.lam),
+            self._lam_value(),
             float(self.bound_eps),
             self.selection,
             with_history,
@@ -270,7 +278,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self.alpha_ = alpha
         self._store_solution(X_checked, every, coef, solution, kernel)
         self.sparsity_ = float(len(self.support_) / len(alpha))
-        self.rho_ = float(self.lam)
+        self.rho_ = self._lam_value()
         self.n_support_ = np.array(
             [np.sum(signs[self.support_] < 0), np.sum(signs[self.support_] > 0)], dtype=np.int32
         )
