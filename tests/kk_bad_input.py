@@ -116,7 +116,7 @@ x_float32                 W    W    W    W     W    W   W    W   W   W    W    W
 x_int                     W    W    W    W     W    W   W    W   W   W    W    W    W
 single_target_value       V    V    W    W     .    V   V    V   V   W    V    W    V
 y_continuous_labels       V    V    .    .     W    V   V    V   V   .    V    .    V
-labels_outside            .    .    .    .     .    V   .    .   V   .    V    .    V
+labels_outside            .    .    .    .     .    V   .    .   .   .    V    .    V
 C_zero                    V    .    V    V     .    .   V    V   V   V    V    .    V
 C_negative                V    .    V    V     .    .   V    V   V   V    V    .    V
 C_nan                     V    .    V    V     .    .   V    V   V   V    V    .    V
@@ -163,8 +163,8 @@ NOT_APPLICABLE = {
     "y_non_numeric": "classifiers take labels of any type (strings included)",
     "y_continuous_labels": "regressors take continuous y",
     "single_target_value": "OCSVM has no y",
-    "labels_outside": "SVC, NuSVC, FWSVC, MEB: any number of classes of any labels is valid; "
-    "regressors and OCSVM have no labels",
+    "labels_outside": "SVC, NuSVC, FWSVC, MEB, KLR: any number of classes of any labels is "
+    "valid; regressors and OCSVM have no labels",
     "kernel_precomputed": "supported by the kernel SVMs (cells precomputed_*); CSVR, AIDR and "
     "AIDS are linear, with no kernel parameter",
     "precomputed_not_square": "PU and AIDC reject kernel='precomputed' (kernel_precomputed); "

@@ -41,9 +41,12 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     Parameters
     ----------
     prior : float, default=None
-        The class prior π in (0, 1): the fraction of positives in the *whole* data (labeled and
-        unlabeled alike, as the paper uses it). Required (the default None raises at fit): PU
-        data cannot reveal it without extra assumptions.
+        The class prior π in (0, 1) of the unlabeled rows: the fraction of positives among them
+        (the risk replaces those positives by the labeled ones). When the labeled positives
+        were taken from the same pool as the unlabeled rows (a fraction ``c`` of its positives
+        labeled), this is ``π_all (1 − c) / (1 − c π_all)``, less than the pool's fraction
+        ``π_all``. Required (the default None raises at fit): PU data cannot reveal it without
+        extra assumptions.
     lam : float, default=0.01
         The RKHS regularisation weight λ, > 0.
     kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"
@@ -172,7 +175,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 f"precomputed or callable kernel), got {self.kernel!r}"
             )
         if self.prior is None:
-            raise ValueError("prior is required: the fraction of positives in the whole data")
+            raise ValueError("prior is required: the fraction of positives among the unlabeled rows")
         if isinstance(self.prior, bool) or not isinstance(self.prior, (int, float, np.number)):
             raise TypeError(f"prior must be a real number, got {type(self.prior).__name__}")
         if not 0.0 < float(self.prior) < 1.0:
