@@ -176,6 +176,14 @@ class KernelParams:
             "coef0": self.coef0,
         }
 
+    def guaranteed_psd(self) -> bool:
+        """Whether every Gram matrix of the kernel is positive semidefinite (linear, RBF,
+        polynomial with coef0 ≥ 0 or degree 0; not sigmoid): the rule AID and sparse KLR
+        certify by, checked independently in the kernels crate's tests."""
+        if self.kernel == "sigmoid":
+            return False
+        return not (self.kernel == "poly" and self.coef0 < 0 and self.degree != 0)
+
     def resolve(self, x: Array) -> KernelParams:
         gamma = self.gamma_param
         if gamma == "scale":

@@ -235,11 +235,13 @@ def _estimators() -> list[str]:
     return [path for path, klass in _public_classes().items() if issubclass(klass, BaseEstimator)]
 
 
-def _fitted(klass: type, **params: Any) -> Any:
+def _fitted(klass: type, *, n_classes: int = 2, **params: Any) -> Any:
     pandas = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
-    labels = (X[:, 0] + 0.3 * rng.normal(size=40) > 0).astype(int)
+    noisy = X[:, 0] + 0.3 * rng.normal(size=40)
+    cuts = [0.0] if n_classes == 2 else np.quantile(noisy, np.linspace(0, 1, n_classes + 1)[1:-1])
+    labels = np.digitize(noisy, cuts)
     name = klass.__name__
     if name in REGRESSORS:
         y: Any = X @ np.array([1.0, 0.5, 0.0]) + 0.1 * rng.normal(size=40)
@@ -285,6 +287,11 @@ def test_attributes_section_lists_the_fitted_attributes(path: str) -> None:
         linear = _fitted(klass, kernel="linear")
         assert "coef_" in _fitted_attributes(linear), f"{path}: coef_ with a linear kernel"
         fitted = fitted | {"coef_"}
+    if "estimators_" in documented and "estimators_" not in fitted:
+        # Only for more than two classes (SparseKernelLogisticRegression's binary models).
+        multiclass = _fitted(klass, n_classes=3)
+        assert "estimators_" in _fitted_attributes(multiclass), f"{path}: estimators_, 3 classes"
+        fitted = fitted | {"estimators_"}
     assert sorted(set(documented) - fitted) == [], f"{path}: documented but not fitted"
     for name, (type_, description) in documented.items():
         text = " ".join(line.strip() for line in description).strip()

@@ -23,6 +23,7 @@ from ._validation import (
     check_bool,
     core_max_iter,
     core_time_limit,
+    mean_distance_gamma,
     plain_rows,
     plain_target,
     scale_gamma,
@@ -52,16 +53,19 @@ def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> fl
     return number
 
 
-def _check_kernel_parameters(gamma: Any, degree: Any, coef0: Any) -> None:
-    """The built-in kernels' parameters: ``degree`` an int >= 0, ``gamma`` "scale", "auto" or a
-    float > 0, ``coef0`` a finite real number (every estimator with those parameters)."""
+def _check_kernel_parameters(
+    gamma: Any, degree: Any, coef0: Any, rules: tuple[str, ...] = ("scale", "auto")
+) -> None:
+    """The built-in kernels' parameters: ``degree`` an int >= 0, ``gamma`` one of ``rules``
+    or a float > 0, ``coef0`` a finite real number (every estimator with those parameters)."""
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
         raise TypeError(f"degree must be an int, got {type(degree).__name__}")
     if degree < 0:
         raise ValueError(f"degree must be >= 0, got {degree}")
     if isinstance(gamma, str):
-        if gamma not in ("scale", "auto"):
-            raise ValueError(f"gamma must be 'scale', 'auto' or a float > 0, got {gamma!r}")
+        if gamma not in rules:
+            named = ", ".join(repr(rule) for rule in rules)
+            raise ValueError(f"gamma must be {named} or a float > 0, got {gamma!r}")
     else:
         _check_positive("gamma", gamma)
     if not _is_finite_real(coef0):
@@ -119,6 +123,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     :meth:`_solve` for each dual problem.
     """
 
+    #: The named ``gamma`` rules the estimator accepts (``FrankWolfeSVC`` adds its paper's).
+    _GAMMA_RULES: tuple[str, ...] = ("scale", "auto")
+
     kernel: str | Callable[..., Any]
     degree: int
     gamma: str | float
@@ -175,7 +182,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             not isinstance(self.kernel, str) or self.kernel not in KERNELS
         ):
             raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
-        _check_kernel_parameters(self.gamma, self.degree, self.coef0)
+        _check_kernel_parameters(self.gamma, self.degree, self.coef0, self._GAMMA_RULES)
         check_bool("shrinking", getattr(self, "shrinking", True))
         engine = getattr(self, "engine", "auto")
         if not isinstance(engine, str) or engine not in ENGINES:
@@ -307,6 +314,8 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             gamma = scale_gamma(X)
         elif self.gamma == "auto":
             gamma = 1.0 / X.shape[1]
+        elif self.gamma == "mean_distance":
+            gamma = mean_distance_gamma(X)
         else:
             gamma = float(self.gamma)
         return (str(self.kernel), gamma, int(self.degree), float(self.coef0))

@@ -163,6 +163,33 @@ def scale_gamma(X: Any) -> float:
     return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
 
 
+def mean_distance_gamma(X: Any) -> float:
+    """``gamma="mean_distance"``: ``1 / (2 d̄)`` with ``d̄`` the mean squared distance over the
+    distinct pairs of rows, the RBF width ``σ² = d̄`` of Frandi et al.'s text (digest P8, rule
+    (a)), computed exactly in one pass,
+    ``Σ_{i≠j} ‖x_i − x_j‖² = 2n Σ_i ‖x_i‖² − 2 ‖Σ_i x_i‖²``, so ``d̄`` is that over
+    ``n (n − 1)`` (1 when it is 0, or with one row). On standardised columns ``d̄ ≈ 2 ·
+    n_features``, so it is about a quarter of ``"scale"``'s ``1 / n_features``."""
+    n = X.shape[0]
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below
+        if sp.issparse(X):
+            squares = float(X.multiply(X).sum())
+            sums = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+        else:
+            values = np.asarray(X, dtype=np.float64)
+            squares = float(np.einsum("ij,ij->", values, values))
+            sums = values.sum(axis=0)
+        total = 2.0 * n * squares - 2.0 * float(sums @ sums)
+    if not np.isfinite(total):
+        raise ValueError(
+            "gamma='mean_distance' is undefined: the squared distances of X overflow float64; "
+            "rescale X or pass a float gamma"
+        )
+    # The two terms cancel for (nearly) equal rows: a negative rounding error means 0.
+    mean = max(total, 0.0) / (n * (n - 1)) if n > 1 else 0.0
+    return 1.0 / (2.0 * mean) if mean > 0 else 1.0
+
+
 def check_not_overflowing(X: NDArray[np.float64]) -> None:
     """A ``ValueError`` when the squared norms of the rows of (dense) X overflow float64: the
     inner products of a linear model would be infinite."""

@@ -66,11 +66,12 @@ class FrankWolfeSVC(SVC):
         The kernel ``k``, as for :class:`SVC` (``"cvm"`` needs a constant ``k(x, x)``).
     degree : int, default=3
         Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
+    gamma : {"scale", "auto", "mean_distance"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
         ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-        The paper's RBF width rule (σ² = mean squared distance) is
-        ``gamma = 1 / (2 · mean squared distance)``; ``"scale"`` is close to twice that.
+        ``"mean_distance"`` is the paper's RBF width rule, ``σ²`` = the mean squared distance
+        ``d̄`` between distinct training rows, i.e. ``gamma = 1 / (2 d̄)``: on standardised
+        features ``d̄ ≈ 2 · n_features``, so ``"scale"`` is about 4 times the paper's value.
     coef0 : float, default=0.0
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     epsilon : float, default=1e-6
@@ -184,6 +185,8 @@ class FrankWolfeSVC(SVC):
     .. [2] I. W. Tsang, J. T. Kwok and P.-M. Cheung, "Core vector machines: fast SVM training
        on very large data sets", JMLR 6, 2005.
     """
+
+    _GAMMA_RULES = ("scale", "auto", "mean_distance")
 
     # SVC's shared machinery reads these; they are not parameters of the L2-SVM.
     tol = 1e-3

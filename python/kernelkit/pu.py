@@ -175,7 +175,9 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
                 f"precomputed or callable kernel), got {self.kernel!r}"
             )
         if self.prior is None:
-            raise ValueError("prior is required: the fraction of positives among the unlabeled rows")
+            raise ValueError(
+                "prior is required: the fraction of positives among the unlabeled rows"
+            )
         if isinstance(self.prior, bool) or not isinstance(self.prior, (int, float, np.number)):
             raise TypeError(f"prior must be a real number, got {type(self.prior).__name__}")
         if not 0.0 < float(self.prior) < 1.0:
