@@ -212,7 +212,8 @@ def _check_binary(n_classes: int, what: str) -> None:
 
 
 def _default_svm_clusters(n: int, m: int) -> int:
-    """The paper's SVM rule, read as ``1.1m + 1`` clusters per class (digest §3.2)."""
+    """The paper's SVM rule, ``1.1m + 1`` clusters per class (digest §3.2), as a total for
+    two balanced classes: the core shares it among the classes by their sizes."""
     return min(n, max(math.ceil(2 * (1.1 * m + 1)), math.ceil(1e-4 * n), 2))
 
 

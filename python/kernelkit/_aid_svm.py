@@ -62,9 +62,11 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     max_iter : int, default=100
         Maximum number of aggregated solves, >= 1.
     n_clusters : int or None, default=None
-        Initial number of clusters (label-pure), between 1 and n_samples. ``None``: the
-        paper's ``1.1m + 1`` per class, ``m`` the number of features, that is
-        ``max(⌈2(1.1m + 1)⌉, ⌈0.0001 n⌉, 2)`` in all (at most n_samples).
+        Initial number of clusters (label-pure), between 1 and n_samples, shared among the
+        two classes in proportion to their sizes (at least one each). ``None``:
+        ``max(⌈2(1.1m + 1)⌉, ⌈0.0001 n⌉, 2)`` in all (at most n_samples), ``m`` the number of
+        features: the paper's ``1.1m + 1`` per class when the classes are balanced, fewer for
+        the smaller class otherwise (on 95/5 data with m = 5: 12 and 1).
     init : {"kmeans", "random"} or array-like of int, default="kmeans"
         ``"kmeans"``: k-means, per class, on the decision values of an SVM fitted on a
         sample; ``"random"``: a random partition; an array of shape (n_samples,): each row's
