@@ -9,7 +9,8 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
-    PuProblem, RadiusRule, SimplexQp, Smo, SolveError, SolveOptions, Solver, Usmo, WorkingSetRule,
+    PuProblem, RadiusRule, SimplexQp, Smo, SolveError, SolveOptions, Solver, Start, Usmo,
+    WorkingSetRule,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -522,7 +523,7 @@ pub(crate) fn solve_pu(
 #[pyfunction]
 #[pyo3(signature = (
     x, y, kernel, c, method, epsilon, sample_size=None, seed=0, sample_trials=7, init_size=20,
-    verify_full=false, radius_rule="exact", **options
+    verify_full=false, radius_rule="exact", init="random", **options
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_frank_wolfe(
@@ -539,8 +540,18 @@ pub(crate) fn solve_frank_wolfe(
     init_size: usize,
     verify_full: bool,
     radius_rule: &str,
+    init: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
+    let start = match init {
+        "random" => Start::RandomMeb,
+        "furthest" => Start::FurthestPair,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "init must be 'random' or 'furthest', got {other:?}"
+            )))
+        }
+    };
     let method = match method {
         "cvm" => Method::Cvm,
         "fw" => Method::Fw,
@@ -566,6 +577,7 @@ pub(crate) fn solve_frank_wolfe(
         sample_size,
         sample_trials,
         init_size,
+        start,
         verify_full,
         radius_rule,
     };

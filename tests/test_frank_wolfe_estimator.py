@@ -340,3 +340,22 @@ def test_mean_distance_gamma_is_the_papers_width() -> None:
     np.testing.assert_allclose(named.dual_coef_, number.dual_coef_, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="gamma"):
         kernelkit.SVC(gamma="mean_distance").fit(x, y)
+
+
+@pytest.mark.parametrize("method", ["cvm", "fw", "mfw"])
+def test_furthest_pair_start_reaches_the_same_ball(method: str) -> None:
+    """init="furthest" (the paper's Option A) starts elsewhere but stops on the same ball:
+    the squared radius within the stopping rule's relative 2ε + ε² of the random start's, and
+    predictions that agree; an unknown init is named."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(300, 4))
+    y = (x[:, 0] + 0.5 * x[:, 1] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    params: dict[str, Any] = {"method": method, "C": 10.0, "gamma": 0.3, "epsilon": 1e-8}
+    params.update(sample_size=None, random_state=0)
+    random_start = kernelkit.FrankWolfeSVC(**params).fit(x, y)
+    furthest = kernelkit.FrankWolfeSVC(init="furthest", **params).fit(x, y)
+    relative = 2 * 1e-8 + 1e-16
+    np.testing.assert_allclose(furthest.radius2_, random_start.radius2_, rtol=2 * relative)
+    assert np.mean(furthest.predict(x) == random_start.predict(x)) >= 0.99
+    with pytest.raises(ValueError, match="init"):
+        kernelkit.FrankWolfeSVC(init="kmeans").fit(x, y)

@@ -246,6 +246,7 @@ def solve_frank_wolfe(
     init_size: int = 20,
     verify_full: bool = False,
     radius_rule: str = "exact",
+    init: str = "random",
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_constrained_svr(

@@ -28,6 +28,7 @@ from .svc import SVC
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 
 METHODS = ("cvm", "fw", "mfw")
+INITS = ("random", "furthest")
 
 
 def _check_int(name: str, value: object, minimum: int) -> int:
@@ -87,7 +88,12 @@ class FrankWolfeSVC(SVC):
         convergence, >= 1 (LibCVM's rule; the paper leaves it open).
     init_size : int, default=20
         Random points (alternating classes) whose ball, solved by SMO, is the starting point,
-        >= 2.
+        >= 2 (with ``init="random"``).
+    init : {"random", "furthest"}, default="random"
+        The start (§2.2): ``"random"``, the ball of ``init_size`` random points (Option B, as
+        LibCVM and the paper's experiments); ``"furthest"``, Option A (Kumar, Mitchell &
+        Yıldırım): a random point and the point furthest from it in the ball's feature space,
+        each with weight ½ (one kernel column).
     verify_full : bool, default=False
         With sampling, confirm convergence with one full scan (and go on if it finds a point
         outside the ball).
@@ -207,6 +213,7 @@ class FrankWolfeSVC(SVC):
         sample_size: int | None = 59,
         sample_trials: int = 7,
         init_size: int = 20,
+        init: str = "random",
         verify_full: bool = False,
         random_state: Any = None,
         cache_size: float = 200,
@@ -228,6 +235,7 @@ class FrankWolfeSVC(SVC):
         self.sample_size = sample_size
         self.sample_trials = sample_trials
         self.init_size = init_size
+        self.init = init
         self.verify_full = verify_full
         self.random_state = random_state
         self.cache_size = cache_size
@@ -248,6 +256,8 @@ class FrankWolfeSVC(SVC):
             _check_int("sample_size", self.sample_size, 1)
         _check_int("sample_trials", self.sample_trials, 1)
         _check_int("init_size", self.init_size, 2)
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
         check_bool("verify_full", self.verify_full)
         self._check_shape_params()
 
@@ -311,6 +321,8 @@ class FrankWolfeSVC(SVC):
             int(self.sample_trials),
             int(self.init_size),
             bool(self.verify_full),
+            "exact",  # radius_rule: the paper's printed rule is for reproduction only
+            str(self.init),
             **options,
         )
 

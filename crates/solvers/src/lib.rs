@@ -39,7 +39,7 @@ pub use constrained_svr::{
     Block, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, HistoryPoint, LinearConstraints,
     SparseMatrix,
 };
-pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp};
+pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp, Start};
 pub use klr::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
 pub use parallel::{with_thread_pool, PoolLease};
 pub use protocol::{

@@ -3,7 +3,7 @@
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, PrecomputedGram, SignedQ};
 use kernelkit_solvers::{
     with_thread_pool, BoxQp, FrankWolfe, Method, NoMonitor, RadiusRule, SimplexQp, Smo,
-    SolveOptions, Solver, Status,
+    SolveOptions, Solver, Start, Status,
 };
 
 /// Two noisy interleaved clusters in 2-D with labels ±1.
@@ -99,18 +99,26 @@ fn every_method_meets_the_papers_bound_against_the_qp_optimum() {
             if method == Method::Cvm && matches!(function, KernelFunction::Polynomial { .. }) {
                 continue;
             }
-            for sample_size in [None, Some(59)] {
+            let starts = [Start::RandomMeb, Start::FurthestPair];
+            for (sample_size, start) in
+                [None, Some(59)].into_iter().flat_map(|s| starts.map(|t| (s, t)))
+            {
                 let epsilon = 1e-4;
                 let solver = FrankWolfe {
                     method,
                     epsilon,
                     sample_size,
+                    start,
                     verify_full: true,
                     ..Default::default()
                 };
                 let (solution, report) =
                     solve(&solver, &x, &y, c, function, &SolveOptions::default());
-                assert_eq!(solution.status, Status::Converged, "{method:?} {sample_size:?}");
+                assert_eq!(
+                    solution.status,
+                    Status::Converged,
+                    "{method:?} {sample_size:?} {start:?}"
+                );
                 let alpha = &solution.x;
                 assert!(alpha.iter().all(|&a| a >= 0.0));
                 assert!((alpha.iter().sum::<f64>() - 1.0).abs() <= 1e-12);

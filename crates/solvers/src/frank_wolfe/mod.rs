@@ -40,7 +40,10 @@
 //!   outer loop.
 //!
 //! All methods start from the MEB of `init_size` random points (20 in the paper), drawn
-//! class-balanced (alternating labels) without replacement, solved by SMO (§2.2, Option B).
+//! class-balanced (alternating labels) without replacement, solved by SMO (§2.2, Option B, the
+//! paper's experiments), or with [`Start::FurthestPair`] from §2.2's Option A (Kumar, Mitchell
+//! & Yıldırım): a random point `a`, the point `b` furthest from it in the MEB's feature space
+//! (`k̃_aa + k̃_bb − 2k̃_ab` largest, one kernel column), and `α_a = α_b = ½`.
 //!
 //! # Search modes
 //!
@@ -138,6 +141,16 @@ pub enum Method {
     Mfw,
 }
 
+/// How the solve starts (§2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// Option B: the MEB of `init_size` random class-balanced points (the paper's experiments).
+    #[default]
+    RandomMeb,
+    /// Option A: a random point and the point furthest from it, each with weight ½.
+    FurthestPair,
+}
+
 impl Method {
     /// A stable lower-case name.
     pub fn as_str(&self) -> &'static str {
@@ -163,6 +176,8 @@ pub struct FrankWolfe {
     pub sample_trials: u32,
     /// Points of the random initial MEB.
     pub init_size: usize,
+    /// The start: the random MEB of `init_size` points or the furthest pair.
+    pub start: Start,
     /// After a sampled convergence, confirm it with one full scan.
     pub verify_full: bool,
     /// The away-step radius update.
@@ -177,6 +192,7 @@ impl Default for FrankWolfe {
             sample_size: Some(59),
             sample_trials: 7,
             init_size: 20,
+            start: Start::RandomMeb,
             verify_full: false,
             radius_rule: RadiusRule::Exact,
         }

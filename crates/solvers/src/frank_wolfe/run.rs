@@ -8,7 +8,7 @@ use kernelkit_kernels::{KernelSource, MebQ};
 use super::core_set::{solve_core_set, WarmStart};
 use super::iterate::{argmax, argmin, Iterate, StepKind};
 use super::search::{best_of_sample, best_outside_basis, Random, Vertex};
-use super::{FrankWolfe, FrankWolfeReport, Method};
+use super::{FrankWolfe, FrankWolfeReport, Method, Start};
 use crate::protocol::{
     Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
 };
@@ -83,8 +83,12 @@ impl<'a, K: KernelSource> Run<'a, K> {
         }
     }
 
-    /// Draws `init_size` points, alternating labels, without replacement.
+    /// The points of the start: [`Start::FurthestPair`]'s two, or `init_size` drawn with
+    /// alternating labels, without replacement.
     fn initial_points(&mut self) -> Vec<usize> {
+        if self.config.start == Start::FurthestPair {
+            return self.furthest_pair();
+        }
         let n = self.meb.size();
         let count = self.config.init_size.min(n);
         let signs = self.meb.signs();
@@ -105,6 +109,26 @@ impl<'a, K: KernelSource> Run<'a, K> {
         }
         chosen.sort_unstable();
         chosen
+    }
+
+    /// A random point `a` and the point furthest from it, `argmax_i k̃_aa + k̃_ii − 2k̃_ai`
+    /// (another point when all are equally far, so that the start has two), sorted.
+    fn furthest_pair(&mut self) -> Vec<usize> {
+        let n = self.meb.size();
+        let a = self.random.below(n);
+        let column = self.meb.column(a, n).to_vec();
+        let diagonal = self.meb.diagonal();
+        let mut best: Option<(usize, f64)> = None;
+        for (i, (&k_ai, &k_ii)) in column.iter().zip(diagonal).enumerate() {
+            let distance = diagonal[a] + k_ii - 2.0 * k_ai;
+            if i != a && best.is_none_or(|(_, d)| distance > d) {
+                best = Some((i, distance));
+            }
+        }
+        let b = best.map_or(a, |(i, _)| i);
+        let mut pair = vec![a.min(b), a.max(b)];
+        pair.dedup();
+        pair
     }
 
     /// The random MEB start (§2.2): the chosen points are moved to the front of the basis
