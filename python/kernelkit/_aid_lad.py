@@ -78,8 +78,9 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     gap_ : float
         The final certified relative gap ``(objective_ − lower_bound_) / objective_``.
     status_ : str
-        How the fit ended: ``"optimal"`` (every cluster pure), ``"gap"``, ``"max_iter"``,
-        ``"time_limit"`` or ``"stopped"``; the last three warn with
+        How the fit ended: ``"optimal"`` (every cluster pure), ``"pure"`` (every cluster pure,
+        but the last aggregated LP did not converge: no certificate), ``"gap"``,
+        ``"max_iter"``, ``"time_limit"`` or ``"stopped"``; the last three warn with
         :class:`~kernelkit.ConvergenceWarning`.
     n_iter_ : int
         Number of aggregated solves.

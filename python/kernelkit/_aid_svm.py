@@ -115,10 +115,9 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         without a lower bound).
     status_ : str
         How the fit ended: ``"optimal"`` (every cluster pure), ``"pure"`` (every cluster
-        pure, with a kernel that is not positive semidefinite: no certificate), ``"gap"``,
-        ``"max_iter"``,
-        ``"time_limit"`` or ``"stopped"``; the last three warn with
-        :class:`~kernelkit.ConvergenceWarning`.
+        pure, but with a kernel that is not positive semidefinite or an inner solve that
+        stopped at its limits: no certificate), ``"gap"``, ``"max_iter"``, ``"time_limit"``
+        or ``"stopped"``; the last three warn with :class:`~kernelkit.ConvergenceWarning`.
     n_iter_ : int
         Number of aggregated solves.
     labels_ : ndarray of shape (n_samples,)
