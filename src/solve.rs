@@ -609,7 +609,8 @@ pub(crate) fn solve_frank_wolfe(
 /// `record_history`, the objective and the squared step norm of every iteration.
 #[pyfunction]
 #[pyo3(signature = (
-    x, y, kernel, c, lam, bound_eps, selection="second_order", record_history=false, **options
+    x, y, kernel, c, lam, bound_eps, selection="second_order", record_history=false,
+    sample_weight=None, **options
 ))]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
@@ -623,6 +624,7 @@ pub(crate) fn solve_klr(
     bound_eps: f64,
     selection: &str,
     record_history: bool,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Option<Py<PyDict>>)> {
     let rule = match selection {
@@ -636,13 +638,21 @@ pub(crate) fn solve_klr(
     };
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
+    let weights = sample_weight.as_ref().map(|w| vector(w).into_owned());
     let (solution, report) =
         solve_rows(py, &x, kernel, options, false, |x, callable, preferences, opts, monitor| {
             // Sparse KLR caches f64 columns (its τ = 1e-5 on logarithmic gradients): f64
             // products (`f32_columns` false above).
             dispatch_kernel!(x, kernel, callable, preferences, |source| {
-                let mut problem =
-                    KlrProblem::new(source, &labels, c, lam, bound_eps, opts.cache_bytes)?;
+                let mut problem = KlrProblem::weighted(
+                    source,
+                    &labels,
+                    c,
+                    weights.as_deref(),
+                    lam,
+                    bound_eps,
+                    opts.cache_bytes,
+                )?;
                 Ok(solver.solve_with_report(&mut problem, opts, monitor)?)
             })
         })?;

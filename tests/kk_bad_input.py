@@ -133,10 +133,10 @@ precomputed_not_square    V    V    V    V     V    .   V    V   V   .    .    .
 precomputed_wrong_columns V    V    V    V     V    .   V    V   V   .    .    .    .
 degree_negative           V    V    V    V     V    V   V    V   V   .    V    .    .
 coef0_nan                 V    V    V    V     V    V   V    V   V   .    V    .    .
-sw_negative               V    V    V    V     V    T   T    T   T   T    T    T    T
-sw_nan                    V    V    V    V     V    T   T    T   T   T    T    T    T
-sw_wrong_length           V    V    V    V     V    T   T    T   T   T    T    T    T
-sw_all_zero               V    V    V    V     V    T   T    T   T   T    T    T    T
+sw_negative               V    V    V    V     V    T   T    T   V   T    T    T    T
+sw_nan                    V    V    V    V     V    T   T    T   V   T    T    T    T
+sw_wrong_length           V    V    V    V     V    T   T    T   V   T    T    T    T
+sw_all_zero               V    V    V    V     V    T   T    T   V   T    T    T    T
 tol_zero                  V    V    V    V     V    V   .    .   V   V    V    V    V
 tol_negative              V    V    V    V     V    V   .    .   V   V    V    V    V
 max_iter_zero             V    V    V    V     V    V   V    V   V   V    V    V    V

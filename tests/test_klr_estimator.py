@@ -446,18 +446,29 @@ def test_binary_refit_after_multiclass_drops_the_other_model() -> None:
 # --------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 # --------------------------------------------------------------------------------------------
+WEIGHT_REASON = (
+    "integer weights equal repeated rows only up to the solver's tol (1e-5), the box ends "
+    "bound_eps (a row of weight k has [γ, kC − γ], k copies [kγ, k(C − γ)] in all) and "
+    "gamma='scale', which is 1 / (n_features * X.var()) over the rows as given (scikit-learn's "
+    "rule), so repeating rows changes the kernel; with gamma fixed and tol, bound_eps at 1e-10 "
+    "the check passes (test_sample_weight_equivalence_with_fixed_gamma)"
+)
+
+
 def expected_failed_checks(estimator: Any) -> dict[str, str]:
-    """fit has no sample_weight, so no sample-weight check runs. One check cannot pass with a
+    """The sample-weight equivalence checks (see WEIGHT_REASON). One check cannot pass with a
     precomputed kernel: check_decision_proba_consistency feeds raw feature rows (not a Gram
     matrix: it ignores the pairwise tag) to fit."""
+    failures = {
+        "check_sample_weight_equivalence_on_dense_data": WEIGHT_REASON,
+        "check_sample_weight_equivalence_on_sparse_data": WEIGHT_REASON,
+    }
     if estimator.get_params()["kernel"] == "precomputed":
-        return {
-            "check_decision_proba_consistency": (
-                "the check passes an 80 x 4 feature matrix to fit, ignoring the pairwise tag; "
-                "a precomputed kernel must be square"
-            )
-        }
-    return {}
+        failures["check_decision_proba_consistency"] = (
+            "the check passes an 80 x 4 feature matrix to fit, ignoring the pairwise tag; "
+            "a precomputed kernel must be square"
+        )
+    return failures
 
 
 @parametrize_with_checks(
@@ -472,3 +483,79 @@ def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
     """scikit-learn's contract for a classifier, binary and multiclass (clone, fit/predict
     shapes, idempotence, probabilities summing to one, decision and probability agreeing, ...)."""
     check(estimator)
+
+
+@pytest.mark.parametrize("scheme", ["ovr", "ovo"])
+def test_sample_weight_equivalence_with_fixed_gamma(scheme: str) -> None:
+    """With a numeric gamma and tol, bound_eps at 1e-10, integer weights are repeated rows and
+    zero weights removed rows (scikit-learn's check, rtol 1e-7): the expected failures above
+    come from gamma='scale', tol and bound_eps only."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+
+    estimator = SparseKernelLogisticRegression(
+        gamma=0.5, tol=1e-10, bound_eps=1e-10, multi_class=scheme
+    )
+    check_sample_weight_equivalence_on_dense_data("SparseKernelLogisticRegression", estimator)
+
+
+def test_weighted_dual_matches_clarabel() -> None:
+    """The weighted dual min ½‖Lᵀ(α∘y)‖² + Σ C_i G(α_i/C_i) s.t. yᵀα = 0, γ ≤ α_i ≤ C_i − γ
+    (C_i = C · class_weight · sample_weight) solved by cvxpy + Clarabel: the same α (1e-5 ·
+    max C_i) and objective (1e-7 relative); a class weight equals the matching sample weights."""
+    import cvxpy as cp
+    from kk_klr import clarabel, factor
+
+    x, y = data(50, seed=3)
+    labels = (y > 0).astype(int)
+    weights = np.random.default_rng(8).uniform(0.2, 3.0, size=len(y))
+    c = 2.0
+    est = SparseKernelLogisticRegression(C=c, gamma=PAPER_GAMMA, tol=1e-10, max_iter=10**7)
+    fit_quietly(est, x, labels)
+    est_w = SparseKernelLogisticRegression(C=c, gamma=PAPER_GAMMA, tol=1e-10, max_iter=10**7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est_w.fit(x, labels, sample_weight=weights)
+    signs = np.where(labels == 1, 1.0, -1.0)
+    ell = factor(rbf(x, gamma=PAPER_GAMMA))
+    upper = c * weights
+    alpha = cp.Variable(len(y))
+    entropy = -cp.sum(
+        cp.multiply(upper, cp.entr(cp.multiply(alpha, 1 / upper)))
+        + cp.multiply(upper, cp.entr(1 - cp.multiply(alpha, 1 / upper)))
+    )
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(ell.T @ cp.multiply(signs, alpha)) + entropy),
+        [signs @ alpha == 0, alpha >= BOUND_EPS, alpha <= upper - BOUND_EPS],
+    )
+    clarabel(problem)
+    reference = np.asarray(alpha.value)
+    np.testing.assert_allclose(est_w.alpha_, reference, rtol=0, atol=1e-5 * upper.max())
+    assert abs(est_w.objective_ - problem.value) <= 1e-7 * abs(problem.value)
+    assert not np.allclose(est_w.alpha_, est.alpha_, atol=1e-3)  # the weights matter here
+    by_class = SparseKernelLogisticRegression(
+        C=c, gamma=PAPER_GAMMA, tol=1e-10, max_iter=10**7, class_weight={0: 0.5, 1: 2.0}
+    ).fit(x, labels)
+    by_rows = SparseKernelLogisticRegression(C=c, gamma=PAPER_GAMMA, tol=1e-10, max_iter=10**7)
+    by_rows.fit(x, labels, sample_weight=np.where(labels == 1, 2.0, 0.5))
+    np.testing.assert_array_equal(by_class.alpha_, by_rows.alpha_)
+    np.testing.assert_array_equal(by_class.class_weight_, [0.5, 2.0])
+
+
+def test_weighted_box_errors_are_named() -> None:
+    """A weight that leaves a row no box, or classes whose weighted boxes cannot balance,
+    name sample_weight or C."""
+    x, y = data()
+    labels = (y > 0).astype(int)
+    tiny = np.ones(len(y))
+    tiny[3] = 1e-6
+    raises_naming(
+        "sample_weight",
+        lambda: SparseKernelLogisticRegression(bound_eps=1e-5).fit(x, labels, sample_weight=tiny),
+    )
+    small = np.where(labels == 1, 1e-3, 1.0)
+    raises_naming(
+        "C",
+        lambda: SparseKernelLogisticRegression(C=0.01, bound_eps=1e-5).fit(
+            x, labels, sample_weight=small
+        ),
+    )

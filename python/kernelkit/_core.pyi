@@ -275,6 +275,7 @@ def solve_klr(
     bound_eps: float,
     selection: str = "second_order",
     record_history: bool = False,
+    sample_weight: NDArray[np.float64] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, dict[str, NDArray[np.float64]] | None]: ...
 

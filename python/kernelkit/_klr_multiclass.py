@@ -59,16 +59,23 @@ class MulticlassKlr:
         ]
 
     def fit(
-        self, template: Any, X: Any, encoded: NDArray[np.intp], precomputed: bool
+        self,
+        template: Any,
+        X: Any,
+        encoded: NDArray[np.intp],
+        precomputed: bool,
+        weights: Float64Array,
     ) -> MulticlassKlr:
         """Fits one clone of ``template`` (a binary estimator with a resolved ``gamma``) per
-        subproblem; for a precomputed kernel each gets its rows' block of the Gram matrix."""
+        subproblem, with the rows' ``weights`` as sample weights; for a precomputed kernel each
+        gets its rows' block of the Gram matrix."""
         self.problems = self.subproblems(encoded)
         self.estimators = []
         for positive, _, rows in self.problems:
             block = X[np.ix_(rows, rows)] if precomputed else X[rows]
             labels = (encoded[rows] == positive).astype(np.intp)
-            self.estimators.append(clone(template).fit(block, labels))
+            model = clone(template).fit(block, labels, sample_weight=weights[rows])
+            self.estimators.append(model)
         return self
 
     def _binary_decisions(self, X: Any, precomputed: bool) -> Float64Array:

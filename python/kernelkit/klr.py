@@ -14,12 +14,19 @@ if TYPE_CHECKING:
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin, clone
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
 from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
-from ._validation import check_bool, check_class_labels, class_index, keeps_model_on_failure
+from ._validation import (
+    check_bool,
+    check_class_labels,
+    check_class_weight,
+    class_index,
+    keeps_model_on_failure,
+)
 
 __all__ = ["SparseKernelLogisticRegression"]
 
@@ -87,11 +94,19 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         probabilities are normalised (``"ovr"``), or one per pair of classes on their rows,
         whose probabilities are coupled by Wu, Lin & Weng's method 2 (``"ovo"``, as LIBSVM's
         ``probability=True``). Unused for two classes.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` by ``class_weight[label]`` for the rows of each class (as for
+        :class:`SVC`); ``"balanced"`` weighs classes by ``n_samples / (n_classes ·
+        count)``. Each row's box becomes ``[bound_eps, C_i − bound_eps]``, ``C_i`` its weighted
+        ``C``, which must exceed ``2 · bound_eps``.
 
     Attributes
     ----------
     alpha_ : ndarray of shape (n_samples,)
-        Every dual variable, in ``[bound_eps, C − bound_eps]``.
+        Every dual variable, in ``[bound_eps, C_i − bound_eps]`` (``C_i`` the row's weighted
+        ``C``); 0 for rows of weight 0, which are left out.
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of each class (1 without ``class_weight``).
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted; for two classes ``classes_[1]`` is the positive class
         (``y = +1``).
@@ -186,6 +201,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         verbose: bool | int = False,
         time_limit: float | None = None,
         multi_class: str = "ovr",
+        class_weight: Mapping[Any, float] | str | None = None,
     ) -> None:
         self.C = C
         self.lam = lam
@@ -204,6 +220,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         self.verbose = verbose
         self.time_limit = time_limit
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     def _check_params(self) -> None:
         self._check_common_params()
@@ -227,7 +244,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         return _check_positive("lam", self.lam, allow_zero=True)
 
     @keeps_model_on_failure
-    def fit(self, X: Any, y: Any) -> Self:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model (binary, or several binary models for more classes: ``multi_class``).
 
         Parameters
@@ -237,6 +254,9 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Labels of at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights (finite, >= 0): the loss of row ``i`` is weighted by
+            ``C · class_weight[y_i] · sample_weight_i``. Rows of weight 0 are left out.
 
         Returns
         -------
@@ -252,17 +272,27 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
                 f"y has 1 class ({classes[0]!r}): SparseKernelLogisticRegression needs 2 classes"
             )
         self._check_precomputed_fit(X_checked)
+        weights, _ = self._positive_weights(sample_weight, X_checked)
+        class_weight = (
+            np.ones(len(classes))
+            if self.class_weight is None
+            else compute_class_weight(self.class_weight, classes=classes, y=labels)
+        )
+        check_class_weight(class_weight, classes)
+        row_weights = weights * class_weight[encoded]
         if len(classes) > 2:
-            return self._fit_multiclass(X_checked, classes, encoded)
+            return self._fit_multiclass(X_checked, classes, encoded, row_weights, class_weight)
         self.__dict__.pop("estimators_", None)
         self.__dict__.pop("_multiclass", None)
-        signs = np.where(encoded == 1, 1.0, -1.0)
+        kept = np.flatnonzero(row_weights > 0)
+        signs = np.where(encoded[kept] == 1, 1.0, -1.0)
         kernel = self._kernel_spec(X_checked)
-        every = np.arange(X_checked.shape[0])
         with_history = bool(self.record_history)
+        # Unit weights take the unweighted solver (its start is bitwise the historical one).
+        unit = bool(np.all(row_weights[kept] == 1.0))
         solution, history = self._solve(
             _core.solve_klr,
-            self._training_rows(X_checked, every),
+            self._training_rows(X_checked, kept),
             signs,
             self._make_kernel(kernel),
             float(self.C),
@@ -270,32 +300,44 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             float(self.bound_eps),
             self.selection,
             with_history,
+            None if unit else np.ascontiguousarray(row_weights[kept]),
             description=type(self).__name__,
         )
         alpha = np.asarray(solution.x)
         coef = np.where(alpha > float(self.bound_eps), alpha * signs, 0.0)
         self.classes_ = classes
-        self.alpha_ = alpha
-        self._store_solution(X_checked, every, coef, solution, kernel)
+        self.class_weight_ = class_weight
+        self.alpha_ = np.zeros(X_checked.shape[0])
+        self.alpha_[kept] = alpha
+        self._store_solution(X_checked, kept, coef, solution, kernel)
         self.sparsity_ = float(len(self.support_) / len(alpha))
         self.rho_ = self._lam_value()
         self.n_support_ = np.array(
-            [np.sum(signs[self.support_] < 0), np.sum(signs[self.support_] > 0)], dtype=np.int32
+            [np.sum(encoded[self.support_] == 0), np.sum(encoded[self.support_] == 1)],
+            dtype=np.int32,
         )
         if history is not None:
             self.history_ = {key: np.asarray(value) for key, value in history.items()}
         return self
 
-    def _fit_multiclass(self, X: Any, classes: NDArray[Any], encoded: NDArray[np.intp]) -> Self:
+    def _fit_multiclass(
+        self,
+        X: Any,
+        classes: NDArray[Any],
+        encoded: NDArray[np.intp],
+        row_weights: Float64Array,
+        class_weight: Float64Array,
+    ) -> Self:
         """More than two classes: one binary model per subproblem of ``multi_class``
-        (:mod:`kernelkit._klr_multiclass`), each with ``gamma`` resolved on every row."""
+        (:mod:`kernelkit._klr_multiclass`), each with ``gamma`` resolved on every row and the
+        rows' weights (sample times class weight) passed as sample weights."""
         kind, gamma, _, _ = self._kernel_spec(X)
-        template = clone(self)
+        template = clone(self).set_params(class_weight=None)
         if kind not in ("precomputed", "callable"):
             template.set_params(gamma=gamma)
         precomputed = self.kernel == "precomputed"
         combined = MulticlassKlr(str(self.multi_class), len(classes))
-        combined.fit(template, X, encoded, precomputed)
+        combined.fit(template, X, encoded, precomputed, row_weights)
         # The binary attributes of an earlier fit describe another model: dropped.
         kept = ("n_features_in_", "feature_names_in_")
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
@@ -303,6 +345,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
                 delattr(self, name)
         self._multiclass = combined
         self.classes_ = classes
+        self.class_weight_ = class_weight
         self.estimators_ = combined.estimators
         self.shape_fit_ = X.shape
         # One count per binary solve, as scikit-learn's LogisticRegression gives for "ovr" (the

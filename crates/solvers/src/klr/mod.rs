@@ -66,7 +66,8 @@ use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
 pub struct KlrProblem<K> {
     columns: CachedColumns<K>,
     y: Vec<f64>,
-    c: f64,
+    /// `C_i = C · weight_i` per point.
+    c: Vec<f64>,
     lambda: f64,
     bound: f64,
 }
@@ -78,6 +79,21 @@ impl<K: KernelSource> KlrProblem<K> {
         kernel: K,
         y: &[f64],
         c: f64,
+        lambda: f64,
+        bound: f64,
+        cache_bytes: usize,
+    ) -> Result<Self, SolveError> {
+        Self::weighted(kernel, y, c, None, lambda, bound, cache_bytes)
+    }
+
+    /// [`KlrProblem::new`] with a weight per point (sample and class weights, each finite and
+    /// positive): point `i`'s loss is weighted by `C_i = C · weights[i]`, so its entropy term
+    /// is `C_i G(α_i / C_i)` and its box `[γ, C_i − γ]` (`γ < C_i / 2` for every point).
+    pub fn weighted(
+        kernel: K,
+        y: &[f64],
+        c: f64,
+        weights: Option<&[f64]>,
         lambda: f64,
         bound: f64,
         cache_bytes: usize,
@@ -111,6 +127,48 @@ impl<K: KernelSource> KlrProblem<K> {
             );
         }
         let (minority, majority) = (positives.min(negatives), positives.max(negatives));
+        if let Some(weights) = weights {
+            if weights.len() != y.len() {
+                return Err(SolveError::LengthMismatch {
+                    name: "sample_weight",
+                    expected: y.len(),
+                    actual: weights.len(),
+                });
+            }
+            if let Some(i) = weights.iter().position(|&w| !(w.is_finite() && w > 0.0)) {
+                return invalid(
+                    "sample_weight",
+                    format!("weight {i} = {} must be finite and > 0", weights[i]),
+                );
+            }
+            if let Some(i) = weights.iter().position(|&w| bound >= c * w / 2.0) {
+                return invalid(
+                    "sample_weight",
+                    format!(
+                        "point {i}'s box [bound_eps, C * weight - bound_eps] is empty: \
+                         bound_eps = {bound} must be < C * weight / 2 = {}",
+                        c * weights[i] / 2.0
+                    ),
+                );
+            }
+            let room = |side: f64| -> f64 {
+                y.iter().zip(weights).filter(|(&v, _)| v == side).map(|(_, &w)| c * w - bound).sum()
+            };
+            let needed = bound * majority as f64;
+            let available = room(1.0).min(room(-1.0));
+            if needed > available {
+                return invalid(
+                    "C",
+                    format!(
+                        "the weighted box is infeasible for these classes: sum(alpha * y) = 0 \
+                         needs bound_eps * {majority} = {needed:.3e} <= {available:.3e}, the \
+                         smaller class total of C * weight - bound_eps"
+                    ),
+                );
+            }
+            let c_points: Vec<f64> = weights.iter().map(|&w| c * w).collect();
+            return Self::checked(kernel, y, c_points, lambda, bound, cache_bytes);
+        }
         if bound * majority as f64 > (c - bound) * minority as f64 {
             return invalid(
                 "C",
@@ -122,9 +180,24 @@ impl<K: KernelSource> KlrProblem<K> {
                 ),
             );
         }
+        Self::checked(kernel, y, vec![c; y.len()], lambda, bound, cache_bytes)
+    }
+
+    /// The problem once its parameters are checked: the kernel's diagonal is checked here.
+    fn checked(
+        kernel: K,
+        y: &[f64],
+        c: Vec<f64>,
+        lambda: f64,
+        bound: f64,
+        cache_bytes: usize,
+    ) -> Result<Self, SolveError> {
         let columns = CachedColumns::new(kernel, cache_bytes);
         if let Some(i) = columns.diagonal().iter().position(|v| !v.is_finite()) {
-            return invalid("kernel", format!("K[{i}, {i}] is not finite"));
+            return Err(SolveError::InvalidProblem {
+                name: "kernel",
+                reason: format!("K[{i}, {i}] is not finite"),
+            });
         }
         Ok(KlrProblem { columns, y: y.to_vec(), c, lambda, bound })
     }

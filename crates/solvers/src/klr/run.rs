@@ -34,7 +34,7 @@ pub(super) fn solve<K: KernelSource>(
     let started = Instant::now();
     let KlrProblem { columns, y, c, lambda, bound } = problem;
     let n = y.len();
-    let mut state = State::initial(y, *c, *lambda, *bound);
+    let mut state = State::initial(y, c, *lambda, *bound);
     state.compute_f(columns.kernel());
     let mut report = KlrReport::default();
     let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
@@ -114,10 +114,12 @@ pub(super) fn solve<K: KernelSource>(
         let (y_i, y_j) = (state.y[i], state.y[j]);
         let (alpha_i, alpha_j) = (state.alpha[i], state.alpha[j]);
         // Room along +y_i for α_i and along −y_j for α_j.
-        let room_i = if y_i > 0.0 { state.upper - alpha_i } else { alpha_i - state.lower };
-        let room_j = if y_j > 0.0 { alpha_j - state.lower } else { state.upper - alpha_j };
+        let (upper_i, upper_j) = (state.upper[i], state.upper[j]);
+        let room_i = if y_i > 0.0 { upper_i - alpha_i } else { alpha_i - state.lower };
+        let room_j = if y_j > 0.0 { alpha_j - state.lower } else { upper_j - alpha_j };
         let subproblem = PairSubproblem {
-            c: state.c,
+            c_i: state.c[i],
+            c_j: state.c[j],
             alpha_i,
             alpha_j,
             y_i,
@@ -128,22 +130,23 @@ pub(super) fn solve<K: KernelSource>(
         };
         let t = subproblem.solve();
         // A step to the edge puts the binding variable(s) exactly on the bound.
-        let bound_of = |y_s: f64, along: bool| {
+        let lower = state.lower;
+        let bound_of = |y_s: f64, along: bool, upper: f64| {
             if (y_s > 0.0) == along {
-                state.upper
+                upper
             } else {
-                state.lower
+                lower
             }
         };
         let new_i = if t == subproblem.t_max && room_i == t {
-            bound_of(y_i, true)
+            bound_of(y_i, true, upper_i)
         } else {
-            (alpha_i + t * y_i).clamp(state.lower, state.upper)
+            (alpha_i + t * y_i).clamp(lower, upper_i)
         };
         let new_j = if t == subproblem.t_max && room_j == t {
-            bound_of(y_j, false)
+            bound_of(y_j, false, upper_j)
         } else {
-            (alpha_j - t * y_j).clamp(state.lower, state.upper)
+            (alpha_j - t * y_j).clamp(lower, upper_j)
         };
         state.set_alpha(i, new_i);
         state.set_alpha(j, new_j);

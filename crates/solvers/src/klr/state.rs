@@ -62,11 +62,12 @@ fn chunked<T: Send + Copy>(
 /// The SMO iterate.
 #[derive(Debug, Clone)]
 pub(crate) struct State {
-    pub c: f64,
+    /// `C_s`: `C` times the point's weight (sample and class weights).
+    pub c: Vec<f64>,
     pub lambda: f64,
-    /// γ and C − γ.
+    /// γ, and `C_s − γ` per point.
     pub lower: f64,
-    pub upper: f64,
+    pub upper: Vec<f64>,
     pub y: Vec<f64>,
     pub alpha: Vec<f64>,
     /// `F_s = Σ_j α_j y_j K_sj`.
@@ -80,33 +81,63 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// The feasible start `α_i = s / m_{class(i)}` (module documentation), with `F = 0` (the
-    /// caller computes it).
-    pub(crate) fn initial(y: &[f64], c: f64, lambda: f64, bound: f64) -> Self {
-        let positives = y.iter().filter(|&&v| v > 0.0).count() as f64;
-        let negatives = y.len() as f64 - positives;
-        let (minority, majority) = (positives.min(negatives), positives.max(negatives));
-        let (lower, upper) = (bound, c - bound);
-        let (smallest, largest) = (majority * lower, minority * upper);
+    /// The feasible start (module documentation), with `F = 0` (the caller computes it): each
+    /// class sums to the same `s`. With one `C` for every point, `α_i = s / m_{class(i)}`;
+    /// with per-point `C_i`, each class spreads `s` over its points in proportion to their room
+    /// `C_i − 2γ` above `γ` (the same point when the `C_i` are equal).
+    pub(crate) fn initial(y: &[f64], c: &[f64], lambda: f64, bound: f64) -> Self {
+        let uniform = c.iter().all(|&v| v == c[0]);
+        let positive = |i: usize| y[i] > 0.0;
+        let n = y.len();
+        let count = |side: bool| (0..n).filter(|&i| positive(i) == side).count() as f64;
+        let room = |side: bool| -> f64 {
+            (0..n).filter(|&i| positive(i) == side).map(|i| c[i] - bound).sum()
+        };
+        let (positives, negatives) = (count(true), count(false));
+        // Each class can sum to [m_class γ, Σ_class (C_i − γ)]; s lies in both ranges.
+        let smallest = positives.max(negatives) * bound;
+        // (With one C, the product minority·(C − γ): the start of the unweighted solver.)
+        let largest = if uniform {
+            positives.min(negatives) * (c[0] - bound)
+        } else {
+            room(true).min(room(false))
+        };
         let s = if (smallest..=largest).contains(&1.0) {
             1.0
+        } else if uniform {
+            let minority = positives.min(negatives);
+            (minority * c[0] / 2.0).clamp((smallest * (1.0 + 1e-9)).min(largest), largest)
         } else {
-            (minority * c / 2.0).clamp((smallest * (1.0 + 1e-9)).min(largest), largest)
+            0.5 * (smallest + largest)
+        };
+        let alpha: Vec<f64> = if uniform {
+            y.iter().map(|&v| s / if v > 0.0 { positives } else { negatives }).collect()
+        } else {
+            let spread = |side: bool| {
+                let m = count(side);
+                let total: f64 =
+                    (0..n).filter(|&i| positive(i) == side).map(|i| c[i] - 2.0 * bound).sum();
+                (s - m * bound) / total
+            };
+            let (up, down) = (spread(true), spread(false));
+            (0..n)
+                .map(|i| bound + (c[i] - 2.0 * bound) * if positive(i) { up } else { down })
+                .collect()
         };
         let mut state = State {
-            c,
+            c: c.to_vec(),
             lambda,
-            lower,
-            upper,
+            lower: bound,
+            upper: c.iter().map(|&v| v - bound).collect(),
             y: y.to_vec(),
-            alpha: y.iter().map(|&v| s / if v > 0.0 { positives } else { negatives }).collect(),
-            f: vec![0.0; y.len()],
-            log_term: vec![0.0; y.len()],
-            curvature: vec![0.0; y.len()],
-            entropy: vec![0.0; y.len()],
+            alpha,
+            f: vec![0.0; n],
+            log_term: vec![0.0; n],
+            curvature: vec![0.0; n],
+            entropy: vec![0.0; n],
         };
-        for i in 0..y.len() {
-            let value = state.alpha[i].clamp(lower, upper);
+        for i in 0..n {
+            let value = state.alpha[i].clamp(bound, state.upper[i]);
             state.set_alpha(i, value);
         }
         state
@@ -114,7 +145,7 @@ impl State {
 
     /// Sets `α_i` and its cached terms.
     pub(crate) fn set_alpha(&mut self, i: usize, value: f64) {
-        let (a, c) = (value, self.c);
+        let (a, c) = (value, self.c[i]);
         let complement = c - a;
         self.alpha[i] = a;
         self.log_term[i] = self.y[i] * (a.ln() - complement.ln()) - self.lambda * self.y[i];
@@ -155,11 +186,13 @@ impl State {
                     (Extreme::none(f64::NEG_INFINITY), Extreme::none(f64::INFINITY));
                 let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
                 let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
-                for (offset, ((&f, &log_term), (&y, &a))) in terms.zip(points).enumerate() {
+                let uppers = &self.upper[start..end];
+                for (offset, (((&f, &log_term), (&y, &a)), &upper)) in
+                    terms.zip(points).zip(uppers).enumerate()
+                {
                     // Set membership is random by index: no branches but the rare updates.
                     let g = -f - log_term;
-                    let (positive, above_lower, below_upper) =
-                        (y > 0.0, a > self.lower, a < self.upper);
+                    let (positive, above_lower, below_upper) = (y > 0.0, a > self.lower, a < upper);
                     let is_up = (positive & below_upper) | (!positive & above_lower);
                     let is_low = (positive & above_lower) | (!positive & below_upper);
                     up.above(if is_up { g } else { f64::NEG_INFINITY }, start + offset);
@@ -195,13 +228,13 @@ impl State {
                 let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
                 let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
                 let kernel = column_i[start..end].iter().zip(&diagonal[start..end]);
-                let curvature = &self.curvature[start..end];
-                for (offset, (((&f, &log_term), (&y, &a)), ((&k_ij, &k_jj), &h_j))) in
+                let curvature = self.curvature[start..end].iter().zip(&self.upper[start..end]);
+                for (offset, (((&f, &log_term), (&y, &a)), ((&k_ij, &k_jj), (&h_j, &upper)))) in
                     terms.zip(points).zip(kernel.zip(curvature)).enumerate()
                 {
                     let g = -f - log_term;
                     let positive = y > 0.0;
-                    let is_low = (positive & (a > self.lower)) | (!positive & (a < self.upper));
+                    let is_low = (positive & (a > self.lower)) | (!positive & (a < upper));
                     let v = m - g;
                     let q = k_ii + k_jj - 2.0 * k_ij + h_i + h_j;
                     let score = if is_low & (g < m) { v * v / q } else { f64::NEG_INFINITY };
@@ -257,7 +290,7 @@ impl State {
     pub(crate) fn bias(&self, m: f64, big_m: f64) -> f64 {
         let (mut sum, mut count) = (0.0, 0usize);
         for i in 0..self.y.len() {
-            if self.alpha[i] > self.lower && self.alpha[i] < self.upper {
+            if self.alpha[i] > self.lower && self.alpha[i] < self.upper[i] {
                 sum += self.gneg(i);
                 count += 1;
             }

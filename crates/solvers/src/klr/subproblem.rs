@@ -21,7 +21,9 @@
 /// The data of one subproblem.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PairSubproblem {
-    pub c: f64,
+    /// The upper ends `C_i`, `C_j` of the two entropies (`C` times the points' weights).
+    pub c_i: f64,
+    pub c_j: f64,
     /// `α_i`, `α_j`.
     pub alpha_i: f64,
     pub alpha_j: f64,
@@ -46,15 +48,15 @@ impl PairSubproblem {
     pub(crate) fn slope(&self, t: f64) -> f64 {
         -self.violation
             + t * self.eta
-            + self.y_i * entropy_gradient_change(self.alpha_i, t * self.y_i, self.c)
-            - self.y_j * entropy_gradient_change(self.alpha_j, -t * self.y_j, self.c)
+            + self.y_i * entropy_gradient_change(self.alpha_i, t * self.y_i, self.c_i)
+            - self.y_j * entropy_gradient_change(self.alpha_j, -t * self.y_j, self.c_j)
     }
 
     /// `φ''(t)`.
     pub(crate) fn curvature(&self, t: f64) -> f64 {
         let a_i = self.alpha_i + t * self.y_i;
         let a_j = self.alpha_j - t * self.y_j;
-        self.eta + self.c / (a_i * (self.c - a_i)) + self.c / (a_j * (self.c - a_j))
+        self.eta + self.c_i / (a_i * (self.c_i - a_i)) + self.c_j / (a_j * (self.c_j - a_j))
     }
 
     /// The minimiser of `φ` on `[0, t_max]`.
@@ -95,7 +97,17 @@ mod tests {
         // y_i = +1: α_i grows to C − γ; α_j moves by −t y_j.
         let t_max =
             (upper - alpha_i).min(if y_j > 0.0 { alpha_j - lower } else { upper - alpha_j });
-        PairSubproblem { c, alpha_i, alpha_j, y_i: 1.0, y_j, violation, eta: 0.7, t_max }
+        PairSubproblem {
+            c_i: c,
+            c_j: c,
+            alpha_i,
+            alpha_j,
+            y_i: 1.0,
+            y_j,
+            violation,
+            eta: 0.7,
+            t_max,
+        }
     }
 
     #[test]
