@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin, clone
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
@@ -23,9 +22,9 @@ from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
 from ._validation import (
     check_bool,
     check_class_labels,
-    check_class_weight,
     class_index,
     keeps_model_on_failure,
+    weights_of_classes,
 )
 
 __all__ = ["SparseKernelLogisticRegression"]
@@ -273,12 +272,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
             )
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
-        class_weight = (
-            np.ones(len(classes))
-            if self.class_weight is None
-            else compute_class_weight(self.class_weight, classes=classes, y=labels)
-        )
-        check_class_weight(class_weight, classes)
+        class_weight = weights_of_classes(self.class_weight, classes, labels)
         row_weights = weights * class_weight[encoded]
         if len(classes) > 2:
             return self._fit_multiclass(X_checked, classes, encoded, row_weights, class_weight)

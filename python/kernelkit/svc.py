@@ -14,7 +14,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
-from sklearn.utils.class_weight import compute_class_weight
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
@@ -30,9 +29,9 @@ from ._sparse import to_core_rows
 from ._validation import (
     check_bool,
     check_class_labels,
-    check_class_weight,
     class_index,
     keeps_model_on_failure,
+    weights_of_classes,
 )
 from ._warm_start import project_onto
 
@@ -337,14 +336,7 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
             )
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
-        # Without class weights every class weighs 1 (scikit-learn's helper would import its
-        # preprocessing module on a process's first fit only to say so: 12 ms).
-        class_weight = (
-            np.ones(len(classes))
-            if self.class_weight is None
-            else compute_class_weight(self.class_weight, classes=classes, y=y_array)
-        )
-        check_class_weight(class_weight, classes)
+        class_weight = weights_of_classes(self.class_weight, classes, y_array)
         kernel_params = self._kernel_spec(X_checked)
         kernel = self._make_kernel(kernel_params)
 
