@@ -78,7 +78,16 @@ pub(crate) struct State {
     pub curvature: Vec<f64>,
     /// `C·G(α_s/C)`.
     pub entropy: Vec<f64>,
+    /// Each point's working sets, kept by [`State::set_alpha`]: bit [`IN_UP`] when it is in
+    /// `I_up` (it may move up along `y_s`), bit [`IN_LOW`] when in `I_low`. The scans read
+    /// this byte instead of `y_s`, `α_s` and `C_s − γ` (three `f64` streams).
+    pub sets: Vec<u8>,
 }
+
+/// [`State::sets`]'s bit for `I_up = {s : y_s = +1, α_s < C_s − γ} ∪ {s : y_s = −1, α_s > γ}`.
+pub(crate) const IN_UP: u8 = 1;
+/// [`State::sets`]'s bit for `I_low = {s : y_s = +1, α_s > γ} ∪ {s : y_s = −1, α_s < C_s − γ}`.
+pub(crate) const IN_LOW: u8 = 2;
 
 impl State {
     /// The feasible start (module documentation), with `F = 0` (the caller computes it): each
@@ -135,6 +144,7 @@ impl State {
             log_term: vec![0.0; n],
             curvature: vec![0.0; n],
             entropy: vec![0.0; n],
+            sets: vec![0; n],
         };
         for i in 0..n {
             let value = state.alpha[i].clamp(bound, state.upper[i]);
@@ -151,6 +161,11 @@ impl State {
         self.log_term[i] = self.y[i] * (a.ln() - complement.ln()) - self.lambda * self.y[i];
         self.curvature[i] = c / (a * complement);
         self.entropy[i] = a * (a / c).ln() + complement * (complement / c).ln();
+        let (positive, above_lower, below_upper) =
+            (self.y[i] > 0.0, a > self.lower, a < self.upper[i]);
+        let is_up = (positive & below_upper) | (!positive & above_lower);
+        let is_low = (positive & above_lower) | (!positive & below_upper);
+        self.sets[i] = u8::from(is_up) * IN_UP | u8::from(is_low) * IN_LOW;
     }
 
     /// `gneg_i = −y_i ∇f_i`.
@@ -185,16 +200,12 @@ impl State {
                 let (mut up, mut low) =
                     (Extreme::none(f64::NEG_INFINITY), Extreme::none(f64::INFINITY));
                 let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
-                let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
-                let uppers = &self.upper[start..end];
-                for (offset, (((&f, &log_term), (&y, &a)), &upper)) in
-                    terms.zip(points).zip(uppers).enumerate()
+                for (offset, ((&f, &log_term), &sets)) in
+                    terms.zip(&self.sets[start..end]).enumerate()
                 {
                     // Set membership is random by index: no branches but the rare updates.
                     let g = -f - log_term;
-                    let (positive, above_lower, below_upper) = (y > 0.0, a > self.lower, a < upper);
-                    let is_up = (positive & below_upper) | (!positive & above_lower);
-                    let is_low = (positive & above_lower) | (!positive & below_upper);
+                    let (is_up, is_low) = (sets & IN_UP != 0, sets & IN_LOW != 0);
                     up.above(if is_up { g } else { f64::NEG_INFINITY }, start + offset);
                     low.below(if is_low { g } else { f64::INFINITY }, start + offset);
                 }
@@ -226,15 +237,13 @@ impl State {
             |start, end| {
                 let mut best = Extreme::none(f64::NEG_INFINITY);
                 let terms = self.f[start..end].iter().zip(&self.log_term[start..end]);
-                let points = self.y[start..end].iter().zip(&self.alpha[start..end]);
                 let kernel = column_i[start..end].iter().zip(&diagonal[start..end]);
-                let curvature = self.curvature[start..end].iter().zip(&self.upper[start..end]);
-                for (offset, (((&f, &log_term), (&y, &a)), ((&k_ij, &k_jj), (&h_j, &upper)))) in
-                    terms.zip(points).zip(kernel.zip(curvature)).enumerate()
+                let points = self.curvature[start..end].iter().zip(&self.sets[start..end]);
+                for (offset, (((&f, &log_term), (&k_ij, &k_jj)), (&h_j, &sets))) in
+                    terms.zip(kernel).zip(points).enumerate()
                 {
                     let g = -f - log_term;
-                    let positive = y > 0.0;
-                    let is_low = (positive & (a > self.lower)) | (!positive & (a < upper));
+                    let is_low = sets & IN_LOW != 0;
                     let v = m - g;
                     let q = k_ii + k_jj - 2.0 * k_ij + h_i + h_j;
                     let score = if is_low & (g < m) { v * v / q } else { f64::NEG_INFINITY };
@@ -299,6 +308,35 @@ impl State {
             sum / count as f64
         } else {
             0.5 * (m + big_m)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The set bits kept by `set_alpha` are the definitions of `I_up` and `I_low` for every
+    /// position of `α` in the box (at either end, inside), both labels and unequal `C_s`.
+    #[test]
+    fn sets_follow_alpha() {
+        let y = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0];
+        let c = [1.0, 1.0, 2.0, 2.0, 0.5, 0.5];
+        let bound = 1e-3;
+        let mut state = State::initial(&y, &c, 0.1, bound);
+        for i in 0..y.len() {
+            let upper = c[i] - bound;
+            for a in [bound, 0.5 * (bound + upper), upper] {
+                state.set_alpha(i, a);
+                let (below_upper, above_lower) = (a < upper, a > bound);
+                let (up, low) = if y[i] > 0.0 {
+                    (below_upper, above_lower)
+                } else {
+                    (above_lower, below_upper)
+                };
+                assert_eq!(state.sets[i] & IN_UP != 0, up, "I_up at i = {i}, α = {a}");
+                assert_eq!(state.sets[i] & IN_LOW != 0, low, "I_low at i = {i}, α = {a}");
+            }
         }
     }
 }
