@@ -1,10 +1,11 @@
 //! `solve_c_svc_pairs`: the C-SVC duals of one-vs-one's class pairs, solved concurrently by
 //! workers of one thread each, in one call.
 //!
-//! A multiclass fit solves one dual per pair of classes (45 for USPS's ten digits, about 2 ms
-//! each). Driven from Python, each solve was a round trip through a thread pool of Python
-//! threads: the GIL, a future, a hand-over to the solve's pool thread and back, about
-//! 0.15-0.25 ms between two solves of one thread, while the other thread's solve ran alone.
+//! A multiclass fit solves one dual per pair of classes (45 for USPS's ten digits), each
+//! short. Driven from Python, each solve was a round trip through a thread pool of Python
+//! threads: the GIL, a future, a hand-over to the solve's pool thread and back, a noticeable
+//! fraction of a short solve between two solves of one thread, while the other thread's solve
+//! ran alone (measurements: `docs/performance.md`, "One-vs-one pairs from Python").
 //! Here each worker takes the next pair (in the given order) as soon as it has finished one,
 //! without the GIL. Every solve is the one `solve_c_svc` would run on its pair (a pool of one
 //! thread, the same options), so the solutions do not depend on the route.

@@ -27,8 +27,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 /// without the GIL: one-vs-one's concurrent pairs are stopped with it when one of them fails
 /// or the fit is interrupted. Their results are discarded, so a stopped solve returns at once,
 /// as on Ctrl-C (no final gradient rebuild: no objective, bias or gap). (A Python callback
-/// for that would take the GIL in every solve, against the threads preparing the next pairs:
-/// USPS 5 % slower.)
+/// for that would take the GIL in every solve, against the threads preparing the next pairs,
+/// and slowed fits; measurements: `docs/performance.md`, "One-vs-one pairs from Python".)
 #[pyclass(frozen, module = "kernelkit._core")]
 pub(crate) struct StopFlag {
     pub(crate) flag: Arc<AtomicBool>,

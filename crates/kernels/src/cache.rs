@@ -23,12 +23,11 @@
 //!   inside the columns are applied *lazily*: a swap is logged, and a column replays the swaps
 //!   it missed when it is next requested (or when the log reaches its limit). Eager exchanges
 //!   touch two random cache lines of every cached column per swap, thousands of swaps per
-//!   shrinking (8 % of an a9a fit in the issue-9 profile); replayed ones stay inside one column,
+//!   shrinking (a visible share of an a9a fit); replayed ones stay inside one column,
 //!   and columns evicted before their next use never pay. The two columns that trade places
 //!   take their count of replayed swaps with them and are not brought up to date either (a
 //!   shrunk variable's column, moved out of the active set, would replay the whole log only to
-//!   be evicted unused: that halved `sync`'s share of an a9a fit, 1.3 % -> 0.75 % of the
-//!   samples).
+//!   be evicted unused; measurements of both: `docs/performance.md`, "Kernel cache").
 //! * A caller that computes a column writes its missing positions straight into the cache's
 //!   uninitialised room ([`RowCache::get_unfilled`], then [`RowCache::set_filled`]): nothing is
 //!   zeroed first.
@@ -51,13 +50,11 @@ pub struct CacheStats {
 }
 
 /// With a loose fit, a recycled buffer up to `RECYCLE_MAX_FACTOR` times as long as a new column
-/// needs is taken as it is. With at most an eighth longer instead, a fresh a9a fit (2 threads,
-/// 200 MB) shrank 11,354 recycled buffers and extended 8,553 columns by `realloc`, and the
-/// heap's fragments made it touch about 305 MB for its 200 MB of columns: 82,000 page faults
-/// (about 3.5 µs each on the benchmark machine, more than computing the 1,024 values of a
-/// page). Twice: 60,000 faults, peak RSS 574 → 489 MB, 0.6 % more column misses (80,306 →
-/// 80,819), fit medians 1.86 → 1.35 s on 2 threads and 2.54 → 2.30 s on 1 (4 rounds each,
-/// builds alternated, a fresh process per fit).
+/// needs is taken as it is. A tighter limit made a fit shrink recycled buffers and extend
+/// columns by `realloc`, and the heap's fragments then made it touch much more memory than its
+/// budget of columns, in page faults that each cost more than computing the values of a page.
+/// Twice the length faults much less, for slightly more column misses, and fits faster
+/// (measurements: `docs/performance.md`, "Kernel cache").
 const RECYCLE_MAX_FACTOR: usize = 2;
 
 /// Sentinel node of the circular LRU list.
@@ -213,7 +210,8 @@ impl<T: Copy + Default> RowCache<T> {
     /// but the room it reserved, which a later request of the column reuses). This is how a
     /// new column's memory is first written by the (parallel) kernel pass that computes it,
     /// rather than zeroed on this thread first: the zeroing and the page faults of fresh
-    /// memory were 5 % of a warm kddcup fit's samples, all on the solve's thread.
+    /// memory would all fall on the solve's thread (measurements: `docs/performance.md`,
+    /// "Kernel cache").
     /// Never evicts `pinned`.
     pub fn get_unfilled(
         &mut self,

@@ -12,8 +12,8 @@ use crate::team::{self, DisjointSlices};
 
 /// Positions per parallel task: small enough that the chunks of an active set of
 /// 10,000–30,000 positions split evenly over two threads (4,096 left one thread a chunk more
-/// than the other on most passes: a9a 2.37 -> 2.29 s on 2 threads). The results do not
-/// depend on it (no reduction crosses a chunk).
+/// than the other on most passes; measurements: `docs/performance.md`, "Column sums"). The
+/// results do not depend on it (no reduction crosses a chunk).
 pub const UPDATE_CHUNK: usize = 1024;
 
 /// `target[t] += scale · column[t]`, position by position: every `G` and `Ḡ` term a solver adds
@@ -142,9 +142,9 @@ const SUBMATRIX_TASK: usize = 4096;
 /// `out[c·n .. (c+1)·n]` (column `c` of an `n`-row submatrix) written by `column(c, out)`,
 /// over fixed groups of columns, in parallel (on the solve's team) when there are at least
 /// [`crate::PARALLEL_MIN_LEN`] entries: the gathers of [`QMatrixPasses::submatrix`] from resident
-/// columns, which ran between the passes, on one thread (a9a, batched engine, two threads:
-/// the time between passes 0.32 → 0.21 s). Each entry is a copy, so nothing depends on the
-/// grouping.
+/// columns, which ran between the passes, on one thread, while the other threads idled
+/// (measurements: `docs/performance.md`, "Column sums"). Each entry is a copy, so nothing
+/// depends on the grouping.
 pub fn submatrix_in_parallel(out: &mut [f32], n: usize, column: impl Fn(usize, &mut [f32]) + Sync) {
     if n == 0 {
         return;

@@ -29,10 +29,9 @@ const _: () = assert!(COLUMN_CHUNK.is_multiple_of(PANEL_ROWS));
 
 /// For a block of [`GEMM_MIN_ROWS`] rows or more (the batched engine's prefetches, gradient
 /// initialisation and reconstruction), which the direct path computes by one GEMM, the
-/// fraction below which the distinct rows still pay. Measured on ε-SVR, 30,000 rows of 7 to 10
-/// features in {−1, 0, 1}, the batched engine on two threads, fit seconds through the
-/// distinct rows against direct: 5 % distinct 2.3 against 2.85, 15 % 2.83 against 2.91,
-/// 39 % 3.75 against 3.15; 215_2dplanes (70 % distinct) 5.32 against 4.70.
+/// fraction below which the distinct rows still pay: above it, the panel products over the
+/// distinct rows and the gather back to the positions cost more than the direct path's one GEMM
+/// (measurements: `docs/performance.md`, "Distinct rows").
 const MAX_DISTINCT_FRACTION_IN_BLOCKS: f64 = 0.15;
 
 /// The distinct rows of a dense row set, and which one each position holds.

@@ -12,7 +12,7 @@
 //! `q²` in `f64`. A vector instruction then multiplies 32 pairs (AVX-512BW `vpmaddwd`, or
 //! AVX-512 VNNI `vpdpwssd` with the addition fused) where an `f32` multiply–add multiplies 16
 //! ([`crate::single_products`]), and a row is half the bytes. USPS's column passes are bound by
-//! those multiply–adds (issue 9's profile: 56 % of a USPS fit's samples on AMD Zen 4).
+//! those multiply–adds.
 //!
 //! * **Accuracy.** A float32 value computed as `k q` is within a rounding or two of it, and the
 //!   quantum is accepted only when every value is within `2⁻²² M` of its `k q`, `M` the largest
@@ -30,7 +30,7 @@
 //!   gathers only the integer rows, found once for all the rows, in parallel, when the
 //!   [`crate::RowFacts`] of `f32` rows are made ([`crate::RowFacts::kernel_with_single_products`]).
 //!   The checks and conversions are vectorised with AVX2 or AVX-512 (the baseline loops, run
-//!   by the first pair while the other workers waited, were 5 % of a USPS fit).
+//!   by the first pair while the other workers waited, were a visible share of a USPS fit).
 //! * Measured: `docs/performance.md`, "Fixed-point rows".
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -340,7 +340,8 @@ mod avx512 {
     /// # Safety
     /// Inlined only into functions with AVX-512F and AVX-512BW enabled, and AVX-512 VNNI when
     /// `VNNI` (an instruction the caller's features lack would not be inlined: a call per
-    /// multiply–add made the first version 3× slower than the `f32` sums).
+    /// multiply–add made the first version much slower than the `f32` sums; measurements:
+    /// `docs/performance.md`, "Fixed-point rows").
     #[inline(always)]
     unsafe fn dot_block<const M: usize, const VNNI: bool>(
         x: [&[i16]; M],

@@ -2,8 +2,9 @@
 //! compact encoding that represents them exactly.
 //!
 //! A sparse kernel column reads every stored value of every active row; for one-hot or text
-//! data that read, not the arithmetic, bounds its cost (profile of issue 9: 44 % of an a9a fit in
-//! the sparse column loop). The slots therefore hold
+//! data that read, not the arithmetic, bounds its cost, and the sparse column loop is a large
+//! share of such a fit (measurements: `docs/performance.md`, "Padded sparse rows"). The
+//! slots therefore hold
 //!
 //! * column indices as `u16` when `n_features ≤ 65 536` (else `u32`);
 //! * values not at all when every stored value is `1.0` (binary features: a9a, w8a), as `f32`

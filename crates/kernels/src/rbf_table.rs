@@ -6,10 +6,12 @@
 //! `0..=2 · max ‖x‖²`. [`KernelFunction::map_row`] computes `exp(−γ m)` from it, with every
 //! intermediate exact but the product `−γ · m`; the table holds exactly those values, computed
 //! once by the same `exp` ([`crate::simd::exp_in_place`]), so a lookup is bitwise the value
-//! `map_row` gives, for a fraction of its cost (the exponential was a quarter of an a9a fit).
+//! `map_row` gives, for a fraction of its cost (the exponential was a large share of an a9a
+//! fit).
 //! The lookups are vectorised here too: AVX2 gathers, or, for a table of at most 32 values
 //! (rows of at most 15 features, as a9a's), permutes of the table held in four AVX-512
-//! registers, which took the lookups from 16 % to 9 % of an a9a fit's samples.
+//! registers, which made the lookups much cheaper (measurements: `docs/performance.md`, "RBF
+//! table lookups").
 
 use crate::function::KernelFunction;
 use crate::simd::{level, Level};
@@ -86,8 +88,9 @@ const SHORT_TABLE: usize = 32;
 /// [`lookup_squared_distances`] for a table of at most [`SHORT_TABLE`] values (rows of at most
 /// 15 features: a9a's have 14), eight distances at a time, the table in four registers: two
 /// two-register permutes and a blend on bit 4 of the index instead of a gather (AVX2's gathers
-/// were 16 % of an a9a fit's samples on AMD Zen 4). The distances, their truncation and clamp
-/// are the AVX2 loop's, and each value is a table entry: the same values bit for bit.
+/// were a large share of an a9a fit: `docs/performance.md`, "RBF table lookups"). The
+/// distances, their truncation and clamp are the AVX2 loop's, and each value is a table entry:
+/// the same values bit for bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2")]
 fn lookup_short_table_avx512(

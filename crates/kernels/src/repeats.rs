@@ -8,8 +8,8 @@
 //!
 //! Rows are hashed in parallel ([`digests`]), then offered in order to an open-addressing
 //! table of first occurrences ([`FirstSeen`]): with the standard library's map behind a
-//! per-word `Hasher`, finding the repeats of the 20,000 × 41 rows of the kddcup subset took
-//! 1.2–2 ms on one thread, 6 % of that fit.
+//! per-word `Hasher`, finding the repeats was a noticeable share of a small fit (measurements:
+//! `docs/performance.md`, "Finding repeated rows").
 //!
 //! Users: [`crate::distinct`] (a kernel column over the distinct rows of narrow dense data) and
 //! the C-SVC reduction of identical training rows (`kernelkit.SVC`: identical rows with the

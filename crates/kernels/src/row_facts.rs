@@ -4,7 +4,8 @@
 //! rows of its two classes: with `k` classes every row is in `k − 1` solves. Checking the rows
 //! for NaN and infinity, summing their squared norms, looking whether every value is exactly an
 //! `f32` (and making that copy) and counting their non-zeros then costs `k − 1` times what it
-//! needs to (USPS, ten classes: a tenth of the fit). [`RowFacts`] does it once over all rows;
+//! needs to (with ten classes, a noticeable share of the fit; measurements:
+//! `docs/performance.md`, "One-vs-one row facts"). [`RowFacts`] does it once over all rows;
 //! [`RowFacts::kernel`] builds the kernel of one pair by gathering the pair's rows, norms and
 //! `f32` rows.
 //!
@@ -70,9 +71,9 @@ pub struct RowFacts {
 
 impl RowFacts {
     /// Checks `values` (`n_rows × n_features`, row-major: the length, finiteness) and computes
-    /// the facts, in one pass over blocks of rows on the current rayon pool (USPS, 7,291 × 256:
-    /// 4.7 ms in four sequential passes). Each fact of a row is computed as [`DenseRows::new`]
-    /// and [`DenseKernel::new`] compute it (norms summed in the row's order, the `f32` copy
+    /// the facts, in one pass over blocks of rows on the current rayon pool (rather than four
+    /// sequential passes). Each fact of a row is computed as [`DenseRows::new`] and
+    /// [`DenseKernel::new`] compute it (norms summed in the row's order, the `f32` copy
     /// only when every value is exactly an `f32`), and the error names the first non-finite
     /// value. `f32` values are those rows widened to `f64`, with the same facts; no copy of
     /// them is kept (they are every value's `f32`).

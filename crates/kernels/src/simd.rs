@@ -8,7 +8,8 @@
 //! ([`RowValue`]): widened on load, the products and sums are bitwise those of the `f64` rows.
 //! Where the CPU has AVX-512F, whole groups of four right rows go through
 //! [`crate::simd_avx512`] (up to three left rows against four right rows per register block),
-//! again in the generic loop's order (no value changes; 3–5 % faster USPS fits on this machine).
+//! again in the generic loop's order (no value changes; a modest gain, measured in
+//! `docs/performance.md`, "AVX-512 dot products").
 //! Also here: the signed gather that assembles an ε-SVR column from a cached kernel column
 //! ([`gather_signed`], AVX2 gathers).
 //!
@@ -407,7 +408,8 @@ pub fn exp_in_place(values: &mut [f64]) {
 /// argument is computed as [`crate::KernelFunction::map_row`] computed it before calling
 /// [`exp_in_place`] (no operation fused), in the same loop as the exponential: the values are
 /// those of the two loops bit for bit, in one pass instead of two, the argument eight wide with
-/// AVX-512 (the separate loop was baseline x86-64 code, two wide: 2 % of a USPS fit).
+/// AVX-512 (the separate loop was baseline x86-64 code, two wide; measurements:
+/// `docs/performance.md`, "The RBF argument in the exponential's loop").
 pub fn rbf_in_place(values: &mut [f64], sq_norm_x: f64, sq_norms_z: &[f64], gamma: f64) {
     let n = values.len().min(sq_norms_z.len());
     let (head, tail) = values.split_at_mut(n);

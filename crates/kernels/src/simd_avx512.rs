@@ -5,9 +5,8 @@
 //! left rows that is four loads per three fused multiply–adds of four lanes. Here four right
 //! rows share each left load (register blocking `3 × 4`: twenty-four 512-bit accumulators), so
 //! a pass does three left and four right loads per twelve multiply–adds of eight lanes. The pass
-//! is mostly bound by streaming the right rows from the caches, so the gain is modest: USPS fits
-//! 3–5 % faster on one and on two threads (A/B of the same build with and without this path,
-//! alternated, best of three fits per process).
+//! is mostly bound by streaming the right rows from the caches, so the gain is modest
+//! (measurements: `docs/performance.md`, "AVX-512 dot products").
 //!
 //! Every product is bitwise the one [`crate::simd::dot_generic`] computes: lane `k` of the two
 //! accumulators of a product (lanes 0–7 and 8–15) sums the positions `≡ k (mod 16)` with fused

@@ -2,12 +2,12 @@
 //!
 //! [`crate::simd::dot_rows`] widens `f32` rows to `f64` and sums in `f64`: every product is then
 //! bitwise the one of the `f64` rows, at the price of two conversion uops per eight values on
-//! the ports that also run the multiply–adds (USPS's column passes are 45 % of its fit, at
-//! about 60 % of the `f64` multiply–add peak). When the user gives float32 rows, the kernel may
-//! sum in `f32` instead (16 lanes per AVX-512 vector, no conversion): the kernel values are
-//! cached in `f32` anyway (LIBSVM's `Qfloat`), and a sum of `d` products in `f32` is within
-//! about `d/16 · 2⁻²⁴` of `Σ|x_k z_k|` (sixteen lanes of `d/16` terms, then four additions),
-//! far below the solver's tolerance.
+//! the ports that also run the multiply–adds, which bound the column passes of wide rows such
+//! as USPS's (measurements: `docs/performance.md`, "Inner products summed in `f32`"). When the
+//! user gives float32 rows, the kernel may sum in `f32` instead (16 lanes per AVX-512 vector, no
+//! conversion): the kernel values are cached in `f32` anyway (LIBSVM's `Qfloat`), and a sum of
+//! `d` products in `f32` is within about `d/16 · 2⁻²⁴` of `Σ|x_k z_k|` (sixteen lanes of `d/16`
+//! terms, then four additions), far below the solver's tolerance.
 //!
 //! The order is fixed, so the three versions here (generic, AVX2 + FMA, AVX-512F) give
 //! bitwise the same value, whichever pass computes a column and on any thread count:

@@ -121,9 +121,9 @@ enum Store<'a> {
     Double(DenseRows<'a>),
     /// Only the `f32` copy, in [`DenseKernel::single`], with the rows' norms: the `f64` rows are
     /// those values widened (exactly), so a subset of rows that is read row-major in `f32`
-    /// never gathers them ([`crate::RowFacts::kernel`]: USPS's 45 one-vs-one pairs gathered
-    /// 3 MB each, 3.5 % of the fit's samples besides the page faults of the fresh copies; the
-    /// fit is 5–7 % faster without them).
+    /// never gathers them ([`crate::RowFacts::kernel`]: gathering them for every one-vs-one
+    /// pair cost a share of the fit and the page faults of the fresh copies; measurements:
+    /// `docs/performance.md`, "One-vs-one row facts").
     Single { n_features: usize, sq_norms: Vec<f64> },
 }
 
@@ -208,8 +208,8 @@ impl<'a> DenseKernel<'a> {
     /// from [`FixedRows::from_single`] of `f32` rows), with the norms `sq_norms` of those `f32`
     /// rows: what [`DenseKernel::single_only`] over the `f32` rows, then
     /// [`DenseKernel::with_single_products`]`(true)`, would compute, without the `f32` copy
-    /// (every column is summed over the integers; USPS's one-vs-one pairs gathered 67 MB of
-    /// `f32` rows for nothing). Only for rows read row-major, of at least one feature.
+    /// (every column is summed over the integers; the one-vs-one pairs would gather the `f32`
+    /// rows for nothing). Only for rows read row-major, of at least one feature.
     pub(crate) fn fixed_only(
         fixed: FixedRows,
         sq_norms: Vec<f64>,

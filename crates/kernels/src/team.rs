@@ -3,10 +3,10 @@
 //! An SMO iteration makes several parallel passes over `O(n)` values (a kernel column, the
 //! gradient update, the second working-set scan), each a few tens of microseconds long. With a
 //! fork-join pool every pass wakes the other threads, which have gone to sleep (or are yielding
-//! to the kernel) since the last one: on a9a with 2 threads that cost 1.6 s of system time and a
-//! third of the parallel speed-up. A [`TeamGuard`] borrows the other threads of the current
-//! rayon pool for the length of a solve (one `spawn_broadcast` job each) and keeps them spinning
-//! between passes, so that a pass starts in well under a microsecond.
+//! to the kernel) since the last one: that costs system time and much of the parallel speed-up
+//! (measurements: `docs/performance.md`, "Spinning threads"). A [`TeamGuard`] borrows the other
+//! threads of the current rayon pool for the length of a solve (one `spawn_broadcast` job each)
+//! and keeps them spinning between passes, so that a pass starts in well under a microsecond.
 //!
 //! A pass is a number of fixed chunks ([`for_each_chunk`], [`fold_chunks`]): chunk boundaries
 //! are chosen by the caller from the data only, and per-chunk results are returned in chunk

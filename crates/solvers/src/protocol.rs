@@ -46,9 +46,8 @@ pub struct SolveOptions {
     /// The batched engine shrinks (with `shrinking`) problems of at least this many variables.
     /// Smaller ones' active sets fall below the few thousand positions from which a pass is
     /// split over the threads (`PARALLEL_MIN_LEN`), so shrinking would move most of their work
-    /// onto one thread: on two threads 197_cpu_act ε-SVR (12,288 variables) went 0.75 → 0.88 s
-    /// and magic (15,000) 0.27 → 0.35 s with it, while 564_fried (45,864) went 5.4 → 4.7 s and
-    /// a9a (26,008 distinct rows) 1.9 → 1.8 s.
+    /// onto one thread: on two threads it slowed the smaller problems measured and sped up the
+    /// larger ones (measurements: `docs/performance.md`, "The batched engine's constants").
     pub batched_shrinking_from: usize,
     /// The vector instructions the solvers' scans may use (default [`Level::current`], the
     /// level of the kernel loops; a lower level gives bitwise the same scans, a higher one than

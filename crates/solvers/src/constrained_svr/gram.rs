@@ -5,8 +5,8 @@
 //! compute) or directly as `X Δβ` (O(np), one streaming pass). Columns pay off only when they
 //! are reused; [`GramColumns::rows_and_pair`] gives columns only when the whole Gram matrix fits
 //! in the budget. When it does not, the working pairs of GSMO touch more distinct points than the
-//! cache holds (on 20,000 × 20 with a 200 MB cache, 87 % of the column requests missed), and
-//! the direct update is cheaper than computing two columns.
+//! cache holds (most column requests miss; measurements: `docs/performance.md`, "GSMO's Gram
+//! columns"), and the direct update is cheaper than computing two columns.
 
 use kernelkit_kernels::{CacheStats, CachedColumns, DenseKernel, DenseRows, KernelFunction};
 

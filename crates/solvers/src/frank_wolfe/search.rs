@@ -12,9 +12,8 @@
 //!     subset" reads; MFW's away vertex `j*` is exact over the core set. Adding the core set to
 //!     the candidates (the digest's suggestion for MFW) makes the stopping test exact on it:
 //!     plain FW then stagnates (its core weights only decay geometrically), and MFW spends most
-//!     of its iterations there. Measured on 20,000 kddcup rows (C = 16, γ = 0.079): MFW 41,531
-//!     iterations and 9.8 s with the core set, 15,354 and 3.6 s without, test accuracy 99.65 % /
-//!     99.63 %;
+//!     of its iterations there, for about the same accuracy (measurements: `docs/performance.md`,
+//!     "Frank–Wolfe's candidates");
 //!   - **CVM** (Algorithm 1): a sample of the points outside the core set (LibCVM's pool; the core
 //!     set is optimal after each sub-problem).
 //!

@@ -53,15 +53,14 @@ use crate::protocol::{Monitor, NoMonitor, Progress, Solution, SolveStats, Status
 /// Most local steps per variable of `B` in one batch.
 const LOCAL_STEPS_PER_VARIABLE: usize = 4;
 
-/// A batch after the first takes `size / FRESH_DIVISOR` new positions (on 564_fried ε-SVR and
-/// `make_classification` 30,000 × 50, two threads, batches of 256: a half 7.5 and 3.1 s, a
-/// quarter 5.7 and 2.5 s, an eighth 6.2 and 2.8 s).
+/// A batch after the first takes `size / FRESH_DIVISOR` new positions: a quarter was faster
+/// than a half or an eighth (measurements: `docs/performance.md`, "The batched engine's
+/// constants").
 const FRESH_DIVISOR: usize = 4;
 
-/// The local tolerance is `max(tol, gap · LOCAL_TOL_FRACTION)` (two threads, with 0.1 and
-/// 0.2, alternated, two runs each: 215_2dplanes ε-SVR 3.98/3.99 and 3.82/3.85 s, ν-SVR
-/// 5.55/5.60 and 5.36/5.47 s, 564_fried ε-SVR 4.28/4.29 and 3.97/4.13 s, ν-SVR 5.92/5.98 and
-/// 5.57/5.92 s; a9a 1.46 and 1.51 s with 3,655 and 3,858 passes; 0.3 no faster).
+/// The local tolerance is `max(tol, gap · LOCAL_TOL_FRACTION)`: 0.2 solved the SVR problems
+/// measured faster than 0.1 (a9a slightly slower), and 0.3 was no faster (measurements:
+/// `docs/performance.md`, "The batched engine's constants").
 const LOCAL_TOL_FRACTION: f64 = 0.2;
 
 impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
@@ -464,8 +463,9 @@ fn candidates<S: Strategy>(v: &Variables, lo: usize, hi: usize, k: usize) -> Vec
 }
 
 /// The candidates of two sets of positions together: every candidate of both (the best are
-/// kept once, after the last merge: the merges run on the owner's thread between passes, and
-/// a selection and a sort per merge cost a9a 0.03 s of its 0.35 s there, two threads).
+/// kept once, after the last merge: the merges run on the owner's thread between passes, where
+/// a selection and a sort per merge were a measurable share of the time; measurements:
+/// `docs/performance.md`, "The batched engine's constants").
 fn merge_candidates(a: Vec<GroupCandidates>, b: Vec<GroupCandidates>) -> Vec<GroupCandidates> {
     if a.is_empty() {
         return b;

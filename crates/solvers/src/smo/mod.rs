@@ -51,9 +51,8 @@
 //! ([`gradient_update`]). The windows' results go to one slot per thread
 //! ([`PerThread`](kernelkit_kernels::PerThread): no cache line shared by the threads per window)
 //! and merge in any order to the same maxima (ties to the larger index), and every position's sums
-//! keep their order, so the iterates are those of the unfused passes, bit for bit (a9a: two threads
-//! 2.39 → 2.24 s, one thread 3.37 → 3.21 s; old and new builds alternated process by process, best
-//! of two fits each).
+//! keep their order, so the iterates are those of the unfused passes, bit for bit (measurements:
+//! `docs/performance.md`, "Fused passes").
 
 //! Two departures, both in degenerate cases only: `max_iter = None` means no limit (LIBSVM caps
 //! at `max(10⁷, 100·l)`), and ρ without free variables and with an empty side is the finite
@@ -189,16 +188,16 @@ fn solve_with<Q: QMatrixPasses, S: Strategy>(
     })
 }
 
-/// The batch size of the batched engine unless [`SolveOptions::batch_size`] says otherwise:
-/// on 564_fried ε-SVR and `make_classification` 30,000 × 50 (two threads), batches of 128, 256,
-/// 512 and 1,024 took 9.1, 7.5, 8.5, 10.1 s and 2.8, 3.1, 3.6, 4.0 s (half of each batch new;
-/// a quarter new, the engine's rule, then gave 5.7 and 2.5 s at 256).
+/// The batch size of the batched engine unless [`SolveOptions::batch_size`] says otherwise,
+/// chosen among 128, 256, 512 and 1,024 by fit times on an ε-SVR and a C-SVC problem
+/// (measurements: `docs/performance.md`, "The batched engine's constants").
 const BATCH_SIZE: usize = 256;
 
 /// With [`Engine::Auto`], problems with at least this many variables run the batched engine.
-/// Measured on two cores (`docs/performance.md`), the batched engine was as fast or faster from
-/// 12,000 variables on, except on a9a (32,561, binary rows whose columns cost little: 1.90 s
-/// against 1.35 s); its passes are 25–70 times fewer, which decides at 16 threads.
+/// Measured on two cores, the batched engine was as fast or faster on the larger problems,
+/// except where columns cost little (a9a's binary rows); its passes are many times fewer, which
+/// decides at 16 threads (measurements: `docs/performance.md`, "The batched engine's
+/// constants").
 const BATCHED_MIN_VARIABLES: usize = 8192;
 
 /// The engine a solve runs and the batch size of the batched engine: from the problem and the

@@ -13,7 +13,8 @@
 //! [`QMatrixPasses::block_columns`] (one pass over the data for the block, [`QMatrixPasses::columns_from`]),
 //! and each block is added in one parallel pass in which every position sums the block's
 //! columns in the order of `i`: the gradient is bitwise the one added column by column, with two
-//! passes per block instead of one per free variable (a9a: 23,800 → 2,900 passes).
+//! passes per block instead of one per free variable (measurements: `docs/performance.md`,
+//! "Gradient reconstruction in blocks").
 
 use kernelkit_kernels::QMatrixPasses;
 

@@ -6,11 +6,12 @@
 //! than one (`KernelSource::shares_passes`). SMO needs its columns one at a time (`j` is chosen
 //! with the column of `i`), so the pass that computes a missing column also computes the most
 //! violating uncached position of `I_up` (a likely next `i`) and of `I_low` (a likely next `j`).
-//! An offline replay of the LIBSVM path (without shrinking) on two USPS pairs found 77 % (digits
-//! 0/1) and 92 % (3/5) of the columns computed this way requested later, and the passes over
-//! the data reduced from 64 to 28 and from 308 to 112. The [`QMatrix`] allows it only while its cache has room
-//! (nothing is evicted for a guess) and gives each column bitwise the value a lone computation
-//! would, so the solver's path, iterations and result do not change; only the time does.
+//! An offline replay of the LIBSVM path found that most of the columns computed this way were
+//! requested later and that far fewer passes over the data were needed (measurements:
+//! `docs/performance.md`, "Speculative columns"). The [`QMatrix`] allows it only while its cache
+//! has room (nothing is evicted for a guess) and gives each column bitwise the value a lone
+//! computation would, so the solver's path, iterations and result do not change; only the time
+//! does.
 
 use kernelkit_kernels::QMatrixPasses;
 
