@@ -26,7 +26,8 @@ import pytest
 
 import kernelkit
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_FIGURE_BYTES = 100_000
 
@@ -57,19 +58,22 @@ def _load_make_figures() -> ModuleType:
 
 
 make_figures = _load_make_figures()
-PAGES_WITH_CODE = [
-    page.name for page in sorted(DOCS.glob("*.md")) if make_figures.python_blocks(page)
-]
+#: Every page whose Python blocks run here, by name: the docs pages and the README.
+PAGES_WITH_CODE = {
+    page.name: page
+    for page in [*sorted(DOCS.glob("*.md")), ROOT / "README.md"]
+    if make_figures.python_blocks(page)
+}
 
 
 def _assert_count(code: str) -> int:
     return sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(code)))
 
 
-@pytest.mark.parametrize("name", PAGES_WITH_CODE)
+@pytest.mark.parametrize("name", sorted(PAGES_WITH_CODE))
 def test_page_examples_run_and_their_checks_hold(name: str, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")  # in the bench extra; the examples draw their figures
-    page = DOCS / name
+    page = PAGES_WITH_CODE[name]
     blocks = make_figures.python_blocks(page)
     assert sum(_assert_count(code) for code in blocks) > 0, f"{name}: no example checks a result"
 
@@ -121,3 +125,22 @@ def test_block_extraction_skips_no_run_blocks_and_other_languages(tmp_path: Path
     pytest.importorskip("matplotlib")
     namespace = make_figures.run_page(page, tmp_path)
     assert namespace["x"] == 1
+
+
+def test_readme_test_command_is_the_one_ci_runs() -> None:
+    """The README's second command (install the test dependencies, run the suite) is the line
+    `.ci/run` runs, so that a user who runs it runs what CI runs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [
+        line
+        for line in readme.split("## Two commands", 1)[1]
+        .split("```bash", 1)[1]
+        .split("```")[0]
+        .splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert len(commands) == 2, commands
+    install_and_demo, install_and_test = commands
+    assert install_and_demo == "pip install . && python examples/demo.py"
+    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"({install_and_test})" in ci_run
