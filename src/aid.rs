@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kernelkit_solvers::aid::{
     lad_partition, s3vm_partition, svm_partition, AggregatedGram, AggregatedModel, Aid,
     AidIteration, AidMonitor, AidOptions, AidResult, ClarabelLp, Initial, LadModel, Partition,
-    S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
+    S3vmBalance, S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -295,8 +295,8 @@ pub(crate) fn aid_svm<'py>(
 /// AID for the linear S3VM (`y`: +1, −1, or 0 for unlabeled rows): a heuristic.
 #[pyfunction]
 #[pyo3(signature = (
-    x, y, c, c_unlabeled, exact_max_clusters, init, n_clusters, seed, gap_tol, max_solves,
-    **options
+    x, y, c, c_unlabeled, exact_max_clusters, balance, init, n_clusters, seed, gap_tol,
+    max_solves, **options
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn aid_s3vm<'py>(
@@ -306,6 +306,7 @@ pub(crate) fn aid_s3vm<'py>(
     c: f64,
     c_unlabeled: f64,
     exact_max_clusters: usize,
+    balance: Option<&str>,
     init: &Bound<'_, PyAny>,
     n_clusters: usize,
     seed: u64,
@@ -313,6 +314,17 @@ pub(crate) fn aid_s3vm<'py>(
     max_solves: usize,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let balance = match balance {
+        None => S3vmBalance::None,
+        Some("constraint") => S3vmBalance::Constraint,
+        Some("cost") => S3vmBalance::Cost,
+        Some("cost_as_printed") => S3vmBalance::CostAsPrinted,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "balance must be None, 'constraint', 'cost' or 'cost_as_printed', got {other:?}"
+            )))
+        }
+    };
     let x = matrix(&x);
     let labels: Vec<i8> = vector(&y)
         .iter()
@@ -326,7 +338,7 @@ pub(crate) fn aid_s3vm<'py>(
         .collect::<PyResult<_>>()?;
     let initial = start(init, n_clusters, seed, x.rows, labels.len())?;
     let run = parse_run(gap_tol, max_solves, options)?;
-    let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled };
+    let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled, balance };
     let model = S3vmModel::new(data, Smo, run.inner.clone(), exact_max_clusters)
         .map_err(CoreError::from)?;
     let (result, init_time, model) =

@@ -25,7 +25,7 @@ PARAMS = {
     CLF: {"C", "kernel", "gamma", "degree", "coef0", "tol", "max_iter", "n_clusters", "init",
           "solver", "cache_size", "random_state", "time_limit", "n_jobs", "verbose", "callback"},
     S3VM: {"C", "C_unlabeled", "tol", "max_iter", "n_clusters", "init", "exact_max_clusters",
-           "solver", "random_state", "time_limit", "n_jobs", "verbose", "callback"},
+           "balance", "solver", "random_state", "time_limit", "n_jobs", "verbose", "callback"},
 }  # fmt: skip
 # A start far from pure (a random partition into few clusters), so that fits take several
 # aggregated solves; S3VM needs max_iter above its default 5 to reach a pure partition.

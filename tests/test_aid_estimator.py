@@ -272,6 +272,8 @@ BAD_PARAMS = [
     (S3VM, "C_unlabeled", {"C_unlabeled": -0.1}),
     (S3VM, "C_unlabeled", {"C_unlabeled": np.nan}),
     (S3VM, "exact_max_clusters", {"exact_max_clusters": -1}),
+    (S3VM, "balance", {"balance": "fancy"}),
+    (S3VM, "balance", {"balance": True}),
 ]
 
 

@@ -254,6 +254,18 @@ def test_aid_semi_supervised_on_dask_equals_in_memory(client: Any, c_unlabeled: 
     np.testing.assert_array_equal(np.asarray(dist.transduction_), memory.transduction_)
 
 
+@pytest.mark.parametrize("balance", ["constraint", "cost"])
+def test_aid_semi_supervised_on_dask_refuses_balance(client: Any, balance: str) -> None:
+    """The Dask S3VM does not implement §4.3's balance yet: a clear error naming it, before
+    any work."""
+    X = _rows(200, 3, 9)
+    y = np.where(X[:, 0] > 0, 1, 0)
+    y[50:] = -1
+    est = kernelkit.AIDSemiSupervisedClassifier(balance=balance)
+    with pytest.raises(NotImplementedError, match="balance"):
+        est.fit(_chunked(X), _chunked(y))
+
+
 def test_aid_on_a_dask_dataframe(client: Any) -> None:
     dd = pytest.importorskip("dask.dataframe")
     n = 800

@@ -29,6 +29,9 @@ from .solvers import Smo
 
 __all__ = ["AIDSemiSupervisedClassifier"]
 
+#: The values of ``balance``.
+_BALANCES = (None, "constraint", "cost", "cost_as_printed")
+
 
 class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     """Linear semi-supervised SVM (S3VM) by AID — a heuristic.
@@ -72,6 +75,15 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         [0, 30]. The default partition of 1,500 rows (the paper's data size) has 14–15
         unlabeled clusters, beyond the default: raise it (up to ``2^k`` SVM solves per
         aggregated problem) or lower ``n_clusters`` for an exact inner solve.
+    balance : {"constraint", "cost", "cost_as_printed"} or None, default=None
+        The paper's options for unbalanced data (§4.3), which it found to change results
+        markedly. ``"constraint"``: the mean decision value over the unlabeled rows equals the
+        mean label (±1) of the labeled rows, ``Σ_U f_i/|U| = Σ_L y_i/|L|``, so the unlabeled
+        rows are split between the classes in about the labeled rows' proportion.
+        ``"cost"``: the labeled rows of the minority class weigh ``C`` times the class ratio
+        (``C · max(1, n_majority/n_minority)``), the paper's stated intent. ``"cost_as_printed"``:
+        the paper's formula as printed, which up-weights the majority class instead (kept for
+        reproducing its tables). ``None``: neither. Not available for Dask input yet.
     solver : kernelkit.solvers.Smo or None, default=None
         The inner SVM solver (``None``: ``Smo(tol=1e-6)``); its ``tol``, ``max_iter``,
         ``shrinking`` and ``cache_size`` are used, while ``n_jobs`` and ``time_limit`` are the
@@ -131,6 +143,26 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     ----------
     .. [1] Y. W. Park and D. Klabjan, "An aggregate and iterative disaggregate algorithm with
        proven optimality in machine learning", arXiv preprint, 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import AIDSemiSupervisedClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, size=200)
+    >>> X = rng.normal(size=(200, 2)) + np.where(truth[:, None] == 1, [2.0, 0.5], [-2.0, -0.5])
+
+    Six labeled rows; ``-1`` marks the 194 unlabeled ones:
+
+    >>> y = np.full(200, -1)
+    >>> y[:6] = truth[:6]
+    >>> model = AIDSemiSupervisedClassifier(C=1.0, C_unlabeled=0.1, random_state=0).fit(X, y)
+    >>> model.classes_
+    array([0, 1])
+    >>> model.predict([[-3.0, 0.0], [3.0, 0.0]])
+    array([0, 1])
+    >>> float(np.mean(model.transduction_[6:] == truth[6:])) > 0.9  # the unlabeled rows' labels
+    True
     """
 
     classes_: NDArray[Any]
@@ -149,6 +181,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         n_clusters: int | None = None,
         init: str | Any = "kmeans",
         exact_max_clusters: int = 12,
+        balance: str | None = None,
         solver: Smo | None = None,
         random_state: int | None = None,
         time_limit: float | None = None,
@@ -163,6 +196,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         self.n_clusters = n_clusters
         self.init = init
         self.exact_max_clusters = exact_max_clusters
+        self.balance = balance
         self.solver = solver
         self.random_state = random_state
         self.time_limit = time_limit
@@ -178,6 +212,11 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
             raise ValueError(f"exact_max_clusters must be an int >= 0, got {exact!r}")
         if exact > 30:
             raise ValueError(f"exact_max_clusters = {exact} would mean up to 2^{exact} solves")
+        if self.balance not in _BALANCES:
+            raise ValueError(
+                "balance must be None, 'constraint', 'cost' or 'cost_as_printed', "
+                f"got {self.balance!r}"
+            )
         self._check_aid_params()
         _inner_solver(self.solver)
 
@@ -221,6 +260,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
             float(self.C),
             float(self.C_unlabeled),
             int(self.exact_max_clusters),
+            self.balance,
             init,
             k,
             options=options,

@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension ``kernelkit._core`` (hand-written, checked by stubtest)."""
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict, final
+from typing import Any, Literal, TypedDict, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -309,6 +309,7 @@ def aid_s3vm(
     c: float,
     c_unlabeled: float,
     exact_max_clusters: int,
+    balance: Literal["constraint", "cost", "cost_as_printed"] | None,
     init: _AidInit,
     n_clusters: int,
     seed: int,

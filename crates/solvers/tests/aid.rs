@@ -3,8 +3,8 @@
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
 use kernelkit_solvers::aid::{
     lad_partition, s3vm_partition, svm_partition, AggregatedGram, Aid, AidOptions, AidResult,
-    AidStatus, ClarabelLp, Initial, LadModel, NoAidMonitor, Partition, S3vmData, S3vmModel,
-    SvmData, SvmModel, WeightedLad,
+    AidStatus, ClarabelLp, Initial, LadModel, NoAidMonitor, Partition, S3vmBalance, S3vmData,
+    S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{NoMonitor, Smo, SolveOptions, Solver};
@@ -193,7 +193,14 @@ fn s3vm_counterexample_stops_pure_above_the_optimum() {
     let y: Vec<i8> = vec![1, 1, -1, -1, 0, 0, 0, 0, 0, 0, 0];
     let clusters: Vec<i64> = vec![0, 1, 2, 3, 10, 11, 12, 13, 14, 11, 14];
     let options = SolveOptions { tol: 1e-10, ..SolveOptions::default() };
-    let data = S3vmData { x: &x, d: 2, y: &y, c_labeled: 0.5, c_unlabeled: 0.1 };
+    let data = S3vmData {
+        x: &x,
+        d: 2,
+        y: &y,
+        c_labeled: 0.5,
+        c_unlabeled: 0.1,
+        balance: S3vmBalance::None,
+    };
     let mut model = S3vmModel::new(data, Smo, options, 12).unwrap();
     let start = s3vm_partition(&x, 2, &y, &Initial::Given(clusters)).unwrap();
     let aid = Aid { options: AidOptions { tol: 0.0, max_iter: 10, time_limit: None } };

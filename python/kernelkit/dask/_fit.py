@@ -283,6 +283,11 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
 def fit_semi_supervised(estimator: Any, X: Any, y: Any) -> Any:
     """``AIDSemiSupervisedClassifier.fit`` on dask data."""
     estimator._check_params()
+    if estimator.balance is not None:
+        raise NotImplementedError(
+            f"balance={estimator.balance!r} is not implemented for dask input yet; fit on a "
+            "NumPy array, or set balance=None"
+        )
     rows, array, target, names = to_rows(X, y)
     spec = ini.Spec("s3vm")
     scans = _scan(rows, spec)

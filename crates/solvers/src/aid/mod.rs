@@ -46,5 +46,5 @@ pub use kernel_gram::AggregatedGram;
 pub use kmeans::weighted_kmeans;
 pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
-pub use s3vm::{S3vmData, S3vmModel};
+pub use s3vm::{S3vmBalance, S3vmData, S3vmModel};
 pub use svm::{SvmData, SvmFit, SvmModel};

@@ -26,6 +26,29 @@
 //! partition can stop above the optimum. The model therefore never reports optimality; its
 //! lower bound is the dual value of the labeled-only aggregated SVM, valid but weak.
 //!
+//! ## Unbalanced data (§4.3, [`S3vmBalance`])
+//!
+//! The paper offers two options, which it says "significantly affect the result":
+//!
+//! * the **balance constraint** `Σ_{i∈U} (w·x_i + b)/|U| = Σ_{i∈L} y_i/|L|` (printed with `b_i`,
+//!   a typo for `b`; digest §7). It is linear in `(w, b)`, so it aggregates exactly: with `x̄_U`
+//!   the mean of the unlabeled rows (the same over the rows and over the weighted cluster
+//!   means) and `r` the right-hand side, it reads `w·x̄_U + b = r`. Centering every row,
+//!   `x' = x − x̄_U`, turns it into a fixed bias: `f = w·x' + r`. For fixed labels the SVM is
+//!   then `min ½‖w‖² + Σ_k c_k max(0, 1 − y_k(w·x'_k + r))`, whose dual
+//!   `max Σ_k α_k(1 − y_k r) − ½‖Σ_k α_k y_k x'_k‖²`, `0 ≤ α ≤ c`, has no equality constraint.
+//!   The SMO engine always keeps one, `yᵀα` fixed, so two zero rows with signs `+1` and `−1`,
+//!   linear term 0 and a bound no step reaches are added: their gradient is always 0, and at a
+//!   KKT point (either free, or both at 0 where `I_up` holds one and `I_low` the other) they pin
+//!   the equality's multiplier to 0, which leaves the problem without the equality. The node's
+//!   `b = r − w·x̄_U`. Every bound of the search stays valid: each node's problem has the
+//!   constraint, and its `(w, b)` satisfies it on all rows.
+//! * the **balance cost**: the labeled rows' weight `C_l` is multiplied by `max{1, |L⁻|/|L⁺|}`
+//!   for the positives and `max{1, |L⁺|/|L⁻|}` for the negatives, the stated intent ("larger
+//!   weights for the minority class"). As printed the factors are swapped and up-weight the
+//!   majority class (digest §7); [`S3vmBalance::CostAsPrinted`] keeps that reading, since the
+//!   paper's numbers may come from either.
+//!
 //! The search can take thousands of SVM solves, so it also obeys the run's limits: it ends,
 //! keeping the best point found so far, as soon as an inner solve was stopped (Ctrl-C, the
 //! callback) or cut by the time limit, or the time limit (counted from the first aggregated
@@ -50,14 +73,25 @@ struct Weighted {
     converged: bool,
 }
 
+/// The balance constraint `w·x̄_U + b = r` (module documentation).
+#[derive(Debug, Clone)]
+struct BalanceConstraint {
+    /// `x̄_U`, the mean of the unlabeled rows.
+    mean: Vec<f64>,
+    /// `r = Σ_L y_i / |L|`.
+    target: f64,
+}
+
 /// The aggregated S3VM of one partition and the search over its cluster labels.
 pub struct LabelSearch<'s, S> {
     centroids: Vec<f64>,
     d: usize,
     /// +1/−1 for labeled clusters, 0 for unlabeled ones.
     labels: Vec<i8>,
-    /// `C_l|C_k|` or `C_u|D_k|`.
+    /// `C_l|C_k|` (times the class's balance cost) or `C_u|D_k|`.
     weights: Vec<f64>,
+    /// The balance constraint, when asked for.
+    balance: Option<&'s BalanceConstraint>,
     solver: &'s S,
     options: &'s SolveOptions,
     /// Aggregated SVM solves done.
@@ -85,31 +119,64 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             .filter(|&(&k, _)| self.weights[k] > 0.0)
             .map(|(&k, &label)| (k, label))
             .unzip();
+        let target = self.balance.map_or(0.0, |balance| balance.target);
         if chosen.is_empty() {
-            return Ok(Weighted { w: vec![0.0; d], b: 0.0, dual: 0.0, converged: true });
+            // w = 0; with the balance constraint the bias is r.
+            return Ok(Weighted { w: vec![0.0; d], b: target, dual: 0.0, converged: true });
         }
-        let rows: Vec<f64> = chosen
+        let mut rows: Vec<f64> = chosen
             .iter()
             .flat_map(|&k| self.centroids[k * d..(k + 1) * d].iter().copied())
             .collect();
-        let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
-        let upper: Vec<f64> = chosen.iter().map(|&k| self.weights[k]).collect();
+        let mut signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
+        let mut upper: Vec<f64> = chosen.iter().map(|&k| self.weights[k]).collect();
+        let mut p = vec![-1.0; chosen.len()];
+        let mut labels = labels;
+        if let Some(balance) = self.balance {
+            // Centered rows, the fixed bias r in the linear term, and the two zero rows that
+            // free the dual of its equality (module documentation).
+            for row in rows.chunks_exact_mut(d.max(1)).take(chosen.len()) {
+                for (v, m) in row.iter_mut().zip(&balance.mean) {
+                    *v -= m;
+                }
+            }
+            for (p_k, &y_k) in p.iter_mut().zip(&signs) {
+                *p_k = -(1.0 - y_k * balance.target);
+            }
+            let unreachable = 2.0 * upper.iter().sum::<f64>() + 1.0;
+            for sign in [1i8, -1] {
+                rows.extend(std::iter::repeat_n(0.0, d));
+                signs.push(f64::from(sign));
+                labels.push(sign);
+                upper.push(unreachable);
+                p.push(0.0);
+            }
+        }
+        let n_variables = signs.len();
         let kernel = DenseKernel::new(
-            DenseRows::from_vec(rows.clone(), chosen.len(), d)?,
+            DenseRows::from_vec(rows.clone(), n_variables, d)?,
             KernelFunction::Linear,
         )?;
         let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
-        let mut problem = BoxQp::new(q, vec![-1.0; chosen.len()], labels, upper, None)?;
+        let mut problem = BoxQp::new(q, p.clone(), labels, upper, None)?;
         let solution = self.solver.solve(&mut problem, self.options, inner)?;
         let w = linear_weights(&rows, d, &solution.x, &signs);
-        let dual = solution.x.iter().sum::<f64>() - 0.5 * w.iter().map(|v| v * v).sum::<f64>();
+        // −pᵀα − ½‖w‖²: Σ α_k without the constraint, Σ α_k (1 − y_k r) with it.
+        let linear: f64 = solution.x.iter().zip(&p).map(|(a, p_k)| -a * p_k).sum();
+        let dual = linear - 0.5 * w.iter().map(|v| v * v).sum::<f64>();
+        let b = match self.balance {
+            Some(balance) => {
+                balance.target - w.iter().zip(&balance.mean).map(|(a, m)| a * m).sum::<f64>()
+            }
+            None => solution.bias,
+        };
         if matches!(solution.status, Status::Stopped | Status::TimeLimit)
             || self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
         {
             self.cut = true;
         }
         let converged = solution.status == Status::Converged;
-        Ok(Weighted { w, b: solution.bias, dual, converged })
+        Ok(Weighted { w, b, dual, converged })
     }
 
     /// The aggregated objective at `(w, b)` with Lemma-1 labels, and those labels.
@@ -209,6 +276,21 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
     }
 }
 
+/// The paper's options for unbalanced data (§4.3; module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum S3vmBalance {
+    /// Neither option.
+    #[default]
+    None,
+    /// `Σ_U f_i/|U| = Σ_L y_i/|L|`.
+    Constraint,
+    /// Labeled weights `C_l · max{1, |L⁻|/|L⁺|}` on positives, `C_l · max{1, |L⁺|/|L⁻|}` on
+    /// negatives: the minority class weighs more, as the paper intends.
+    Cost,
+    /// The factors as printed (swapped): the majority class weighs more.
+    CostAsPrinted,
+}
+
 /// The S3VM data: dense rows, labels (`+1`, `−1`, or `0` for unlabeled), the two penalties.
 #[derive(Debug, Clone, Copy)]
 pub struct S3vmData<'a> {
@@ -222,6 +304,26 @@ pub struct S3vmData<'a> {
     pub c_labeled: f64,
     /// `C_u ≥ 0`.
     pub c_unlabeled: f64,
+    /// The option for unbalanced data.
+    pub balance: S3vmBalance,
+}
+
+impl S3vmData<'_> {
+    /// The weight of the hinge loss of a row labeled `label` (`C_l` times the balance cost's
+    /// factor of its class) or unlabeled (`label == 0`: `C_u`).
+    fn weight(&self, label: i8) -> f64 {
+        if label == 0 {
+            return self.c_unlabeled;
+        }
+        let count = |class: i8| self.y.iter().filter(|&&v| v == class).count() as f64;
+        let (own, other) = (count(label), count(-label));
+        self.c_labeled
+            * match self.balance {
+                S3vmBalance::Cost => (other / own).max(1.0),
+                S3vmBalance::CostAsPrinted => (own / other).max(1.0),
+                S3vmBalance::None | S3vmBalance::Constraint => 1.0,
+            }
+    }
 }
 
 /// The S3VM of AID with inner solver `S`.
@@ -236,6 +338,10 @@ pub struct S3vmModel<'a, S> {
     pub svm_solves: usize,
     /// When the first aggregated solve started (the time limit counts from it).
     started: Option<Instant>,
+    /// The hinge weights of a negative, unlabeled and positive row (indexed by `label + 1`).
+    row_weights: [f64; 3],
+    /// The balance constraint, with [`S3vmBalance::Constraint`].
+    balance: Option<BalanceConstraint>,
 }
 
 impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
@@ -278,6 +384,31 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
                 reason: format!("value {i} is not finite"),
             });
         }
+        let balance = match data.balance {
+            S3vmBalance::Constraint => {
+                let unlabeled = data.y.iter().filter(|&&v| v == 0).count();
+                if unlabeled == 0 {
+                    return Err(SolveError::InvalidProblem {
+                        name: "balance",
+                        reason: "the balance constraint needs unlabeled rows".into(),
+                    });
+                }
+                let mut mean = vec![0.0; data.d];
+                for (row, _) in
+                    data.x.chunks_exact(data.d.max(1)).zip(data.y).filter(|(_, &v)| v == 0)
+                {
+                    for (m, v) in mean.iter_mut().zip(row) {
+                        *m += v;
+                    }
+                }
+                mean.iter_mut().for_each(|m| *m /= unlabeled as f64);
+                let labeled = data.y.iter().filter(|&&v| v != 0);
+                let target =
+                    labeled.clone().map(|&v| f64::from(v)).sum::<f64>() / labeled.count() as f64;
+                Some(BalanceConstraint { mean, target })
+            }
+            _ => None,
+        };
         Ok(S3vmModel {
             data,
             solver,
@@ -286,6 +417,8 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             purity_tol: 1e-9,
             svm_solves: 0,
             started: None,
+            row_weights: [data.weight(-1), data.weight(0), data.weight(1)],
+            balance,
         })
     }
 }
@@ -327,17 +460,16 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
         let data = self.data;
         let k = partition.len();
         let labels: Vec<i8> = partition.labels(data.y);
-        let weights = (0..k)
-            .map(|c| {
-                partition.size(c) * if labels[c] == 0 { data.c_unlabeled } else { data.c_labeled }
-            })
-            .collect();
+        let row_weights = self.row_weights;
+        let weight = |label: i8| row_weights[(label + 1) as usize];
+        let weights = (0..k).map(|c| partition.size(c) * weight(labels[c])).collect();
         let started = *self.started.get_or_insert_with(Instant::now);
         let mut search = LabelSearch {
             centroids: partition.centroids(data.x, data.d),
             d: data.d,
             labels,
             weights,
+            balance: self.balance.as_ref(),
             solver: &self.solver,
             options: &self.options,
             solves: 0,
@@ -354,9 +486,9 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
         for (i, &f) in decision.iter().enumerate() {
             if data.y[i] == 0 {
                 (masks[i], cells[i]) = unlabeled_cell(f, self.purity_tol);
-                objective += data.c_unlabeled * (1.0 - f.abs()).max(0.0);
+                objective += weight(0) * (1.0 - f.abs()).max(0.0);
             } else {
-                objective += data.c_labeled * (1.0 - f64::from(data.y[i]) * f).max(0.0);
+                objective += weight(data.y[i]) * (1.0 - f64::from(data.y[i]) * f).max(0.0);
             }
         }
         let round = Round {
