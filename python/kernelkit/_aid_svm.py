@@ -141,6 +141,26 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     ----------
     .. [1] Y. W. Park and D. Klabjan, "An aggregate and iterative disaggregate algorithm with
        proven optimality in machine learning", arXiv preprint, 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from kernelkit import AIDClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = (X @ [1.0, 2.0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    >>> model = AIDClassifier(C=1.0, random_state=0).fit(X, y)
+    >>> model.status_  # every cluster pure: the solution is optimal
+    'optimal'
+    >>> model.predict([[-2.0, -2.0], [2.0, 2.0]])
+    array([0, 1])
+
+    The same objective as scikit-learn's linear ``SVC``, and the same predictions here:
+
+    >>> reference = svm.SVC(kernel="linear", C=1.0).fit(X, y)
+    >>> float(np.mean(model.predict(X) == reference.predict(X))) > 0.99
+    True
     """
 
     classes_: NDArray[Any]

@@ -242,6 +242,34 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     ----------
     .. [1] Q. Klopfenstein and S. Vaiter, "Linear support vector regression with linear
        constraints", preprint (the LSVR-P model and its generalized SMO).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from sklearn.datasets import load_diabetes
+    >>> from kernelkit import ConstrainedSVR
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> X = (X - X.mean(axis=0)) / X.std(axis=0)
+    >>> y = (y - y.mean()) / y.std()
+
+    Without constraints the model is scikit-learn's linear ``NuSVR`` (to the tolerance), with
+    some negative weights:
+
+    >>> model = ConstrainedSVR(C=1.0, nu=0.5, tol=1e-4).fit(X, y)
+    >>> reference = svm.NuSVR(kernel="linear", C=1.0, nu=0.5, tol=1e-6).fit(X, y)
+    >>> bool(np.allclose(model.coef_, reference.coef_[0], atol=1e-3))
+    True
+    >>> bool(model.coef_.min() < -0.1)
+    True
+
+    With ``constraint="nonnegative"`` every weight is >= 0, to ``tol``:
+
+    >>> positive = ConstrainedSVR(C=1.0, nu=0.5, constraint="nonnegative", tol=1e-4).fit(X, y)
+    >>> positive.status_
+    'converged'
+    >>> bool(positive.coef_.min() >= -1e-4)
+    True
     """
 
     coef_: Float64Array

@@ -190,6 +190,21 @@ class FrankWolfeSVC(SVC):
        Pattern Recognition and Artificial Intelligence 27(3), 2013.
     .. [2] I. W. Tsang, J. T. Kwok and P.-M. Cheung, "Core vector machines: fast SVM training
        on very large data sets", JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from kernelkit import FrankWolfeSVC, MEBClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = FrankWolfeSVC(C=1.0, random_state=0).fit(X, y)
+    >>> model.status_  # one binary problem per pair of classes
+    ['converged', 'converged', 'converged']
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> float(model.score(X, y)) > 0.95
+    True
+    >>> MEBClassifier is FrankWolfeSVC  # another name of the same estimator
+    True
     """
 
     _GAMMA_RULES = ("scale", "auto", "mean_distance")

@@ -176,6 +176,31 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
        preprint.
     .. [2] S. S. Keerthi, K. B. Duan, S. K. Shevade and A. N. Poo, "A fast dual algorithm for
        kernel logistic regression", Machine Learning 61, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import MinMaxScaler
+    >>> from kernelkit import SparseKernelLogisticRegression
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = MinMaxScaler().fit_transform(X)
+    >>> model = SparseKernelLogisticRegression(C=100.0, lam="C/10", gamma=0.5).fit(X, y)
+    >>> model.status_
+    'converged'
+    >>> float(model.score(X, y)) > 0.95
+    True
+    >>> bool(np.allclose(model.predict_proba(X[:5]).sum(axis=1), 1.0))
+    True
+
+    The sparse model uses fewer than 60 % of the rows; plain kernel logistic regression
+    (``lam=0``) uses almost all of them:
+
+    >>> bool(model.sparsity_ < 0.6)
+    True
+    >>> dense = SparseKernelLogisticRegression(C=100.0, lam=0.0, gamma=0.5).fit(X, y)
+    >>> bool(dense.sparsity_ > 0.9)
+    True
     """
 
     _estimator_type = "classifier"

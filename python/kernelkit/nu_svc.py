@@ -161,6 +161,27 @@ class NuSVC(SVC):
        algorithms", Neural Computation 12(5), 2000.
     .. [2] C.-C. Chang and C.-J. Lin, "Training ν-support vector classifiers: theory and
        algorithms", Neural Computation 13(9), 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from sklearn.datasets import load_iris
+    >>> from kernelkit import NuSVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = NuSVC(nu=0.1).fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> float(model.score(X, y)) > 0.95
+    True
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.NuSVC(nu=0.1).fit(X, y)
+    >>> bool(np.array_equal(model.support_, reference.support_))
+    True
+    >>> bool(np.allclose(model.decision_function(X), reference.decision_function(X), atol=1e-8))
+    True
     """
 
     # ν-SVC's starting point and equalities are per row: kept exactly as LIBSVM's.

@@ -132,6 +132,26 @@ class NuSVR(SVR):
        algorithms", Neural Computation 12(5), 2000.
     .. [2] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
        Transactions on Intelligent Systems and Technology 2(3), 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from kernelkit import NuSVR
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.sort(rng.uniform(0, 6, size=(40, 1)), axis=0)
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    >>> model = NuSVR(nu=0.3, C=1.0).fit(X, y)
+    >>> round(model.epsilon_, 2)  # the tube half-width, learned
+    0.11
+    >>> bool(len(model.support_) >= 0.3 * len(y))  # ν bounds the fraction of support vectors
+    True
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.NuSVR(nu=0.3, C=1.0).fit(X, y)
+    >>> bool(np.allclose(model.predict(X), reference.predict(X), atol=1e-8))
+    True
     """
 
     epsilon_: float

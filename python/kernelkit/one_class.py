@@ -122,6 +122,23 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     .. [1] B. Schölkopf, J. C. Platt, J. Shawe-Taylor, A. J. Smola and R. C. Williamson,
        "Estimating the support of a high-dimensional distribution", Neural Computation 13(7),
        2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from kernelkit import OneClassSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2))
+    >>> model = OneClassSVM(nu=0.1, gamma=0.1).fit(X)
+    >>> model.predict([[0.0, 0.0], [4.0, 4.0]])  # 1: inlier, -1: outlier
+    array([ 1, -1])
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.OneClassSVM(nu=0.1, gamma=0.1).fit(X)
+    >>> bool(np.allclose(model.decision_function(X), reference.decision_function(X), atol=1e-8))
+    True
     """
 
     def __init__(

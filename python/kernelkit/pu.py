@@ -127,6 +127,26 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
        41(11), 2019.
     .. [2] M. C. du Plessis, G. Niu and M. Sugiyama, "Convex formulation for learning from
        positive and unlabeled data", ICML 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit import PUClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> y_true = (rng.random(300) < 0.5).astype(int)
+    >>> X = rng.normal(size=(300, 2)) + np.where(y_true[:, None] == 1, 1.5, -1.5)
+
+    30 % of the positives are labeled (``y = 1``), the other rows are unlabeled (``y = 0``); the
+    positives make up ``π = 0.5 · 0.7 / (1 − 0.5 · 0.3)`` of the unlabeled rows:
+
+    >>> y = ((y_true == 1) & (rng.random(300) < 0.3)).astype(int)
+    >>> model = PUClassifier(prior=0.5 * 0.7 / (1 - 0.5 * 0.3)).fit(X, y)
+    >>> model.status_
+    'converged'
+    >>> model.predict([[-1.5, -1.5], [1.5, 1.5]])
+    array([0, 1])
+    >>> float(model.score(X, y_true)) > 0.95  # accuracy on the true labels
+    True
     """
 
     classes_: NDArray[Any]

@@ -234,6 +234,29 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
        Transactions on Intelligent Systems and Technology 2(3), 2011.
     .. [2] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using second order
        information for training support vector machines", JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from sklearn.datasets import load_iris
+    >>> from kernelkit import SVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SVC(C=1.0).fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> round(float(model.score(X, y)), 3)
+    0.973
+    >>> model.n_support_.tolist()
+    [7, 29, 24]
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.SVC(C=1.0).fit(X, y)
+    >>> bool(np.array_equal(model.support_, reference.support_))
+    True
+    >>> bool((model.predict(X) == reference.predict(X)).all())
+    True
     """
 
     classes_: NDArray[Any]

@@ -133,6 +133,26 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     ----------
     .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
        Transactions on Intelligent Systems and Technology 2(3), 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from kernelkit import SVR
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.sort(rng.uniform(0, 6, size=(40, 1)), axis=0)
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    >>> model = SVR(C=1.0, epsilon=0.1).fit(X, y)
+    >>> float(model.score(X, y)) > 0.95
+    True
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.SVR(C=1.0, epsilon=0.1).fit(X, y)
+    >>> bool(np.array_equal(model.support_, reference.support_))
+    True
+    >>> bool(np.allclose(model.predict(X), reference.predict(X), atol=1e-8))
+    True
     """
 
     def __init__(
