@@ -165,7 +165,7 @@ impl State {
             (self.y[i] > 0.0, a > self.lower, a < self.upper[i]);
         let is_up = (positive & below_upper) | (!positive & above_lower);
         let is_low = (positive & above_lower) | (!positive & below_upper);
-        self.sets[i] = u8::from(is_up) * IN_UP | u8::from(is_low) * IN_LOW;
+        self.sets[i] = (u8::from(is_up) * IN_UP) | (u8::from(is_low) * IN_LOW);
     }
 
     /// `gneg_i = −y_i ∇f_i`.
