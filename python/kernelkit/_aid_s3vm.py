@@ -83,7 +83,8 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         ``"cost"``: the labeled rows of the minority class weigh ``C`` times the class ratio
         (``C · max(1, n_majority/n_minority)``), the paper's stated intent. ``"cost_as_printed"``:
         the paper's formula as printed, which up-weights the majority class instead (kept for
-        reproducing its tables). ``None``: neither. Not available for Dask input yet.
+        reproducing its tables). ``None``: neither. With a cost, ``objective_`` and the bounds
+        use the weighted ``C``. Not available for Dask input yet.
     solver : kernelkit.solvers.Smo or None, default=None
         The inner SVM solver (``None``: ``Smo(tol=1e-6)``); its ``tol``, ``max_iter``,
         ``shrinking`` and ``cache_size`` are used, while ``n_jobs`` and ``time_limit`` are the
