@@ -119,17 +119,43 @@ def kernel_svm_primal(
 
 
 def s3vm_objective(
-    x: Array, labeled: NDArray[np.bool_], s: Array, w: Array, b: float, c: float, c_u: float
+    x: Array,
+    labeled: NDArray[np.bool_],
+    s: Array,
+    w: Array,
+    b: float,
+    c: float | Array,
+    c_u: float,
 ) -> float:
-    """½‖w‖² + C Σ_labeled hinge(s_i f_i) + C_u Σ_unlabeled max(0, 1 − |f_i|); s ∈ {−1, +1} on
-    the labeled rows (ignored elsewhere)."""
+    """½‖w‖² + Σ_labeled C_i hinge(s_i f_i) + C_u Σ_unlabeled max(0, 1 − |f_i|); s ∈ {−1, +1} on
+    the labeled rows (ignored elsewhere); ``c`` is one C or one per row (class weights)."""
     w = np.ravel(np.asarray(w, dtype=np.float64))
     f = x @ w + b
+    c_labeled = np.broadcast_to(np.asarray(c, dtype=np.float64), f.shape)[labeled]
     return float(
         0.5 * w @ w
-        + c * np.sum(hinge(s[labeled] * f[labeled]))
+        + np.sum(c_labeled * hinge(s[labeled] * f[labeled]))
         + c_u * np.sum(hinge(np.abs(f[~labeled])))
     )
+
+
+def s3vm_targets(labeled: Any, s: Array, neg: int, pos: int) -> Array:
+    """The fit target: pos / neg on labeled rows, −1 on unlabeled rows."""
+    return np.where(labeled, np.where(s > 0, pos, neg), -1)
+
+
+def tiny_s3vm(
+    seed: int, labeled_rows: tuple[int, ...] = (0, 1, 2, 7, 8, 9)
+) -> tuple[Array, Array, Any]:
+    """14 rows in 2-D, 7 per class (centres ±1 along a random direction; rows 0–6 are +1, 7–13
+    are −1); ``labeled_rows`` labeled, the others unlabeled (``s`` is 0 there)."""
+    rng = np.random.default_rng(seed)
+    s = np.repeat([1.0, -1.0], 7)
+    direction = rng.normal(size=2)
+    direction /= np.linalg.norm(direction)
+    x = rng.normal(size=(14, 2)) + np.outer(s, direction)
+    labeled = np.isin(np.arange(14), labeled_rows)
+    return x, np.where(labeled, s, 0.0), labeled
 
 
 # --------------------------------------------------------------------------------------------

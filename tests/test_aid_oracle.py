@@ -64,9 +64,11 @@ from kk_aid import (
     s3vm_cell,
     s3vm_counterexample,
     s3vm_objective,
+    s3vm_targets,
     same_partition,
     svc_reference,
     svm_primal,
+    tiny_s3vm,
     two_gaussians,
 )
 
@@ -440,11 +442,6 @@ def test_duplicate_clusters_are_pure_at_start(model: str) -> None:
 # --------------------------------------------------------------------------------------------
 # 7. S3VM
 # --------------------------------------------------------------------------------------------
-def s3vm_targets(labeled: Any, s: Array, neg: int, pos: int) -> Array:
-    """The fit target: pos / neg on labeled rows, −1 on unlabeled rows."""
-    return np.where(labeled, np.where(s > 0, pos, neg), -1)
-
-
 @functools.cache
 def counterexample_fit() -> AIDSemiSupervisedClassifier:
     x, s, labeled, init = s3vm_counterexample()
@@ -452,18 +449,6 @@ def counterexample_fit() -> AIDSemiSupervisedClassifier:
         C=S3VM_C, C_unlabeled=S3VM_C_U, init=init, solver=Smo(tol=1e-10), random_state=0
     )
     return fit_clean(est, x, s3vm_targets(labeled, s, 0, 1))
-
-
-def tiny_s3vm(seed: int) -> tuple[Array, Array, Any]:
-    """14 rows in 2-D, 7 per class (centres ±1 along a random direction); rows 0–2 (+1) and
-    7–9 (−1) labeled, the other 8 unlabeled."""
-    rng = np.random.default_rng(seed)
-    s = np.repeat([1.0, -1.0], 7)
-    direction = rng.normal(size=2)
-    direction /= np.linalg.norm(direction)
-    x = rng.normal(size=(14, 2)) + np.outer(s, direction)
-    labeled = np.isin(np.arange(14), [0, 1, 2, 7, 8, 9])
-    return x, np.where(labeled, s, 0.0), labeled
 
 
 @functools.cache

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kk_aid import hinge
+from kk_aid import s3vm_objective, s3vm_targets, tiny_s3vm
 from numpy.typing import NDArray
 
 from kernelkit import AIDSemiSupervisedClassifier, ConvergenceWarning
@@ -36,21 +36,9 @@ OBJ_RTOL = 1e-6
 INNER = Smo(tol=1e-8, max_iter=20_000)
 
 
-def tiny(seed: int, labeled_rows: tuple[int, ...] = (0, 1, 2, 7, 8, 9)) -> tuple[Array, Array, Any]:
-    """14 rows in 2-D, 7 per class (centres ±1 along a random direction), ``labeled_rows``
-    labeled (rows 0–6 are +1, 7–13 are −1), the rest unlabeled; ``s`` is 0 on unlabeled rows."""
-    rng = np.random.default_rng(seed)
-    s = np.repeat([1.0, -1.0], 7)
-    direction = rng.normal(size=2)
-    direction /= np.linalg.norm(direction)
-    x = rng.normal(size=(14, 2)) + np.outer(s, direction)
-    labeled = np.isin(np.arange(14), labeled_rows)
-    return x, np.where(labeled, s, 0.0), labeled
-
-
 def target(s: Array, labeled: Any) -> Array:
     """Labels 3 (−1) and 7 (+1) on labeled rows, −1 on unlabeled rows."""
-    return np.where(labeled, np.where(s > 0, 7, 3), -1)
+    return s3vm_targets(labeled, s, 3, 7)
 
 
 def fit(x: Array, y: Array, **params: Any) -> AIDSemiSupervisedClassifier:
@@ -65,13 +53,8 @@ def decision(est: AIDSemiSupervisedClassifier, x: Array) -> Array:
 
 
 def objective(est: Any, x: Array, s: Array, labeled: Any, c_rows: Array) -> float:
-    """½‖w‖² + Σ_labeled c_i hinge(s_i f_i) + C_u Σ_unlabeled max(0, 1 − |f_i|)."""
-    w, f = est.coef_[0], decision(est, x)
-    return float(
-        0.5 * w @ w
-        + np.sum(c_rows[labeled] * hinge(s[labeled] * f[labeled]))
-        + C_U * np.sum(hinge(np.abs(f[~labeled])))
-    )
+    """The S3VM objective of the fitted model, labeled rows weighted by ``c_rows``."""
+    return s3vm_objective(x, labeled, s, est.coef_[0], est.intercept_[0], c_rows, C_U)
 
 
 def brute_force(x: Array, s: Array, labeled: Any, c_rows: Array, *, balanced: bool) -> float:
@@ -102,7 +85,7 @@ def brute_force(x: Array, s: Array, labeled: Any, c_rows: Array, *, balanced: bo
 def test_constraint_exact_equals_brute_force(seed: int) -> None:
     """Singleton clusters, 8 unlabeled rows ≤ exact_max_clusters: the fit is the constrained
     S3VM's global optimum (1e-6), the constraint holds (1e-9), and its objective is its own."""
-    x, s, labeled = tiny(seed)
+    x, s, labeled = tiny_s3vm(seed)
     est = fit(x, target(s, labeled), init=np.arange(14), balance="constraint")
     e_star = brute_force(x, s, labeled, np.full(14, C), balanced=True)
     assert abs(est.objective_ - e_star) <= OBJ_RTOL * e_star, (est.objective_, e_star)
@@ -118,7 +101,7 @@ def test_constraint_changes_the_answer() -> None:
     with mean decision value −0.73; the constraint (mean 0, the labeled rows being balanced)
     moves one more row to the positive side, at a higher objective than the unconstrained one
     (brute force of both)."""
-    x, s, labeled = tiny(3)
+    x, s, labeled = tiny_s3vm(3)
     y = target(s, labeled)
     free = fit(x, y, init=np.arange(14))
     balanced = fit(x, y, init=np.arange(14), balance="constraint")
@@ -165,7 +148,7 @@ def test_cost_equals_brute_force_with_class_weights(balance: str, seed: int) -> 
     negatives 3C (the majority up); each fit is the brute-force optimum of the S3VM with those
     per-row weights; "cost" differs from no balance, and from the printed factors."""
     c = 0.1
-    x, s, labeled = tiny(seed, labeled_rows=(0, 7, 8, 9))
+    x, s, labeled = tiny_s3vm(seed, labeled_rows=(0, 7, 8, 9))
     positive_factor, negative_factor = (3.0, 1.0) if balance == "cost" else (1.0, 3.0)
     c_rows = c * np.where(s > 0, positive_factor, negative_factor)
     est = fit(x, target(s, labeled), C=c, init=np.arange(14), balance=balance)
@@ -180,7 +163,7 @@ def test_cost_equals_brute_force_with_class_weights(balance: str, seed: int) -> 
 
 
 def test_constraint_without_unlabeled_rows_is_refused() -> None:
-    x, s, _ = tiny(0)
+    x, s, _ = tiny_s3vm(0)
     labeled = np.ones(14, bool)
     with pytest.raises(ValueError, match="balance"):
         fit(x, target(s, labeled), balance="constraint")
