@@ -308,24 +308,6 @@ pub struct S3vmData<'a> {
     pub balance: S3vmBalance,
 }
 
-impl S3vmData<'_> {
-    /// The weight of the hinge loss of a row labeled `label` (`C_l` times the balance cost's
-    /// factor of its class) or unlabeled (`label == 0`: `C_u`).
-    fn weight(&self, label: i8) -> f64 {
-        if label == 0 {
-            return self.c_unlabeled;
-        }
-        let count = |class: i8| self.y.iter().filter(|&&v| v == class).count() as f64;
-        let (own, other) = (count(label), count(-label));
-        self.c_labeled
-            * match self.balance {
-                S3vmBalance::Cost => (other / own).max(1.0),
-                S3vmBalance::CostAsPrinted => (own / other).max(1.0),
-                S3vmBalance::None | S3vmBalance::Constraint => 1.0,
-            }
-    }
-}
-
 /// The S3VM of AID with inner solver `S`.
 #[derive(Debug)]
 pub struct S3vmModel<'a, S> {
@@ -384,6 +366,18 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
                 reason: format!("value {i} is not finite"),
             });
         }
+        // The balance cost's class factors (module documentation): as the paper intends, each
+        // class weighs max{1, the other class's count / its own}; as printed, swapped.
+        let count = |class: i8| data.y.iter().filter(|&&v| v == class).count() as f64;
+        let (positives, negatives) = (count(1), count(-1));
+        let intended = ((negatives / positives).max(1.0), (positives / negatives).max(1.0));
+        let (positive_factor, negative_factor) = match data.balance {
+            S3vmBalance::Cost => intended,
+            S3vmBalance::CostAsPrinted => (intended.1, intended.0),
+            S3vmBalance::None | S3vmBalance::Constraint => (1.0, 1.0),
+        };
+        let row_weights =
+            [data.c_labeled * negative_factor, data.c_unlabeled, data.c_labeled * positive_factor];
         let balance = match data.balance {
             S3vmBalance::Constraint => {
                 let unlabeled = data.y.iter().filter(|&&v| v == 0).count();
@@ -417,7 +411,7 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             purity_tol: 1e-9,
             svm_solves: 0,
             started: None,
-            row_weights: [data.weight(-1), data.weight(0), data.weight(1)],
+            row_weights,
             balance,
         })
     }
