@@ -365,6 +365,36 @@ def test_callback_returning_true_stops() -> None:
     _assert_valid_iterate(model, x, y, 10 / n, 0.5)
 
 
+def test_gap_and_constraint_violation_are_reported_and_a_large_gap_warns() -> None:
+    """relative_gap_ and constraint_violation_ are the NumPy recomputations; a converged fit
+    warns exactly when |relative_gap_| > 1e-3; and the gap tracks the distance from the QP
+    optimum (Clarabel): a loose tol on a simplex problem ends far from it, and says so."""
+    x, y = data(n=60, p=8, seed=3, kind="simplex")
+    cons = named_constraints("simplex", 8)
+    qp = qp_reference(("gap-warning",), x, y, cons, 1.0, 0.5)
+    for tol in (3e-2, 1e-6):
+        model = ConstrainedSVR(C=1.0, nu=0.5, constraint="simplex", tol=tol)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(x, y)
+        assert model.status_ == "converged"
+        primal, dual = model.primal_objective_, model.dual_objective_
+        gap = (primal + dual) / max(abs(primal), abs(dual))
+        assert model.relative_gap_ == pytest.approx(gap, rel=1e-12, abs=1e-15)
+        ineq, eq = constraint_violation(cons, np.asarray(model.coef_))
+        assert model.constraint_violation_ == pytest.approx(max(0.0, ineq, eq), abs=1e-15)
+        warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        assert bool(warned) == (abs(model.relative_gap_) > 1e-3), (tol, model.relative_gap_)
+        # The dual objective is a lower bound on the optimum whatever the tolerance.
+        assert -dual <= qp.objective * (1 + 1e-9)
+        distance = abs(primal - qp.objective) / qp.objective
+        if tol == 3e-2:
+            assert warned and "differ by" in str(warned[0].message)
+            assert distance > 1e-3 and model.constraint_violation_ > 0.0
+        else:
+            assert not warned and distance <= 1e-5 and abs(model.relative_gap_) <= 1e-5
+
+
 # --------------------------------------------------------------------------------------------
 # persistence and input types
 # --------------------------------------------------------------------------------------------
@@ -380,6 +410,8 @@ FITTED = (
     "d_",
     "dual_objective_",
     "primal_objective_",
+    "relative_gap_",
+    "constraint_violation_",
     "delta_",
     "n_iter_",
     "status_",

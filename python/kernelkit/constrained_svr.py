@@ -130,6 +130,10 @@ def check_feasible(a: sp.csr_array, b: Float64Array, gamma: sp.csr_array, d: Flo
         )
 
 
+# A converged fit whose primal and dual objectives differ by more than this (relative) warns.
+_GAP_WARNING = 1e-3
+
+
 class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     """Linear ν-support vector regression with linear constraints on the weights.
 
@@ -218,6 +222,17 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     primal_objective_ : float
         The primal objective at ``(coef_, intercept_, epsilon_)``; equals
         ``−dual_objective_`` at the optimum.
+    relative_gap_ : float
+        ``(primal_objective_ + dual_objective_) / max(|primal_objective_|, |dual_objective_|)``:
+        0 at the optimum. When ``constraint_violation_`` is 0 it bounds the relative distance
+        of the primal objective from the optimum; while β still violates the constraints (by
+        up to ``tol``) it can be negative, and it only indicates that distance. A converged
+        fit whose ``|relative_gap_|`` exceeds ``1e-3`` warns (``ConvergenceWarning``): on
+        ill-conditioned, strongly constrained problems GSMO meets ``tol`` far from the
+        optimum (see the user guide, "Benchmarks").
+    constraint_violation_ : float
+        The largest violation of the constraints by ``coef_``:
+        ``max(0, max(A_ β − b_), max |Gamma_ β − d_|)``.
     delta_ : float
         The final largest violation.
     n_features_in_ : int
@@ -404,6 +419,13 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         self.A_, self.b_, self.Gamma_, self.d_ = a, b, gamma, d
         self.dual_objective_ = float(solution.objective)
         self.primal_objective_ = self._primal_objective(rows, target)
+        scale = max(abs(self.primal_objective_), abs(self.dual_objective_), np.finfo(float).tiny)
+        self.relative_gap_ = (self.primal_objective_ + self.dual_objective_) / scale
+        self.constraint_violation_ = max(
+            0.0,
+            float(np.max(a @ self.coef_ - b, initial=0.0)),
+            float(np.max(np.abs(gamma @ self.coef_ - d), initial=0.0)),
+        )
         self.delta_ = float(solution.gap)
         self.n_iter_ = int(solution.iterations)
         self.status_ = solution.status
@@ -415,6 +437,16 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             warnings.warn(
                 f"the solver stopped before convergence ({solution.status}); the model is the "
                 "last iterate. Raise max_iter / time_limit, or check the callback.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif abs(self.relative_gap_) > _GAP_WARNING:
+            warnings.warn(
+                f"the solver met tol={self.tol:g}, but the primal and dual objectives still "
+                f"differ by {abs(self.relative_gap_):.2%} (the constraints hold to "
+                f"{self.constraint_violation_:.1e}): the model may be that far from the optimum. "
+                "Lower tol, or solve this problem with an interior-point QP solver (see the "
+                "user guide's Benchmarks section).",
                 ConvergenceWarning,
                 stacklevel=2,
             )
