@@ -140,6 +140,7 @@ def fit_csvr(
         nu=nu,
         constraint=constraint,
         tol=extra.pop("tol", cfg.tol),
+        method=extra.pop("method", "gsmo"),  # the paper's algorithm, not the default's choice
         max_iter=cfg.max_iter,
         n_jobs=cfg.n_threads,
         **extra,

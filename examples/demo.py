@@ -246,7 +246,8 @@ def compare_constrained(name: str, X: Array, y: Array) -> tuple[list[Row], str]:
         for label, constraint, sk in pairs
     ]
     note = (
-        "ConstrainedSVR: linear nu-SVR (C=1, nu=0.5) by the generalized SMO; without constraints "
+        "ConstrainedSVR: linear nu-SVR (C=1, nu=0.5), by an interior-point method at this size "
+        "(the generalized SMO on larger data); without constraints "
         "beside scikit-learn's NuSVR(kernel='linear') (the same model), with constraint="
         "'nonnegative' beside LinearRegression(positive=True) (non-negative least squares, "
         "another model of the same family)"

@@ -2,7 +2,8 @@
 
 use kernelkit_kernels::DenseRows;
 use kernelkit_solvers::{
-    ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, LinearConstraints, SparseMatrix,
+    ConstrainedSvrMethod, ConstrainedSvrMethodPreference, ConstrainedSvrProblem, GammaRule, Gsmo,
+    GsmoReport, LinearConstraints, SparseMatrix,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -47,12 +48,14 @@ fn constraints(
 }
 
 /// Solves the constrained ν-SVR on dense `x` (n × p) with scikit-learn's `c`; `A` and `Γ` are
-/// given as CSR arrays (indptr, indices, data). Returns the solution (`x` = α, α*, γ, μ;
-/// `bias` = β0), β, ε, and the history (`objective`, `violation`, `block` arrays) when asked.
+/// given as CSR arrays (indptr, indices, data); `method` is `"auto"`, `"gsmo"` or
+/// `"interior_point"` (the core decides for `"auto"`, and `solver_stats["method"]` says which
+/// ran). Returns the solution (`x` = α, α*, γ, μ; `bias` = β0), β, ε, and the history
+/// (`objective`, `violation`, `block` arrays) when asked.
 #[pyfunction]
 #[pyo3(signature = (
     x, y, c, nu, a_indptr, a_indices, a_data, b, gamma_indptr, gamma_indices, gamma_data, d,
-    gamma_rule="projected", record_history=false, **options
+    gamma_rule="projected", record_history=false, method="auto", **options
 ))]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
@@ -72,6 +75,7 @@ pub(crate) fn solve_constrained_svr(
     d: PyReadonlyArray1<'_, f64>,
     gamma_rule: &str,
     record_history: bool,
+    method: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Py<PyArray1<f64>>, f64, Option<Py<PyDict>>)> {
     let gamma_rule = match gamma_rule {
@@ -83,6 +87,16 @@ pub(crate) fn solve_constrained_svr(
             )))
         }
     };
+    let preference = match method {
+        "auto" => ConstrainedSvrMethodPreference::Auto,
+        "gsmo" => ConstrainedSvrMethodPreference::Gsmo,
+        "interior_point" => ConstrainedSvrMethodPreference::InteriorPoint,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "method must be 'auto', 'gsmo' or 'interior_point', got {other:?}"
+            )))
+        }
+    };
     let options = parse_options(options)?;
     let x = matrix(&x);
     let p = x.cols;
@@ -91,7 +105,7 @@ pub(crate) fn solve_constrained_svr(
     let targets = vector(&y);
     let rows = DenseRows::new(&x.values, x.rows, x.cols).map_err(CoreError::from)?;
     let solver = Gsmo { gamma_rule, record_history };
-    let (solution, report): (Solution, GsmoReport) =
+    let (solution, (report, method)): (Solution, (GsmoReport, ConstrainedSvrMethod)) =
         run_with_extra(py, options, |opts, monitor| {
             let mut problem = ConstrainedSvrProblem::new(
                 rows,
@@ -103,10 +117,12 @@ pub(crate) fn solve_constrained_svr(
                 opts.cache_bytes,
             )?;
             let path = problem.kernel_path();
-            let (solution, report) = solver.solve_with_report(&mut problem, opts, monitor)?;
-            Ok((solution.with_path(path), report))
+            let method = ConstrainedSvrMethod::choose(preference, &problem, &solver)?;
+            let (solution, report) = method.solve(&solver, &mut problem, opts, monitor)?;
+            Ok((solution.with_path(path), (report, method)))
         })?;
     let stats = solution.stats.bind(py);
+    stats.set_item("method", method.as_str())?;
     for (name, count) in
         ["alpha_steps", "alpha_star_steps", "gamma_steps", "mu_steps"].iter().zip(report.steps)
     {

@@ -342,7 +342,7 @@ def _assert_valid_iterate(model: ConstrainedSVR, x: Array, y: Array, c: float, n
 
 def test_max_iter_one_warns() -> None:
     x, y = data(n=60, seed=10, kind="simplex")
-    model = ConstrainedSVR(C=0.5, nu=0.5, constraint="simplex", max_iter=1, tol=1e-8)
+    model = ConstrainedSVR(C=0.5, nu=0.5, constraint="simplex", max_iter=1, tol=1e-8, method="gsmo")
     with pytest.warns(ConvergenceWarning):
         model.fit(x, y)
     assert model.status_ == "max_iterations"
@@ -351,11 +351,35 @@ def test_max_iter_one_warns() -> None:
     _assert_valid_iterate(model, x, y, 0.5, 0.5)
 
 
+def test_interior_point_max_iter_and_callback_stop_it() -> None:
+    """The interior-point method honours max_iter (Newton steps) and a callback returning True
+    (it is called once per step), and says so (status_, ConvergenceWarning)."""
+    x, y = data(n=60, seed=10, kind="simplex")
+    params: dict[str, Any] = {"C": 0.5, "nu": 0.5, "constraint": "simplex"}
+    full = fit_quietly(ConstrainedSVR(method="interior_point", **params), x, y)
+    assert full.solver_stats_["method"] == "interior_point" and full.n_iter_ > 3
+    model = ConstrainedSVR(method="interior_point", max_iter=2, **params)
+    with pytest.warns(ConvergenceWarning):
+        model.fit(x, y)
+    assert model.status_ == "max_iterations" and model.n_iter_ == 2
+    assert abs(model.primal_objective_ - full.primal_objective_) > 1e-6 * full.primal_objective_
+    _, stopped, _ = fit_stopped_by_callback(
+        lambda callback: ConstrainedSVR(method="interior_point", callback=callback, **params), x, y
+    )
+    assert stopped.solver_stats_["method"] == "interior_point"
+
+
 def test_callback_returning_true_stops() -> None:
     """A fit of ~3000 iterations stopped by its first progress report."""
     n, p = 60, 8
     x, y = make_problem("simplex", n, p, 0)
-    params: dict[str, Any] = {"C": 10 / n, "nu": 0.5, "constraint": "simplex", "tol": 1e-8}
+    params: dict[str, Any] = {
+        "C": 10 / n,
+        "nu": 0.5,
+        "constraint": "simplex",
+        "tol": 1e-8,
+        "method": "gsmo",
+    }
     full, model, _ = fit_stopped_by_callback(
         lambda callback: ConstrainedSVR(callback=callback, **params), x, y
     )
@@ -368,12 +392,17 @@ def test_callback_returning_true_stops() -> None:
 def test_gap_and_constraint_violation_are_reported_and_a_large_gap_warns() -> None:
     """relative_gap_ and constraint_violation_ are the NumPy recomputations; a converged fit
     warns exactly when |relative_gap_| > 1e-3; and the gap tracks the distance from the QP
-    optimum (Clarabel): a loose tol on a simplex problem ends far from it, and says so."""
+    optimum (Clarabel): a loose tol on a simplex problem ends far from it with GSMO, and says
+    so; the default method (here the interior-point one) ends at it."""
     x, y = data(n=60, p=8, seed=3, kind="simplex")
     cons = named_constraints("simplex", 8)
     qp = qp_reference(("gap-warning",), x, y, cons, 1.0, 0.5)
+    default = fit_quietly(ConstrainedSVR(C=1.0, nu=0.5, constraint="simplex", tol=3e-2), x, y)
+    assert default.solver_stats_["method"] == "interior_point"
+    assert abs(default.primal_objective_ - qp.objective) <= 1e-9 * qp.objective
+    assert abs(default.relative_gap_) <= 1e-9
     for tol in (3e-2, 1e-6):
-        model = ConstrainedSVR(C=1.0, nu=0.5, constraint="simplex", tol=tol)
+        model = ConstrainedSVR(C=1.0, nu=0.5, constraint="simplex", tol=tol, method="gsmo")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(x, y)

@@ -264,6 +264,7 @@ def solve_constrained_svr(
     d: NDArray[np.float64],
     gamma_rule: str = "projected",
     record_history: bool = False,
+    method: str = "auto",
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, NDArray[np.float64], float, dict[str, NDArray[np.float64]] | None]: ...
 def solve_klr(

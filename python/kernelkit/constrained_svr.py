@@ -31,6 +31,7 @@ __all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
 #: The named constraints of :class:`ConstrainedSVR`.
 CONSTRAINTS = ("nonnegative", "simplex", "increasing", "decreasing")
 GAMMA_RULES = ("projected", "paper")
+METHODS = ("auto", "gsmo", "interior_point")
 
 Constraints = tuple[sp.csr_array, Float64Array, sp.csr_array, Float64Array]
 
@@ -144,8 +145,11 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         s.t. |y_i − x_iᵀβ − β0| ≤ ε + ξ_i(*),  ξ, ξ*, ε ≥ 0,  A β ≤ b,  Γ β = d
 
     by the paper's generalized SMO (Algorithm 2) on the dual, which keeps β and its images
-    ``Xβ``, ``Aβ``, ``Γβ`` instead of the dual matrix. The constraints act on ``coef_`` only,
-    never on the intercept; the tube half-width ``epsilon_`` is learned (ν-SVR).
+    ``Xβ``, ``Aβ``, ``Γβ`` instead of the dual matrix, or, on problems small enough for it, as
+    one quadratic program by an interior-point method (Clarabel), which reaches the optimum to
+    about 1e-9 where GSMO's absolute stopping rule can stop percents away from it
+    (``method``). The constraints act on
+    ``coef_`` only, never on the intercept; the tube half-width ``epsilon_`` is learned (ν-SVR).
 
     **C is scikit-learn's**: without constraints this is exactly
     ``sklearn.svm.NuSVR(kernel="linear", C=C, nu=nu)``. The paper's ``C`` is ``C · n_samples``
@@ -170,12 +174,23 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         Infeasible user constraints raise a ``ValueError`` before solving (checked by an LP).
     d : array-like of shape (k2,), default=None
         Right-hand side of ``Γ β = d``; None means 0. Only with ``Gamma``.
+    method : {"auto", "gsmo", "interior_point"}, default="auto"
+        ``"gsmo"``: the paper's generalized SMO. ``"interior_point"``: the primal as one QP
+        by Clarabel's interior-point method on one thread, which stops on relative residuals
+        and gap of 1e-12 (1e-9 where round-off prevents that), whatever ``tol``; 15–40 Newton
+        steps whose cost grows like ``n_samples · n_features²`` (2,000 × 200: 11 s). ``"auto"``:
+        the interior-point method when ``n_samples · n_features ≤ 10⁶``,
+        ``n_samples · n_features² ≤ 2·10⁸`` (about 30 s), ``n_features ≤ n_samples`` and
+        neither ``record_history`` nor ``gamma_rule="paper"`` is set, else GSMO. ``solver_stats_["method"]`` says which ran.
     tol : float, default=1e-3
-        Stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol`` (> 0); in the units of ``y``
-        for the α blocks and of the constraint rows for γ and μ, so at convergence
-        ``max(Aβ − b) ≤ tol`` and ``max|Γβ − d| ≤ tol``.
+        GSMO's stopping rule: stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol``
+        (> 0); in the units of ``y`` for the α blocks and of the constraint rows for γ and μ,
+        so at convergence ``max(Aβ − b) ≤ tol`` and ``max|Γβ − d| ≤ tol``. Absolute and
+        local: on ill-conditioned constrained problems it holds percents away from the
+        optimum (see ``relative_gap_``). Not used by the interior-point method.
     max_iter : int, default=-1
-        Iteration limit, >= 1, or -1 for none.
+        Iteration limit, >= 1, or -1 for none (the interior-point method: at most 1,000;
+        200 for -1).
     gamma_rule : {"projected", "paper"}, default="projected"
         How the inequality multipliers are scored. ``"paper"`` is Definition 3.3 as printed,
         which misses positive multipliers on inactive constraints and can stop at a
@@ -234,22 +249,25 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         The largest violation of the constraints by ``coef_``:
         ``max(0, max(A_ β − b_), max |Gamma_ β − d_|)``.
     delta_ : float
-        The final largest violation.
+        The final largest violation ``Δ`` (for the interior-point method, GSMO's scores at its
+        multipliers).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features seen during fit, defined only when ``X`` has feature names that
         are all strings.
     n_iter_ : int
-        Iterations (block updates) of the solver.
+        Iterations of the solver (GSMO: block updates; interior point: Newton steps).
     status_ : str
         ``"converged"``, ``"max_iterations"``, ``"time_limit"``, ``"stopped"`` (callback or
-        Ctrl-C) or ``"numerical_error"``.
+        Ctrl-C) or ``"numerical_error"`` (for the interior-point method also when Clarabel
+        fails, which happened here with more features than samples).
     history_ : dict of ndarray
         Only with ``record_history=True``: ``"objective"``, ``"violation"`` and ``"block"``
         (1: α, 2: α*, 3: γ, 4: μ; 0 for the starting point), one entry per iterate.
     solver_stats_ : dict
-        Cache counters, ``objective_increases`` (0 for a correct run) and the steps per block,
+        ``method`` (``"gsmo"`` or ``"interior_point"``), cache counters,
+        ``objective_increases`` (0 for a correct run) and the steps per block (GSMO),
         ``kernel_path`` (how kernel values were computed) and ``simd`` (the vector
         instructions used).
 
@@ -301,6 +319,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         b: Any = None,
         Gamma: Any = None,
         d: Any = None,
+        method: str = "auto",
         tol: float = 1e-3,
         max_iter: int = -1,
         gamma_rule: str = "projected",
@@ -318,6 +337,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         self.b = b
         self.Gamma = Gamma
         self.d = d
+        self.method = method
         self.tol = tol
         self.max_iter = max_iter
         self.gamma_rule = gamma_rule
@@ -335,6 +355,8 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             raise ValueError(
                 f"constraint must be None or one of {CONSTRAINTS}, got {self.constraint!r}"
             )
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.gamma_rule not in GAMMA_RULES:
             raise ValueError(f"gamma_rule must be one of {GAMMA_RULES}, got {self.gamma_rule!r}")
         check_bool("record_history", self.record_history)
@@ -399,6 +421,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
                 d,
                 gamma_rule=self.gamma_rule,
                 record_history=bool(self.record_history),
+                method=self.method,
                 callback=callback,
                 tol=float(self.tol),
                 max_iter=core_max_iter(self.max_iter),
@@ -445,8 +468,8 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
                 f"the solver met tol={self.tol:g}, but the primal and dual objectives still "
                 f"differ by {abs(self.relative_gap_):.2%} (the constraints hold to "
                 f"{self.constraint_violation_:.1e}): the model may be that far from the optimum. "
-                "Lower tol, or solve this problem with an interior-point QP solver (see the "
-                "user guide's Benchmarks section).",
+                'Lower tol, or use method="interior_point" (see the user guide\'s Benchmarks '
+                "section).",
                 ConvergenceWarning,
                 stacklevel=2,
             )

@@ -37,6 +37,7 @@ pub use aid::{Aid, AidOptions, AidStatus};
 pub use box_qp::BoxQp;
 pub use constrained_svr::{
     Block, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, HistoryPoint, LinearConstraints,
+    Method as ConstrainedSvrMethod, MethodPreference as ConstrainedSvrMethodPreference,
     SparseMatrix,
 };
 pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp, Start};

@@ -1,12 +1,15 @@
 //! GSMO for the constrained ν-SVR against its own certificates: the duality gap between the
 //! dual objective and the primal objective at the recovered `(β, β0, ε)` (strong duality,
 //! Prop. 2.1), feasibility of every iterate, monotone decrease (Lemma D.4), Prop. 2.2 at exit,
-//! independence of the thread count, and the early stop of the paper's literal γ rule.
+//! independence of the thread count, and the early stop of the paper's literal γ rule. The
+//! interior-point method against the same certificates and against GSMO, and the rule that
+//! chooses between them.
 
 use kernelkit_kernels::DenseRows;
 use kernelkit_solvers::{
-    with_thread_pool, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, LinearConstraints,
-    NoMonitor, Solution, SolveOptions, SparseMatrix, Status,
+    with_thread_pool, ConstrainedSvrMethod, ConstrainedSvrMethodPreference, ConstrainedSvrProblem,
+    GammaRule, Gsmo, GsmoReport, LinearConstraints, NoMonitor, Solution, SolveError, SolveOptions,
+    SparseMatrix, Status,
 };
 
 mod common;
@@ -109,6 +112,15 @@ fn fit(data: &Data, kind: Kind, c: f64, nu: f64, rule: GammaRule, options: &Solv
     let solver = Gsmo { gamma_rule: rule, record_history: true };
     let (solution, report) =
         solver.solve_with_report(&mut problem, options, &mut NoMonitor).unwrap();
+    Fit { solution, report }
+}
+
+fn fit_by(data: &Data, kind: Kind, c: f64, nu: f64, method: ConstrainedSvrMethod) -> Fit {
+    let (a, g) = constraints(kind, data.p, 7);
+    let rows = DenseRows::new(&data.x, data.n, data.p).unwrap();
+    let mut problem = ConstrainedSvrProblem::new(rows, &data.y, c, nu, a, g, 1 << 20).unwrap();
+    let (solution, report) =
+        method.solve(&Gsmo::default(), &mut problem, &options(1e-10), &mut NoMonitor).unwrap();
     Fit { solution, report }
 }
 
@@ -290,4 +302,97 @@ fn many_features_take_the_parallel_weight_updates() {
     let gap = p + full.solution.objective;
     assert!(gap.abs() <= 1e-5 * p.abs().max(1.0), "gap {gap}");
     assert!(full.report.coef.iter().all(|&b| b >= -1e-6));
+}
+
+#[test]
+fn the_interior_point_method_meets_the_certificates_and_agrees_with_gsmo() {
+    for (k, kind) in [Kind::None, Kind::NonNegative, Kind::Simplex, Kind::Increasing, Kind::General]
+        .into_iter()
+        .enumerate()
+    {
+        for (c, nu) in [(0.05, 0.5), (0.5, 0.2), (0.02, 1.0)] {
+            let data = regression(80, 6, 11 + k as u64);
+            let ipm = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::InteriorPoint);
+            let gsmo = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::Gsmo);
+            assert_eq!(ipm.solution.status, Status::Converged, "{kind:?}");
+            let p = primal(&data, c, nu, &ipm.report);
+            let scale = p.abs().max(1.0);
+            // Strong duality at the multipliers rounded to their bounds.
+            let gap = p + ipm.solution.objective;
+            assert!(gap.abs() <= 1e-8 * scale, "{kind:?} C={c} nu={nu}: gap {gap}");
+            assert!(ipm.solution.gap <= 1e-6, "{kind:?} C={c} nu={nu}: Δ = {}", ipm.solution.gap);
+            let (a, g) = constraints(kind, data.p, 7);
+            assert_dual_feasible(&ipm.solution.x, data.n, a.len(), c, nu);
+            for j in 0..a.len() {
+                assert!(a.matrix.row_dot(j, &ipm.report.coef) - a.rhs[j] <= 1e-8);
+            }
+            for j in 0..g.len() {
+                assert!((g.matrix.row_dot(j, &ipm.report.coef) - g.rhs[j]).abs() <= 1e-8);
+            }
+            // The same optimum as GSMO at tol = 1e-10 (a different algorithm).
+            let p_gsmo = primal(&data, c, nu, &gsmo.report);
+            assert!((p - p_gsmo).abs() <= 1e-8 * scale, "{kind:?}: {p} vs GSMO {p_gsmo}");
+            for (a, b) in ipm.report.coef.iter().zip(&gsmo.report.coef) {
+                assert!((a - b).abs() <= 1e-6, "{kind:?}: β {a} vs GSMO {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_interior_point_method_does_not_depend_on_the_thread_count() {
+    let data = regression(1500, 4, 5);
+    let run = |threads| {
+        with_thread_pool(threads, || {
+            fit_by(&data, Kind::NonNegative, 0.01, 0.3, ConstrainedSvrMethod::InteriorPoint)
+        })
+        .unwrap()
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one.solution.iterations, two.solution.iterations);
+    assert_eq!(one.report.coef, two.report.coef);
+    assert_eq!(one.solution.x, two.solution.x);
+}
+
+#[test]
+fn the_method_is_chosen_by_size_and_by_the_options_only_gsmo_has() {
+    use ConstrainedSvrMethod as M;
+    use ConstrainedSvrMethodPreference as P;
+    let choose = |n: usize, p: usize, preference, gsmo: Gsmo| {
+        let data = Data { x: vec![1.0; n * p], y: vec![0.0; n], n, p };
+        let rows = DenseRows::new(&data.x, n, p).unwrap();
+        let (a, g) = (LinearConstraints::none(p), LinearConstraints::none(p));
+        let problem = ConstrainedSvrProblem::new(rows, &data.y, 1.0, 0.5, a, g, 1 << 20).unwrap();
+        M::choose(preference, &problem, &gsmo)
+    };
+    let history = Gsmo { record_history: true, ..Gsmo::default() };
+    let paper = Gsmo { gamma_rule: GammaRule::Paper, ..Gsmo::default() };
+    let max_entries = kernelkit_solvers::constrained_svr::INTERIOR_POINT_MAX_ENTRIES;
+    let max_work = kernelkit_solvers::constrained_svr::INTERIOR_POINT_MAX_WORK;
+    // n · p at its limit with p = 10; n · p² at its limit with p = 400 (n · p = 500,000).
+    let work_n = max_work / (400 * 400);
+    let table: [(usize, usize, P, Gsmo, Option<M>); 12] = [
+        (200, 200, P::Auto, Gsmo::default(), Some(M::InteriorPoint)),
+        (max_entries / 10, 10, P::Auto, Gsmo::default(), Some(M::InteriorPoint)),
+        (max_entries / 10 + 1, 10, P::Auto, Gsmo::default(), Some(M::Gsmo)),
+        (work_n, 400, P::Auto, Gsmo::default(), Some(M::InteriorPoint)),
+        (work_n + 1, 400, P::Auto, Gsmo::default(), Some(M::Gsmo)),
+        (600, 600, P::Auto, Gsmo::default(), Some(M::Gsmo)),
+        (100, 101, P::Auto, Gsmo::default(), Some(M::Gsmo)),
+        (200, 20, P::Auto, history, Some(M::Gsmo)),
+        (200, 20, P::Auto, paper, Some(M::Gsmo)),
+        (200, 20, P::Gsmo, Gsmo::default(), Some(M::Gsmo)),
+        (600, 600, P::InteriorPoint, Gsmo::default(), Some(M::InteriorPoint)),
+        (200, 20, P::InteriorPoint, history, None),
+    ];
+    for (n, p, preference, gsmo, expected) in table {
+        match (choose(n, p, preference, gsmo), expected) {
+            (Ok(method), Some(expected)) => assert_eq!(method, expected, "{n}x{p} {preference:?}"),
+            (Err(SolveError::InvalidProblem { name, .. }), None) => {
+                assert_eq!(name, "record_history")
+            }
+            (other, _) => panic!("{n}x{p} {preference:?}: {other:?}"),
+        }
+    }
+    assert!(choose(200, 20, P::InteriorPoint, paper).is_err());
 }

@@ -66,6 +66,7 @@
 
 mod constraints;
 mod gram;
+mod interior_point;
 mod recover;
 mod run;
 mod select;
@@ -176,6 +177,116 @@ impl<'a> ConstrainedSvrProblem<'a> {
     /// Number of equality constraints (k2).
     pub fn n_equalities(&self) -> usize {
         self.equalities.len()
+    }
+}
+
+/// The algorithm that solves a [`ConstrainedSvrProblem`], chosen by [`Method::choose`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The paper's generalized SMO ([`Gsmo`]): O(n) memory and work per step, any size, but its
+    /// absolute stopping test can be met far from the optimum on ill-conditioned problems.
+    Gsmo,
+    /// The primal as one QP by Clarabel's interior-point method ([`interior_point`]): the
+    /// optimum to about 1e-8 relative, at `O(n p² + p³)` per iteration and `O(n p)` memory.
+    InteriorPoint,
+}
+
+/// What the caller asks for: a method, or the choice of [`Method::choose`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MethodPreference {
+    /// [`Method::choose`] decides.
+    #[default]
+    Auto,
+    /// Always [`Method::Gsmo`].
+    Gsmo,
+    /// Always [`Method::InteriorPoint`] (GSMO-only options are refused).
+    InteriorPoint,
+}
+
+/// The interior-point method is chosen while `n · p` (the non-zeros of its program) is at most
+/// this ...
+pub const INTERIOR_POINT_MAX_ENTRIES: usize = 1_000_000;
+
+/// ... `n · p²` (the work of one factorisation) at most this, and `p ≤ n`. Measured on one
+/// core with `C = 1` (`docs/constrained_svr.md`, "Benchmarks"): 40,000 × 10 in 5 s, 2,000 × 200
+/// in 11 s, 5,000 × 200 (n p² = 2·10⁸) in 31 s, where GSMO took 53 s and, on the simplex, more
+/// than 120 s; 2,000 × 500 took 64 s and 20,000 × 200 127 s and 1.2 GB. With more features than
+/// samples Clarabel met numerical trouble (400 × 1,000: `numerical_error` after 18 s, where GSMO
+/// converged in 11 s).
+pub const INTERIOR_POINT_MAX_WORK: usize = 200_000_000;
+
+impl Method {
+    /// A stable lower-case name (`solver_stats_["method"]`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Gsmo => "gsmo",
+            Method::InteriorPoint => "interior_point",
+        }
+    }
+
+    /// The one place where the method is decided. `Auto` takes the interior-point method when
+    /// the problem is small enough for it (`n · p ≤` [`INTERIOR_POINT_MAX_ENTRIES`],
+    /// `n · p² ≤` [`INTERIOR_POINT_MAX_WORK`] and `p ≤ n`) and `gsmo` asks for nothing only
+    /// GSMO does (the history of iterates, the paper's γ rule); GSMO otherwise. An explicit interior-point
+    /// request with a GSMO-only option is an error naming the option.
+    pub fn choose(
+        preference: MethodPreference,
+        problem: &ConstrainedSvrProblem<'_>,
+        gsmo: &Gsmo,
+    ) -> Result<Method, SolveError> {
+        let gsmo_only = if gsmo.record_history {
+            Some("record_history")
+        } else if gsmo.gamma_rule == GammaRule::Paper {
+            Some("gamma_rule")
+        } else {
+            None
+        };
+        let (n, p) = (problem.n_samples(), problem.n_features());
+        Ok(match preference {
+            MethodPreference::Gsmo => Method::Gsmo,
+            MethodPreference::InteriorPoint => match gsmo_only {
+                Some(name) => {
+                    return Err(SolveError::InvalidProblem {
+                        name,
+                        reason: "is an option of GSMO; the interior-point method does not \
+                                 have it (use method=\"gsmo\")"
+                            .into(),
+                    })
+                }
+                None => Method::InteriorPoint,
+            },
+            MethodPreference::Auto => {
+                let entries = n.saturating_mul(p);
+                let small = entries <= INTERIOR_POINT_MAX_ENTRIES
+                    && entries.saturating_mul(p) <= INTERIOR_POINT_MAX_WORK
+                    && p <= n;
+                if small && gsmo_only.is_none() {
+                    Method::InteriorPoint
+                } else {
+                    Method::Gsmo
+                }
+            }
+        })
+    }
+
+    /// Solves `problem` with this method; `gsmo` configures GSMO. The returned pair is the same
+    /// for both methods: `Solution::x` is `θ = (α, α*, γ, μ)`, `Solution::gap` the `Δ` of
+    /// GSMO's scores at the result, and the report's `coef`, `intercept` and `epsilon` the model
+    /// (`steps` and `history` stay empty for the interior-point method).
+    pub fn solve(
+        &self,
+        gsmo: &Gsmo,
+        problem: &mut ConstrainedSvrProblem<'_>,
+        options: &SolveOptions,
+        monitor: &mut dyn Monitor,
+    ) -> Result<(Solution, GsmoReport), SolveError> {
+        match self {
+            Method::Gsmo => gsmo.solve_with_report(problem, options, monitor),
+            Method::InteriorPoint => {
+                options.validate()?;
+                interior_point::solve(problem, options, monitor)
+            }
+        }
     }
 }
 

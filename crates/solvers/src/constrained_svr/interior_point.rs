@@ -1,0 +1,358 @@
+//! The constrained ν-SVR's primal LSVR-P solved as one quadratic program by the Clarabel
+//! interior-point method (Goulart & Chen 2024), for problems whose KKT system is small enough to
+//! factor ([`super::Method::choose`]).
+//!
+//! # Why a second method
+//!
+//! GSMO's stopping test `Δ ≤ tol` is absolute and local. On strongly constrained, ill-conditioned
+//! problems it is met far from the optimum: on the simplex case at `n = p = 200` GSMO at
+//! `tol = 1e-3` takes 12.4 million steps and ends 9.8 % above the optimal primal objective, and
+//! still 0.85 % above it at `tol = 1e-4` (`docs/constrained_svr.md`, "Benchmarks"). Neither the
+//! second-order working set nor a projected step changed that. An interior-point method's
+//! iteration count hardly depends on the conditioning, and it stops on relative primal, dual and
+//! gap residuals, so its answer is the QP optimum to about 1e-8 relative.
+//!
+//! # The program
+//!
+//! Variables `z = (β ∈ Rᵖ, β0, ε, ξ ∈ Rⁿ, ξ* ∈ Rⁿ)`, objective `½‖β‖² + C n ν ε + C Σξ + C Σξ*`,
+//! and Clarabel's `Az + s = h`, `s ∈ K` with the rows, in this order:
+//!
+//! ```text
+//! Γβ = d                                  (zero cone; multipliers z_μ)
+//! x_iᵀβ + β0 − ε − ξ_i ≤ y_i              (α_i)
+//! −x_iᵀβ − β0 − ε − ξ*_i ≤ −y_i           (α*_i)
+//! Aβ ≤ b                                  (γ)
+//! −ξ ≤ 0,  −ξ* ≤ 0
+//! ```
+//!
+//! ε is free: a negative ε never pays for `ν ≤ 1` (each sample then needs `ξ_i + ξ*_i ≥ −2ε`,
+//! which costs `2Cn|ε|` against the `Cnν|ε|` gained), so the optimum is LSVR-P's, and the dual
+//! of a free ε is the equality `Σα + Σα* = C n ν` that GSMO keeps (Prop. 2.2; digest §1.7).
+//!
+//! Clarabel's dual stationarity `Pz + q + Aᵀz_dual = 0` in β reads
+//! `β = −Xᵀ(α − α*) − Aᵀγ − Γᵀz_μ`, which is LSVR-D's link `β = −Mᵀθ` with `μ = −z_μ`; in β0
+//! and ε it gives `Σα = Σα* = C n ν / 2`, and in ξ the box `α ≤ C`. So the
+//! multipliers are the dual variables `θ` of GSMO's problem and the same attributes describe
+//! both methods' answers. Each multiplier is put on the bound that complementarity points to
+//! ([`on_bound`]: `α_i = 0` where the row's slack exceeds `α_i`, `α_i = C` where `ξ_i` exceeds
+//! `C − α_i`), so that GSMO's scores `Δ` ([`super::select`]) evaluated at the result are
+//! meaningful (an interior-point `γ_u = 1e-9` on an inactive constraint would otherwise count as
+//! a positive multiplier).
+//!
+//! The rows of `X` enter `A` column by column (`2np` non-zeros); the LDL factorisation (faer's
+//! supernodal one, as for AID's LP) then costs about `n p² + p³` per iteration, and the method
+//! needs 15–40 iterations. It runs on one thread, so that the result does not depend on the
+//! thread count (the problems [`super::Method::choose`] gives it take half a minute at most).
+
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{
+    DefaultInfo, DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
+    ZeroConeT,
+};
+
+use super::select::{GammaRule, Selection};
+use super::state::State;
+use super::{ConstrainedSvrProblem, GsmoReport};
+use crate::protocol::{
+    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
+};
+
+/// Clarabel's relative feasibility and gap tolerances (as the test oracle's): the inactive
+/// multipliers end at the barrier's scale, so rounding them to 0 ([`on_bound`]) moves β and the
+/// scores by about this much.
+const RELATIVE_TOLERANCE: f64 = 1e-12;
+
+/// The tolerances Clarabel falls back to when round-off stops it above [`RELATIVE_TOLERANCE`]
+/// (its "almost solved"): still the optimum to 1e-9, reported as converged.
+const REDUCED_TOLERANCE: f64 = 1e-9;
+
+/// A monitor reachable from Clarabel's termination callback, which must be `'static`.
+struct MonitorHandle(*mut (dyn Monitor + 'static));
+
+// SAFETY: the handle is used only inside `DefaultSolver::solve`, on the thread that called
+// `solve`, while the `&mut dyn Monitor` it was made from is borrowed by this module's `solve`
+// (the callback is removed before that borrow ends); `Monitor: Send`.
+unsafe impl Send for MonitorHandle {}
+// SAFETY: as above; Clarabel calls the callback from one thread at a time.
+unsafe impl Sync for MonitorHandle {}
+
+/// The program's constraint matrix in compressed columns, its right-hand side and its cones.
+struct Program {
+    constraints: CscMatrix<f64>,
+    rhs: Vec<f64>,
+    n_equalities: usize,
+    n_inequalities: usize,
+}
+
+/// Builds `A`, `h` and the cone sizes of the module documentation.
+fn program(problem: &ConstrainedSvrProblem<'_>) -> Program {
+    let x = problem.gram.rows();
+    let (n, p) = (x.n_rows(), x.n_features());
+    let (k1, k2) = (problem.inequalities.len(), problem.equalities.len());
+    let alpha_row = k2;
+    let star_row = k2 + n;
+    let gamma_row = k2 + 2 * n;
+    let bound_row = gamma_row + k1;
+    let n_rows = bound_row + 2 * n;
+    let mut colptr = Vec::with_capacity(p + 3 + 2 * n);
+    let mut rowval = Vec::with_capacity(2 * n * p + 6 * n + 3);
+    let mut nzval = Vec::with_capacity(2 * n * p + 6 * n + 3);
+    colptr.push(0);
+    let mut column = vec![0.0; n];
+    for j in 0..p {
+        let (rows, values) = problem.equalities.by_column.row(j);
+        rowval.extend(rows.iter().copied());
+        nzval.extend_from_slice(values);
+        for (i, value) in column.iter_mut().enumerate() {
+            *value = x.row(i)[j];
+        }
+        for (sign, first) in [(1.0, alpha_row), (-1.0, star_row)] {
+            for (i, &v) in column.iter().enumerate() {
+                if v != 0.0 {
+                    rowval.push(first + i);
+                    nzval.push(sign * v);
+                }
+            }
+        }
+        let (rows, values) = problem.inequalities.by_column.row(j);
+        rowval.extend(rows.iter().map(|u| gamma_row + u));
+        nzval.extend_from_slice(values);
+        colptr.push(rowval.len());
+    }
+    // β0.
+    for (sign, first) in [(1.0, alpha_row), (-1.0, star_row)] {
+        rowval.extend(first..first + n);
+        nzval.extend(std::iter::repeat_n(sign, n));
+    }
+    colptr.push(rowval.len());
+    // ε.
+    rowval.extend(alpha_row..star_row + n);
+    nzval.extend(std::iter::repeat_n(-1.0, 2 * n));
+    colptr.push(rowval.len());
+    // ξ, then ξ*.
+    for (first, bound) in [(alpha_row, bound_row), (star_row, bound_row + n)] {
+        for i in 0..n {
+            rowval.extend([first + i, bound + i]);
+            nzval.extend([-1.0, -1.0]);
+            colptr.push(rowval.len());
+        }
+    }
+    let mut rhs = Vec::with_capacity(n_rows);
+    rhs.extend_from_slice(&problem.equalities.rhs);
+    rhs.extend_from_slice(&problem.y);
+    rhs.extend(problem.y.iter().map(|v| -v));
+    rhs.extend_from_slice(&problem.inequalities.rhs);
+    rhs.resize(n_rows, 0.0);
+    Program {
+        constraints: CscMatrix::new(n_rows, p + 2 + 2 * n, colptr, rowval, nzval),
+        rhs,
+        n_equalities: k2,
+        n_inequalities: n_rows - k2,
+    }
+}
+
+/// A multiplier `z ∈ [0, upper]` from the interior point: `0` when its constraint's slack
+/// `s` exceeds it (the constraint is inactive: complementarity `s z → 0` leaves `z` at the
+/// scale of the barrier), `upper` when the slack `s_upper` of the bound `z ≤ upper` (the row
+/// `−ξ_i ≤ 0`, whose multiplier is `z_upper = upper − z`) exceeds `z_upper`, else `z` clamped.
+fn on_bound(z: f64, s: f64, z_upper: f64, s_upper: f64, upper: f64) -> f64 {
+    if s > z {
+        0.0
+    } else if s_upper > z_upper {
+        upper
+    } else {
+        z.clamp(0.0, upper)
+    }
+}
+
+/// Spreads `target − Σ block` over the entries strictly inside `(0, upper)` (at most a few
+/// rounds: each entry moves within its box), so that the rounding of [`on_bound`] keeps the
+/// dual's sums `Σα = Σα* = C n ν / 2` (the differences are of the order of the solver's
+/// tolerance).
+fn restore_sum(block: &mut [f64], target: f64, upper: f64) {
+    for _ in 0..4 {
+        let missing = target - block.iter().sum::<f64>();
+        let free: Vec<usize> =
+            (0..block.len()).filter(|&i| block[i] > 0.0 && block[i] < upper).collect();
+        if missing == 0.0 || free.is_empty() {
+            return;
+        }
+        let share = missing / free.len() as f64;
+        for i in free {
+            block[i] = (block[i] + share).clamp(0.0, upper);
+        }
+    }
+}
+
+pub(super) fn solve(
+    problem: &ConstrainedSvrProblem<'_>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, GsmoReport), SolveError> {
+    let x = problem.gram.rows();
+    let (n, p) = (x.n_rows(), x.n_features());
+    let (c, nu) = (problem.c, problem.nu);
+    let Program { constraints, rhs, n_equalities, n_inequalities } = program(problem);
+    let n_var = p + 2 + 2 * n;
+    let quadratic = {
+        let mut colptr: Vec<usize> = (0..=p).collect();
+        colptr.resize(n_var + 1, p);
+        CscMatrix::new(n_var, n_var, colptr, (0..p).collect(), vec![1.0; p])
+    };
+    let mut linear = vec![0.0; p + 1];
+    linear.push(c * n as f64 * nu);
+    linear.resize(n_var, c);
+    let mut settings = DefaultSettingsBuilder::default();
+    settings
+        .verbose(false)
+        .tol_gap_abs(RELATIVE_TOLERANCE)
+        .tol_gap_rel(RELATIVE_TOLERANCE)
+        .tol_feas(RELATIVE_TOLERANCE)
+        .tol_ktratio(1e-10)
+        .reduced_tol_gap_abs(REDUCED_TOLERANCE)
+        .reduced_tol_gap_rel(REDUCED_TOLERANCE)
+        .reduced_tol_feas(REDUCED_TOLERANCE)
+        .max_iter(u32::try_from(options.max_iter.unwrap_or(200).min(1000)).unwrap_or(200))
+        .direct_solve_method("faer".to_owned())
+        // One thread: the factorisation's results must not depend on the thread count.
+        .max_threads(1);
+    if let Some(limit) = options.time_limit {
+        settings.time_limit(limit.as_secs_f64());
+    }
+    let settings = settings
+        .build()
+        .map_err(|e| SolveError::InvalidProblem { name: "QP settings", reason: e.to_string() })?;
+    let mut cones = Vec::with_capacity(2);
+    if n_equalities > 0 {
+        cones.push(ZeroConeT(n_equalities));
+    }
+    cones.push(NonnegativeConeT(n_inequalities));
+    let mut solver =
+        DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings).map_err(
+            |e| SolveError::InvalidProblem { name: "constrained SVR", reason: format!("{e:?}") },
+        )?;
+    let stopped = {
+        let handle = {
+            let borrowed: *mut (dyn Monitor + '_) = monitor;
+            // SAFETY: only the lifetime is erased; see `MonitorHandle`.
+            MonitorHandle(unsafe {
+                std::mem::transmute::<*mut (dyn Monitor + '_), *mut (dyn Monitor + 'static)>(
+                    borrowed,
+                )
+            })
+        };
+        let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stopped);
+        solver.set_termination_callback(move |info: &DefaultInfo<f64>| {
+            let handle = &handle;
+            // SAFETY: see `MonitorHandle`; no other reference to the monitor is live while
+            // Clarabel runs.
+            let monitor = unsafe { &mut *handle.0 };
+            let progress = Progress {
+                iteration: u64::from(info.iterations),
+                gap: info.gap_rel,
+                objective: info.cost_primal,
+                active_size: n,
+                cache: Default::default(),
+            };
+            // Like GSMO, no report before the first step.
+            let stop = monitor.interrupted()
+                || (info.iterations > 0 && monitor.report(&progress) == Control::Stop);
+            if stop {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            stop
+        });
+        solver.solve();
+        solver.unset_termination_callback();
+        stopped.load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let solution = &solver.solution;
+    let status = match solution.status {
+        SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Converged,
+        SolverStatus::MaxIterations => Status::MaxIterations,
+        SolverStatus::MaxTime => Status::TimeLimit,
+        SolverStatus::CallbackTerminated => Status::Stopped,
+        _ if stopped => Status::Stopped,
+        _ => Status::NumericalError,
+    };
+    let (k1, k2) = (problem.inequalities.len(), problem.equalities.len());
+    let (duals, slacks) = (&solution.z, &solution.s);
+    let bound_row = k2 + 2 * n + k1;
+    let mut state = State::initial(n, p, k1, k2, c, nu);
+    for (block, first, bound) in
+        [(&mut state.alpha, k2, bound_row), (&mut state.alpha_star, k2 + n, bound_row + n)]
+    {
+        for (i, value) in block.iter_mut().enumerate() {
+            *value = on_bound(
+                duals[first + i],
+                slacks[first + i],
+                duals[bound + i],
+                slacks[bound + i],
+                c,
+            );
+        }
+    }
+    let half = c * n as f64 * nu / 2.0;
+    restore_sum(&mut state.alpha, half, c);
+    restore_sum(&mut state.alpha_star, half, c);
+    for (u, value) in state.gamma.iter_mut().enumerate() {
+        let row = k2 + 2 * n + u;
+        *value = on_bound(duals[row], slacks[row], f64::INFINITY, 0.0, f64::INFINITY);
+    }
+    for (value, &dual) in state.mu.iter_mut().zip(&duals[..k2]) {
+        *value = -dual;
+    }
+    state.refresh(x, &problem.y, &problem.inequalities, &problem.equalities);
+    let selection = Selection::compute(
+        &state,
+        &problem.y,
+        &problem.inequalities.rhs,
+        &problem.equalities.rhs,
+        c,
+        GammaRule::ProjectedGradient,
+    );
+    let violation = selection.best().map_or(0.0, |(_, score)| score);
+    let primal = &solution.x;
+    let objective = state.objective();
+    let status = if status == Status::Converged
+        && !(objective.is_finite() && primal.iter().all(|v| v.is_finite()))
+    {
+        Status::NumericalError
+    } else {
+        status
+    };
+    let iterations = u64::from(solution.iterations);
+    let final_progress = Progress {
+        iteration: iterations,
+        gap: violation,
+        objective,
+        active_size: n,
+        cache: Default::default(),
+    };
+    if status != Status::Stopped {
+        let _ = monitor.report(&final_progress);
+    }
+    let mut theta = Vec::with_capacity(2 * n + k1 + k2);
+    theta.extend_from_slice(&state.alpha);
+    theta.extend_from_slice(&state.alpha_star);
+    theta.extend_from_slice(&state.gamma);
+    theta.extend_from_slice(&state.mu);
+    let report = GsmoReport {
+        coef: state.beta.clone(),
+        intercept: primal[p],
+        epsilon: primal[p + 1].max(0.0),
+        ..GsmoReport::default()
+    };
+    let stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
+    let solution = Solution {
+        x: theta,
+        objective,
+        bias: primal[p],
+        gap: violation,
+        iterations,
+        status,
+        stats,
+    };
+    Ok((solution, report))
+}
