@@ -351,6 +351,18 @@ def test_max_iter_one_warns() -> None:
     _assert_valid_iterate(model, x, y, 0.5, 0.5)
 
 
+def test_method_is_checked_and_gsmo_only_options_refuse_the_interior_point() -> None:
+    x, y = data(n=40, seed=5)
+    with pytest.raises(ValueError, match="method"):
+        ConstrainedSVR(method="newton").fit(x, y)
+    for option in ({"record_history": True}, {"gamma_rule": "paper"}):
+        with pytest.raises(ValueError, match=next(iter(option))):
+            ConstrainedSVR(method="interior_point", **option).fit(x, y)
+        # "auto" takes GSMO for them instead.
+        model = fit_quietly(ConstrainedSVR(tol=1e-6, **option), x, y)
+        assert model.solver_stats_["method"] == "gsmo"
+
+
 def test_interior_point_max_iter_and_callback_stop_it() -> None:
     """The interior-point method honours max_iter (Newton steps) and a callback returning True
     (it is called once per step), and says so (status_, ConvergenceWarning)."""

@@ -239,13 +239,14 @@ fn results_do_not_depend_on_the_thread_count() {
     // Above the parallel threshold (4096 rows); 400 steps of the same trajectory.
     let data = regression(5000, 4, 5);
     let limited = SolveOptions { max_iter: Some(400), ..options(1e-3) };
-    let run = |threads| {
-        with_thread_pool(threads, || {
-            fit(&data, Kind::NonNegative, 0.01, 0.3, GammaRule::ProjectedGradient, &limited)
-        })
-        .unwrap()
-    };
-    let (one, two) = (run(1), run(2));
+    assert_same_bits_on_one_and_two_threads(|| {
+        fit(&data, Kind::NonNegative, 0.01, 0.3, GammaRule::ProjectedGradient, &limited)
+    });
+}
+
+/// `fit` run on a pool of one thread and on one of two gives the same bits.
+fn assert_same_bits_on_one_and_two_threads(fit: impl Fn() -> Fit + Send + Sync) {
+    let (one, two) = (with_thread_pool(1, &fit).unwrap(), with_thread_pool(2, &fit).unwrap());
     assert_eq!(one.solution.iterations, two.solution.iterations);
     assert_eq!(one.report.coef, two.report.coef);
     assert_eq!(one.solution.x, two.solution.x);
@@ -342,16 +343,9 @@ fn the_interior_point_method_meets_the_certificates_and_agrees_with_gsmo() {
 #[test]
 fn the_interior_point_method_does_not_depend_on_the_thread_count() {
     let data = regression(1500, 4, 5);
-    let run = |threads| {
-        with_thread_pool(threads, || {
-            fit_by(&data, Kind::NonNegative, 0.01, 0.3, ConstrainedSvrMethod::InteriorPoint)
-        })
-        .unwrap()
-    };
-    let (one, two) = (run(1), run(2));
-    assert_eq!(one.solution.iterations, two.solution.iterations);
-    assert_eq!(one.report.coef, two.report.coef);
-    assert_eq!(one.solution.x, two.solution.x);
+    assert_same_bits_on_one_and_two_threads(|| {
+        fit_by(&data, Kind::NonNegative, 0.01, 0.3, ConstrainedSvrMethod::InteriorPoint)
+    });
 }
 
 #[test]

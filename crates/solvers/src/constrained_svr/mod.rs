@@ -187,7 +187,7 @@ pub enum Method {
     /// absolute stopping test can be met far from the optimum on ill-conditioned problems.
     Gsmo,
     /// The primal as one QP by Clarabel's interior-point method ([`interior_point`]): the
-    /// optimum to about 1e-8 relative, at `O(n p² + p³)` per iteration and `O(n p)` memory.
+    /// optimum to about 1e-9 relative, at `O(n p² + p³)` per iteration and `O(n p)` memory.
     InteriorPoint,
 }
 
@@ -227,8 +227,8 @@ impl Method {
     /// The one place where the method is decided. `Auto` takes the interior-point method when
     /// the problem is small enough for it (`n · p ≤` [`INTERIOR_POINT_MAX_ENTRIES`],
     /// `n · p² ≤` [`INTERIOR_POINT_MAX_WORK`] and `p ≤ n`) and `gsmo` asks for nothing only
-    /// GSMO does (the history of iterates, the paper's γ rule); GSMO otherwise. An explicit interior-point
-    /// request with a GSMO-only option is an error naming the option.
+    /// GSMO does (the history of iterates, the paper's γ rule); GSMO otherwise. An explicit
+    /// interior-point request with a GSMO-only option is an error naming the option.
     pub fn choose(
         preference: MethodPreference,
         problem: &ConstrainedSvrProblem<'_>,
