@@ -181,7 +181,8 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         steps whose cost grows like ``n_samples · n_features²`` (2,000 × 200: 11 s). ``"auto"``:
         the interior-point method when ``n_samples · n_features ≤ 10⁶``,
         ``n_samples · n_features² ≤ 2·10⁸`` (about 30 s), ``n_features ≤ n_samples`` and
-        neither ``record_history`` nor ``gamma_rule="paper"`` is set, else GSMO. ``solver_stats_["method"]`` says which ran.
+        neither ``record_history`` nor ``gamma_rule="paper"`` is set, else GSMO.
+        ``solver_stats_["method"]`` says which ran.
     tol : float, default=1e-3
         GSMO's stopping rule: stop when the largest violation ``Δ = max(Δ1..Δ4) ≤ tol``
         (> 0); in the units of ``y`` for the α blocks and of the constraint rows for γ and μ,
