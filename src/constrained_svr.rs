@@ -117,8 +117,13 @@ pub(crate) fn solve_constrained_svr(
                 opts.cache_bytes,
             )?;
             let path = problem.kernel_path();
-            let method = ConstrainedSvrMethod::choose(preference, &problem, &solver)?;
-            let (solution, report) = method.solve(&solver, &mut problem, opts, monitor)?;
+            let (solution, report, method) = ConstrainedSvrMethod::choose_and_solve(
+                preference,
+                &solver,
+                &mut problem,
+                opts,
+                monitor,
+            )?;
             Ok((solution.with_path(path), (report, method)))
         })?;
     let stats = solution.stats.bind(py);

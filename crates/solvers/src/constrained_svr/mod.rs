@@ -269,6 +269,28 @@ impl Method {
         })
     }
 
+    /// Chooses ([`Method::choose`]) and solves. When `Auto` chose the interior-point method and
+    /// Clarabel fails (`numerical_error`, met on degenerate data such as two equal rows with
+    /// `y = 0`), GSMO solves the problem instead. Returns the method whose result it is.
+    pub fn choose_and_solve(
+        preference: MethodPreference,
+        gsmo: &Gsmo,
+        problem: &mut ConstrainedSvrProblem<'_>,
+        options: &SolveOptions,
+        monitor: &mut dyn Monitor,
+    ) -> Result<(Solution, GsmoReport, Method), SolveError> {
+        let method = Method::choose(preference, problem, gsmo)?;
+        let (solution, report) = method.solve(gsmo, problem, options, monitor)?;
+        if preference == MethodPreference::Auto
+            && method == Method::InteriorPoint
+            && solution.status == crate::protocol::Status::NumericalError
+        {
+            let (solution, report) = Method::Gsmo.solve(gsmo, problem, options, monitor)?;
+            return Ok((solution, report, Method::Gsmo));
+        }
+        Ok((solution, report, method))
+    }
+
     /// Solves `problem` with this method; `gsmo` configures GSMO. The returned pair is the same
     /// for both methods: `Solution::x` is `θ = (α, α*, γ, μ)`, `Solution::gap` the `Δ` of
     /// GSMO's scores at the result, and the report's `coef`, `intercept` and `epsilon` the model
