@@ -153,33 +153,39 @@ fn assert_dual_feasible(x: &[f64], n: usize, k1: usize, c: f64, nu: f64) {
     assert!(x[2 * n..2 * n + k1].iter().all(|&g| g >= 0.0), "gamma < 0");
 }
 
+/// Every constraint kind on its own 80 × 6 problem, each with three (C, ν).
+fn duality_cases() -> Vec<(Kind, f64, f64, Data)> {
+    let kinds = [Kind::None, Kind::NonNegative, Kind::Simplex, Kind::Increasing, Kind::General];
+    let mut cases = Vec::new();
+    for (k, kind) in kinds.into_iter().enumerate() {
+        for (c, nu) in [(0.05, 0.5), (0.5, 0.2), (0.02, 1.0)] {
+            cases.push((kind, c, nu, regression(80, 6, 11 + k as u64)));
+        }
+    }
+    cases
+}
+
 #[test]
 fn strong_duality_for_every_constraint_kind() {
-    for (k, kind) in [Kind::None, Kind::NonNegative, Kind::Simplex, Kind::Increasing, Kind::General]
-        .into_iter()
-        .enumerate()
-    {
-        for (c, nu) in [(0.05, 0.5), (0.5, 0.2), (0.02, 1.0)] {
-            let data = regression(80, 6, 11 + k as u64);
-            let f = fit(&data, kind, c, nu, GammaRule::ProjectedGradient, &options(1e-10));
-            assert_eq!(f.solution.status, Status::Converged, "{kind:?}");
-            let p = primal(&data, c, nu, &f.report);
-            let gap = p + f.solution.objective;
-            assert!(gap.abs() <= 1e-7 * p.abs().max(1.0), "{kind:?} C={c} nu={nu}: gap {gap}");
-            assert_eq!(f.solution.stats.objective_increases, 0);
-            let (a, g) = constraints(kind, data.p, 7);
-            for j in 0..a.len() {
-                assert!(a.matrix.row_dot(j, &f.report.coef) - a.rhs[j] <= 1e-10);
-            }
-            for j in 0..g.len() {
-                assert!((g.matrix.row_dot(j, &f.report.coef) - g.rhs[j]).abs() <= 1e-10);
-            }
-            assert_dual_feasible(&f.solution.x, data.n, a.len(), c, nu);
-            // Prop. 2.2: α_i α*_i = 0 when ε > 0.
-            if f.report.epsilon > 1e-8 {
-                let (alpha, star) = f.solution.x[..2 * data.n].split_at(data.n);
-                assert!(alpha.iter().zip(star).all(|(a, s)| a * s == 0.0), "{kind:?}");
-            }
+    for (kind, c, nu, data) in duality_cases() {
+        let f = fit(&data, kind, c, nu, GammaRule::ProjectedGradient, &options(1e-10));
+        assert_eq!(f.solution.status, Status::Converged, "{kind:?}");
+        let p = primal(&data, c, nu, &f.report);
+        let gap = p + f.solution.objective;
+        assert!(gap.abs() <= 1e-7 * p.abs().max(1.0), "{kind:?} C={c} nu={nu}: gap {gap}");
+        assert_eq!(f.solution.stats.objective_increases, 0);
+        let (a, g) = constraints(kind, data.p, 7);
+        for j in 0..a.len() {
+            assert!(a.matrix.row_dot(j, &f.report.coef) - a.rhs[j] <= 1e-10);
+        }
+        for j in 0..g.len() {
+            assert!((g.matrix.row_dot(j, &f.report.coef) - g.rhs[j]).abs() <= 1e-10);
+        }
+        assert_dual_feasible(&f.solution.x, data.n, a.len(), c, nu);
+        // Prop. 2.2: α_i α*_i = 0 when ε > 0.
+        if f.report.epsilon > 1e-8 {
+            let (alpha, star) = f.solution.x[..2 * data.n].split_at(data.n);
+            assert!(alpha.iter().zip(star).all(|(a, s)| a * s == 0.0), "{kind:?}");
         }
     }
 }
@@ -307,35 +313,29 @@ fn many_features_take_the_parallel_weight_updates() {
 
 #[test]
 fn the_interior_point_method_meets_the_certificates_and_agrees_with_gsmo() {
-    for (k, kind) in [Kind::None, Kind::NonNegative, Kind::Simplex, Kind::Increasing, Kind::General]
-        .into_iter()
-        .enumerate()
-    {
-        for (c, nu) in [(0.05, 0.5), (0.5, 0.2), (0.02, 1.0)] {
-            let data = regression(80, 6, 11 + k as u64);
-            let ipm = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::InteriorPoint);
-            let gsmo = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::Gsmo);
-            assert_eq!(ipm.solution.status, Status::Converged, "{kind:?}");
-            let p = primal(&data, c, nu, &ipm.report);
-            let scale = p.abs().max(1.0);
-            // Strong duality at the multipliers rounded to their bounds.
-            let gap = p + ipm.solution.objective;
-            assert!(gap.abs() <= 1e-8 * scale, "{kind:?} C={c} nu={nu}: gap {gap}");
-            assert!(ipm.solution.gap <= 1e-6, "{kind:?} C={c} nu={nu}: Δ = {}", ipm.solution.gap);
-            let (a, g) = constraints(kind, data.p, 7);
-            assert_dual_feasible(&ipm.solution.x, data.n, a.len(), c, nu);
-            for j in 0..a.len() {
-                assert!(a.matrix.row_dot(j, &ipm.report.coef) - a.rhs[j] <= 1e-8);
-            }
-            for j in 0..g.len() {
-                assert!((g.matrix.row_dot(j, &ipm.report.coef) - g.rhs[j]).abs() <= 1e-8);
-            }
-            // The same optimum as GSMO at tol = 1e-10 (a different algorithm).
-            let p_gsmo = primal(&data, c, nu, &gsmo.report);
-            assert!((p - p_gsmo).abs() <= 1e-8 * scale, "{kind:?}: {p} vs GSMO {p_gsmo}");
-            for (a, b) in ipm.report.coef.iter().zip(&gsmo.report.coef) {
-                assert!((a - b).abs() <= 1e-6, "{kind:?}: β {a} vs GSMO {b}");
-            }
+    for (kind, c, nu, data) in duality_cases() {
+        let ipm = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::InteriorPoint);
+        let gsmo = fit_by(&data, kind, c, nu, ConstrainedSvrMethod::Gsmo);
+        assert_eq!(ipm.solution.status, Status::Converged, "{kind:?}");
+        let p = primal(&data, c, nu, &ipm.report);
+        let scale = p.abs().max(1.0);
+        // Strong duality at the multipliers rounded to their bounds.
+        let gap = p + ipm.solution.objective;
+        assert!(gap.abs() <= 1e-8 * scale, "{kind:?} C={c} nu={nu}: gap {gap}");
+        assert!(ipm.solution.gap <= 1e-6, "{kind:?} C={c} nu={nu}: Δ = {}", ipm.solution.gap);
+        let (a, g) = constraints(kind, data.p, 7);
+        assert_dual_feasible(&ipm.solution.x, data.n, a.len(), c, nu);
+        for j in 0..a.len() {
+            assert!(a.matrix.row_dot(j, &ipm.report.coef) - a.rhs[j] <= 1e-8);
+        }
+        for j in 0..g.len() {
+            assert!((g.matrix.row_dot(j, &ipm.report.coef) - g.rhs[j]).abs() <= 1e-8);
+        }
+        // The same optimum as GSMO at tol = 1e-10 (a different algorithm).
+        let p_gsmo = primal(&data, c, nu, &gsmo.report);
+        assert!((p - p_gsmo).abs() <= 1e-8 * scale, "{kind:?}: {p} vs GSMO {p_gsmo}");
+        for (a, b) in ipm.report.coef.iter().zip(&gsmo.report.coef) {
+            assert!((a - b).abs() <= 1e-6, "{kind:?}: β {a} vs GSMO {b}");
         }
     }
 }
