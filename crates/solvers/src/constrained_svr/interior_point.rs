@@ -231,7 +231,7 @@ pub(super) fn solve(
         DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings).map_err(
             |e| SolveError::InvalidProblem { name: "constrained SVR", reason: format!("{e:?}") },
         )?;
-    let stopped = {
+    {
         let handle = {
             let borrowed: *mut (dyn Monitor + '_) = monitor;
             // SAFETY: only the lifetime is erased; see `MonitorHandle`.
@@ -241,8 +241,7 @@ pub(super) fn solve(
                 )
             })
         };
-        let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = std::sync::Arc::clone(&stopped);
+        // A true return ends the solve with `CallbackTerminated`.
         solver.set_termination_callback(move |info: &DefaultInfo<f64>| {
             let handle = &handle;
             // SAFETY: see `MonitorHandle`; no other reference to the monitor is live while
@@ -256,24 +255,18 @@ pub(super) fn solve(
                 cache: Default::default(),
             };
             // Like GSMO, no report before the first step.
-            let stop = monitor.interrupted()
-                || (info.iterations > 0 && monitor.report(&progress) == Control::Stop);
-            if stop {
-                flag.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            stop
+            monitor.interrupted()
+                || (info.iterations > 0 && monitor.report(&progress) == Control::Stop)
         });
         solver.solve();
         solver.unset_termination_callback();
-        stopped.load(std::sync::atomic::Ordering::Relaxed)
-    };
+    }
     let solution = &solver.solution;
     let status = match solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Converged,
         SolverStatus::MaxIterations => Status::MaxIterations,
         SolverStatus::MaxTime => Status::TimeLimit,
         SolverStatus::CallbackTerminated => Status::Stopped,
-        _ if stopped => Status::Stopped,
         _ => Status::NumericalError,
     };
     let (k1, k2) = (problem.inequalities.len(), problem.equalities.len());
