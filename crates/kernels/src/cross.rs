@@ -1,19 +1,37 @@
 //! Kernel values between two row sets of any storage (prediction: test rows against support
-//! vectors), in parallel over blocks of left rows.
-//!
-//! Two dense sets go through the GEMM of [`crate::kernel_block`]. When either side is CSR,
-//! each left row is scattered into a dense scratch vector once and its inner products with the
-//! right rows cost one multiply-add per stored value (CSR) or a vectorised dot (dense); binary
-//! CSR rows against a 0/1 left row count shared features on bit sets instead
-//! ([`crate::bitmap`]). No side is ever densified as a whole.
+//! vectors), through the same [`Kernel`] and stores as training ([`crate::row_store`]): the
+//! right rows are the store ([`F64Rows`] for dense rows, [`CsrStore`] or, for 0/1 rows against
+//! 0/1 left rows, [`BitsetStore`] for CSR rows), the left rows are gathered into its form, in
+//! blocks of [`KERNEL_BLOCK_ROWS`] rows computed in parallel. A dense block is one GEMM (direct
+//! dot products below four rows); a CSR block scatters each left row into a dense vector once
+//! (or merges sorted indices when wide). No side is ever densified as a whole. The blocks do
+//! not depend on the thread count, so neither do the values.
 
 use rayon::prelude::*;
 
 use crate::dense::DenseRows;
+use crate::dense_stores::F64Rows;
 use crate::error::KernelError;
 use crate::function::KernelFunction;
 use crate::parallel::PARALLEL_MIN_WORK;
-use crate::sparse::{merge_dot, scatter_dot, CsrRows, SCATTER_MAX_FEATURES};
+use crate::row_store::Kernel;
+use crate::source::{KernelSource, NO_FINISH};
+use crate::sparse::{scatter_dot, CsrRows};
+use crate::sparse_stores::{BitsetStore, CsrLeft, CsrStore};
+
+/// Rows of the left set per task.
+const KERNEL_BLOCK_ROWS: usize = 64;
+
+/// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`):
+/// [`cross_kernel`] of two dense sets. Runs on the current rayon pool.
+pub fn kernel_block(
+    a: &DenseRows<'_>,
+    b: &DenseRows<'_>,
+    function: KernelFunction,
+    out: &mut [f64],
+) -> Result<(), KernelError> {
+    cross_kernel(RowSet::Dense(a), RowSet::Dense(b), function, out)
+}
 
 /// A borrowed row set.
 #[derive(Debug, Clone, Copy)]
@@ -104,36 +122,95 @@ pub(crate) fn check_block(
     Ok(())
 }
 
-/// `out[j] = K(a_i, b_j)` for every row `j` of `b`; `right_norms` are the squared norms of `b`.
-fn kernel_row(
-    a: RowSet<'_, '_>,
-    b: RowSet<'_, '_>,
-    i: usize,
-    function: KernelFunction,
-    right_norms: &[f64],
-    out: &mut [f64],
-) {
-    let d = a.n_features();
-    match (a, b) {
-        // Two wide sparse sets: merge sorted indices instead of scattering `d` values.
-        (RowSet::Sparse(left), RowSet::Sparse(right)) if d > SCATTER_MAX_FEATURES => {
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = merge_dot(left.row(i), right.row(j));
-            }
-        }
-        _ => {
-            let mut x = vec![0.0; d];
-            a.scatter(i, &mut x);
-            let counted =
-                matches!(b, RowSet::Sparse(right) if right.binary_inner_products(&x, out));
-            if !counted {
-                for (j, o) in out.iter_mut().enumerate() {
-                    *o = b.dot_dense(j, &x);
+/// The right rows of a prediction as the kernel that computes their blocks: the same
+/// [`Kernel`] over the same stores as training ([`F64Rows`] for dense rows, [`CsrStore`] for
+/// CSR rows, [`BitsetStore`] for 0/1 CSR rows when a block's left rows are 0/1 too), borrowing
+/// the rows. Without the RBF table: the left rows' norms are not the right rows'.
+#[allow(clippy::large_enum_variant)] // one per prediction call
+enum RightKernel<'b> {
+    Dense(Kernel<F64Rows<'b>>),
+    Sparse { csr: Kernel<CsrStore<'b>>, bits: Option<Kernel<BitsetStore>> },
+}
+
+impl<'b> RightKernel<'b> {
+    /// The kernel over `b` (the function is checked by the caller).
+    fn new(b: RowSet<'b, '_>, function: KernelFunction) -> Self {
+        match b {
+            RowSet::Dense(b) => RightKernel::Dense(Kernel::validated(
+                F64Rows::new(DenseRows::borrowing(b)),
+                function,
+            )),
+            RowSet::Sparse(b) => {
+                let bits = b.bit_sets().map(|bits| BitsetStore::new(b, bits, None));
+                RightKernel::Sparse {
+                    csr: Kernel::validated(CsrStore::new(CsrRows::borrowing(b)), function),
+                    bits: bits.map(|bits| Kernel::validated(bits, function)),
                 }
             }
         }
     }
-    function.map_row(out, a.sq_norm(i), right_norms);
+
+    /// `K(a_i, b_j)` for the rows `lo..hi` of `a` and every right row, into `out` (row-major),
+    /// on the calling thread; the caller has checked the shapes.
+    fn block(&self, a: RowSet<'_, '_>, lo: usize, hi: usize, out: &mut [f64]) {
+        let norms: Vec<f64> = (lo..hi).map(|i| a.sq_norm(i)).collect();
+        match self {
+            RightKernel::Dense(kernel) => {
+                let left = match a {
+                    RowSet::Dense(a) => a.rows(lo, hi).to_vec(),
+                    RowSet::Sparse(_) => {
+                        let mut left = vec![0.0; (hi - lo) * a.n_features()];
+                        let rows = left.chunks_exact_mut(a.n_features().max(1));
+                        rows.zip(lo..hi).for_each(|(x, i)| a.scatter(i, x));
+                        left
+                    }
+                };
+                let width = kernel.len();
+                kernel.fill_gathered(&left, &norms, 0, width, out, NO_FINISH, true);
+            }
+            RightKernel::Sparse { csr, bits } => {
+                let width = csr.len();
+                if let Some(bits) = bits {
+                    if let Some(left) = bits.store().query_rows(a, lo..hi) {
+                        bits.fill_gathered(&left, &norms, 0, width, out, NO_FINISH, true);
+                        return;
+                    }
+                }
+                let left = CsrLeft::new(a, lo..hi);
+                csr.fill_gathered(&left, &norms, 0, width, out, NO_FINISH, true);
+            }
+        }
+    }
+
+    /// [`RightKernel::block`] over the blocks of [`KERNEL_BLOCK_ROWS`] rows of `a` (in a
+    /// scratch buffer reused by each thread), in parallel when the work is large, each handed
+    /// to `job(its kernel values, its rows of out)` (`out_per_row` values of `out` per row).
+    fn for_blocks(
+        &self,
+        a: RowSet<'_, '_>,
+        out: &mut [f64],
+        out_per_row: usize,
+        job: impl Fn(&[f64], &mut [f64]) + Sync,
+    ) {
+        let width = match self {
+            RightKernel::Dense(kernel) => kernel.len(),
+            RightKernel::Sparse { csr, .. } => csr.len(),
+        };
+        let task = |scratch: &mut Vec<f64>, (t, out_rows): (usize, &mut [f64])| {
+            let lo = t * KERNEL_BLOCK_ROWS;
+            let hi = lo + out_rows.len() / out_per_row;
+            scratch.resize((hi - lo) * width, 0.0);
+            self.block(a, lo, hi, scratch);
+            job(scratch, out_rows);
+        };
+        let chunk = KERNEL_BLOCK_ROWS * out_per_row;
+        if a.n_rows() * width * a.n_features().max(1) < PARALLEL_MIN_WORK {
+            let mut scratch = Vec::new();
+            out.chunks_mut(chunk).enumerate().for_each(|t| task(&mut scratch, t));
+        } else {
+            out.par_chunks_mut(chunk).enumerate().for_each_init(Vec::new, task);
+        }
+    }
 }
 
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
@@ -143,33 +220,23 @@ pub fn cross_kernel(
     function: KernelFunction,
     out: &mut [f64],
 ) -> Result<(), KernelError> {
-    if let (RowSet::Dense(a), RowSet::Dense(b)) = (a, b) {
-        return crate::kernel_block(a, b, function, out);
-    }
     check_block(function, (a.n_rows(), a.n_features()), (b.n_rows(), b.n_features()), out)?;
     let width = b.n_rows();
-    if width == 0 {
+    if width == 0 || out.is_empty() {
         return Ok(());
     }
-    let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
-    let job = |(i, out_row): (usize, &mut [f64])| {
-        kernel_row(a, b, i, function, &right_norms, out_row);
-    };
-    if out.len() < PARALLEL_MIN_WORK {
-        out.chunks_mut(width).enumerate().for_each(job);
-    } else {
-        out.par_chunks_mut(width).enumerate().for_each(job);
-    }
+    RightKernel::new(b, function).for_blocks(a, out, width, |values, out_rows| {
+        out_rows.copy_from_slice(values);
+    });
     Ok(())
 }
 
 /// `out[i·k + c] = Σ_j K(a_i, b_j) · coef_t[c·|b| + j]` for every row of `a` and each of the
 /// `k` coefficient vectors (given transposed, one contiguous vector per output column): the
 /// decision values of a kernel machine, without holding `K(a, b)` (memory
-/// `O(threads · 64 · |b|)`, scratch reused by each thread). Dense pairs compute the blocks of
-/// [`crate::kernel_block`], so the kernel values are its values; each sum is a
-/// [`crate::simd`] dot product in a fixed order, so the result does not depend on the thread
-/// count.
+/// `O(threads · 64 · |b|)`, scratch reused by each thread). The kernel values are those of
+/// [`cross_kernel`]; each sum is a [`crate::simd`] dot product in a fixed order, so the result
+/// does not depend on the thread count.
 pub fn cross_kernel_product(
     a: RowSet<'_, '_>,
     b: RowSet<'_, '_>,
@@ -198,42 +265,18 @@ pub fn cross_kernel_product(
     if expected == 0 {
         return Ok(());
     }
-    let rows_per_task = crate::block::KERNEL_BLOCK_ROWS;
-    let sums = |values: &[f64], out_rows: &mut [f64]| {
+    RightKernel::new(b, function).for_blocks(a, out, k, |values, out_rows| {
         for (kernel_row, out_row) in values.chunks_exact(width).zip(out_rows.chunks_exact_mut(k)) {
             for (o, coef) in out_row.iter_mut().zip(coef_t.chunks_exact(width)) {
                 *o = crate::simd::dot(kernel_row, coef);
             }
         }
-    };
-    let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
-    let job = |scratch: &mut Vec<f64>, (task, out_rows): (usize, &mut [f64])| {
-        let (lo, rows) = (task * rows_per_task, out_rows.len() / k);
-        scratch.resize(rows * width, 0.0);
-        match (a, b) {
-            (RowSet::Dense(a), RowSet::Dense(b)) => {
-                crate::block::dense_rows_block(a, lo, lo + rows, b, function, scratch);
-            }
-            _ => {
-                for (r, values) in scratch.chunks_exact_mut(width).enumerate() {
-                    kernel_row(a, b, lo + r, function, &right_norms, values);
-                }
-            }
-        }
-        sums(scratch, out_rows);
-    };
-    let work = a.n_rows() * width * a.n_features().max(1);
-    if work < PARALLEL_MIN_WORK {
-        let mut scratch = Vec::new();
-        out.chunks_mut(rows_per_task * k).enumerate().for_each(|task| job(&mut scratch, task));
-    } else {
-        out.par_chunks_mut(rows_per_task * k).enumerate().for_each_init(Vec::new, job);
-    }
+    });
     Ok(())
 }
 
-/// `Σ_j K(a_i, b_j)` for every row of `a`, one row of kernel values at a time (memory
-/// `O(threads · |b|)`), in parallel over the rows of `a`.
+/// `Σ_j K(a_i, b_j)` for every row of `a`, a block of kernel values at a time (memory
+/// `O(threads · 64 · |b|)`), in parallel over the blocks of rows of `a`.
 pub fn kernel_row_sums(
     a: RowSet<'_, '_>,
     b: RowSet<'_, '_>,
@@ -253,13 +296,15 @@ pub fn kernel_row_sums(
         }
         return Ok((0..a.n_rows()).into_par_iter().map(|i| a.dot_dense(i, &total)).collect());
     }
-    let right_norms: Vec<f64> = (0..width).map(|j| b.sq_norm(j)).collect();
-    let row_sum = |i: usize| {
-        let mut values = vec![0.0; width];
-        kernel_row(a, b, i, function, &right_norms, &mut values);
-        values.iter().sum::<f64>()
-    };
-    Ok((0..a.n_rows()).into_par_iter().map(row_sum).collect())
+    let mut sums = vec![0.0; a.n_rows()];
+    if width > 0 && !sums.is_empty() {
+        RightKernel::new(b, function).for_blocks(a, &mut sums, 1, |values, out_rows| {
+            for (o, kernel_row) in out_rows.iter_mut().zip(values.chunks_exact(width)) {
+                *o = kernel_row.iter().sum::<f64>();
+            }
+        });
+    }
+    Ok(sums)
 }
 
 #[cfg(test)]
@@ -284,6 +329,13 @@ mod tests {
         let a: Vec<f64> = (0..m * d).map(bits).collect();
         let b: Vec<f64> = (0..n * d).map(|k| bits(k + 3)).collect();
         assert_storage_pairs_agree(&a, &b, (m, n, d));
+        // Left 0/1 rows with more features than any right row (squared distances beyond what
+        // the right rows alone would tabulate), and one left row that is not 0/1.
+        let mut dense_left: Vec<f64> =
+            (0..m * d).map(|k| f64::from(u8::from(k % 3 != 0))).collect();
+        assert_storage_pairs_agree(&dense_left, &b, (m, n, d));
+        dense_left[5] = 0.5;
+        assert_storage_pairs_agree(&dense_left, &b, (m, n, d));
     }
 
     #[test]
@@ -329,10 +381,17 @@ mod tests {
             (DenseRows::new(a, m, d).unwrap(), DenseRows::new(b, n, d).unwrap());
         let (sparse_a, sparse_b) =
             (CsrRows::from_dense(a, m, d).unwrap(), CsrRows::from_dense(b, n, d).unwrap());
-        let f = KernelFunction::Rbf { gamma: 0.2 };
-        let mut expected = vec![0.0; m * n];
-        cross_kernel(RowSet::Dense(&dense_a), RowSet::Dense(&dense_b), f, &mut expected).unwrap();
+        let gamma = 0.2;
+        let f = KernelFunction::Rbf { gamma };
+        // The naive reference: exp(−γ ‖a_i − b_j‖²).
+        let expected: Vec<f64> = (0..m * n)
+            .map(|t| {
+                let (x, z) = (&a[t / n * d..][..d], &b[t % n * d..][..d]);
+                (-gamma * x.iter().zip(z).map(|(u, v)| (u - v) * (u - v)).sum::<f64>()).exp()
+            })
+            .collect();
         for (left, right) in [
+            (RowSet::Dense(&dense_a), RowSet::Dense(&dense_b)),
             (RowSet::Sparse(&sparse_a), RowSet::Dense(&dense_b)),
             (RowSet::Dense(&dense_a), RowSet::Sparse(&sparse_b)),
             (RowSet::Sparse(&sparse_a), RowSet::Sparse(&sparse_b)),

@@ -58,6 +58,16 @@ impl<'a> DenseRows<'a> {
         DenseRows { values: Cow::Owned(values), n_rows, n_features, sq_norms }
     }
 
+    /// The same rows, borrowed from `rows` (their norms copied).
+    pub(crate) fn borrowing<'b>(rows: &'b DenseRows<'_>) -> DenseRows<'b> {
+        DenseRows {
+            values: Cow::Borrowed(&rows.values),
+            n_rows: rows.n_rows,
+            n_features: rows.n_features,
+            sq_norms: rows.sq_norms.clone(),
+        }
+    }
+
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.n_rows

@@ -13,8 +13,8 @@
 //! directly, and so is a block of many rows, which the direct path computes as one GEMM unless
 //! the distinct rows are few; the owner decides with [`DistinctRows::pays_for`].
 
-use crate::block::GEMM_MIN_ROWS;
 use crate::dense::DenseRows;
+use crate::dense_stores::GEMM_MIN_ROWS;
 use crate::feature_major::{restrict, used_features};
 use crate::function::KernelFunction;
 use crate::panels::{to_panels, PANEL_ROWS};

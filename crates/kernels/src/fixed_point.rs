@@ -109,11 +109,6 @@ impl FixedRows {
         );
         (!off.into_inner()).then_some(FixedRows { values, quantum_sq: quantum * quantum })
     }
-
-    /// Row `r` of `d` values.
-    pub(crate) fn row(&self, r: usize, d: usize) -> &[i16] {
-        &self.values[r * d..(r + 1) * d]
-    }
 }
 
 /// The smallest non-zero and the largest magnitude of `values`, as the bits of their `f32`
@@ -546,7 +541,7 @@ mod tests {
                 let fixed = FixedRows::from_single(&single, d).expect("fixed-point rows");
                 let rows = &fixed.values[3 * d..];
                 for n_left in 1..=3 {
-                    let left: Vec<&[i16]> = (0..n_left).map(|r| fixed.row(r, d)).collect();
+                    let left: Vec<&[i16]> = fixed.values.chunks_exact(d).take(n_left).collect();
                     let mut out = vec![f64::NAN; n_left * n_rows.max(1)];
                     let mut outs: Vec<&mut [f64]> = out.chunks_mut(n_rows.max(1)).collect();
                     dot_rows_fixed(&left, rows, fixed.quantum_sq, &mut outs);

@@ -2,20 +2,23 @@
 //!
 //! Everything a dual decomposition solver needs to know about the data, and nothing else.
 //! Three files hold the decisions: [`plan`] (which representation of the rows computes the
-//! kernel values, from facts about the data: [`KernelPath`]), `source.rs` ([`KernelSource`], the
-//! interface every representation implements) and [`level`] (the SIMD [`Level`], the only place
-//! where CPU features are detected, capped by `KERNELKIT_SIMD`).
+//! kernel values, from facts about the data: [`KernelPath`]), `row_store.rs` ([`RowStore`], the
+//! one trait every representation implements, and [`Kernel`], the one generic kernel over any
+//! of them, a [`KernelSource`]) and [`level`] (the SIMD [`Level`], the only place where CPU
+//! features are detected, capped by `KERNELKIT_SIMD`). The representations are one type each,
+//! in `dense_stores.rs` and `sparse_stores.rs`.
 //!
 //! * [`DenseRows`]: the training rows (row-major `f64`) with their squared norms, and
 //!   [`CsrRows`] for sparse rows (scipy CSR, or dense data with few non-zeros); [`RowFacts`]
 //!   computes once what one-vs-one's pair subsets of the same rows share;
 //! * [`KernelFunction`]: linear, RBF, polynomial, sigmoid (LIBSVM's definitions) and
 //!   [`PrecomputedGram`] for a user-given Gram matrix;
-//! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]` computed as one matrix
-//!   product (GEMM, `matrixmultiply`) followed by the elementwise map, in parallel over fixed
-//!   chunks: on the solve's spinning [`team`] inside a solve, else on rayon. [`DenseKernel`]
-//!   computes the columns of often repeated short rows (categorical data) over the distinct rows
-//!   once and gathers them to the positions (bitwise the same values);
+//! * [`KernelSource`]: blocks of kernel values `K[rows, start..end]`, inner products (one GEMM
+//!   for dense blocks of four rows or more, `matrixmultiply`) followed by the elementwise map,
+//!   in parallel over fixed chunks: on the solve's spinning [`team`] inside a solve, else on
+//!   rayon. [`DenseKernel`] and [`SparseKernel`] are the [`Kernel`] over the store the plan
+//!   chose; [`DenseKernel`] computes the columns of often repeated short rows (categorical data)
+//!   over the distinct rows once and gathers them to the positions (bitwise the same values);
 //! * [`RowCache`]: LIBSVM's LRU cache of `f32` columns under a byte budget, with lazily
 //!   extended partial columns and `swap_index` coherence for shrinking;
 //! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
@@ -28,12 +31,12 @@
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
 mod bitmap;
-mod block;
 mod cache;
 mod cached_columns;
 pub mod column_sums;
 mod cross;
 mod dense;
+mod dense_stores;
 mod distinct;
 mod error;
 mod feature_major;
@@ -52,19 +55,21 @@ mod rbf_table;
 mod reference_tests;
 mod repeats;
 mod row_facts;
+mod row_store;
 mod simd;
 mod simd_avx512;
 mod single_products;
 mod source;
 mod sparse;
+mod sparse_stores;
 mod svr_qmatrix;
 pub mod team;
 
-pub use block::kernel_block;
 pub use cache::{CacheStats, Growth, RowCache};
 pub use cached_columns::{CachedColumns, EntryMap, Meb, MebQ, Plain};
-pub use cross::{cross_kernel, cross_kernel_product, kernel_row_sums, RowSet};
+pub use cross::{cross_kernel, cross_kernel_product, kernel_block, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
+pub use dense_stores::{F32Rows, F64Rows, FeatureMajorRows, FixedPointRows};
 pub use error::KernelError;
 pub use function::KernelFunction;
 pub use level::Level;
@@ -75,6 +80,8 @@ pub use precomputed::PrecomputedGram;
 pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, QMatrixPasses, SignedQ, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
+pub use row_store::{Kernel, RowStore, Window};
 pub use source::{DenseKernel, Finish, KernelSource, SHARED_PASS_ROWS};
 pub use sparse::{density, CsrRows, SparseKernel};
+pub use sparse_stores::{BitsetStore, CsrStore, PaddedStore};
 pub use svr_qmatrix::SvrQ;

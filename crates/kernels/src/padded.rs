@@ -6,7 +6,9 @@
 //! share of such a fit (measurements: `docs/performance.md`, "Padded sparse rows"). The
 //! slots therefore hold
 //!
-//! * column indices as `u16` when `n_features ≤ 65 536` (else `u32`);
+//! * column indices as `u16` (rows are padded only up to 65,536 features,
+//!   [`crate::plan::pads_rows`]: wider requested rows are merged, not scattered, and never
+//!   read the slots);
 //! * values not at all when every stored value is `1.0` (binary features: a9a, w8a), as `f32`
 //!   when every value is exactly representable in `f32` (pixels, counts, data loaded from `f32`),
 //!   and as `f64` otherwise.
@@ -18,25 +20,6 @@
 //! which is the common case inside SMO (a working pair's two columns).
 
 use crate::dense::swap_row_slices;
-
-/// A stored column index.
-trait Slot: Copy {
-    fn get(self) -> usize;
-}
-
-impl Slot for u16 {
-    #[inline(always)]
-    fn get(self) -> usize {
-        usize::from(self)
-    }
-}
-
-impl Slot for u32 {
-    #[inline(always)]
-    fn get(self) -> usize {
-        self as usize
-    }
-}
 
 /// The stored values of one slot.
 trait SlotValues {
@@ -68,12 +51,6 @@ impl SlotValues for [f64] {
 }
 
 #[derive(Debug, Clone)]
-enum Indices {
-    Narrow(Vec<u16>),
-    Wide(Vec<u32>),
-}
-
-#[derive(Debug, Clone)]
 enum Values {
     Ones,
     Single(Vec<f32>),
@@ -86,43 +63,32 @@ enum Values {
 pub(crate) struct PaddedRows {
     width: usize,
     n_features: usize,
-    indices: Indices,
+    indices: Vec<u16>,
     values: Values,
     lens: Vec<u32>,
     sq_norms: Vec<f64>,
 }
 
-/// Runs `$body` with `$indices` and `$values` bound to the concrete slices of the rows'
-/// encoding, so that the inner loop is compiled once per encoding (six combinations).
+/// Runs `$body` with `$indices` bound to the stored indices and `$values` to the concrete
+/// slice of the values' encoding, so that the inner loop is compiled once per encoding.
 macro_rules! with_encoding {
-    ($rows:expr, |$indices:ident, $values:ident| $body:block) => {
-        match (&$rows.indices, &$rows.values) {
-            (Indices::Narrow($indices), Values::Ones) => {
+    ($rows:expr, |$indices:ident, $values:ident| $body:block) => {{
+        let $indices: &[u16] = &$rows.indices;
+        match &$rows.values {
+            Values::Ones => {
                 let $values = &Ones;
                 $body
             }
-            (Indices::Narrow($indices), Values::Single(v)) => {
+            Values::Single(v) => {
                 let $values: &[f32] = v;
                 $body
             }
-            (Indices::Narrow($indices), Values::Double(v)) => {
-                let $values: &[f64] = v;
-                $body
-            }
-            (Indices::Wide($indices), Values::Ones) => {
-                let $values = &Ones;
-                $body
-            }
-            (Indices::Wide($indices), Values::Single(v)) => {
-                let $values: &[f32] = v;
-                $body
-            }
-            (Indices::Wide($indices), Values::Double(v)) => {
+            Values::Double(v) => {
                 let $values: &[f64] = v;
                 $body
             }
         }
-    };
+    }};
 }
 
 impl PaddedRows {
@@ -138,7 +104,7 @@ impl PaddedRows {
         let n = indptr.len().checked_sub(1)?;
         let width = indptr.windows(2).map(|w| w[1] - w[0]).max()?;
         let nnz = indptr[n];
-        if !crate::plan::pads_rows(n, width, nnz) {
+        if !crate::plan::pads_rows(n, width, nnz, n_features) {
             return None;
         }
         let lens: Vec<u32> = indptr.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
@@ -150,12 +116,7 @@ impl PaddedRows {
             }
             out
         };
-        let wide = slots(0);
-        let indices = if n_features <= 1 << 16 {
-            Indices::Narrow(wide.iter().map(|&k| k as u16).collect())
-        } else {
-            Indices::Wide(wide)
-        };
+        let indices = slots(0).iter().map(|&k| k as u16).collect();
         let spread = |fill: &mut dyn FnMut(usize, usize)| {
             for r in 0..n {
                 for (k, position) in (indptr[r]..indptr[r + 1]).enumerate() {
@@ -177,10 +138,9 @@ impl PaddedRows {
         Some(PaddedRows { width, n_features, indices, values, lens, sq_norms: sq_norms.to_vec() })
     }
 
-    /// `‖x‖²` of the row at `position`.
-    #[inline]
-    pub(crate) fn sq_norm(&self, position: usize) -> f64 {
-        self.sq_norms[position]
+    /// `‖x‖²` of the row at each position.
+    pub(crate) fn sq_norms(&self) -> &[f64] {
+        &self.sq_norms
     }
 
     /// Exchanges the rows at positions `i` and `j`.
@@ -189,10 +149,7 @@ impl PaddedRows {
             return;
         }
         let w = self.width;
-        match &mut self.indices {
-            Indices::Narrow(v) => swap_row_slices(v, i, j, w),
-            Indices::Wide(v) => swap_row_slices(v, i, j, w),
-        }
+        swap_row_slices(&mut self.indices, i, j, w);
         match &mut self.values {
             Values::Ones => {}
             Values::Single(v) => swap_row_slices(v, i, j, w),
@@ -268,25 +225,22 @@ unsafe fn gather(x: &[f64], index: usize) -> f64 {
 
 /// `Σ_k x[indices[k]] · v_k`, in the summation order of [`crate::sparse::scatter_dot`].
 #[inline(always)]
-fn dot<I: Slot, V: SlotValues + ?Sized>(
-    x: &[f64],
-    indices: &[I],
-    values: &SlotWindow<'_, V>,
-) -> f64 {
+fn dot<V: SlotValues + ?Sized>(x: &[f64], indices: &[u16], values: &SlotWindow<'_, V>) -> f64 {
     let n = indices.len();
     let mut acc = [0.0f64; 4];
     let mut k = 0;
     while k + 4 <= n {
         for lane in 0..4 {
             // SAFETY: stored indices are below n_features = x.len() (see `gather`).
-            acc[lane] += unsafe { gather(x, indices[k + lane].get()) } * values.get(k + lane);
+            acc[lane] +=
+                unsafe { gather(x, usize::from(indices[k + lane])) } * values.get(k + lane);
         }
         k += 4;
     }
     let mut sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     while k < n {
         // SAFETY: as above.
-        sum += unsafe { gather(x, indices[k].get()) } * values.get(k);
+        sum += unsafe { gather(x, usize::from(indices[k])) } * values.get(k);
         k += 1;
     }
     sum
@@ -294,9 +248,9 @@ fn dot<I: Slot, V: SlotValues + ?Sized>(
 
 /// [`dot`] against two vectors, reading the indices and values once.
 #[inline(always)]
-fn dot_pair<I: Slot, V: SlotValues + ?Sized>(
+fn dot_pair<V: SlotValues + ?Sized>(
     (x, z): (&[f64], &[f64]),
-    indices: &[I],
+    indices: &[u16],
     values: &SlotWindow<'_, V>,
 ) -> (f64, f64) {
     debug_assert_eq!(x.len(), z.len());
@@ -306,7 +260,7 @@ fn dot_pair<I: Slot, V: SlotValues + ?Sized>(
     let mut k = 0;
     while k + 4 <= n {
         for lane in 0..4 {
-            let (index, value) = (indices[k + lane].get(), values.get(k + lane));
+            let (index, value) = (usize::from(indices[k + lane]), values.get(k + lane));
             // SAFETY: stored indices are below n_features = x.len() = z.len() (see `gather`).
             acc_x[lane] += unsafe { gather(x, index) } * value;
             acc_z[lane] += unsafe { gather(z, index) } * value;
@@ -316,7 +270,7 @@ fn dot_pair<I: Slot, V: SlotValues + ?Sized>(
     let mut sum_x = (acc_x[0] + acc_x[1]) + (acc_x[2] + acc_x[3]);
     let mut sum_z = (acc_z[0] + acc_z[1]) + (acc_z[2] + acc_z[3]);
     while k < n {
-        let (index, value) = (indices[k].get(), values.get(k));
+        let (index, value) = (usize::from(indices[k]), values.get(k));
         // SAFETY: as above.
         sum_x += unsafe { gather(x, index) } * value;
         sum_z += unsafe { gather(z, index) } * value;
@@ -354,7 +308,7 @@ mod tests {
         let encodings: [(usize, &dyn Fn(usize) -> f64); 4] = [
             (123, &|_| 1.0),
             (300, &|k| (k % 7) as f64 * 0.25),
-            (90_000, &|k| 0.1 * k as f64 - 1.3),
+            (65_536, &|k| 0.1 * k as f64 - 1.3),
             (50, &|k| 1.0 / (1.0 + k as f64)),
         ];
         for (d, value) in encodings {
@@ -394,9 +348,9 @@ mod tests {
             PaddedRows::build(&indptr, &indices, &values, &[0.0; 10], d).unwrap()
         };
         let ones = build(100, &|_| 1.0);
-        assert!(matches!((&ones.indices, &ones.values), (Indices::Narrow(_), Values::Ones)));
-        let halves = build(70_000, &|k| k as f64 * 0.5);
-        assert!(matches!((&halves.indices, &halves.values), (Indices::Wide(_), Values::Single(_))));
+        assert!(matches!(ones.values, Values::Ones));
+        let halves = build(60_000, &|k| k as f64 * 0.5);
+        assert!(matches!(halves.values, Values::Single(_)));
         let tenths = build(10, &|k| k as f64 * 0.1);
         assert!(matches!(tenths.values, Values::Double(_)));
     }

@@ -4,10 +4,11 @@
 //! for one kind of data. [`plan`] maps facts about the data ([`DataFacts`]), the kernel function
 //! and the caller's [`Preferences`] to the representation, a [`KernelPath`]; the table below is
 //! the whole decision, in order, and every threshold it uses is defined in this file. The
-//! sources' constructors ([`crate::DenseKernel`], [`crate::SparseKernel`], [`crate::CsrRows`])
-//! call these rules, report what they built ([`crate::KernelSource::path`], reported to Python
-//! users as `solver_stats_["kernel_path"]`), and a test checks that each built kernel is the
-//! plan of its data.
+//! sources' constructors ([`crate::DenseKernel`], [`crate::SparseKernel`]) call these rules and
+//! build one store of `dense_stores.rs` / `sparse_stores.rs` ([`crate::RowStore`]); the kernel
+//! reports what was built ([`crate::KernelSource::path`], reported to Python users as
+//! `solver_stats_["kernel_path"]`), and a test checks that each built kernel is the plan of its
+//! data.
 //!
 //! | data                                                           | path                     |
 //! |----------------------------------------------------------------|--------------------------|
@@ -17,7 +18,7 @@
 //! | CSR input, or dense with < 20 % non-zeros ([`reads_sparse`])   | the CSR paths below      |
 //! | · every non-zero is 1, ≤ 1,024 features, RBF with a short table | `bitset_rbf_table`       |
 //! | · every non-zero is 1, ≤ 1,024 features                         | `bitset`                 |
-//! | · rows of similar length ([`pads_rows`])                        | `csr_padded`             |
+//! | · rows of similar length, ≤ 65,536 features ([`pads_rows`])     | `csr_padded`             |
 //! | · otherwise                                                     | `csr`                    |
 //! | dense, ≤ 64 features ([`reads_feature_major`]), ≤ 80 % distinct rows (≥ 1,024 rows) | `dense_distinct_rows` |
 //! | dense, ≤ 64 features                                           | `dense_feature_major`    |
@@ -37,6 +38,7 @@
 //! sparse KLR) never ask.
 
 use crate::function::KernelFunction;
+use crate::sparse::SCATTER_MAX_FEATURES;
 
 /// Dense data with a smaller fraction of non-zeros is read as CSR rows: a kernel column then
 /// reads fewer bytes and does fewer multiply–adds (criterion bench `kernel_columns`,
@@ -213,10 +215,12 @@ pub fn reads_bit_sets(ones_only: bool, n_features: usize) -> bool {
     ones_only && n_features.div_ceil(64).max(1) <= MAX_BIT_SET_WORDS
 }
 
-/// Whether `n` CSR rows with `nnz` non-zeros, the longest `width`, are padded to that width:
-/// when padding at most doubles the non-zeros read (and rows are not all empty).
-pub fn pads_rows(n: usize, width: usize, nnz: usize) -> bool {
-    width > 0 && width.saturating_mul(n) <= 2 * nnz + n
+/// Whether `n` CSR rows of `n_features` features with `nnz` non-zeros, the longest `width`,
+/// are padded to that width: when padding at most doubles the non-zeros read (and rows are not
+/// all empty), and the rows are narrow enough for a requested row to be scattered (wider ones
+/// are merged by sorted indices and would never read the slots).
+pub fn pads_rows(n: usize, width: usize, nnz: usize, n_features: usize) -> bool {
+    width > 0 && width.saturating_mul(n) <= 2 * nnz + n && n_features <= SCATTER_MAX_FEATURES
 }
 
 /// Whether `distinct` distinct rows out of `n` are few enough to compute columns over.
@@ -252,7 +256,7 @@ pub fn plan(facts: &DataFacts, function: KernelFunction, preferences: &Preferenc
                 KernelPath::Bitset
             };
         }
-        return if pads_rows(facts.n_rows, facts.longest_row, facts.nnz) {
+        return if pads_rows(facts.n_rows, facts.longest_row, facts.nnz, facts.n_features) {
             KernelPath::CsrPadded
         } else {
             KernelPath::Csr

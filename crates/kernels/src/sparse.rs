@@ -1,16 +1,10 @@
-//! Compressed sparse rows (CSR) with precomputed squared norms, and their kernel.
+//! Compressed sparse rows (CSR) with precomputed squared norms, and [`SparseKernel`], the
+//! kernel over them: one generic [`Kernel`] ([`crate::row_store`]) over the representation of
+//! [`crate::sparse_stores`] that [`crate::plan`] chooses (bit sets for 0/1 rows, padded slots
+//! for rows of similar lengths, plain CSR otherwise).
 //!
-//! A block `K[rows, start..end]` scatters each requested row into a dense scratch vector once,
-//! then every other row's inner product with it costs one multiply-add per stored value. For
-//! data with few non-zeros per row (one-hot features, text) this reads a fraction of the bytes a
-//! dense row would, which is what bounds a single kernel column.
-//!
-//! Shrinking permutes positions. When the rows have similar lengths (at most twice the mean,
-//! as one-hot data has), they are also kept in a padded copy in *position* order
-//! ([`PaddedRows`], in a compact lossless encoding), where a swap moves the two rows: a kernel
-//! column then reads the rows sequentially instead of jumping through a permutation, which the
-//! memory prefetcher rewards, and two requested rows share one pass. Otherwise positions map to
-//! rows through a permutation and rows never move.
+//! For data with few non-zeros per row (one-hot features, text) a sparse column reads a
+//! fraction of the bytes a dense row would, which is what bounds a single kernel column.
 
 use std::borrow::Cow;
 
@@ -18,10 +12,10 @@ use crate::bitmap::BinaryRows;
 use crate::error::{check_finite, KernelError};
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
-use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 use crate::plan::KernelPath;
-use crate::rbf_table::IntegerRbf;
-use crate::source::{Finish, KernelSource, NO_FINISH};
+use crate::row_store::{forward_kernel_source, Kernel};
+use crate::source::KernelSource;
+use crate::sparse_stores::{BitsetStore, CsrStore, PaddedStore};
 
 /// `n_rows × n_features` CSR data.
 #[derive(Debug, Clone)]
@@ -33,12 +27,6 @@ pub struct CsrRows<'a> {
     n_features: usize,
     sq_norms: Vec<f64>,
     permutation: Vec<usize>,
-    /// The rows again, in position order and a compact encoding, when their lengths are
-    /// similar ([`PaddedRows`]).
-    padded: Option<Box<PaddedRows>>,
-    /// The rows again as bit sets, in position order, when every value is `1.0` and there are
-    /// at most 1,024 features ([`BinaryRows`]).
-    binary: Option<BinaryRows>,
 }
 
 impl<'a> CsrRows<'a> {
@@ -80,14 +68,6 @@ impl<'a> CsrRows<'a> {
         let sq_norms: Vec<f64> = (0..n_rows)
             .map(|r| values[indptr[r]..indptr[r + 1]].iter().map(|v| v * v).sum())
             .collect();
-        // Columns of 0/1 rows are counted over their bit sets: a padded copy would never be
-        // read (it was built, and kept in position order on every swap, before the plan).
-        let binary = BinaryRows::build(&indptr, &indices, &values, n_features);
-        let padded = if binary.is_none() {
-            PaddedRows::build(&indptr, &indices, &values, &sq_norms, n_features).map(Box::new)
-        } else {
-            None
-        };
         Ok(CsrRows {
             indptr,
             indices,
@@ -96,8 +76,6 @@ impl<'a> CsrRows<'a> {
             n_features,
             sq_norms,
             permutation: (0..n_rows).collect(),
-            padded,
-            binary,
         })
     }
 
@@ -136,6 +114,19 @@ impl<'a> CsrRows<'a> {
         )
     }
 
+    /// The same rows, borrowed from `rows` (their norms and positions copied).
+    pub(crate) fn borrowing<'b>(rows: &'b CsrRows<'_>) -> CsrRows<'b> {
+        CsrRows {
+            indptr: Cow::Borrowed(&rows.indptr),
+            indices: Cow::Borrowed(&rows.indices),
+            values: Cow::Borrowed(&rows.values),
+            n_rows: rows.n_rows,
+            n_features: rows.n_features,
+            sq_norms: rows.sq_norms.clone(),
+            permutation: rows.permutation.clone(),
+        }
+    }
+
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.n_rows
@@ -162,31 +153,45 @@ impl<'a> CsrRows<'a> {
     /// `‖x‖²` of the row at `position`.
     #[inline]
     pub fn sq_norm(&self, position: usize) -> f64 {
-        if let Some(padded) = &self.padded {
-            return padded.sq_norm(position);
-        }
         self.sq_norms[self.permutation[position]]
     }
 
-    /// `out[p] = ⟨x, row at position p⟩` for `p < out.len()` by counting shared features, when
-    /// the rows are binary ([`BinaryRows`]) and `x` is a 0/1 vector; `false` (and nothing
-    /// written) otherwise.
-    pub(crate) fn binary_inner_products(&self, x: &[f64], out: &mut [f64]) -> bool {
-        let Some(binary) = &self.binary else { return false };
-        let Some(query) = binary.query(x) else { return false };
-        binary.inner_products(&query, 0, out);
-        true
+    /// The bit sets of the rows in position order, when [`crate::plan::reads_bit_sets`] keeps
+    /// them so (every value `1.0`, few features).
+    pub(crate) fn bit_sets(&self) -> Option<BinaryRows> {
+        let (indptr, indices, values) = self.in_position_order();
+        BinaryRows::build(&indptr, &indices, &values, self.n_features)
+    }
+
+    /// The rows in position order in padded slots, when [`crate::plan::pads_rows`] pads them.
+    fn padded(&self) -> Option<PaddedRows> {
+        let (indptr, indices, values) = self.in_position_order();
+        let norms: Vec<f64> = (0..self.n_rows).map(|p| self.sq_norm(p)).collect();
+        PaddedRows::build(&indptr, &indices, &values, &norms, self.n_features)
+    }
+
+    /// The CSR arrays with the rows in position order (borrowed when no position has moved).
+    fn in_position_order(&self) -> CsrArrays<'_> {
+        if self.permutation.iter().enumerate().all(|(p, &r)| p == r) {
+            return (
+                Cow::Borrowed(&self.indptr),
+                Cow::Borrowed(&self.indices),
+                Cow::Borrowed(&self.values),
+            );
+        }
+        let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+        for p in 0..self.n_rows {
+            let (row_indices, row_values) = self.row(p);
+            indices.extend_from_slice(row_indices);
+            values.extend_from_slice(row_values);
+            indptr.push(values.len());
+        }
+        (Cow::Owned(indptr), Cow::Owned(indices), Cow::Owned(values))
     }
 
     /// Exchanges positions `i` and `j`.
     pub fn swap_rows(&mut self, i: usize, j: usize) {
         self.permutation.swap(i, j);
-        if let Some(padded) = &mut self.padded {
-            padded.swap(i, j);
-        }
-        if let Some(binary) = &mut self.binary {
-            binary.swap(i, j);
-        }
     }
 }
 
@@ -250,248 +255,45 @@ pub(crate) fn merge_dot(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
 /// cost `n_features` per column); its inner products are computed by merging sorted indices.
 pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
 
-/// [`KernelSource::bitwise_rows`] of CSR rows: every value of a block is one row's sparse dot
-/// product (two rows share the pass over the padded slots, each summed as alone), so any
-/// number would do; this many keep a block's scattered rows and bit sets small.
-const BITWISE_ROWS: usize = 16;
+/// The three arrays of CSR rows: `indptr`, `indices`, `values`.
+type CsrArrays<'r> = (Cow<'r, [usize]>, Cow<'r, [u32]>, Cow<'r, [f64]>);
 
-/// The requested rows of a block: scattered into dense vectors, or kept sparse when wide.
-enum LeftValues {
-    Dense { values: Vec<f64>, n_features: usize },
-    Sparse(Vec<(Vec<u32>, Vec<f64>)>),
-}
-
-impl LeftValues {
-    fn new(rows: &CsrRows<'_>, positions: &[usize]) -> LeftValues {
-        let d = rows.n_features;
-        if d > SCATTER_MAX_FEATURES {
-            return LeftValues::Sparse(
-                positions
-                    .iter()
-                    .map(|&p| {
-                        let (indices, values) = rows.row(p);
-                        (indices.to_vec(), values.to_vec())
-                    })
-                    .collect(),
-            );
-        }
-        let mut values = vec![0.0; positions.len() * d];
-        for (r, &position) in positions.iter().enumerate() {
-            let (indices, row_values) = rows.row(position);
-            for (&k, &v) in indices.iter().zip(row_values) {
-                values[r * d + k as usize] = v;
-            }
-        }
-        LeftValues::Dense { values, n_features: d }
-    }
-
-    /// `⟨left row r, (indices, values)⟩`.
-    #[inline]
-    fn dot(&self, r: usize, indices: &[u32], values: &[f64]) -> f64 {
-        match self {
-            LeftValues::Dense { values: x, n_features } => {
-                scatter_dot(&x[r * n_features..(r + 1) * n_features], indices, values)
-            }
-            LeftValues::Sparse(rows) => {
-                let (left_indices, left_values) = &rows[r];
-                merge_dot((left_indices, left_values), (indices, values))
-            }
-        }
-    }
-}
-
-/// The requested rows of a block with their squared norms, built once per block (not once per
-/// parallel window).
-struct LeftBlock {
-    /// `‖x‖²` of each row (the kernel's position-ordered norms: no row is read for them).
-    norms: Vec<f64>,
-    rows: LeftRows,
-}
-
-/// What a window reads of the requested rows.
-enum LeftRows {
-    /// Binary rows: their bit sets (`words` 64-bit words per row), copied from the
-    /// [`BinaryRows`] of their positions; the CSR rows are not read at all (those were two or
-    /// three cache misses per requested row on the solve's thread).
-    Bits { words: usize, bits: Vec<u64> },
-    /// Any other rows: scattered into dense vectors, or kept sparse when wide.
-    Values(LeftValues),
-}
-
-impl LeftBlock {
-    fn new(kernel: &SparseKernel<'_>, positions: &[usize]) -> LeftBlock {
-        let norms = positions.iter().map(|&p| kernel.sq_norms[p]).collect();
-        let rows = match &kernel.rows.binary {
-            Some(binary) => LeftRows::Bits {
-                words: binary.words(),
-                bits: positions.iter().flat_map(|&p| binary.row(p)).copied().collect(),
-            },
-            None => LeftRows::Values(LeftValues::new(&kernel.rows, positions)),
-        };
-        LeftBlock { norms, rows }
-    }
-}
-
-/// A kernel function over CSR rows.
+/// A kernel function over CSR rows, in the representation [`crate::plan`] chooses for them.
 #[derive(Debug, Clone)]
-pub struct SparseKernel<'a> {
-    rows: CsrRows<'a>,
-    function: KernelFunction,
-    /// The RBF by table lookup, for 0/1 rows read as bit sets.
-    integer_rbf: Option<IntegerRbf>,
-    /// `‖x‖²` of the row at each position, permuted with the positions (a window reads a
-    /// contiguous slice instead of looking each norm up through the permutation).
-    sq_norms: Vec<f64>,
+pub struct SparseKernel<'a>(Sparse<'a>);
+
+#[derive(Debug, Clone)]
+enum Sparse<'a> {
+    Csr(Kernel<CsrStore<'a>>),
+    Padded(Kernel<PaddedStore<'a>>),
+    Bitset(Kernel<BitsetStore>),
 }
+
+forward_kernel_source!(SparseKernel, Sparse { Csr, Padded, Bitset });
 
 impl<'a> SparseKernel<'a> {
     /// Combines rows and a kernel function, validating the function's parameters.
     pub fn new(rows: CsrRows<'a>, function: KernelFunction) -> Result<Self, KernelError> {
         function.validate()?;
-        let sq_norms: Vec<f64> = (0..rows.n_rows).map(|p| rows.sq_norm(p)).collect();
-        let integer_rbf = if rows.binary.is_some() {
-            IntegerRbf::new(function, sq_norms.iter().copied().fold(0.0, f64::max))
+        let sparse = if let Some(binary) = rows.bit_sets() {
+            let store = BitsetStore::with_table(&rows, binary, function);
+            Sparse::Bitset(Kernel::validated(store, function))
+        } else if let Some(padded) = rows.padded() {
+            Sparse::Padded(Kernel::validated(PaddedStore::new(rows, padded), function))
         } else {
-            None
+            Sparse::Csr(Kernel::validated(CsrStore::new(rows), function))
         };
-        Ok(SparseKernel { rows, function, integer_rbf, sq_norms })
+        Ok(SparseKernel(sparse))
     }
 
     /// How the columns are computed (see [`crate::plan`]).
     pub fn kernel_path(&self) -> KernelPath {
-        match (&self.rows.binary, &self.integer_rbf, &self.rows.padded) {
-            (Some(_), Some(_), _) => KernelPath::BitsetRbfTable,
-            (Some(_), None, _) => KernelPath::Bitset,
-            (None, _, Some(_)) => KernelPath::CsrPadded,
-            (None, _, None) => KernelPath::Csr,
-        }
+        self.path()
     }
 
-    /// Whether RBF columns are looked up in a table ([`IntegerRbf`]: 0/1 rows).
+    /// Whether RBF columns are looked up in a table ([`crate::rbf_table`]: 0/1 rows).
     pub fn looks_up_rbf(&self) -> bool {
-        self.integer_rbf.is_some()
-    }
-
-    /// Columns `c0..c1` of the block of `left` rows against positions `start..`.
-    fn window(
-        &self,
-        block: &LeftBlock,
-        start: usize,
-        c0: usize,
-        c1: usize,
-        out: &ColumnWindows<'_>,
-        finish: Finish<'_>,
-    ) {
-        let LeftBlock { norms: left_norms, rows: left } = block;
-        let positions = start + c0..start + c1;
-        let norms = &self.sq_norms[positions.clone()];
-        let left = match (left, &self.rows.binary) {
-            (LeftRows::Values(values), _) => values,
-            (LeftRows::Bits { .. }, None) => unreachable!("bit sets are built for binary rows"),
-            (LeftRows::Bits { words, bits }, Some(binary)) => {
-                for (r, query) in bits.chunks_exact(*words).enumerate() {
-                    // SAFETY: the caller owns columns c0..c1 of every row of `out`.
-                    let window = unsafe { out.row(r, c0, c1) };
-                    binary.inner_products(query, start + c0, window);
-                    match &self.integer_rbf {
-                        Some(table) => table.map_row(window, left_norms[r], norms),
-                        None => self.function.map_row(window, left_norms[r], norms),
-                    }
-                    finish(r, c0, window);
-                }
-                return;
-            }
-        };
-        if let (Some(padded), LeftValues::Dense { values: x, n_features: d }) =
-            (&self.rows.padded, left)
-        {
-            let left_row = |r: usize| &x[r * d..(r + 1) * d];
-            // Two requested rows per pass over the slots.
-            for r in (0..left_norms.len()).step_by(2) {
-                // SAFETY: the caller owns columns c0..c1 of every row of `out`; rows r and r + 1
-                // are distinct.
-                let window = unsafe { out.row(r, c0, c1) };
-                if r + 1 < left_norms.len() {
-                    let next = unsafe { out.row(r + 1, c0, c1) };
-                    padded.inner_products_pair(
-                        (left_row(r), left_row(r + 1)),
-                        start + c0,
-                        (&mut *window, &mut *next),
-                    );
-                    self.function.map_row(next, left_norms[r + 1], norms);
-                    finish(r + 1, c0, next);
-                } else {
-                    padded.inner_products(left_row(r), start + c0, window);
-                }
-                self.function.map_row(window, left_norms[r], norms);
-                finish(r, c0, window);
-            }
-            return;
-        }
-        for (r, &norm_x) in left_norms.iter().enumerate() {
-            // SAFETY: the caller owns columns c0..c1 of every row of `out`.
-            let window = unsafe { out.row(r, c0, c1) };
-            for (o, position) in window.iter_mut().zip(positions.clone()) {
-                let (indices, values) = self.rows.row(position);
-                *o = left.dot(r, indices, values);
-            }
-            self.function.map_row(window, norm_x, norms);
-            finish(r, c0, window);
-        }
-    }
-}
-
-impl KernelSource for SparseKernel<'_> {
-    fn len(&self) -> usize {
-        self.rows.n_rows
-    }
-
-    fn diagonal_value(&self, i: usize) -> f64 {
-        let norm = self.rows.sq_norm(i);
-        self.function.from_inner_product(norm, norm, norm)
-    }
-
-    fn fill_block(&self, rows: &[usize], start: usize, end: usize, out: &mut [f64]) {
-        self.fill_block_finishing(rows, start, end, out, NO_FINISH);
-    }
-
-    fn fill_block_finishing(
-        &self,
-        rows: &[usize],
-        start: usize,
-        end: usize,
-        out: &mut [f64],
-        finish: Finish<'_>,
-    ) {
-        let width = end - start;
-        assert_eq!(out.len(), rows.len() * width, "fill_block: output has the wrong length");
-        if width == 0 || rows.is_empty() {
-            return;
-        }
-        let block = LeftBlock::new(self, rows);
-        let average_nnz = self.rows.nnz() / self.rows.n_rows.max(1) + 1;
-        let windows = ColumnWindows::new(out, width);
-        let sequential = rows.len() * width * average_nnz < PARALLEL_MIN_WORK;
-        for_column_chunks(width, sequential, |c0, c1| {
-            self.window(&block, start, c0, c1, &windows, finish);
-        });
-    }
-
-    fn bitwise_rows(&self) -> usize {
-        BITWISE_ROWS
-    }
-
-    fn path(&self) -> KernelPath {
-        self.kernel_path()
-    }
-
-    fn known_positive_semidefinite(&self) -> Option<bool> {
-        Some(self.function.positive_semidefinite())
-    }
-
-    fn swap_index(&mut self, i: usize, j: usize) {
-        self.rows.swap_rows(i, j);
-        self.sq_norms.swap(i, j);
+        self.path() == KernelPath::BitsetRbfTable
     }
 }
 
@@ -547,8 +349,8 @@ mod tests {
         let function = KernelFunction::Rbf { gamma: 0.07 };
         let mut dense = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), function).unwrap();
         let rows = CsrRows::from_dense(&values, n, d).unwrap();
-        assert!(rows.binary.is_some());
         let mut sparse = SparseKernel::new(rows, function).unwrap();
+        assert_eq!(sparse.kernel_path(), KernelPath::BitsetRbfTable);
         for (i, j) in [(0, 600), (3, 9), (77, 699)] {
             dense.swap_index(i, j);
             sparse.swap_index(i, j);

@@ -107,6 +107,13 @@ fn the_table_lists_every_branch() {
         ),
         ("CSR, similar rows", csr(1000, 300, 30_000, 40), RBF, none, KernelPath::CsrPadded),
         ("CSR, one long row", csr(1000, 300, 30_000, 300), RBF, none, KernelPath::Csr),
+        (
+            "CSR, similar rows, 65,537 features (merged, not scattered)",
+            csr(1000, 65_537, 30_000, 40),
+            RBF,
+            none,
+            KernelPath::Csr,
+        ),
         ("CSR, every row empty", csr(1000, 300, 0, 0), RBF, none, KernelPath::Csr),
         (
             "dense, 19 % non-zeros",

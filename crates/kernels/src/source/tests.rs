@@ -1,5 +1,5 @@
 use super::*;
-use crate::block::kernel_block;
+use crate::cross::kernel_block;
 
 fn naive(x: &[f64], z: &[f64], f: KernelFunction) -> f64 {
     let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
@@ -192,8 +192,7 @@ fn repeated_rows_give_bitwise_the_columns_computed_position_by_position() {
     for f in functions {
         let mut kernel = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
         assert_eq!(kernel.distinct_rows(), Some(m));
-        let mut direct = kernel.clone();
-        direct.distinct = None;
+        let mut direct = kernel.clone().map_feature_major(|store| store.without_distinct_rows());
         for (i, j) in [(4, 2500), (17, 3), (0, 2999), (1000, 1001)] {
             kernel.swap_index(i, j);
             direct.swap_index(i, j);
@@ -233,15 +232,12 @@ fn features_zero_in_every_row_are_left_out_with_bitwise_the_same_columns() {
         ] {
             let mut kernel = DenseKernel::new(DenseRows::new(&values, n, d).unwrap(), f).unwrap();
             assert_eq!(kernel.distinct_rows(), (m < n).then_some(m));
-            let used = &kernel.by_feature.as_ref().unwrap().used;
-            assert_eq!(used, &(0..d).filter(|&k| !zero(k)).collect::<Vec<_>>());
+            let used = kernel.used_features().unwrap();
+            assert_eq!(used, (0..d).filter(|&k| !zero(k)).collect::<Vec<_>>());
             // The same kernel reading every feature, position by position.
-            let mut whole = kernel.clone();
-            whole.by_feature = Some(FeatureMajor {
-                used: (0..d).collect(),
-                values: whole.rows().unwrap().feature_major(),
-            });
-            whole.distinct = None;
+            let mut whole = kernel
+                .clone()
+                .map_feature_major(|store| store.keeping_every_feature().without_distinct_rows());
             for (i, j) in [(4, 1400), (17, 3)] {
                 kernel.swap_index(i, j);
                 whole.swap_index(i, j);
