@@ -1,12 +1,23 @@
-//! `CachedColumns`: `f64` columns of a kernel matrix, or of a matrix defined entry by entry from
-//! it ([`EntryMap`]), from the shared LRU [`RowCache`]. One type for the solvers whose stopping
-//! rules need more digits than SMO's `f32` columns ([`crate::QMatrix`]): sparse KLR (its
-//! `τ = 1e-5` on logarithmic gradients), GSMO (tolerances of 1e-8 and below), AID's aggregated
-//! kernel, and Frank–Wolfe's modified kernel ([`Meb`]).
+//! `CachedColumns`: the one cached-column type. Columns of a kernel matrix, or of a matrix
+//! defined entry by entry from it ([`EntryMap`]), from the shared LRU [`RowCache`], stored as
+//! `f64` or `f32` (`T`). Every solver reads its Hessian through it, by way of a map:
+//!
+//! | map | `Q_it` | stored | solvers |
+//! |---|---|---|---|
+//! | [`Plain`] | `K_it` | `f64` | sparse KLR, GSMO, AID's aggregated kernel |
+//! | [`Meb`] ([`MebQ`]) | `y_i y_t (K_it + 1) + δ_it / C` | `f64` | Frank–Wolfe |
+//! | [`Signs`] ([`SignedQ`]) | `s_i s_t K_it` | `f32` | SMO (C-SVC, ν-SVC, one-class with unit signs), USMO |
+//! | [`Plain`], `f32` | `K_it` by point | `f32` | [`crate::SvrQ`]'s kernel rows, doubled to `2l × 2l` |
+//!
+//! The `f64` columns serve the solvers whose stopping rules need more digits than SMO's `f32`
+//! columns: sparse KLR (its `τ = 1e-5` on logarithmic gradients), GSMO (tolerances of 1e-8 and
+//! below), Frank–Wolfe (below). The `f32` columns are LIBSVM's `Qfloat`, with the SMO solvers'
+//! fused passes ([`crate::QMatrixPasses`], in `qmatrix.rs`).
 //!
 //! A column is asked for over a prefix `0..len` of the positions; positions can be exchanged
 //! ([`CachedColumns::swap_index`]) so that a solver keeps the points it works on in that prefix
-//! (Frank–Wolfe's basis), and the cache extends its partial columns as the prefix grows.
+//! (SMO's active set, Frank–Wolfe's basis), and the cache extends its partial columns as the
+//! prefix grows.
 //!
 //! ## The L2-SVM's modified kernel ([`Meb`])
 //!
@@ -23,6 +34,8 @@
 //! (digest P15). [`CachedColumns::uncached_columns`] computes columns for points that are only
 //! looked at once (the random sample of a sampled search) as one kernel block, without
 //! evicting anything.
+
+use std::mem::MaybeUninit;
 
 use crate::cache::{CacheStats, Growth, RowCache};
 use crate::source::KernelSource;
@@ -77,21 +90,119 @@ impl EntryMap for Meb {
     }
 }
 
-/// `f64` columns of `map(K)` over a kernel source, cached (see the module documentation).
+/// `Q_it = s_i s_t K_it` for signs `s_i ∈ {−1, +1}`: the C-SVC and ν-SVC Hessian (labels), and
+/// with unit signs the kernel itself (one-class, user-given matrices). `Q_ii = K_ii`.
+#[derive(Debug, Clone)]
+pub struct Signs {
+    pub(crate) signs: Vec<f64>,
+}
+
+impl EntryMap for Signs {
+    fn diagonal(&self, _i: usize, k_ii: f64) -> f64 {
+        k_ii
+    }
+
+    fn apply(&self, i: usize, first: usize, values: &mut [f64]) {
+        let s_i = self.signs[i];
+        for (value, &s_t) in values.iter_mut().zip(&self.signs[first..]) {
+            *value *= s_i * s_t;
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.signs.swap(i, j);
+    }
+}
+
+/// Columns of `map(K)` over a kernel source, cached as `T` (see the module documentation).
 #[derive(Debug)]
-pub struct CachedColumns<K, M = Plain> {
-    kernel: K,
-    map: M,
+pub struct CachedColumns<K, M = Plain, T = f64> {
+    pub(crate) kernel: K,
+    pub(crate) map: M,
     diagonal: Vec<f64>,
-    cache: RowCache<f64>,
+    pub(crate) cache: RowCache<T>,
+    /// The `f64` kernel values of a block before they are stored as `T` (`f32` columns).
+    pub(crate) scratch: Vec<f64>,
+    /// Columns computed outside the cache (`f32` columns' passes over many columns).
+    pub(crate) block: Vec<MaybeUninit<T>>,
 }
 
 /// Frank–Wolfe's modified kernel.
 pub type MebQ<K> = CachedColumns<K, Meb>;
 
+/// `Q_ij = s_i s_j K_ij` in `f32`: the SMO solvers' Hessian (`qmatrix.rs` has its passes).
+pub type SignedQ<K> = CachedColumns<K, Signs, f32>;
+
+impl<K: KernelSource, M: EntryMap, T: Copy + Default> CachedColumns<K, M, T> {
+    /// `map(K)` cached in `cache` (one column slot per position of `kernel`).
+    ///
+    /// # Panics
+    /// If the cache and the kernel have different lengths.
+    pub fn with_cache(kernel: K, map: M, cache: RowCache<T>) -> Self {
+        let n = kernel.len();
+        assert_eq!(cache.len(), n, "CachedColumns: one cache column per position");
+        let diagonal = (0..n).map(|i| map.diagonal(i, kernel.diagonal_value(i))).collect();
+        CachedColumns { kernel, map, diagonal, cache, scratch: Vec::new(), block: Vec::new() }
+    }
+
+    /// Number of positions.
+    pub fn size(&self) -> usize {
+        self.diagonal.len()
+    }
+
+    /// `Q_ii` for every position.
+    pub fn diagonal(&self) -> &[f64] {
+        &self.diagonal
+    }
+
+    /// The kernel source, in its current position order.
+    pub fn kernel(&self) -> &K {
+        &self.kernel
+    }
+
+    /// Whether `Q[0..len, i]` is cached.
+    pub fn is_cached(&self, i: usize, len: usize) -> bool {
+        self.cache.cached_len(i) >= len
+    }
+
+    /// Exchanges positions `i` and `j` (kernel rows, the map's data, diagonal and cache).
+    pub fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        self.cache.swap_index(i, j);
+        self.kernel.swap_index(i, j);
+        self.map.swap(i, j);
+        self.diagonal.swap(i, j);
+    }
+
+    /// Counters of the column cache.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+}
+
+impl<K: KernelSource> SignedQ<K> {
+    /// `y_i y_j K_ij`, for labels `y_i ∈ {−1, +1}`; `cache_bytes` bounds the column cache.
+    ///
+    /// # Panics
+    /// If `signs` and the kernel have different lengths.
+    pub fn new(kernel: K, signs: Vec<f64>, cache_bytes: usize) -> Self {
+        assert_eq!(kernel.len(), signs.len(), "SignedQ: one sign per point");
+        let cache = RowCache::new(kernel.len(), cache_bytes).with_loose_fit();
+        Self::with_cache(kernel, Signs { signs }, cache)
+    }
+
+    /// `K_ij` itself (all signs +1): the one-class matrix, or a user-given `Q`.
+    pub fn unsigned(kernel: K, cache_bytes: usize) -> Self {
+        let n = kernel.len();
+        Self::new(kernel, vec![1.0; n], cache_bytes)
+    }
+}
+
 impl<K: KernelSource> CachedColumns<K, Plain> {
-    /// The kernel's columns under a cache of `cache_bytes`.
-    pub fn new(kernel: K, cache_bytes: usize) -> Self {
+    /// The kernel's own columns under a cache of `cache_bytes`.
+    pub fn plain(kernel: K, cache_bytes: usize) -> Self {
         Self::with_map(kernel, Plain, cache_bytes, Growth::default())
     }
 
@@ -132,25 +243,8 @@ impl<K: KernelSource> CachedColumns<K, Meb> {
 impl<K: KernelSource, M: EntryMap> CachedColumns<K, M> {
     /// `map(K)` under a cache of `cache_bytes` that extends partial columns by `growth`.
     pub fn with_map(kernel: K, map: M, cache_bytes: usize, growth: Growth) -> Self {
-        let n = kernel.len();
-        let diagonal = (0..n).map(|i| map.diagonal(i, kernel.diagonal_value(i))).collect();
-        let cache = RowCache::new(n, cache_bytes).with_growth(growth);
-        CachedColumns { kernel, map, diagonal, cache }
-    }
-
-    /// Number of positions.
-    pub fn size(&self) -> usize {
-        self.diagonal.len()
-    }
-
-    /// `Q_ii` for every position.
-    pub fn diagonal(&self) -> &[f64] {
-        &self.diagonal
-    }
-
-    /// The kernel source.
-    pub fn kernel(&self) -> &K {
-        &self.kernel
+        let cache = RowCache::new(kernel.len(), cache_bytes).with_growth(growth);
+        Self::with_cache(kernel, map, cache)
     }
 
     /// Computes the missing part of `Q[0..len, i]` into the cache (`pinned` stays resident).
@@ -176,11 +270,6 @@ impl<K: KernelSource, M: EntryMap> CachedColumns<K, M> {
         (self.cache.peek(i, len), self.cache.peek(j, len))
     }
 
-    /// Whether `Q[0..len, i]` is cached.
-    pub fn is_cached(&self, i: usize, len: usize) -> bool {
-        self.cache.cached_len(i) >= len
-    }
-
     /// `out[r·len + t] = Q(indices[r], t)` for `t < len`, computed as one kernel block and not
     /// cached. `out` must hold `indices.len() · len` values.
     ///
@@ -195,22 +284,6 @@ impl<K: KernelSource, M: EntryMap> CachedColumns<K, M> {
         for (&i, values) in indices.iter().zip(out.chunks_exact_mut(len)) {
             self.map.apply(i, 0, values);
         }
-    }
-
-    /// Exchanges positions `i` and `j` (kernel rows, the map's data, diagonal and cache).
-    pub fn swap_index(&mut self, i: usize, j: usize) {
-        if i == j {
-            return;
-        }
-        self.cache.swap_index(i, j);
-        self.kernel.swap_index(i, j);
-        self.map.swap(i, j);
-        self.diagonal.swap(i, j);
-    }
-
-    /// Counters of the column cache.
-    pub fn cache_stats(&self) -> CacheStats {
-        self.cache.stats()
     }
 }
 

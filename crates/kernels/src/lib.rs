@@ -21,12 +21,14 @@
 //!   over the distinct rows once and gathers them to the positions (bitwise the same values);
 //! * [`RowCache`]: LIBSVM's LRU cache of `f32` columns under a byte budget, with lazily
 //!   extended partial columns and `swap_index` coherence for shrinking;
-//! * [`QMatrix`]: the only interface a dual solver sees, with the adapters
-//!   [`SignedQ`] (`y_i y_j K_ij`, C-SVC), [`SignedQ::unsigned`] (one-class, user matrices) and
-//!   [`SvrQ`] (the doubled `2l × 2l` ε-SVR matrix);
-//! * [`CachedColumns`]: `f64` cached columns for the solvers that need them (sparse KLR, GSMO,
-//!   AID), and through [`Meb`] ([`MebQ`]) the modified kernel `y_i y_j (k_ij + 1) + δ_ij / C`
-//!   of the L2-SVM as a minimum enclosing ball (Frank–Wolfe).
+//! * [`QMatrix`]: the only interface a dual solver sees, with the SMO solvers' passes
+//!   ([`QMatrixPasses`]), implemented by [`SignedQ`] (`y_i y_j K_ij`, C-SVC;
+//!   [`SignedQ::unsigned`] for one-class and user matrices) and [`SvrQ`] (the doubled
+//!   `2l × 2l` ε-SVR matrix);
+//! * [`CachedColumns`]: the one cached-column type, columns of `map(K)` ([`EntryMap`]) in `f64`
+//!   or `f32`: [`Plain`] for sparse KLR, GSMO and AID, [`Meb`] ([`MebQ`]) for the L2-SVM's
+//!   modified kernel `y_i y_j (k_ij + 1) + δ_ij / C` (Frank–Wolfe), [`Signs`] in `f32`
+//!   ([`SignedQ`]) for SMO and USMO, and plain `f32` kernel rows under [`SvrQ`].
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
 
@@ -56,6 +58,7 @@ mod reference_tests;
 mod repeats;
 mod row_facts;
 mod row_store;
+mod signed_q;
 mod simd;
 mod simd_avx512;
 mod single_products;
@@ -66,7 +69,7 @@ mod svr_qmatrix;
 pub mod team;
 
 pub use cache::{CacheStats, Growth, RowCache};
-pub use cached_columns::{CachedColumns, EntryMap, Meb, MebQ, Plain};
+pub use cached_columns::{CachedColumns, EntryMap, Meb, MebQ, Plain, SignedQ, Signs};
 pub use cross::{cross_kernel, cross_kernel_product, kernel_block, kernel_row_sums, RowSet};
 pub use dense::DenseRows;
 pub use dense_stores::{F32Rows, F64Rows, FeatureMajorRows, FixedPointRows};
@@ -77,7 +80,7 @@ pub use parallel::{chunk_ranges, PARALLEL_MIN_LEN};
 pub use per_thread::PerThread;
 pub use plan::{plan, DataFacts, Given, KernelPath, Preferences, SPARSE_DENSITY_THRESHOLD};
 pub use precomputed::PrecomputedGram;
-pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, QMatrixPasses, SignedQ, WindowThen};
+pub use qmatrix::{columns_one_by_one, ColumnsVisit, QMatrix, QMatrixPasses, WindowThen};
 pub use repeats::{first_dense_occurrences, first_sparse_occurrences, RowValue};
 pub use row_facts::{FactRows, RowFacts};
 pub use row_store::{Kernel, RowStore, Window};

@@ -2,7 +2,8 @@
 //! −1…−1)` and `p(i) = i mod l` before any swap (LIBSVM's `SVR_Q`; Chang & Lin 2011, §4), a
 //! [`QMatrix`].
 //!
-//! As in LIBSVM, the cache holds kernel rows of the `l` *points*, not columns of the `2l`
+//! As in LIBSVM, the cache holds kernel rows of the `l` *points* (one
+//! [`CachedColumns`]`<K, Plain, f32>`, the solvers' one cached-column type), not columns of the `2l`
 //! positions (each kernel value would otherwise be computed and stored twice), and a signed `Q`
 //! column is assembled from a row by a gather into one of a few buffers. Unlike LIBSVM,
 //! a row is not always computed over all `l` points. The points are kept in **slots**: the
@@ -22,6 +23,7 @@
 use std::mem::MaybeUninit;
 
 use crate::cache::{CacheStats, RowCache};
+use crate::cached_columns::{CachedColumns, Plain};
 use crate::qmatrix::{fill_cached, fill_rooms, scratch_of, QMatrix, QMatrixPasses};
 use crate::source::KernelSource;
 use crate::team::DisjointSlices;
@@ -29,8 +31,9 @@ use crate::team::DisjointSlices;
 /// The doubled ε-SVR matrix over `l` points (see the module documentation).
 #[derive(Debug)]
 pub struct SvrQ<K> {
-    /// The `l` points, in slot order.
-    kernel: K,
+    /// The kernel rows of the `l` points, by slot (the kernel source in slot order), each
+    /// cached as a prefix over the slots.
+    rows: CachedColumns<K, Plain, f32>,
     /// `s_i` of each position (exact in `f32`, the type of the assembled columns).
     signs: Vec<f32>,
     /// The slot of the point behind each position (`u32`: the gather streams it with the
@@ -39,9 +42,6 @@ pub struct SvrQ<K> {
     /// The two positions of the point in each slot.
     positions: Vec<[u32; 2]>,
     diagonal: Vec<f64>,
-    /// Kernel rows, by slot, each a prefix over the slots.
-    cache: RowCache,
-    scratch: Vec<f64>,
     /// The signed columns assembled since the last position swap.
     assembled: Assembled,
     /// The active length the slots were last compacted for, and the number of slots its
@@ -57,16 +57,15 @@ impl<K: KernelSource> SvrQ<K> {
         let signs = (0..2 * l).map(|k| if k < l { 1.0 } else { -1.0 }).collect();
         let slot_of = (0..2 * l).map(|k| (k % l.max(1)) as u32).collect();
         let positions = (0..l).map(|k| [k as u32, (k + l) as u32]).collect();
-        let diagonal = (0..2 * l).map(|k| kernel.diagonal_value(k % l)).collect();
         let cache = RowCache::new(l, cache_bytes).with_loose_fit();
+        let rows = CachedColumns::with_cache(kernel, Plain, cache);
+        let diagonal = (0..2 * l).map(|k| rows.diagonal()[k % l]).collect();
         SvrQ {
-            kernel,
+            rows,
             signs,
             slot_of,
             positions,
             diagonal,
-            cache,
-            scratch: Vec::new(),
             assembled: Assembled::new(ASSEMBLED_COLUMNS),
             live: Some((2 * l, l)),
         }
@@ -74,7 +73,7 @@ impl<K: KernelSource> SvrQ<K> {
 
     /// How many slots the positions `0..len` use, when known without compacting.
     fn known_slots(&self, len: usize) -> Option<usize> {
-        let l = self.kernel.len();
+        let l = self.rows.size();
         if len >= 2 * l {
             return Some(l);
         }
@@ -102,7 +101,7 @@ impl<K: KernelSource> SvrQ<K> {
         let used = |positions: &[[u32; 2]], s: usize| {
             (positions[s][0].min(positions[s][1]) as usize) < len
         };
-        let (mut front, mut back) = (0, self.kernel.len());
+        let (mut front, mut back) = (0, self.rows.size());
         loop {
             while front < back && used(&self.positions, front) {
                 front += 1;
@@ -123,8 +122,7 @@ impl<K: KernelSource> SvrQ<K> {
     /// Exchanges slots `a` and `b`: the kernel's rows, the cache's rows and entries, and the
     /// maps. The assembled columns keep their values.
     fn swap_slots(&mut self, a: usize, b: usize) {
-        self.kernel.swap_index(a, b);
-        self.cache.swap_index(a, b);
+        self.rows.swap_index(a, b);
         self.positions.swap(a, b);
         for s in [a, b] {
             for p in self.positions[s] {
@@ -157,7 +155,7 @@ impl<K: KernelSource> SvrQ<K> {
     /// second, serial pass.
     fn ensure_rows(&mut self, i: usize, j: usize, m: usize) {
         let (row_i, row_j) = (self.slot_of[i] as usize, self.slot_of[j] as usize);
-        let SvrQ { kernel, cache, scratch, .. } = self;
+        let CachedColumns { kernel, cache, scratch, .. } = &mut self.rows;
         if row_i == row_j {
             let (cached, room) = cache.get_unfilled(row_i, m, None);
             let have = cached.len();
@@ -187,7 +185,8 @@ impl<K: KernelSource> SvrQ<K> {
     fn assemble(&mut self, i: usize, j: Option<(usize, usize)>, len: usize, b_i: usize) {
         let m = self.slots_for(len);
         self.ensure_rows(i, j.map_or(i, |(j, _)| j), m);
-        let SvrQ { cache, signs, slot_of, assembled, .. } = self;
+        let SvrQ { rows, signs, slot_of, assembled, .. } = self;
+        let cache = &rows.cache;
         let (buffer_i, buffer_j) = assembled.buffers_mut(b_i, j.map(|(_, b_j)| b_j), len);
         let row_i = cache.peek(slot_of[i] as usize, m);
         let s_i = signs[i];
@@ -395,19 +394,19 @@ impl<K: KernelSource> QMatrix for SvrQ<K> {
     }
 
     fn cache_stats(&self) -> CacheStats {
-        self.cache.stats()
+        self.rows.cache.stats()
     }
 }
 
 impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
     fn is_cached(&self, i: usize, len: usize) -> bool {
-        let m = self.known_slots(len).unwrap_or(self.kernel.len());
-        self.cache.cached_len(self.slot_of[i] as usize) >= m
+        let m = self.known_slots(len).unwrap_or(self.rows.size());
+        self.rows.cache.cached_len(self.slot_of[i] as usize) >= m
     }
 
     fn cache_capacity(&self, len: usize) -> usize {
-        let m = self.known_slots(len).unwrap_or(self.kernel.len());
-        self.cache.budget_values() / m.max(1)
+        let m = self.known_slots(len).unwrap_or(self.rows.size());
+        self.rows.cache.budget_values() / m.max(1)
     }
 
     /// By points: `Q[t, k] = s_t s_k K(p(t), p(k))`, so the terms of the two positions of one
@@ -421,11 +420,11 @@ impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
         self.prefetch(columns, len);
         let m = self.slots_for(len);
         let (points, combined) = self.by_point(columns, scales);
-        if !points.iter().all(|&slot| self.cache.refresh(slot) >= m) {
+        if !points.iter().all(|&slot| self.rows.cache.refresh(slot) >= m) {
             crate::column_sums::add_columns_by_blocks(self, columns, scales, target);
             return;
         }
-        let rows: Vec<&[f32]> = points.iter().map(|&slot| self.cache.peek(slot, m)).collect();
+        let rows: Vec<&[f32]> = points.iter().map(|&slot| self.rows.cache.peek(slot, m)).collect();
         let mut over_slots = vec![0.0; m];
         crate::column_sums::add_scaled_columns(&mut over_slots, &rows, &combined);
         gather_by_slot(target, &self.signs[..len], &self.slot_of[..len], &over_slots);
@@ -449,20 +448,21 @@ impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
         let mut over_slots = vec![0.0; m];
         let (mut resident, mut resident_scales, mut missing) = (Vec::new(), Vec::new(), Vec::new());
         for (&slot, &c) in points.iter().zip(&combined) {
-            if self.cache.refresh(slot) >= m {
+            if self.rows.cache.refresh(slot) >= m {
                 resident.push(slot);
                 resident_scales.push(c);
             } else {
                 missing.push((slot, c));
             }
         }
-        let rows: Vec<&[f32]> = resident.iter().map(|&slot| self.cache.peek(slot, m)).collect();
+        let rows: Vec<&[f32]> =
+            resident.iter().map(|&slot| self.rows.cache.peek(slot, m)).collect();
         crate::column_sums::add_scaled_columns(&mut over_slots, &rows, &resident_scales);
         for group in missing.chunks(crate::qmatrix::UNCACHED_BLOCK) {
             let ids: Vec<usize> = group.iter().map(|&(slot, _)| slot).collect();
-            let scratch = scratch_of(&mut self.scratch, ids.len() * m);
-            self.kernel.fill_block(&ids, 0, m, scratch);
-            self.cache.count_computed(ids.len(), ids.len() * m);
+            let scratch = scratch_of(&mut self.rows.scratch, ids.len() * m);
+            self.rows.kernel.fill_block(&ids, 0, m, scratch);
+            self.rows.cache.count_computed(ids.len(), ids.len() * m);
             let scratch = &*scratch;
             crate::column_sums::in_update_chunks(&mut over_slots, |out, lo| {
                 for (r, &(_, c)) in group.iter().enumerate() {
@@ -483,12 +483,12 @@ impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
         assert_eq!(out.len(), n * columns.len(), "submatrix: out holds rows × columns values");
         // The rows' slots: `0..m` covers them (the slots of the active positions come first).
         let m = rows.iter().map(|&t| self.slot_of[t] as usize + 1).max().unwrap_or(0);
-        if !columns.iter().all(|&k| self.cache.refresh(self.slot_of[k] as usize) >= m) {
+        if !columns.iter().all(|&k| self.rows.cache.refresh(self.slot_of[k] as usize) >= m) {
             crate::column_sums::submatrix_by_columns(self, rows, columns, out);
             return;
         }
         let resident: Vec<&[f32]> =
-            columns.iter().map(|&k| self.cache.peek(self.slot_of[k] as usize, m)).collect();
+            columns.iter().map(|&k| self.rows.cache.peek(self.slot_of[k] as usize, m)).collect();
         let (signs, slot_of) = (&self.signs, &self.slot_of);
         crate::column_sums::submatrix_in_parallel(out, n, |c, values| {
             let s_k = signs[columns[c]];
@@ -503,7 +503,7 @@ impl<K: KernelSource> QMatrixPasses for SvrQ<K> {
         let mut rows: Vec<usize> = indices.iter().map(|&k| self.slot_of[k] as usize).collect();
         rows.sort_unstable();
         rows.dedup();
-        let SvrQ { kernel, cache, scratch, .. } = self;
+        let CachedColumns { kernel, cache, scratch, .. } = &mut self.rows;
         let store = |_: usize, c0: usize, window: &mut [MaybeUninit<f32>], values: &[f64]| {
             store_rounded(0, c0, window, values);
         };

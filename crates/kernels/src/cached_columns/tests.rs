@@ -52,7 +52,7 @@ fn plain_columns_are_the_kernel_and_follow_swaps() {
         (-0.7 * sq).exp()
     };
     // A budget of two columns: evictions and refills.
-    let mut columns = CachedColumns::new(kernel(&values, n, d), 0);
+    let mut columns = CachedColumns::plain(kernel(&values, n, d), 0);
     let mut perm: Vec<usize> = (0..n).collect();
     for &(a, b) in &[(0, 5), (2, 8), (5, 1)] {
         for i in [a, b, 3] {
@@ -70,4 +70,37 @@ fn plain_columns_are_the_kernel_and_follow_swaps() {
         perm.swap(a, b);
     }
     assert!(columns.cache_stats().misses > 0);
+}
+
+/// The [`Signs`] map in `f64` columns is `s_i s_t K_it`, and [`SignedQ`] (the same map, stored in
+/// `f32`) holds exactly those values rounded once, under swaps and evictions of both caches.
+#[test]
+fn signed_columns_in_f64_and_f32_are_the_same_values() {
+    use crate::QMatrix;
+    let (n, d) = (10, 3);
+    let values: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.57).sin()).collect();
+    let y: Vec<f64> = (0..n).map(|k| if k % 4 == 1 { 1.0 } else { -1.0 }).collect();
+    let signs = Signs { signs: y.clone() };
+    let cache = RowCache::new(n, 0);
+    let mut wide = CachedColumns::with_cache(kernel(&values, n, d), signs, cache);
+    let mut narrow = SignedQ::new(kernel(&values, n, d), y.clone(), 0);
+    let reference = kernel(&values, n, d);
+    let mut perm: Vec<usize> = (0..n).collect();
+    for (step, &(a, b)) in [(0, 7), (4, 9), (2, 4), (8, 1)].iter().enumerate() {
+        let len = n - step;
+        for i in [a, b, 5] {
+            let column = wide.column(i, len).to_vec();
+            let rounded = QMatrix::column(&mut narrow, i, len);
+            for t in 0..len {
+                let mut k = [0.0];
+                reference.fill_block(&[perm[i]], perm[t], perm[t] + 1, &mut k);
+                assert_eq!(column[t], y[perm[i]] * y[perm[t]] * k[0], "i {i}, t {t}");
+                assert_eq!(rounded[t].to_bits(), (column[t] as f32).to_bits(), "i {i}, t {t}");
+            }
+            assert_eq!(wide.diagonal()[i], QMatrix::diagonal(&narrow)[i]);
+        }
+        wide.swap_index(a, b);
+        QMatrix::swap_index(&mut narrow, a, b);
+        perm.swap(a, b);
+    }
 }

@@ -52,7 +52,7 @@ impl<'a> AggregatedGram<'a> {
         let rows = DenseRows::new(x, n, d)?;
         let source = DenseKernel::new(rows, kernel)?;
         Ok(AggregatedGram {
-            columns: CachedColumns::new(source, cache_bytes),
+            columns: CachedColumns::plain(source, cache_bytes),
             sums: Vec::new(),
             sizes: Vec::new(),
             k: 0,

@@ -33,7 +33,7 @@ impl<'a> GramColumns<'a> {
         let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
         let worth_caching =
             n.saturating_mul(n).saturating_mul(std::mem::size_of::<f64>()) <= cache_bytes;
-        Ok(GramColumns { columns: CachedColumns::new(kernel, cache_bytes), worth_caching })
+        Ok(GramColumns { columns: CachedColumns::plain(kernel, cache_bytes), worth_caching })
     }
 
     /// The training rows.

@@ -192,7 +192,7 @@ impl<K: KernelSource> KlrProblem<K> {
         bound: f64,
         cache_bytes: usize,
     ) -> Result<Self, SolveError> {
-        let columns = CachedColumns::new(kernel, cache_bytes);
+        let columns = CachedColumns::plain(kernel, cache_bytes);
         if let Some(i) = columns.diagonal().iter().position(|v| !v.is_finite()) {
             return Err(SolveError::InvalidProblem {
                 name: "kernel",
