@@ -12,7 +12,7 @@
 //! The `f64` columns serve the solvers whose stopping rules need more digits than SMO's `f32`
 //! columns: sparse KLR (its `τ = 1e-5` on logarithmic gradients), GSMO (tolerances of 1e-8 and
 //! below), Frank–Wolfe (below). The `f32` columns are LIBSVM's `Qfloat`, with the SMO solvers'
-//! fused passes ([`crate::QMatrixPasses`], in `qmatrix.rs`).
+//! fused passes ([`crate::QMatrixPasses`], in `signed_q.rs`).
 //!
 //! A column is asked for over a prefix `0..len` of the positions; positions can be exchanged
 //! ([`CachedColumns::swap_index`]) so that a solver keeps the points it works on in that prefix
@@ -130,7 +130,7 @@ pub struct CachedColumns<K, M = Plain, T = f64> {
 /// Frank–Wolfe's modified kernel.
 pub type MebQ<K> = CachedColumns<K, Meb>;
 
-/// `Q_ij = s_i s_j K_ij` in `f32`: the SMO solvers' Hessian (`qmatrix.rs` has its passes).
+/// `Q_ij = s_i s_j K_ij` in `f32`: the SMO solvers' Hessian (`signed_q.rs` has its passes).
 pub type SignedQ<K> = CachedColumns<K, Signs, f32>;
 
 impl<K: KernelSource, M: EntryMap, T: Copy + Default> CachedColumns<K, M, T> {
