@@ -13,7 +13,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import Float64Array, _check_positive, check_solver_params, resolve_n_jobs
+from ._base import (
+    Float64Array,
+    _check_nu,
+    _check_positive,
+    check_solver_params,
+    resolve_n_jobs,
+)
 from ._docstrings import shared_docstrings
 from ._progress import progress_callback, report_solution
 from ._validation import (
@@ -25,7 +31,6 @@ from ._validation import (
     regression_target,
 )
 from .exceptions import ConvergenceWarning
-from .nu_svr import _check_nu
 
 __all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
 

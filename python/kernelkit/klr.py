@@ -369,10 +369,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         if multiclass is not None:
             combined, X_checked = multiclass
             return combined.decisions(X_checked, self.kernel == "precomputed")
-        X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
-        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
-        return decision + float(self.intercept_[0])
+        return self._one_decision_function(X)
 
     def predict_proba(self, X: Any) -> Float64Array:
         """Estimate the probability of each class for the samples in X.

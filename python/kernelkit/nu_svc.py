@@ -9,11 +9,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _core
-from ._base import Float64Array
+from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
 from ._probability import PROBABILITY_DEFAULT, matching_default
 from ._warm_start import project_onto
-from .nu_svr import _check_nu
 from .svc import SVC
 
 __all__ = ["NuSVC"]

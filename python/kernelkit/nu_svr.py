@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._base import Float64Array, _check_positive
+from ._base import Float64Array, _check_nu, _check_positive
 from ._docstrings import shared_docstrings
 from ._warm_start import project_onto
 from .svr import SVR
@@ -157,12 +157,3 @@ class NuSVR(SVR):
                 project_onto(np.maximum(-beta, 0.0), upper, target),
             ]
         )
-
-
-def _check_nu(nu: object) -> float:
-    """ν must be a real number in (0, 1]."""
-    if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)):
-        raise TypeError(f"nu must be a real number, got {type(nu).__name__}")
-    if not 0.0 < float(nu) <= 1.0:
-        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
-    return float(nu)

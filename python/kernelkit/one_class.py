@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import OutlierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, SingleProblemSvm
+from ._base import Float64Array, SingleProblemSvm, _check_nu
 from ._docstrings import shared_docstrings
 from ._validation import keeps_model_on_failure
 from ._warm_start import project_onto
@@ -126,34 +125,27 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
             The fitted estimator (``self``).
         """
         self._check_common_params()
-        nu = self.nu
-        if isinstance(nu, bool) or not isinstance(nu, (int, float, np.floating, np.integer)):
-            raise TypeError(f"nu must be a real number, got {type(nu).__name__}")
-        if not (0.0 < float(nu) <= 1.0):
-            raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+        nu = _check_nu(self.nu)
         X_checked = self._validate_x(X, reset=True)
-        self._check_precomputed_fit(X_checked)
-        weights, kept = self._positive_weights(sample_weight, X_checked)
-        kernel = self._kernel_spec(X_checked)
-        previous = self._previous_dual(X_checked.shape[0])
-        # A warm start: the previous α projected onto 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
-        alpha0 = (
-            None
-            if previous is None
-            else project_onto(previous[kept], weights[kept], float(np.sum(weights[kept] * nu)))
-        )
-        solution = self._solve(
-            _core.solve_one_class,
-            self._training_rows(X_checked, kept),
-            weights[kept],
-            float(nu),
-            self._make_kernel(kernel),
-            alpha0,
-            description="OneClassSVM",
-        )
-        self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
-        self._remember_dual(X_checked.shape[0], kept, np.asarray(solution.x))
-        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+
+        def solve(
+            rows: Any,
+            kept: NDArray[np.intp],
+            weights: Float64Array,
+            kernel: _core.Kernel,
+            previous: Float64Array | None,
+        ) -> _core.Solution:
+            # A warm start: the previous α projected onto 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
+            start = (
+                None
+                if previous is None
+                else project_onto(previous, weights, float(np.sum(weights * nu)))
+            )
+            return self._solve(
+                _core.solve_one_class, rows, weights, nu, kernel, start, description="OneClassSVM"
+            )
+
+        solution = self._fit_one_problem(X_checked, sample_weight, solve)
         self.offset_ = -solution.bias
         return self
 
@@ -167,11 +159,7 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         ndarray of shape (n_samples,)
             The decision values: positive for inliers, negative for outliers.
         """
-        check_is_fitted(self, "support_")
-        X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
-        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
-        return decision + float(self.intercept_[0])
+        return self._one_decision_function(X)
 
     def score_samples(self, X: Any) -> Float64Array:
         """Compute the raw score ``Σ α_i K(x_i, x)`` of the samples in X.

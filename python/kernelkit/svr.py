@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
@@ -173,20 +173,19 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_params()
         X_checked, y_checked = self._validate_xy(X, y)
         target = regression_target(y_checked)
-        self._check_precomputed_fit(X_checked)
-        weights, kept = self._positive_weights(sample_weight, X_checked)
-        kernel = self._kernel_spec(X_checked)
-        previous = self._previous_dual(X_checked.shape[0])
-        solution = self._solve_regression(
-            self._training_rows(X_checked, kept),
-            np.ascontiguousarray(target[kept]),
-            weights[kept],
-            self._make_kernel(kernel),
-            None if previous is None else self._warm_start_point(previous[kept], weights[kept]),
-        )
-        self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
-        self._remember_dual(X_checked.shape[0], kept, np.asarray(solution.x))
-        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+
+        def solve(
+            rows: Any,
+            kept: NDArray[np.intp],
+            weights: Float64Array,
+            kernel: _core.Kernel,
+            previous: Float64Array | None,
+        ) -> _core.Solution:
+            start = None if previous is None else self._warm_start_point(previous, weights)
+            kept_target = np.ascontiguousarray(target[kept])
+            return self._solve_regression(rows, kept_target, weights, kernel, start)
+
+        self._fit_one_problem(X_checked, sample_weight, solve)
         return self
 
     def predict(self, X: Any) -> Float64Array:
@@ -199,8 +198,4 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         ndarray of shape (n_samples,)
             ``Σ_i dual_coef_[0, i] K(support_vectors_[i], x) + intercept_[0]`` for every row.
         """
-        check_is_fitted(self, "support_")
-        X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
-        prediction: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
-        return prediction + float(self.intercept_[0])
+        return self._one_decision_function(X)
