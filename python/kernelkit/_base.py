@@ -8,7 +8,7 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,12 +38,20 @@ Float64Array = NDArray[np.float64]
 #: A fitted kernel as plain values (kind, gamma, degree, coef0): picklable, unlike ``_core.Kernel``.
 KernelParams = tuple[str, float, int, float]
 
-#: Solves the dual problem of one fit over its rows of positive sample weight:
-#: ``solve(rows, kept, weights, kernel, previous)``, with the rows as the core takes them, their
-#: indices in X, their sample weights and the previous fit's dual of them (None: a cold start).
-DualSolve = Callable[
-    [Any, NDArray[np.intp], Float64Array, _core.Kernel, "Float64Array | None"], _core.Solution
-]
+
+class KeptRows(NamedTuple):
+    """The dual problem of a fit over the rows of X of positive sample weight."""
+
+    #: The rows as the core takes them (for a precomputed kernel, their block of the Gram matrix).
+    rows: Any
+    #: Their indices in X.
+    positions: NDArray[np.intp]
+    #: Their sample weights.
+    weights: Float64Array
+    kernel: _core.Kernel
+    #: The previous fit's dual of them, to start from (``warm_start``), or None.
+    previous: Float64Array | None
+
 
 #: Rows of test data whose kernel values against the support vectors are held at once, for a
 #: precomputed or callable kernel (the built-in kernels never hold them: ``_decision_values``).
@@ -516,7 +524,9 @@ class SingleProblemSvm(KernelSvmMixin):
     fit_status_: int
     n_support_: NDArray[np.int32]
 
-    def _fit_one_problem(self, X: Any, sample_weight: Any, solve: DualSolve) -> _core.Solution:
+    def _fit_one_problem(
+        self, X: Any, sample_weight: Any, solve: Callable[[KeptRows], _core.Solution]
+    ) -> _core.Solution:
         """Fits the model to the checked rows X: their dual problem over the rows of positive
         weight, solved by ``solve`` (from the previous fit's dual with ``warm_start``), then
         the fitted attributes; returns the solution."""
@@ -525,11 +535,13 @@ class SingleProblemSvm(KernelSvmMixin):
         kernel = self._kernel_spec(X)
         previous = self._previous_dual(X.shape[0])
         solution = solve(
-            self._training_rows(X, kept),
-            kept,
-            weights[kept],
-            self._make_kernel(kernel),
-            None if previous is None else previous[kept],
+            KeptRows(
+                self._training_rows(X, kept),
+                kept,
+                weights[kept],
+                self._make_kernel(kernel),
+                None if previous is None else previous[kept],
+            )
         )
         x = np.asarray(solution.x)
         self._store_solution(X, kept, x, solution, kernel)

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from sklearn.base import OutlierMixin
 
 from . import _core
-from ._base import Float64Array, SingleProblemSvm, _check_nu
+from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_nu
 from ._docstrings import shared_docstrings
 from ._validation import keeps_model_on_failure
 from ._warm_start import project_onto
@@ -128,13 +128,8 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
         nu = _check_nu(self.nu)
         X_checked = self._validate_x(X, reset=True)
 
-        def solve(
-            rows: Any,
-            kept: NDArray[np.intp],
-            weights: Float64Array,
-            kernel: _core.Kernel,
-            previous: Float64Array | None,
-        ) -> _core.Solution:
+        def solve(kept: KeptRows) -> _core.Solution:
+            previous, weights = kept.previous, kept.weights
             # A warm start: the previous α projected onto 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
             start = (
                 None
@@ -142,7 +137,13 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
                 else project_onto(previous, weights, float(np.sum(weights * nu)))
             )
             return self._solve(
-                _core.solve_one_class, rows, weights, nu, kernel, start, description="OneClassSVM"
+                _core.solve_one_class,
+                kept.rows,
+                weights,
+                nu,
+                kept.kernel,
+                start,
+                description="OneClassSVM",
             )
 
         solution = self._fit_one_problem(X_checked, sample_weight, solve)

@@ -11,11 +11,10 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 import numpy as np
-from numpy.typing import NDArray
 from sklearn.base import RegressorMixin
 
 from . import _core
-from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_positive
 from ._docstrings import shared_docstrings
 from ._validation import keeps_model_on_failure, regression_target
 from ._warm_start import project_onto
@@ -174,16 +173,11 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         X_checked, y_checked = self._validate_xy(X, y)
         target = regression_target(y_checked)
 
-        def solve(
-            rows: Any,
-            kept: NDArray[np.intp],
-            weights: Float64Array,
-            kernel: _core.Kernel,
-            previous: Float64Array | None,
-        ) -> _core.Solution:
+        def solve(kept: KeptRows) -> _core.Solution:
+            previous, weights = kept.previous, kept.weights
             start = None if previous is None else self._warm_start_point(previous, weights)
-            kept_target = np.ascontiguousarray(target[kept])
-            return self._solve_regression(rows, kept_target, weights, kernel, start)
+            kept_target = np.ascontiguousarray(target[kept.positions])
+            return self._solve_regression(kept.rows, kept_target, weights, kept.kernel, start)
 
         self._fit_one_problem(X_checked, sample_weight, solve)
         return self
