@@ -29,7 +29,7 @@ standard library.
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["SHARED", "TABLES", "fill", "shared_docstrings"]
 
@@ -310,8 +310,8 @@ def fill(doc: str | None) -> str | None:
 
 
 def shared_docstrings(cls: _T) -> _T:
-    """Class decorator: fills the docstring of ``cls`` and those of the functions and
-    properties that ``cls`` itself defines (see the module's docstring).
+    """Class decorator: fills the docstring of ``cls`` and those of the methods, properties and
+    other descriptors that ``cls`` itself defines (see the module's docstring).
 
     Parameters
     ----------
@@ -325,10 +325,15 @@ def shared_docstrings(cls: _T) -> _T:
     """
     cls.__doc__ = fill(cls.__doc__)
     for member in vars(cls).values():
-        function: Any = member.fget if isinstance(member, property) else member
-        function = getattr(function, "__func__", function)  # staticmethod, classmethod
-        if callable(function) and getattr(function, "__doc__", None):
-            function.__doc__ = fill(function.__doc__)
-        if isinstance(member, property):
-            member.__doc__ = fill(member.__doc__)
+        # A property's getter, a staticmethod's or classmethod's function, and the function a
+        # wrapper holds (functools.wraps, scikit-learn's available_if) have docstrings of their
+        # own, which the member's may be a copy of.
+        for documented in (member, *(getattr(member, name, None) for name in _WRAPPED)):
+            doc = getattr(documented, "__doc__", None)
+            if documented is not None and isinstance(doc, str) and "{{" in doc:
+                documented.__doc__ = fill(doc)
     return cls
+
+
+#: The attributes by which a class member holds the function it wraps.
+_WRAPPED = ("fget", "__func__", "__wrapped__")
