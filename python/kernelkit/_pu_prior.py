@@ -14,10 +14,11 @@
   vectors, a quadratic program over simplex weights (below). The estimators take the first
   ``λ`` where the slope of ``d̂`` exceeds a threshold ("gradient thresholding") and return
   ``κ̂ = 1 − 1/λ``. KM2's threshold is ``0.8 s₀ + 0.2 ‖φ̂(F) − φ̂(H)‖`` with ``s₀`` the slope at
-  ``λ = 1``; KM1's is ``1/√min(n, m)``, KM2's when that exceeds ``0.9 ‖φ̂(F) − φ̂(H)‖`` (above
-  any slope ``d̂`` can have). The estimate is consistent when the negatives' distribution
-  contains no part of the positives' ("irreducibility"); where the classes overlap, ``κ*`` of
-  the distributions exceeds ``π_U`` and so, in the limit, does the estimate.
+  ``λ = 1``; KM1's is ``1/√min(n, m)``, or KM2's when that exceeds ``0.9 ‖φ̂(F) − φ̂(H)‖``
+  (close to the largest slope ``d̂`` can have, ``‖φ̂(F) − φ̂(H)‖``). The estimate is
+  consistent when the negatives' distribution contains no part of the positives'
+  ("irreducibility"); where it does, ``κ*`` exceeds ``π_U`` and so, in the limit, does the
+  estimate.
 * **Elkan–Noto** (Elkan & Noto, "Learning classifiers from only positive and unlabeled
   data", KDD 2008). Under "selected completely at random" labeling, a calibrated classifier
   of labeled versus unlabeled gives ``g(x) = P(s = 1 | x) = c P(y = 1 | x)`` with
@@ -49,6 +50,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from numpy.typing import NDArray
+from scipy.spatial.distance import squareform
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.metrics.pairwise import euclidean_distances
@@ -123,9 +125,10 @@ def estimate_prior(
         ``N ≤ 2 max_samples`` distinct rows; >= 1.
     classifier : estimator or None, default=None
         Elkan–Noto only: the classifier of labeled versus unlabeled, with ``predict_proba``
-        (cloned for each fold). None uses Platt-calibrated ``kernelkit.SVC()``,
-        ``CalibratedClassifierCV(SVC(), method="sigmoid", ensemble=False)``, as Elkan and
-        Noto's SVM with Platt scaling.
+        (cloned for each fold). None uses ``kernelkit.SVC()`` calibrated by isotonic
+        regression, ``CalibratedClassifierCV(SVC(), method="isotonic", ensemble=False)``:
+        Elkan and Noto's SVM, without their Platt scaling, whose sigmoid cannot level off at
+        ``P(s = 1 | x) = c < 1`` (``docs/pu_classifier.md`` measures the difference).
     cv : int, default=5
         Elkan–Noto only: the number of folds of the cross-fitting, >= 2.
 
@@ -137,7 +140,7 @@ def estimate_prior(
     References
     ----------
     .. [1] H. G. Ramaswamy, C. Scott and A. Tewari, "Mixture proportion estimation via
-       kernel embedding of distributions", ICML 2016, PMLR 48:2052–2060.
+       kernel embedding of distributions", ICML 2016, PMLR 48 (arXiv:1603.02501).
     .. [2] C. Elkan and K. Noto, "Learning classifiers from only positive and unlabeled
        data", KDD 2008, 213–220.
 
@@ -263,14 +266,21 @@ class _DistanceCurve:
         self.a = np.bincount(group[: self.n], minlength=size) / self.n
         self.b = np.bincount(group[self.n :], minlength=size) / self.m
         squared = euclidean_distances(distinct, squared=True)
+        squared = 0.5 * (squared + squared.T)
         np.fill_diagonal(squared, 0.0)
+        # The median of the squared distances over every pair of rows, repeats included.
         counts = np.bincount(group, minlength=size).astype(np.float64)
-        upper = np.triu_indices(size, k=1)
-        pair_values = np.concatenate([squared[upper], np.zeros(size)])
-        pair_weights = np.concatenate(
-            [counts[upper[0]] * counts[upper[1]], counts * (counts - 1) / 2]
-        )
-        median = math.sqrt(max(_weighted_median(pair_values, pair_weights), 0.0))
+        pairs = squareform(squared, checks=False)
+        if counts.max() == 1.0:
+            median_squared = float(np.median(pairs)) if len(pairs) else 0.0
+        else:
+            weights = np.outer(counts, counts)
+            np.fill_diagonal(weights, 0.0)
+            median_squared = _weighted_median(
+                np.concatenate([pairs, np.zeros(size)]),
+                np.concatenate([squareform(weights, checks=False), counts * (counts - 1) / 2]),
+            )
+        median = math.sqrt(max(median_squared, 0.0))
         if median == 0.0:
             median = 1.0  # every pair of rows equal: any width gives the same (zero) distances
         difference = self.a - self.b
