@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from test_pu_tables import PRIORS  # demo2.m's rounded priors
 
 from kernelkit import PUClassifier
-from kernelkit._pu_prior import _DistanceCurve, _nearest_in_hull
+from kernelkit._pu_prior import _DistanceCurve, _nearest_in_hull, _pair_steps
 from kernelkit.pu import estimate_prior
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -99,6 +99,26 @@ def test_hull_matches_clarabel(name: str, K: Array, u: Array) -> None:
         # KKT of ½(v − u)ᵀK(v − u) on the simplex: the Frank–Wolfe gap (bounds v's error).
         gradient = K @ (v - u)
         assert gradient @ v - gradient.min() <= 1e-9 * max(1.0, float(np.abs(gradient).max()))
+
+
+def test_pair_steps_descend_to_the_optimum() -> None:
+    """The SMO fallback of the hull solver on its own: every step keeps ``v`` on the simplex,
+    keeps the gradient equal to ``K (v − u)`` and lowers the objective, and enough steps reach
+    Clarabel's optimum."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(25, 2))
+    K = gaussian_kernel(X, 1.0)
+    u = np.r_[np.full(15, 1.6 / 15), np.full(10, -0.6 / 10)]
+    v = np.full(25, 1 / 25)
+    gradient = K @ (v - u)
+    values = [float((v - u) @ K @ (v - u))]
+    for _ in range(300):
+        _pair_steps(K, v, gradient, 10)
+        assert v.min() >= 0.0 and abs(v.sum() - 1.0) < 1e-12
+        np.testing.assert_allclose(gradient, K @ (v - u), atol=1e-12)
+        values.append(float((v - u) @ K @ (v - u)))
+    assert np.all(np.diff(values) <= 1e-15)
+    assert values[-1] == pytest.approx(clarabel_hull(K, u), abs=1e-9)
 
 
 def test_distance_curve_is_zero_at_one_nondecreasing_convex_and_lipschitz() -> None:
