@@ -68,6 +68,18 @@ impl Random {
         }
     }
 
+    /// A stamp no position of `0..n` carries yet: the marks of a new draw.
+    fn new_stamp(&mut self, n: usize) {
+        if self.marks.len() < n {
+            self.marks.resize(n, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+    }
+
     /// `count` distinct positions drawn uniformly from `lo..hi` (all of them if fewer),
     /// in drawing order.
     pub fn distinct(&mut self, lo: usize, hi: usize, count: usize) -> Vec<usize> {
@@ -75,14 +87,7 @@ impl Random {
         if pool <= count {
             return (lo..hi).collect();
         }
-        if self.marks.len() < hi {
-            self.marks.resize(hi, 0);
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.marks.fill(0);
-            self.stamp = 1;
-        }
+        self.new_stamp(hi);
         let mut chosen = Vec::with_capacity(count);
         while chosen.len() < count {
             let p = lo + self.below(pool);
@@ -108,14 +113,7 @@ impl Random {
         if eligible_count <= count {
             return (0..n).filter(|&p| eligible(p)).collect();
         }
-        if self.marks.len() < n {
-            self.marks.resize(n, 0);
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.marks.fill(0);
-            self.stamp = 1;
-        }
+        self.new_stamp(n);
         let mut chosen = Vec::with_capacity(count);
         while chosen.len() < count {
             let p = self.below(n);
