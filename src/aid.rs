@@ -7,10 +7,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use kernelkit_solvers::aid::{
-    lad_partition, s3vm_partition, svm_partition, AggregatedGram, AggregatedModel, Aid,
-    AidIteration, AidMonitor, AidOptions, AidResult, ClarabelLp, Initial, LadModel, Partition,
+    assign, group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition,
+    search_labels, share, svm_partition, AggregatedGram, AggregatedModel, Aid, AidIteration,
+    AidMonitor, AidOptions, AidResult, ClarabelLp, Initial, KMeansSeeding, LadModel, Partition,
     S3vmBalance, S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
@@ -326,16 +328,7 @@ pub(crate) fn aid_s3vm<'py>(
         }
     };
     let x = matrix(&x);
-    let labels: Vec<i8> = vector(&y)
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| match v {
-            1.0 => Ok(1),
-            -1.0 => Ok(-1),
-            0.0 => Ok(0),
-            other => Err(PyValueError::new_err(format!("y[{i}] = {other} is not -1, 0 or +1"))),
-        })
-        .collect::<PyResult<_>>()?;
+    let labels = s3vm_labels(&y, "y")?;
     let initial = start(init, n_clusters, seed, x.rows, labels.len())?;
     let run = parse_run(gap_tol, max_solves, options)?;
     let data = S3vmData { x: &x.values, d: x.cols, y: &labels, c_labeled: c, c_unlabeled, balance };
@@ -379,4 +372,182 @@ pub(crate) fn aggregated_kernel<'py>(
     });
     let means = means.map_err(CoreError::from)?;
     PyArray1::from_vec(py, means).reshape([k, k])
+}
+
+/// `+1`, `−1` or `0` per value of `values` (named `name` in errors).
+fn s3vm_labels(values: &PyReadonlyArray1<'_, f64>, name: &str) -> PyResult<Vec<i8>> {
+    vector(values)
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match v {
+            1.0 => Ok(1),
+            -1.0 => Ok(-1),
+            0.0 => Ok(0),
+            other => {
+                Err(PyValueError::new_err(format!("{name}[{i}] = {other} is not -1, 0 or +1")))
+            }
+        })
+        .collect()
+}
+
+// -- AID's steps, for a driver that holds the rows in blocks (kernelkit.dask) -----------------
+
+fn positions_array<'py>(py: Python<'py>, positions: &[usize]) -> Bound<'py, PyArray1<i64>> {
+    PyArray1::from_vec(py, positions.iter().map(|&i| i as i64).collect())
+}
+
+/// The rows (sorted) that the k-means start of LAD (`d` with any intercept column) or the SVM
+/// fits its model on.
+#[pyfunction]
+#[pyo3(signature = (n, d, seed))]
+pub(crate) fn aid_initial_sample(
+    py: Python<'_>,
+    n: usize,
+    d: usize,
+    seed: u64,
+) -> Bound<'_, PyArray1<i64>> {
+    positions_array(py, &initial_sample(n, d, seed))
+}
+
+/// Rows `start .. start + count` of `init="random"`'s cluster ids, and whether one of their
+/// draws was rejected (which makes later rows' ids depend on the rows before them).
+#[pyfunction]
+#[pyo3(signature = (start, count, n_clusters, seed))]
+pub(crate) fn aid_random_labels(
+    py: Python<'_>,
+    start: usize,
+    count: usize,
+    n_clusters: usize,
+    seed: u64,
+) -> PyResult<(Bound<'_, PyArray1<i64>>, bool)> {
+    if n_clusters == 0 {
+        return Err(PyValueError::new_err("n_clusters must be >= 1, got 0"));
+    }
+    let (labels, rejected) = random_labels_from(start, count, n_clusters, seed);
+    Ok((PyArray1::from_vec(py, labels), rejected))
+}
+
+/// `n_clusters` shared over groups of `group_sizes` rows in proportion (at least 1 each, 0
+/// for an empty group).
+#[pyfunction]
+#[pyo3(signature = (n_clusters, group_sizes))]
+pub(crate) fn aid_cluster_shares(n_clusters: usize, group_sizes: Vec<usize>) -> Vec<usize> {
+    share(n_clusters, &group_sizes)
+}
+
+/// The positions (sorted, among the `n` points of group `group`) whose points the k-means++
+/// seeding of that group's k-means looks at.
+#[pyfunction]
+#[pyo3(signature = (n, seed, group))]
+pub(crate) fn aid_kmeans_positions(
+    py: Python<'_>,
+    n: usize,
+    seed: u64,
+    group: usize,
+) -> Bound<'_, PyArray1<i64>> {
+    positions_array(py, KMeansSeeding::new(n, group_seed(seed, group)).positions())
+}
+
+/// The k-means++ centres (`k' × d`, `k' ≤ n_clusters`) of group `group`'s `n` points, from
+/// the points at [`aid_kmeans_positions`] (`points`, in that order).
+#[pyfunction]
+#[pyo3(signature = (points, n, n_clusters, seed, group))]
+pub(crate) fn aid_kmeans_seed<'py>(
+    py: Python<'py>,
+    points: PyReadonlyArray2<'_, f64>,
+    n: usize,
+    n_clusters: usize,
+    seed: u64,
+    group: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let points = matrix(&points);
+    let d = points.cols;
+    let seeding = KMeansSeeding::new(n, group_seed(seed, group));
+    let centres = py.detach(|| seeding.centres(&points.values, d, n_clusters));
+    let centres = centres.map_err(CoreError::from)?;
+    let rows = centres.len().checked_div(d).unwrap_or(0);
+    PyArray1::from_vec(py, centres).reshape([rows, d])
+}
+
+/// The nearest of `centres` to every row of `points` (lowest index on ties): the k-means
+/// assignment step.
+#[pyfunction]
+#[pyo3(signature = (points, centres))]
+pub(crate) fn aid_kmeans_assign<'py>(
+    py: Python<'py>,
+    points: PyReadonlyArray2<'_, f64>,
+    centres: PyReadonlyArray2<'_, f64>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let (points, centres) = (matrix(&points), matrix(&centres));
+    if points.cols != centres.cols {
+        return Err(PyValueError::new_err(format!(
+            "centres has {} columns but points has {}",
+            centres.cols, points.cols
+        )));
+    }
+    if centres.rows == 0 {
+        return Err(PyValueError::new_err("centres has no rows"));
+    }
+    let labels = py.detach(|| assign(&points.values, points.cols, &centres.values));
+    Ok(PyArray1::from_vec(py, labels.into_iter().map(i64::from).collect()))
+}
+
+/// The aggregated S3VM of given clusters searched over its unlabeled clusters' labels (the
+/// step AID-S3VM takes per aggregated solve; no balance constraint): `centroids` `K × d`,
+/// `labels` +1/−1/0 per cluster, `weights` each cluster's hinge weight; it ends early after
+/// `remaining` seconds. The inner SMO's options are keyword arguments.
+#[pyfunction]
+#[pyo3(signature = (centroids, labels, weights, exact_max_clusters, remaining=None, **options))]
+pub(crate) fn aid_s3vm_search<'py>(
+    py: Python<'py>,
+    centroids: PyReadonlyArray2<'_, f64>,
+    labels: PyReadonlyArray1<'_, f64>,
+    weights: PyReadonlyArray1<'_, f64>,
+    exact_max_clusters: usize,
+    remaining: Option<f64>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let parsed = parse_options(options)?;
+    let interrupted = parsed.interrupted();
+    let solve = parsed.solve;
+    let centroids = matrix(&centroids);
+    let d = centroids.cols;
+    let labels = s3vm_labels(&labels, "labels")?;
+    let weights = vector(&weights).into_owned();
+    let deadline = match remaining {
+        None => None,
+        Some(seconds) if seconds.is_finite() => {
+            Some(Instant::now() + Duration::from_secs_f64(seconds.max(0.0)))
+        }
+        Some(seconds) => {
+            return Err(PyValueError::new_err(format!("remaining must be finite, got {seconds}")))
+        }
+    };
+    let values = centroids.values.into_owned();
+    let mut monitor = PythonMonitor::new(None, Arc::clone(&interrupted));
+    let (outcome, signal) = run_interruptible(py, &interrupted, solve.n_threads, || {
+        search_labels(
+            values,
+            d,
+            labels,
+            weights,
+            exact_max_clusters,
+            &Smo,
+            &solve,
+            deadline,
+            &mut monitor,
+        )
+    })?;
+    if let Some(error) = signal.or_else(|| monitor.error.take()) {
+        return Err(error);
+    }
+    let found = outcome.map_err(CoreError::from)?;
+    let out = PyDict::new(py);
+    out.set_item("objective", found.objective)?;
+    out.set_item("coef", PyArray1::from_vec(py, found.w))?;
+    out.set_item("bias", found.bias)?;
+    out.set_item("lower_bound", found.lower_bound)?;
+    out.set_item("svm_solves", found.solves)?;
+    out.set_item("cut", found.cut)?;
+    Ok(out)
 }

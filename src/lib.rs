@@ -57,6 +57,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_s3vm, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aggregated_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(aid::solve_weighted_lad, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_initial_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_random_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_cluster_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kmeans_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kmeans_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kmeans_assign, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_s3vm_search, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())

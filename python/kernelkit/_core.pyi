@@ -18,8 +18,15 @@ __all__ = [
     "_panic_in_solver_thread",
     "_simulate_interrupt_at",
     "aggregated_kernel",
+    "aid_cluster_shares",
+    "aid_initial_sample",
+    "aid_kmeans_assign",
+    "aid_kmeans_positions",
+    "aid_kmeans_seed",
     "aid_lad",
+    "aid_random_labels",
     "aid_s3vm",
+    "aid_s3vm_search",
     "aid_svm",
     "first_occurrences",
     "kernel_matrix",
@@ -328,5 +335,27 @@ def solve_weighted_lad(
     weights: NDArray[np.float64],
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
+
+# AID's steps for a driver that holds the rows in blocks (kernelkit.dask).
+def aid_initial_sample(n: int, d: int, seed: int) -> NDArray[np.int64]: ...
+def aid_random_labels(
+    start: int, count: int, n_clusters: int, seed: int
+) -> tuple[NDArray[np.int64], bool]: ...
+def aid_cluster_shares(n_clusters: int, group_sizes: list[int]) -> list[int]: ...
+def aid_kmeans_positions(n: int, seed: int, group: int) -> NDArray[np.int64]: ...
+def aid_kmeans_seed(
+    points: NDArray[np.float64], n: int, n_clusters: int, seed: int, group: int
+) -> NDArray[np.float64]: ...
+def aid_kmeans_assign(
+    points: NDArray[np.float64], centres: NDArray[np.float64]
+) -> NDArray[np.int64]: ...
+def aid_s3vm_search(
+    centroids: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    exact_max_clusters: int,
+    remaining: float | None = None,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
 def _panic_in_solver_thread() -> None: ...
 def _simulate_interrupt_at(point: str | None) -> None: ...

@@ -2,9 +2,10 @@
 
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
 use kernelkit_solvers::aid::{
-    lad_partition, s3vm_partition, svm_partition, AggregatedGram, Aid, AidOptions, AidResult,
-    AidStatus, ClarabelLp, Initial, LadModel, NoAidMonitor, Partition, S3vmBalance, S3vmData,
-    S3vmModel, SvmData, SvmModel, WeightedLad,
+    assign, lad_partition, random_labels_from, s3vm_partition, search_labels, svm_partition,
+    weighted_kmeans, AggregatedGram, Aid, AidOptions, AidResult, AidStatus, ClarabelLp, Initial,
+    KMeansSeeding, LadModel, NoAidMonitor, Partition, S3vmBalance, S3vmData, S3vmModel, SvmData,
+    SvmModel, WeightedLad,
 };
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{NoMonitor, Smo, SolveOptions, Solver};
@@ -215,4 +216,95 @@ fn s3vm_counterexample_stops_pure_above_the_optimum() {
     assert!((result.objective - result.last_aggregated_objective).abs() < 1e-9);
     // The brute-force optimum of the digest, 0.2639187, is far below.
     assert!(result.objective > 0.2639187 * 1.2);
+
+    // The aggregated solve is the pure step `search_labels` (what the Dask driver calls): on the
+    // start's clusters it gives the driver's iterate bit for bit.
+    let start =
+        s3vm_partition(&x, 2, &y, &Initial::Given(vec![0, 1, 2, 3, 10, 11, 12, 13, 14, 11, 14]))
+            .unwrap();
+    let labels = start.labels(&y);
+    let weights: Vec<f64> =
+        (0..start.len()).map(|k| start.size(k) * if labels[k] == 0 { 0.1 } else { 0.5 }).collect();
+    let options = SolveOptions { tol: 1e-10, ..SolveOptions::default() };
+    let found = search_labels(
+        start.centroids(&x, 2),
+        2,
+        labels.clone(),
+        weights.clone(),
+        12,
+        &Smo,
+        &options,
+        None,
+        &mut NoMonitor,
+    )
+    .unwrap();
+    assert_eq!(found.objective.to_bits(), result.last_aggregated_objective.to_bits());
+    assert_eq!(found.w, result.fit.w);
+    assert_eq!(found.bias.to_bits(), result.fit.bias.to_bits());
+    assert!(!found.cut);
+    // Bad input names the argument.
+    let mut negative = weights;
+    negative[0] = -1.0;
+    let error = search_labels(
+        start.centroids(&x, 2),
+        2,
+        labels,
+        negative,
+        12,
+        &Smo,
+        &options,
+        None,
+        &mut NoMonitor,
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("weights"), "{error}");
+}
+
+#[test]
+fn blockwise_random_ids_are_the_random_start() {
+    let (x, y, d) = lad_data(1000, 5);
+    let (k, seed) = (7, 11);
+    let mut ids = Vec::new();
+    for (start, end) in [(0, 333), (333, 334), (334, 1000)] {
+        let (block, rejected) = random_labels_from(start, end - start, k, seed);
+        assert!(!rejected);
+        ids.extend(block);
+    }
+    assert!(ids.iter().all(|&c| (0..k as i64).contains(&c)));
+    let start = lad_partition(&x, d, &y, &Initial::Random { k, seed }, &mut NoMonitor).unwrap();
+    assert_eq!(start, Partition::from_labels(&ids).unwrap());
+    assert_eq!(start.len(), k);
+}
+
+#[test]
+fn two_step_seeding_and_assignment_are_weighted_kmeans() {
+    // More points than the seeding sample, so that the seeding draws one.
+    let mut rng = Random(9);
+    let (n, d, k, seed) = (25_000, 2, 40, 17);
+    let points: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+    let seeding = KMeansSeeding::new(n, seed);
+    let positions = seeding.positions().to_vec();
+    assert_eq!(positions.len(), 20_000);
+    assert!(positions.windows(2).all(|p| p[0] < p[1]));
+    let sample: Vec<f64> =
+        positions.iter().flat_map(|&i| points[i * d..(i + 1) * d].iter().copied()).collect();
+    let centres = seeding.centres(&sample, d, k).unwrap();
+    assert_eq!(centres.len(), k * d);
+    let labels: Vec<i64> = assign(&points, d, &centres).into_iter().map(i64::from).collect();
+    let reference: Vec<i64> =
+        weighted_kmeans(&points, d, &vec![1.0; n], k, 0, seed).into_iter().map(i64::from).collect();
+    assert_eq!(
+        Partition::from_labels(&labels).unwrap(),
+        Partition::from_labels(&reference).unwrap()
+    );
+    // Every point's centre is a nearest one (brute force).
+    for (i, &c) in labels.iter().enumerate().step_by(97) {
+        let z = &points[i * d..(i + 1) * d];
+        let dist = |j: usize| -> f64 {
+            z.iter().zip(&centres[j * d..(j + 1) * d]).map(|(a, b)| (a - b) * (a - b)).sum()
+        };
+        assert!((0..k).all(|j| dist(c as usize) <= dist(j)), "row {i}");
+    }
+    let error = KMeansSeeding::new(n, seed).centres(&sample[1..], d, k).unwrap_err();
+    assert!(error.to_string().contains("sample_points"), "{error}");
 }

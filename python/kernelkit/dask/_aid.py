@@ -5,9 +5,9 @@ done blockwise on the workers, and only the aggregated problem solved in one tas
 Per aggregated solve there is one pass over the rows; it brings back ``O(K · cells · d)``
 numbers (``K`` clusters). The aggregated problems are the core's: the same clusters (numbered
 as the core numbers them), the same centroids up to the order of floating-point sums, the same
-inner solvers (Clarabel for LAD, SMO with the core's warm start for the SVM, the core's branch
-and bound for the S3VM), so the iterates, the iteration count and the final model are the
-in-memory AID's.
+inner solvers (Clarabel for LAD, SMO with the core's warm start for the SVM, the core's own
+label search, ``_core.aid_s3vm_search``, for the S3VM), so the iterates, the iteration count
+and the final model are the in-memory AID's.
 """
 
 from __future__ import annotations
@@ -124,88 +124,13 @@ def s3vm_search(
     exact_max: int,
     options: dict[str, Any],
     remaining: float | None = None,
-) -> tuple[float, Float64Array, float, float, int]:
-    """The core's ``LabelSearch``: branch and bound (or local search) over the labels of the
-    unlabeled clusters, an SMO solve per node; it ends early, keeping the best point, when an
-    inner solve was stopped or cut by the time limit, or after ``remaining`` seconds (the run's
-    time limit). Returns ``(F, w, b, lower bound, solves)``."""
-    solves = 0
-    cut = False
-    deadline = None if remaining is None else time.monotonic() + remaining
-
-    def svm(chosen: IntArray, signs: Float64Array) -> tuple[Float64Array, float, float, bool]:
-        nonlocal solves, cut
-        solves += 1
-        # Clusters of weight 0 (C_unlabeled = 0) have alpha in [0, 0]: left out, as the core does.
-        kept = weights[chosen] > 0
-        chosen, signs = chosen[kept], signs[kept]
-        if chosen.shape[0] == 0:
-            return np.zeros(centroids.shape[1]), 0.0, 0.0, True
-        rows = np.ascontiguousarray(centroids[chosen])
-        solution = _core.solve_c_svc(
-            rows, signs, weights[chosen], _core.Kernel("linear"), **options
-        )
-        alpha, bias, status = np.asarray(solution.x), float(solution.bias), str(solution.status)
-        w = linear_weights(rows, alpha, signs)
-        if status in ("stopped", "time_limit") or (
-            deadline is not None and time.monotonic() >= deadline
-        ):
-            cut = True
-        return w, bias, seqsum(alpha) - 0.5 * seqsum(w * w), status == "converged"
-
-    def evaluate(w: Float64Array, b: float) -> tuple[float, Float64Array]:
-        f = seqdot(centroids, w) + b
-        margin = np.where(labels == 0, np.abs(f), labels * f)
-        terms = weights * np.maximum(1.0 - margin, 0.0)
-        return 0.5 * seqsum(w * w) + seqsum(terms), f
-
-    labeled = np.flatnonzero(labels != 0)
-    labeled_signs = labels[labeled]
-    root_w, root_b, root_dual, root_converged = svm(labeled, labeled_signs)
-    best_value, f = evaluate(root_w, root_b)
-    best = (root_w, root_b)
-    lower = root_dual if root_converged else -math.inf
-    if cut:
-        return best_value, best[0], best[1], lower, solves
-    unlabeled = [int(k) for k in np.flatnonzero(labels == 0)]
-    unlabeled.sort(key=lambda k: (-abs(f[k]), k))
-    if len(unlabeled) <= exact_max:
-        stack: list[list[float]] = []
-        if unlabeled:
-            first = 1.0 if f[unlabeled[0]] >= 0.0 else -1.0
-            stack.append([-first])
-            stack.append([first])
-        while stack:
-            prefix = stack.pop()
-            chosen = np.concatenate([labeled, np.asarray(unlabeled[: len(prefix)], dtype=int)])
-            signs = np.concatenate([labeled_signs, np.asarray(prefix)])
-            w, b, dual, _ = svm(chosen.astype(np.int64), signs)
-            value, f = evaluate(w, b)
-            if value < best_value:
-                best_value, best = value, (w, b)
-            if cut:
-                break
-            if len(prefix) == len(unlabeled) or dual >= best_value * (1.0 - 1e-12):
-                continue
-            nxt = unlabeled[len(prefix)]
-            greedy = 1.0 if f[nxt] >= 0.0 else -1.0
-            for label in (-greedy, greedy):
-                stack.append([*prefix, label])
-    else:
-        current = [1.0 if f[k] >= 0.0 else -1.0 for k in unlabeled]
-        everything = np.concatenate([labeled, np.asarray(unlabeled, dtype=int)]).astype(np.int64)
-        for _ in range(100):
-            w, b, _, _ = svm(everything, np.concatenate([labeled_signs, np.asarray(current)]))
-            value, f = evaluate(w, b)
-            if value < best_value:
-                best_value, best = value, (w, b)
-            if cut:
-                break
-            relabelled = [1.0 if f[k] >= 0.0 else -1.0 for k in unlabeled]
-            if relabelled == current:
-                break
-            current = relabelled
-    return best_value, best[0], best[1], lower, solves
+) -> dict[str, Any]:
+    """The core's search over the labels of the unlabeled clusters (its ``search_labels``, the
+    step of AID-S3VM's aggregated solve), in one task: branch and bound (or local search), an
+    SMO solve per node, ended early after ``remaining`` seconds."""
+    return _core.aid_s3vm_search(
+        np.ascontiguousarray(centroids), labels, weights, exact_max, remaining, **options
+    )
 
 
 # -- the pass over the rows -----------------------------------------------------------------
@@ -470,9 +395,16 @@ class S3vmModel:
         task = delayed(s3vm_search)(
             part.centroids(), labels, weights, self.exact, self.options, remaining
         )
-        value, w, b, lower, solves = dask.compute(task)[0]
-        self.svm_solves += solves
-        return Fit(w=w, b=b, F=value, lower=lower, w_norm2=seqsum(w * w))
+        found = dask.compute(task)[0]
+        self.svm_solves += int(found["svm_solves"])
+        w = np.asarray(found["coef"], dtype=np.float64)
+        return Fit(
+            w=w,
+            b=float(found["bias"]),
+            F=float(found["objective"]),
+            lower=float(found["lower_bound"]),
+            w_norm2=seqsum(w * w),
+        )
 
     def shared(self, fit: Fit) -> dict[str, Any]:
         return {"w": fit["w"], "b": fit["b"], "tol": PURITY_TOL}

@@ -1,9 +1,11 @@
 """AID's first partition over row blocks: ``init`` given as cluster ids, ``"random"``, or the
 paper's k-means recipes (LAD: k-means of the standardised (residual, target) pairs; SVM: 1-D
 k-means of a sample SVM's decision values per class; S3VM: k-means of the features per group),
-reproducing ``crates/solvers/src/aid/init.rs`` pass by pass. Each function returns the
-:class:`~kernelkit.dask._engine.Partition` and never brings more than a sample of rows or
-per-cluster sums to the client."""
+by the core's steps (``crates/solvers/src/aid/init.rs``, ``kmeans.rs``): its random sample and
+random ids, its k-means++ seeding on the points it names and its nearest-centre assignment,
+mapped over the blocks; here only the blocks' per-centre sums are reduced. Each function
+returns the :class:`~kernelkit.dask._engine.Partition` and never brings more than a sample of
+rows or per-cluster sums to the client."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from . import _random as rnd
 from ._engine import (
     Float64Array,
     IntArray,
@@ -190,7 +191,7 @@ def lloyd_block(x: Any, y: Any, start: int, shared: dict[str, Any]) -> Stats:
         if c is None:
             continue
         rows = np.flatnonzero(g == group)
-        label = rnd.assign(pts[rows], c)
+        label = _core.aid_kmeans_assign(np.ascontiguousarray(pts[rows]), c)
         mass[group] = np.bincount(label, minlength=width)
         for j in range(pts.shape[1]):
             sums[group, :, j] = np.bincount(label, weights=pts[rows, j], minlength=width)
@@ -208,7 +209,7 @@ def assign_block(x: Any, y: Any, start: int, shared: dict[str, Any]) -> tuple[In
         if c is None:
             continue
         rows = np.flatnonzero(g == group)
-        key[rows] = group * width + rnd.assign(pts[rows], c)
+        key[rows] = group * width + _core.aid_kmeans_assign(np.ascontiguousarray(pts[rows]), c)
     xb = as_float_block(x) if spec.sums_x else None
     yb = np.asarray(y, dtype=np.float64) if spec.kind == "lad" else None
     return key, key_stats(key, len(shared["centres"]) * width, start, xb, yb)
@@ -223,7 +224,12 @@ def pairs_block(
     xb = as_float_block(x)
     n_b = xb.shape[0]
     if ids is None:
-        ids = rnd.random_labels(start, n_b, shared["k"], shared["seed"])
+        ids, rejected = _core.aid_random_labels(start, n_b, shared["k"], shared["seed"])
+        if rejected:
+            raise RuntimeError(
+                "init='random': a rejected random draw (probability < 1e-12) makes the "
+                "distributed partition differ from the in-memory one; use another random_state"
+            )
     ids = np.asarray(ids, dtype=np.int64)
     g = groups(y, spec)
     pairs, _, inverse = np.unique(
@@ -289,19 +295,11 @@ def _kmeans(
     """k-means (k-means++ seeding, one Lloyd iteration) per group, ``k`` shared by group
     size: the core's ``kmeans_per_group`` (LAD: one group)."""
     n_groups = len(group_sizes)
-    ks = rnd.share(k, group_sizes) if n_groups > 1 else [min(max(k, 1), group_sizes[0])]
-    randoms: list[rnd.SplitMix64 | None] = []
-    wanted_global: list[IntArray] = []
-    for g in range(n_groups):
-        if group_sizes[g] == 0:
-            randoms.append(None)
-            wanted_global.append(np.empty(0, dtype=np.int64))
-            continue
-        random = rnd.SplitMix64((seed + g) & rnd.MASK)
-        randoms.append(random)
-        wanted_global.append(
-            np.asarray(rnd.seeding_positions(random, group_sizes[g]), dtype=np.int64)
-        )
+    ks = _core.aid_cluster_shares(k, group_sizes) if n_groups > 1 else [k]
+    wanted_global = [
+        _core.aid_kmeans_positions(size, seed, g) if size else np.empty(0, dtype=np.int64)
+        for g, size in enumerate(group_sizes)
+    ]
     offsets = np.vstack([np.zeros(n_groups, dtype=np.int64), np.cumsum(block_group_counts, axis=0)])
     per_block = []
     for b in range(rows.n_blocks):
@@ -314,16 +312,15 @@ def _kmeans(
     parts = run_pass(group_points_block, rows, shared, [per_block], reduce=False)
     centres: list[Float64Array | None] = []
     for g in range(n_groups):
-        rng = randoms[g]
-        if rng is None:
+        if group_sizes[g] == 0:
             centres.append(None)
             continue
-        pts = np.concatenate([p[g] for p in parts])
-        centres.append(rnd.seed_centres(rng, pts, min(max(ks[g], 1), group_sizes[g])))
+        pts = np.ascontiguousarray(np.concatenate([p[g] for p in parts]), dtype=np.float64)
+        centres.append(_core.aid_kmeans_seed(pts, group_sizes[g], ks[g], seed, g))
     width = max(c.shape[0] for c in centres if c is not None)
     stats = run_pass(lloyd_block, rows, {**shared, "centres": centres, "width": width})
     moved: list[Float64Array | None] = [
-        None if c is None else rnd.means_from_sums(stats["sums"][g], stats["mass"][g])
+        None if c is None else _means(stats["sums"][g], stats["mass"][g])
         for g, c in enumerate(centres)
     ]
     width = max(c.shape[0] for c in moved if c is not None)
@@ -338,6 +335,12 @@ def _kmeans(
         st.get("sum_x"),
         st.get("sum_y"),
     )
+
+
+def _means(sums: Float64Array, mass: Float64Array) -> Float64Array:
+    """The reduced Lloyd step: the centres of the non-empty clusters, in centre order."""
+    keep = mass > 0
+    return np.asarray(sums[keep] / mass[keep, None], dtype=np.float64)
 
 
 def block_group_counts(rows: Rows, spec: Spec, scans: list[dict[str, Any]]) -> IntArray:
@@ -355,7 +358,7 @@ def block_group_counts(rows: Rows, spec: Spec, scans: list[dict[str, Any]]) -> I
 def kmeans_lad(rows: Rows, spec: Spec, k: int, seed: int, n_jobs: int) -> Partition:
     """LAD on a sample, then k-means of the standardised (residual, target) pairs."""
     d = rows.m + int(spec.intercept)
-    index = np.asarray(rnd.sample_rows(rows.n, d, seed), dtype=np.int64)
+    index = _core.aid_initial_sample(rows.n, d, seed)
     xs, ys = take(rows, spec, index)
     design = np.hstack([xs, np.ones((xs.shape[0], 1))]) if spec.intercept else xs
     s = design.shape[0]
@@ -385,7 +388,7 @@ def sample_svm(
     rows: Rows, spec: Spec, c: float, seed: int, inner: dict[str, Any]
 ) -> dict[str, Any] | None:
     """The C-SVM on the core's random sample (tolerance 1e-3), or None with one class."""
-    index = np.asarray(rnd.sample_rows(rows.n, rows.m, seed), dtype=np.int64)
+    index = _core.aid_initial_sample(rows.n, rows.m, seed)
     xs, ys = take(rows, spec, index)
     labels = core_labels(ys, spec)
     if not (np.any(labels == 1) and np.any(labels == -1)):

@@ -48,15 +48,43 @@ fn sample_size(n: usize, d: usize) -> usize {
     n.min((10 * d).max(1000))
 }
 
-fn sample_rows(n: usize, size: usize, seed: u64) -> Vec<usize> {
-    let mut rows = Random::new(seed ^ 0x5EED).distinct(0, n, size);
+/// The rows (sorted) the k-means starts of LAD and the SVM fit their model on, for `n` rows of
+/// `d` columns (LAD: with any intercept column).
+pub fn initial_sample(n: usize, d: usize, seed: u64) -> Vec<usize> {
+    let mut rows = Random::new(seed ^ 0x5EED).distinct(0, n, sample_size(n, d));
     rows.sort_unstable();
     rows
 }
 
-fn random_labels(n: usize, k: usize, seed: u64) -> Vec<i64> {
-    let mut random = Random::new(seed);
-    (0..n).map(|_| random.below(k.max(1)) as i64).collect()
+/// The SplitMix64 increment: the generator's state after `t` draws is `seed + t · GOLDEN`.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Rows `start .. start + count` of [`Initial::Random`]'s partition into `k` clusters (one
+/// uniform draw in `0..k` per row, by rejection), computed without the rows before `start`,
+/// and whether a draw of these rows was rejected. A rejection (probability below `k / 2^64`
+/// per row) shifts the stream of every later row: rows computed from a later `start` then
+/// differ from `random_labels_from(0, n, ..)`'s.
+pub fn random_labels_from(start: usize, count: usize, k: usize, seed: u64) -> (Vec<i64>, bool) {
+    let k = k.max(1) as u64;
+    let zone = u64::MAX - u64::MAX % k;
+    let mut random = Random::new(seed.wrapping_add((start as u64).wrapping_mul(GOLDEN)));
+    let mut rejected = false;
+    let labels = (0..count)
+        .map(|_| loop {
+            let v = random.next_u64();
+            if v < zone {
+                break (v % k) as i64;
+            }
+            rejected = true;
+        })
+        .collect();
+    (labels, rejected)
+}
+
+/// The seed of the k-means of group `group` (the per-group k-means of the SVM and S3VM
+/// starts; LAD's one k-means is group 0).
+pub fn group_seed(seed: u64, group: usize) -> u64 {
+    seed.wrapping_add(group as u64)
 }
 
 /// Checks `k` against `n`.
@@ -80,7 +108,7 @@ fn start_labels(
         Initial::Given(labels) => Ok(labels.clone()),
         Initial::Random { k, seed } => {
             check_k(*k, n)?;
-            Ok(random_labels(n, *k, *seed))
+            Ok(random_labels_from(0, n, *k, *seed).0)
         }
         Initial::KMeans { k, seed } => {
             check_k(*k, n)?;
@@ -90,7 +118,7 @@ fn start_labels(
 }
 
 /// `k` split over groups in proportion to their sizes, at least 1 each (groups absent get 0).
-fn share(k: usize, group_sizes: &[usize]) -> Vec<usize> {
+pub fn share(k: usize, group_sizes: &[usize]) -> Vec<usize> {
     let n: usize = group_sizes.iter().sum();
     group_sizes
         .iter()
@@ -125,14 +153,8 @@ fn kmeans_per_group(
         }
         let points: Vec<f64> =
             rows.iter().flat_map(|&i| values[i * dim..(i + 1) * dim].iter().copied()).collect();
-        let found = weighted_kmeans(
-            &points,
-            dim,
-            &vec![1.0; rows.len()],
-            k_group,
-            1,
-            seed.wrapping_add(g as u64),
-        );
+        let found =
+            weighted_kmeans(&points, dim, &vec![1.0; rows.len()], k_group, 1, group_seed(seed, g));
         for (&i, &c) in rows.iter().zip(&found) {
             labels[i] = ((g as i64) << 32) + i64::from(c);
         }
@@ -152,7 +174,7 @@ pub fn lad_partition(
 ) -> Result<Partition, SolveError> {
     let n = y.len();
     let labels = start_labels(initial, n, |k, seed| {
-        let rows = sample_rows(n, sample_size(n, d), seed);
+        let rows = initial_sample(n, d, seed);
         let mut sample = WeightedLad {
             x: rows.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect(),
             d,
@@ -171,7 +193,7 @@ pub fn lad_partition(
             .map(|(row, &t)| t - row.iter().zip(&beta).map(|(a, b)| a * b).sum::<f64>())
             .collect();
         let points = standardized_pairs(&residuals, y);
-        Ok(weighted_kmeans(&points, 2, &vec![1.0; n], k, 1, seed)
+        Ok(weighted_kmeans(&points, 2, &vec![1.0; n], k, 1, group_seed(seed, 0))
             .into_iter()
             .map(i64::from)
             .collect())
@@ -227,7 +249,7 @@ fn sample_svm_decision(
     monitor: &mut dyn Monitor,
 ) -> Result<Vec<f64>, SolveError> {
     let n = y.len();
-    let rows = sample_rows(n, sample_size(n, d), seed);
+    let rows = initial_sample(n, d, seed);
     let labels: Vec<i8> = rows.iter().map(|&i| y[i]).collect();
     if !(labels.contains(&1) && labels.contains(&-1)) {
         return Ok(vec![0.0; n]);

@@ -41,10 +41,13 @@ pub use driver::{
     AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, NoAidMonitor,
     Round,
 };
-pub use init::{lad_partition, s3vm_partition, svm_partition, Initial};
+pub use init::{
+    group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, share,
+    svm_partition, Initial,
+};
 pub use kernel_gram::AggregatedGram;
-pub use kmeans::weighted_kmeans;
+pub use kmeans::{assign, weighted_kmeans, KMeansSeeding};
 pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
-pub use s3vm::{S3vmBalance, S3vmData, S3vmModel};
+pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};
 pub use svm::{SvmData, SvmFit, SvmModel};

@@ -274,6 +274,114 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         }
         Ok((best_value, best.0, best.1, lower))
     }
+
+    /// Runs the search and reports it.
+    fn finish(
+        mut self,
+        exact_max: usize,
+        inner: &mut dyn Monitor,
+    ) -> Result<LabelSearchResult, SolveError> {
+        let (objective, w, bias, lower_bound) = self.run(exact_max, inner)?;
+        Ok(LabelSearchResult {
+            objective,
+            w,
+            bias,
+            lower_bound,
+            solves: self.solves,
+            cut: self.cut,
+        })
+    }
+}
+
+/// What [`search_labels`] found: the best point of the search over the unlabeled clusters'
+/// labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelSearchResult {
+    /// `F`: the aggregated objective (15) at the best point, with Lemma-1 labels.
+    pub objective: f64,
+    /// `w`.
+    pub w: Vec<f64>,
+    /// `b`.
+    pub bias: f64,
+    /// The dual value of the labeled-only aggregated SVM (`−∞` when its solve did not converge).
+    pub lower_bound: f64,
+    /// Aggregated SVM solves done.
+    pub solves: usize,
+    /// The search ended early: an inner solve was stopped or cut, or the deadline passed.
+    pub cut: bool,
+}
+
+/// The aggregated S3VM (15) of given clusters, searched over the labels of its unlabeled
+/// clusters (module documentation; without the balance constraint): `centroids` row-major
+/// `K × d`, `labels` `+1`, `−1` or `0` (unlabeled) per cluster, `weights` each cluster's hinge
+/// weight (`C_l|C_k|`, `C_u|D_k|`). Exact by branch and bound with at most
+/// `exact_max_clusters` unlabeled clusters, else a local search; it ends early, keeping the
+/// best point, when an inner solve is stopped or cut, or at `deadline`. The step
+/// [`S3vmModel`] takes once per aggregated solve.
+#[allow(clippy::too_many_arguments)]
+pub fn search_labels<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>>(
+    centroids: Vec<f64>,
+    d: usize,
+    labels: Vec<i8>,
+    weights: Vec<f64>,
+    exact_max_clusters: usize,
+    solver: &S,
+    options: &SolveOptions,
+    deadline: Option<Instant>,
+    inner: &mut dyn Monitor,
+) -> Result<LabelSearchResult, SolveError> {
+    let k = labels.len();
+    if k == 0 {
+        return Err(SolveError::InvalidProblem {
+            name: "labels",
+            reason: "there are no clusters".into(),
+        });
+    }
+    if centroids.len() != k * d {
+        return Err(SolveError::LengthMismatch {
+            name: "centroids",
+            expected: k * d,
+            actual: centroids.len(),
+        });
+    }
+    if weights.len() != k {
+        return Err(SolveError::LengthMismatch {
+            name: "weights",
+            expected: k,
+            actual: weights.len(),
+        });
+    }
+    if let Some(v) = labels.iter().find(|v| !(-1..=1).contains(*v)) {
+        return Err(SolveError::InvalidProblem {
+            name: "labels",
+            reason: format!("{v} is not -1, 0 or +1"),
+        });
+    }
+    if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
+        return Err(SolveError::InvalidProblem {
+            name: "weights",
+            reason: format!("{w} is not finite and >= 0"),
+        });
+    }
+    if let Some(i) = centroids.iter().position(|v| !v.is_finite()) {
+        return Err(SolveError::InvalidProblem {
+            name: "centroids",
+            reason: format!("value {i} is not finite"),
+        });
+    }
+    let search = LabelSearch {
+        centroids,
+        d,
+        labels,
+        weights,
+        balance: None,
+        solver,
+        options,
+        solves: 0,
+        deadline,
+        cut: false,
+    };
+    search.finish(exact_max_clusters, inner)
 }
 
 /// The paper's options for unbalanced data (§4.3; module documentation).
@@ -458,7 +566,7 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
         let weight = |label: i8| row_weights[(label + 1) as usize];
         let weights = (0..k).map(|c| partition.size(c) * weight(labels[c])).collect();
         let started = *self.started.get_or_insert_with(Instant::now);
-        let mut search = LabelSearch {
+        let search = LabelSearch {
             centroids: partition.centroids(data.x, data.d),
             d: data.d,
             labels,
@@ -470,9 +578,15 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
             deadline: self.options.time_limit.map(|limit| started + limit),
             cut: false,
         };
-        let (aggregated, w, b, lower) = search.run(self.exact_max_clusters, inner)?;
-        let cut = search.cut;
-        self.svm_solves += search.solves;
+        let LabelSearchResult {
+            objective: aggregated,
+            w,
+            bias: b,
+            lower_bound: lower,
+            solves,
+            cut,
+        } = search.finish(self.exact_max_clusters, inner)?;
+        self.svm_solves += solves;
         let decision = linear_decision(data.x, data.d, &w, b);
         let signs: Vec<i8> = data.y.iter().map(|&l| if l == 0 { 1 } else { l }).collect();
         let (mut masks, mut cells, _) = hinge_cells(&decision, &signs, self.purity_tol);
