@@ -73,7 +73,8 @@ def machine_info() -> dict[str, Any]:
     Python, packages and the thread variables."""
     cpu = _first_cpu()
     flags = set(cpu.get("flags", "").split())
-    ident = " ".join(f"{k} {cpu[k]}" for k in ("cpu family", "model", "stepping") if k in cpu)
+    keys = [k for k in ("cpu family", "model", "stepping") if k in cpu]
+    ident = " ".join(f"{k.split()[-1]} {cpu[k]}" for k in keys)
     simd = " ".join(f for f in SIMD_FLAGS if f in flags) or "no AVX2"
     try:
         mem_gb: float | None = round(

@@ -46,10 +46,12 @@ def cell(row: Mapping[str, Any], how: str | Callable[[dict[str, Any]], str]) -> 
 
 
 def markdown_table(
-    header: Sequence[str], rows: Sequence[Sequence[str]], n_text_cols: int = 1
+    header: Sequence[str], rows: Sequence[Sequence[str]], n_text_cols: int | Sequence[int] = 1
 ) -> str:
-    """A GitHub Markdown table; the columns after the first ``n_text_cols`` align right."""
-    align = ["---" if j < n_text_cols else "---:" for j in range(len(header))]
+    """A GitHub Markdown table; the first ``n_text_cols`` columns (or those listed) align left,
+    the others right."""
+    left = range(n_text_cols) if isinstance(n_text_cols, int) else n_text_cols
+    align = ["---" if j in left else "---:" for j in range(len(header))]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
@@ -60,18 +62,20 @@ def why(row: Mapping[str, Any], width: int = 90) -> str:
     return text.splitlines()[0][:width]
 
 
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column], n_text: int = 1,
-          why_col: int | None = None, done: str | None = "fit_s") -> str:  # fmt: skip
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
+          n_text: int | Sequence[int] = 1, why_col: int | None = None,
+          done: str | None = "fit_s") -> str:  # fmt: skip
     """Markdown of ``rows`` by ``columns`` (header, how: see ``cell``). A row without ``done``
     shows its identifying cells, ``why`` at column ``why_col`` (default: the first one after
     the text columns) and em dashes elsewhere."""
     body = []
-    at = n_text if why_col is None else why_col % len(columns)
+    first = n_text if isinstance(n_text, int) else len(n_text)
+    at = first if why_col is None else why_col % len(columns)
     for r in rows:
         if done is None or done in r:
             body.append([cell(r, how) for _, how in columns])
         else:
-            body.append([cell(r, how) if j < n_text else why(r) if j == at else "—"
+            body.append([cell(r, how) if j < first else why(r) if j == at else "—"
                          for j, (_, how) in enumerate(columns)])  # fmt: skip
     return markdown_table([h for h, _ in columns], body, n_text)
 
@@ -171,29 +175,25 @@ Groups = tuple[Sequence[str], Mapping[str, Sequence[float | None]]]
 
 
 def bars(path: Path, panels: Mapping[str, Groups], title: str, ylabel: str, logy: bool = False,
-         hline: float | None = None, ncols: int = 2) -> bool:  # fmt: skip
-    """Panels of grouped bars: per panel the categories and, per series, one value each (with
-    its value on top); ``hline``: a reference line (on a log axis the bars start there)."""
+         ncols: int = 2) -> bool:  # fmt: skip
+    """Panels of grouped bars: per panel the categories and, per series, one value each (its
+    value on top); a line at 1 on a log axis."""
     plt = pyplot()
     if plt is None or not panels:
         return False
     ncol = min(ncols, len(panels))
-    nrow = -(-len(panels) // ncol)
     width_in = max(6.4, max(len(c) for c, _ in panels.values()) * 1.1 + 2)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(width_in * ncol, 4.8 * nrow), squeeze=False)
+    fig, axes = plt.subplots(-(-len(panels) // ncol), ncol, figsize=(width_in * ncol, 4.8),
+                             squeeze=False)  # fmt: skip
     for ax, (name, (cats, series)) in zip(axes.ravel(), panels.items(), strict=False):
-        x = np.arange(len(cats), dtype=np.float64)
-        width = 0.8 / max(1, len(series))
-        base = hline if (logy and hline) else 0.0
+        x, width = np.arange(len(cats), dtype=np.float64), 0.8 / max(1, len(series))
         for k, (label, values) in enumerate(series.items()):
             vals = [np.nan if v is None else float(v) for v in values]
-            b = ax.bar(x + (k - (len(series) - 1) / 2) * width, [v - base for v in vals], width,
-                       bottom=base, label=label)  # fmt: skip
+            b = ax.bar(x + (k - (len(series) - 1) / 2) * width, vals, width, label=label)
             ax.bar_label(b, labels=["" if v != v else f"{v:.3g}" for v in vals], fontsize=7)
-        if hline is not None:
-            ax.axhline(hline, color="black", lw=0.8)
         if logy:
             ax.set_yscale("log")
+            ax.axhline(1.0, color="black", lw=0.8)
         ax.set_xticks(x, list(cats), fontsize=8, rotation=30 if len(cats) > 6 else 0)
         ax.set(title=name, ylabel=ylabel)
         ax.grid(True, axis="y", which="both", alpha=0.3)

@@ -191,3 +191,40 @@ def compare(
                     r["max_abs_pred_diff"] = float(np.max(np.abs(a - b)))
                 else:
                     r["agreement"] = float(np.mean(a == b))
+
+
+def gate(rows: list[dict[str, Any]], keys: Sequence[str], gated: Sequence[str],
+         ref: str = "sklearn", rtol: float = 1e-4, atol: float = 1e-3,
+         info: Sequence[str] = ()) -> list[dict[str, Any]]:  # fmt: skip
+    """The objective gate, after ``compare``: per group, every ``gated`` row ran, its dual
+    objective is within ``rtol`` (relative, worst pair) of the ``ref`` row's and its score within
+    ``atol``; the ``info`` rows are checked the same way but not gated."""
+    from .report import check
+
+    out = []
+    for k, by in groups(rows, keys).items():
+        tag, sk = " ".join(map(str, k)), by.get(ref)
+        sk_why = f"LIBSVM ({ref}) " + (
+            "not run" if sk is None else sk.get("skipped") or f"failed: {sk.get('error')}"
+        )
+        for label in [x for x in (*gated, *info) if x in by]:
+            r, gate_it = by[label], label in gated
+            if gate_it:
+                detail = r.get("error", "fit, predict and objective evaluated")
+                out.append(check(f"{tag} {label} ran", "error" not in r, detail))
+            if "fit_s" not in r:
+                continue
+            rel, diff = r.get("pair_rel_diff"), r.get("score_diff")
+            if sk is None or "fit_s" not in sk or rel is None or diff is None:
+                out.append(check(f"{tag} {label} vs LIBSVM", None, sk_why, gate_it))
+                continue
+            metric = "R^2" if r.get("task") == "svr" else "test accuracy"
+            obj = (f"{r['objective']:.6f} vs {sk['objective']:.6f}; worst relative diff "
+                   f"{rel:.2e} over {len(r['objective_pairs'])} pair(s) "
+                   f"(limit {rtol:g})")  # fmt: skip
+            score = f"{r['score']:.5f} vs {sk['score']:.5f} (diff {diff:+.5f}, ±{atol:g})"
+            out.append(check(f"{tag} {label} dual objective vs LIBSVM", rel <= rtol, obj, gate_it))
+            out.append(
+                check(f"{tag} {label} {metric} vs LIBSVM", abs(diff) <= atol, score, gate_it)
+            )
+    return out

@@ -130,10 +130,11 @@ def fit_svm(case: Case) -> dict[str, Any]:
         import kernelkit
 
         out["kernelkit_module"] = str(Path(kernelkit.__file__).parent)
-        for attr in ("objective_", "kkt_gap_", "status_", "solver_stats_"):
+        for attr in ("objective_", "kkt_gap_", "status_"):
             value = getattr(est, attr, None)
-            out[f"reported_{attr.rstrip('_')}"] = _jsonable(value)
-        stats = out["reported_solver_stats"]
+            out[f"reported_{attr[:-1]}"] = None if value is None else np.ravel(value).tolist()
+        stats = _jsonable(getattr(est, "solver_stats_", None))
+        out["reported_solver_stats"] = stats
         out["solver_stats"] = stats[0] if isinstance(stats, list) else stats
     if p["solver"] == "sklearnex":  # it falls back to scikit-learn for unsupported settings
         out["backend"] = "onedal" if getattr(est, "_onedal_estimator", None) else "sklearn"
