@@ -96,7 +96,8 @@ def run(
                 continue
             done.append(run_one(case, isolate))
             took = f"{done[-1]['fit_s']:.3f} s" if "fit_s" in done[-1] else "failed"
-            where = log(case) if log else f"{case.keys} {case.label}"
+            where = " ".join(str(v) for v in case.keys.values() if isinstance(v, str | int))
+            where = log(case) if log else f"{where} {case.label}"
             print(f"  {where} repeat {rep + 1}/{repeats}: fit {took}", file=sys.stderr, flush=True)
     return [summarize(case, done) for case, done in zip(cases, runs, strict=True)]
 
