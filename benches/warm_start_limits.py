@@ -26,22 +26,16 @@ Writes ``<out>.json`` and ``<out>.md``.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-from _common import (
-    DEFAULT_DATA_DIR,
-    load_svmlight_dense,
-    machine_info,
-    markdown_table,
-    parse_str_list,
-    write_json,
-)
+from harness import data
+from harness.report import markdown_table
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
+STARTS = ("cold", "projection", "scaled", "bound", "secant")
 
 
 def start_from(strategy: str, C: float, history: list[tuple[float, Any]], y: Any) -> Any | None:
@@ -57,34 +51,25 @@ def start_from(strategy: str, C: float, history: list[tuple[float, Any]], y: Any
         guess = a1 * (C / c1)
     elif strategy == "bound":
         guess = np.where(a1 >= c1 * (1 - 1e-12), C, a1)
-    elif strategy == "secant":
+    else:  # secant
         guess = a1
         if len(history) > 1:
             c0, a0 = history[-2]
             guess = a1 + (C - c1) / (c1 - c0) * (a1 - a0)
-    else:
-        raise SystemExit(f"unknown start {strategy!r}")
     return project_onto(guess, upper, 0.0, y)
 
 
 def main() -> None:
     from kernelkit import _core
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default=2, type=int)
-    parser.add_argument(
-        "--tols",
-        default=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6],
-        type=lambda text: [float(v) for v in text.split(",")],
-    )
-    parser.add_argument(
-        "--starts", default=["cold", "projection", "scaled", "bound", "secant"], type=parse_str_list
-    )
-    parser.add_argument("--data", default=DEFAULT_DATA_DIR, type=Path)
-    parser.add_argument("--out", default=Path("results/warm_start_limits"), type=Path)
-    args = parser.parse_args()
-    X, y = load_svmlight_dense(args.data / "a9a" / "a9a.train.svm", 123, 16000)
-    y = np.where(y > 0, 1.0, -1.0)
+    p = harness.parser(__doc__, "warm_start_limits")
+    p.add_argument("--threads", default=2, type=int)
+    p.add_argument("--tols", default=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6], type=harness.floats)
+    p.add_argument("--starts", default=list(STARTS), type=harness.strs)
+    args = p.parse_args()
+    harness.known(p, "starts", args.starts, STARTS)
+    run, ds = harness.Run(), data.load("a9a", args.data)
+    X, y = ds.X[:16000], np.where(ds.y[:16000] > 0, 1.0, -1.0)
     kernel = _core.Kernel("rbf", gamma=0.5)
     options = {"cache_size": 200.0, "n_jobs": args.threads}
 
@@ -147,13 +132,8 @@ def main() -> None:
         ]
     )
     by_start = markdown_table(header, body, n_text_cols=1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(
-        args.out.with_suffix(".json"),
-        {"machine": machine_info(), "threads": args.threads, "tols": tols, "starts": starts},
-    )
-    args.out.with_suffix(".md").write_text(by_tol + "\n\n" + by_start + "\n")
-    print(by_tol, by_start, sep="\n\n")
+    record = run.record(threads=args.threads, tols=tols, starts=starts)
+    run.write(args.out, record, by_tol + "\n\n" + by_start)
 
 
 if __name__ == "__main__":
