@@ -49,41 +49,10 @@ from harness.report import check
 
 NOISES, SNRS, PARTS = ("gaussian", "laplacian"), (20, 10), ("table1", "table2", "fig4")
 METRICS = ("rmse_paper", "rmse_true", "mae")
-# Tables 1 (digest §4.1) and 2 (§4.4, p = 50) verbatim: noise, SNR, estimator, RMSE (sd), MAE (sd);
-# the RMSE column is sqrt(‖e‖₂/p) (§4.7.1). Table 1 also prints σ per (noise, SNR).
-PAPER_TEXT = """
-gaussian 20 SVR 2.238 0.081 29.288 2.452
-gaussian 20 P-SVR 2.178 0.087 27.248 2.545
-gaussian 20 NNSVR 2.174 0.089 27.224 2.48
-gaussian 20 NNLS 2.12 0.114 25.226 2.699
-gaussian 10 SVR 2.732 0.099 44.764 4.23
-gaussian 10 P-SVR 2.584 0.154 39.687 5.963
-gaussian 10 NNSVR 2.536 0.105 37.74 3.866
-gaussian 10 NNLS 3.478 0.208 60.553 7.923
-laplacian 20 SVR 2.086 0.109 25.538 3.181
-laplacian 20 P-SVR 2.039 0.109 23.978 3.059
-laplacian 20 NNSVR 2.035 0.115 23.827 3.146
-laplacian 20 NNLS 2.115 0.103 25.028 2.571
-laplacian 10 SVR 2.665 0.148 42.245 5.777
-laplacian 10 P-SVR 2.526 0.198 37.745 7.271
-laplacian 10 NNSVR 2.48 0.157 35.786 5.761
-laplacian 10 NNLS 3.463 0.23 63.94 8.375
-gaussian 20 ISVR 0.212 0.02 0.254 0.06
-gaussian 20 IR 0.203 0.02 0.229 0.04
-gaussian 10 ISVR 0.284 0.04 0.446 0.12
-gaussian 10 IR 0.311 0.04 0.534 0.12
-laplacian 20 ISVR 0.202 0.03 0.223 0.05
-laplacian 20 IR 0.203 0.02 0.221 0.04
-laplacian 10 ISVR 0.276 0.05 0.414 0.11
-laplacian 10 IR 0.312 0.05 0.513 0.13
-"""
 PAPER: dict[str, dict[str, tuple[tuple[float, float], tuple[float, float]]]] = {}
-for _row in PAPER_TEXT.split("\n")[1:-1]:
-    _nz, _snr, _est, *_v = _row.split()
-    PAPER.setdefault(f"{_nz}/{_snr}", {})[_est] = (
-        (float(_v[0]), float(_v[1])),
-        (float(_v[2]), float(_v[3])),
-    )
+for noise, snr, est, *v in harness.paper("constrained_svr"):  # Tables 1-2: RMSE, sd, MAE, sd
+    r, rs, m, ms = map(float, v)
+    PAPER.setdefault(f"{noise}/{snr}", {})[est] = ((r, rs), (m, ms))
 PAPER_NOISE = {
     "gaussian/20": 773.1,
     "gaussian/10": 2444.9,

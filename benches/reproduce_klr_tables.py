@@ -61,43 +61,8 @@ DATASETS = {"banknote": "banknote", "coil2000": "coil2000", "diabetes": "pima",
             "waveform": "waveform_21", "wisconsin": "wdbc"}  # fmt: skip
 BIG = ("coil2000", "magic", "ring", "spambase", "twonorm", "waveform")  # > 2,500 rows
 PAPER_C, QUICK_C = tuple(10.0**r for r in range(-4, 5)), (1e-2, 1.0, 1e2, 1e4)
-# The paper's tables (digest §5.5–5.8, Tables 2 and 5 in the corrected column order), pairs of
-# (test accuracy, ratio): Table 2 (S-KLR sparsest-of-3, S-KLR best, SVM sparsest-of-3, SVM best)
-# and Table 3 (KLR-1ord, KLR-2ord, S-KLR); then Table 4 (CPU s per fit 1ord, 2ord, their ratio)
-# and Table 5 (λ-choice sparsest-of-3, λ-choice best, S-KLR sparsest-of-3, S-KLR best).
-TABLES_2_3 = """
-banknote 1 0.06 1 0.162 1 0.009 1 0.009 0.977 1 1 0.694 1 0.162
-coil2000 0.94 0.155 0.94 0.265 0.94 0.119 0.94 0.119 0.94 0 0.94 0.155 0.94 0.265
-diabetes 0.77 0.529 0.767 0.724 0.745 0.49 0.767 0.531 0.763 1 0.776 1 0.767 0.724
-ionosphere 0.946 0.488 0.946 0.488 0.926 0.444 0.934 0.459 0.943 1 0.94 1 0.946 0.488
-magic 0.857 0.69 0.857 0.754 0.875 0.293 0.874 0.299 0.839 1 0.807 0.69 0.857 0.754
-monk2 0.958 0.292 0.958 0.297 0.974 0.222 0.976 0.286 0.96 1 0.972 0.96 0.958 0.297
-ring 0.978 0.085 0.978 0.113 0.974 0.07 0.978 0.09 0.949 1 0.978 0.817 0.978 0.113
-sonar 0.866 0.924 0.856 0.941 0.643 0.924 0.851 0.923 0.823 1 0.823 1 0.856 0.941
-spambase 0.935 0.246 0.935 0.518 0.931 0.173 0.935 0.206 0.925 1 0.934 0.95 0.935 0.518
-twonorm 0.976 0.075 0.978 0.141 0.975 0.075 0.977 0.101 0.978 1 0.979 0.987 0.978 0.141
-waveform 0.91 0.282 0.91 0.516 0.909 0.287 0.909 0.287 0.909 1 0.911 0.998 0.91 0.516
-wisconsin 0.974 0.145 0.975 0.143 0.965 0.115 0.975 0.147 0.952 1 0.951 0.978 0.975 0.143
-"""
-TABLES_4_5 = """
-banknote 9.649 7.559 0.783 1 0.059 1 0.059 1 0.05 1 0.05
-coil2000 22.654 16.633 0.734 0.94 0.059 0.94 0.059 0.94 0.059 0.94 0.059
-diabetes 8.36 7.068 0.845 0.768 0.523 0.7695 0.565 0.771 0.567 0.771 0.567
-ionosphere 10.955 6.989 0.638 0.943 0.488 0.949 0.976 0.952 0.496 0.952 0.496
-magic 53.779 52.841 0.982 0.861 0.357 0.861 0.357 0.861 0.357 0.865 0.99
-monk2 6.388 4.548 0.712 0.958 0.292 0.965 1 0.97 0.319 0.972 0.357
-ring 21.12 20.011 0.947 0.978 0.081 0.978 0.081 0.978 0.08 0.978 0.08
-sonar 6.85 5.204 0.759 0.889 0.925 0.889 0.925 0.894 0.92 0.894 0.92
-spambase 16.282 16.525 1.015 0.932 0.241 0.932 0.241 0.932 0.241 0.939 0.918
-twonorm 25.21 24.73 0.981 0.974 0.071 0.974 0.185 0.977 0.08 0.978 0.082
-waveform 16.658 14.077 0.845 0.902 0.32 0.912 0.99 0.911 0.291 0.911 0.291
-wisconsin 8.839 5.464 0.618 0.975 0.144 0.975 0.144 0.977 0.187 0.977 0.187
-"""
-PAPER = {
-    line.split()[0]: [float(v) for v in line.split()[1:]] for line in TABLES_2_3.strip().split("\n")
-}
-for _line in TABLES_4_5.strip().split("\n"):
-    PAPER[_line.split()[0]] += [float(v) for v in _line.split()[1:]]
+# papers/sparse_klr.txt: per data set the paper's Tables 2, 3, 4 and 5, one row of numbers
+PAPER = {name: [float(v) for v in values] for name, *values in harness.paper("sparse_klr")}
 # method -> position of its (accuracy, ratio) pair in a PAPER row; Table 4's ratio is at 16
 PAIRS = {"S-KLR sparsest-of-3": 0, "S-KLR best": 2, "KLR-1ord": 8, "KLR-2ord": 10,
          "λ-choice sparsest-of-3": 17, "λ-choice best": 19}  # fmt: skip

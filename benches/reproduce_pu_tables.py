@@ -36,42 +36,11 @@ TOL, GAUSSIAN_GAMMA, LAMS = 2e-3, 0.5, (1e-4, 1e-3, 1e-2, 1e-1)  # digest §1.5,
 PRIORS = {"australian": 0.56, "clean1": 0.44, "diabetes": 0.35, "heart": 0.44,
           "heart-statlog": 0.44, "house": 0.47, "house-votes": 0.61, "ionosphere": 0.64,
           "isolet": 0.50, "krvskp": 0.48, "liverDisorders": 0.58, "spectf": 0.73}  # fmt: skip
-METHODS = ("init", "ramp[6]", "qp[7]", "usmo")
-# Tables III and IV verbatim (digest §4.4, §4.5): per data set, for λ = 1e-4, 1e-3, 1e-2, 1e-1
-# the columns Init*, [6] ramp loss, [7] double-hinge QP, USMO.
-TABLE_III = """
-australian 61.8 61.5 67.9 68.3 61.8 68.8 67.7 67.6 61.8 63.4 69.0 69.3 61.8 58.5 70.0 70.2
-clean1 60.6 81.6 70.5 70.2 63.8 76.2 65.5 65.6 64.6 81.9 73.3 73.0 66.2 80.4 77.9 75.6
-diabetes 41.8 73.3 70.0 70.1 41.4 71.5 71.2 71.1 37.6 77.9 78.0 79.3 6.5 82.3 82.3 82.3
-heart 46.8 60.8 60.1 59.4 49.0 63.4 60.7 60.0 57.2 64.9 66.0 66.0 75.6 75.6 75.6 75.6
-heart-statlog 63.3 65.1 54.5 54.5 63.8 58.1 55.4 55.2 66.9 61.2 53.8 53.8 75.6 67.5 61.7 60.2
-house 49.0 57.9 59.9 59.9 49.8 66.7 59.0 59.0 49.8 57.9 57.4 56.8 58.4 51.8 64.6 64.0
-house-votes 59.3 51.6 59.6 59.6 60.0 56.6 60.0 59.9 66.9 59.3 57.1 57.2 71.8 51.3 61.7 62.0
-ionosphere 19.3 59.9 65.1 65.1 19.3 74.9 71.5 72.0 19.3 71.9 72.6 73.7 22.3 75.5 75.2 75.2
-isolet 98.3 77.1 91.8 93.7 98.1 78.0 93.3 93.3 98.1 81.1 94.7 94.7 98.0 86.8 95.5 95.5
-krvskp 57.0 78.4 81.1 81.1 57.3 78.7 79.6 79.9 61.1 75.8 82.9 82.9 68.8 75.0 80.6 80.6
-liverDisorders 54.5 56.0 55.7 56.0 60.0 58.1 63.9 63.4 69.0 68.8 68.8 68.8 68.8 68.8 68.8 68.8
-spectf 56.4 58.0 73.5 73.5 60.4 66.3 72.9 72.3 58.1 79.9 80.6 80.6 79.2 81.1 81.1 81.1
-"""
-TABLE_IV = """
-australian 67.0 64.2 64.2 64.7 67.0 64.2 70.6 70.6 67.0 57.2 59.4 59.4 67.0 0.0 0.0 0.0
-clean1 28.7 80.1 77.6 77.6 44.0 80.6 81.7 81.7 78.3 78.0 76.6 76.6 76.4 76.4 76.4 76.4
-diabetes 58.8 74.1 70.0 70.0 58.4 71.3 71.2 70.6 52.6 80.7 80.1 80.1 0.0 82.3 82.3 82.3
-heart 46.5 66.7 58.9 58.9 47.7 64.1 59.8 59.8 63.8 70.3 70.9 70.9 75.6 75.6 75.6 75.6
-heart-statlog 30.7 70.3 53.5 53.5 31.5 65.1 56.7 56.7 49.6 60.6 56.4 56.4 75.6 75.6 75.6 75.6
-house 38.5 63.9 56.5 56.5 37.1 68.8 61.1 60.1 28.2 59.1 56.8 54.2 74.0 74.0 74.0 74.0
-house-votes 64.2 29.7 61.2 61.2 64.1 54.3 59.2 59.4 67.4 61.1 57.5 57.5 71.8 71.8 71.8 71.8
-ionosphere 55.6 52.6 65.3 65.3 56.3 68.2 74.3 74.1 58.4 58.7 65.7 65.7 72.7 74.2 74.2 74.2
-isolet 0.0 73.3 75.3 75.3 0.0 73.8 75.7 75.7 0.0 74.1 76.4 76.4 0.0 73.3 75.9 75.9
-krvskp 52.0 73.9 82.4 82.5 59.4 77.2 84.3 84.1 44.2 73.2 73.2 73.2 73.2 73.2 73.2 73.2
-liverDisorders 44.3 60.6 57.0 56.2 49.5 63.7 62.2 62.5 68.8 68.8 68.8 68.8 68.8 68.8 68.8 68.8
-spectf 61.5 38.0 74.0 74.0 80.0 62.4 72.9 72.1 69.0 81.1 81.1 81.1 81.1 81.1 81.1 81.1
-"""
+METHODS = ("init", "ramp[6]", "qp[7]", "usmo")  # the columns of papers/pu_usmo.txt
 PAPER: dict[str, dict[str, dict[float, list[float]]]] = {}
-for _kernel, _text in (("linear", TABLE_III), ("gaussian", TABLE_IV)):
-    for _line in _text.strip().splitlines():
-        _cells = np.reshape([float(v) for v in _line.split()[1:]], (4, 4)).tolist()
-        PAPER.setdefault(_kernel, {})[_line.split()[0]] = dict(zip(LAMS, _cells, strict=True))
+for kernel, name, *values in harness.paper("pu_usmo"):
+    cells = np.reshape([float(v) for v in values], (4, 4)).tolist()
+    PAPER.setdefault(kernel, {})[name] = dict(zip(LAMS, cells, strict=True))
 
 
 def labeled_mask(y: Any, prior: float, seed: int) -> Any:

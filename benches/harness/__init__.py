@@ -19,6 +19,12 @@ from .report import write_json
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
+def paper(name: str) -> list[list[str]]:
+    """The rows (whitespace-split) of ``benches/papers/<name>.txt``: a paper's tables verbatim."""
+    text = (Path(__file__).resolve().parents[1] / "papers" / f"{name}.txt").read_text()
+    return [line.split() for line in text.splitlines() if line.strip() and line[0] != "#"]
+
+
 def ints(text: str) -> list[int]:
     return [int(t.replace("_", "")) for t in text.split(",") if t.strip()]
 
