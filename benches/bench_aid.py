@@ -1,37 +1,22 @@
-"""Benchmark the AID estimators (``kernelkit.AIDRegressor`` / ``AIDClassifier``, issue 8, seed paper
-001) against the full problem solved directly, as n grows, in one run on the same data with the
-same parameters. Objectives are recomputed here in numpy from each model's fitted coefficients.
+"""AID (``kernelkit.AIDRegressor`` / ``AIDClassifier``, seed paper 001) against the full problem
+solved directly, as n grows, same data and parameters, objectives recomputed in numpy.
 
-Parts (data: ``harness.data``; synthetic LAD rows with Student-t(3) noise and two Gaussian
-classes N(±1.5u, I) are ours, the paper's generators are not described, digest §5.6):
+* ``lad``: min Σ|y − Xβ − β0|; AID at tol 1e-3 (the paper's) and 1e-6 vs ``QuantileRegressor(
+  quantile=0.5, alpha=0, solver="highs")`` (the full LP). Synthetic rows (Student-t(3) noise) for
+  m in ``--lad-ms``, a larger m at modest n (``--lad-trend-*``), PMLB 344_mv and 564_fried.
+* ``svm``: ½‖w‖² + C Σ hinge, C = 0.1 (the paper's M); AIDClassifier(kernel="linear", tol=1e-4)
+  vs kernelkit.SVC, sklearn SVC, LinearSVC(loss="hinge") (it regularises the intercept: another
+  problem, flagged) and sklearnex SVC; two Gaussian classes, a9a, w8a, kddcup (nested subsets).
+* ``rbf``: kernel AID vs kernelkit.SVC and sklearn SVC on PMLB magic, gamma = 1/(m·var X).
 
-* ``lad``: min Σ|y − Xβ − β0|. AIDRegressor at tol 1e-3 (the paper's) and 1e-6 vs
-  ``QuantileRegressor(quantile=0.5, alpha=0, solver="highs")`` (the full LP; it minimises the
-  mean pinball loss, so Σ|r| is recomputed for both). Synthetic n ladder (``--lad-sizes``) for m
-  in ``--lad-ms``, a larger m at modest n (``--lad-trend``), PMLB 344_mv and 564_fried
-  (standardised columns).
-* ``svm``: linear C-SVM, E = ½‖w‖² + C Σ max(0, 1 − y(w·x + b)), C = 0.1 (the paper's M).
-  AIDClassifier(kernel="linear", tol=1e-4) vs kernelkit.SVC, sklearn SVC (LIBSVM),
-  LinearSVC(loss="hinge") (liblinear; it regularises the intercept: a slightly different
-  problem, still scored on E, and flagged) and scikit-learn-intelex SVC when importable; the same
-  cache_size for every SVC. Synthetic classes; a9a, w8a, kddcup (normal vs attack,
-  standardised; ``--kdd-sizes`` nested subsets: the first n rows of one seeded permutation).
-* ``rbf``: kernel AID (RBF) vs kernelkit.SVC and sklearn SVC on PMLB magic subsets; gamma =
-  1/(m·var X) passed as a number to all; ‖w‖² = αᵀQα from the dual coefficients.
-
-Reported per instance: time, ρ = T_AID / T_peer (the paper's ratio: ρ < 1 means AID is faster),
-the objective E of every method, Δ = (E_AID − E_peer)/E_peer, AID's certified lower bound, gap,
-status, iterations, aggregation rates r⁰ = |K⁰|/n and r^T, the history. Every fit runs in a fresh
-process, single-threaded by default (``--threads``); a fit under 1 s is repeated (median of 3).
-Per-solve cap ``--time-cap`` (AID and kernelkit.SVC get it as time_limit; the others are killed
-at cap + a load margin); within a ladder a method is skipped at larger n once it did not finish
-or its extrapolated time exceeds the cap; ``--budget`` stops starting new instances.
-
-Results: ``benches/results/aid.{json,md}`` (``aid_quick.*`` for ``--quick``),
-``aid_time_vs_n.png`` and ``aid_gap_vs_iter.png``; the JSON is rewritten after every instance.
+Per instance: ρ = T_AID / T_peer (ρ < 1: AID faster), Δ = (E_AID − E_peer)/E_peer, AID's
+certified bound, gap, status, iterations, aggregation rates and history; checks of the bound.
+Each fit in a fresh process, one thread by default; a fit under 1 s is repeated (median of 3);
+``--time-cap`` per solve (a time_limit where the solver has one), larger n of a ladder skipped
+once a method cannot finish; ``--budget`` stops starting instances. Writes
+``results/aid.{json,md}`` (``aid_quick.*``), ``aid_time_vs_n.png``, ``aid_gap_vs_iter.png``.
 
     python benches/bench_aid.py --quick
-    python benches/bench_aid.py                       # full run (~40 min on 2 cores)
     python benches/bench_aid.py --parts lad --lad-ms 10 --max-rows 100000 --time-cap 120
 """
 
@@ -131,11 +116,8 @@ def fit_job(case: runner.Case) -> dict[str, Any]:
             seconds = time.perf_counter() - t0
             warn = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
             return {
-                "seconds": seconds,
-                "est": est,
-                "peak_rss_mb": peak_rss_mb(),
-                "warnings": warn[:6],
-            }
+                "seconds": seconds, "est": est, "peak_rss_mb": peak_rss_mb(), "warnings": warn[:6]
+            }  # fmt: skip
 
         out = runner.median_time(one)
         est, method, part, C = out.pop("est"), job["method"], job["part"], job.get("C")
@@ -559,10 +541,8 @@ def main(argv: list[str] | None = None) -> int:
         a.lad_sizes = a.svm_sizes = a.kdd_sizes = [2000, 5000]
         a.lad_ms, a.lad_trend_m, a.lad_trend_sizes, a.rbf_sizes = [5], 20, [3000], [500, 1000]
         a.max_rows, a.time_cap, a.budget = (
-            a.max_rows or 5000,
-            min(a.time_cap, 60.0),
-            min(a.budget, 600.0),
-        )
+            a.max_rows or 5000, min(a.time_cap, 60.0), min(a.budget, 600.0)
+        )  # fmt: skip
     harness.known(p, "parts", a.parts, ("lad", "svm", "rbf"))
     out = a.out or harness.RESULTS / ("aid_quick.json" if a.quick else "aid.json")
     run, notes = harness.Run(argv), list(NOTES)

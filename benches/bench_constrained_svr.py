@@ -1,42 +1,20 @@
-"""Benchmark ``kernelkit.ConstrainedSVR`` (GSMO, seed paper 003) against cvxpy + Clarabel on the
-same constrained ν-SVR QP and against problem-specific peers, as n and p grow, in one run on the
-same data.
+"""``kernelkit.ConstrainedSVR`` (GSMO, seed paper 003) against cvxpy + Clarabel on the same
+constrained ν-SVR QP and against problem-specific peers, as n and p grow (C = 1, ν = 0.5):
 
-Problems (all with sklearn's C convention, C = 1, ν = 0.5: per-sample box C, so paper C = C·n):
+* ``nonnegative``: X ~ N(0, 1), β* = exp(N(0, 1)), y = Xβ* + noise at 10 dB; peer
+  ``scipy.optimize.nnls`` (another problem: its time and error for orientation only);
+* ``isotonic``: X = I, β* = sorted N(0, 1); peer ``IsotonicRegression`` (PAVA);
+* ``simplex``: X ~ N(0, 1), β* = |N(0, 1)| normalised.
 
-* ``nonnegative``: X (n×p) i.i.d. N(0, 1), β* = exp(N(0, 1)), y = Xβ* + Gaussian noise at a
-  per-sample SNR of 10 dB (σ = std(Xβ*)/√10). Solvers: ConstrainedSVR(constraint="nonnegative"),
-  cvxpy + Clarabel on the same primal QP, and ``scipy.optimize.nnls`` (a different problem,
-  NNLS: its time and its coefficient error vs β* are reported for orientation only).
-* ``isotonic``: X = I (n = p), β* = sorted N(0, 1), y = β* + noise (same SNR).
-  ConstrainedSVR(constraint="increasing") on the dense identity, cvxpy + Clarabel on the same QP
-  (written with β + β0 − y instead of a dense I: the same problem), ``sklearn IsotonicRegression``
-  (IR: a different problem, PAVA).
-* ``simplex``: X ~ N(0, 1), β* = |N(0, 1)| normalised to sum 1, y = Xβ* + noise.
-  ConstrainedSVR(constraint="simplex") vs cvxpy + Clarabel.
-
-The QP (API.md): min ½‖β‖² + C(nνε + Σ(ξ_i + ξ*_i)) s.t. |y_i − x_iβ − β0| ≤ ε + ξ_i^(*), ξ, ξ*,
-ε ≥ 0, plus the constraint on β. For every solver the primal objective P(β, β0, ε) is recomputed
-here from its (β, β0, ε) with the optimal slacks, so the objectives are comparable;
-``rel. diff`` = (P − P_Clarabel)/|P_Clarabel|. Constraint violations, ‖β − β*‖/‖β*‖ and
-kernelkit's iterations / status / final Δ are reported beside the times. Ratios are
-time(peer)/time(kernelkit at tol 1e-3, the estimator's default); kernelkit is also run at tol
-1e-6 (``--tols``), closer to Clarabel's 1e-8 gap tolerances: at tol τ, GSMO's β may violate the
-constraint by up to τ, so its P can be slightly *below* Clarabel's. cvxpy's time is the whole
-``solve`` call (canonicalisation + Clarabel); Clarabel's own solve time is given separately.
-
-``kernelkit`` and ``kernelkit tol=…`` are GSMO (``method="gsmo"``, the paper's algorithm);
-``kernelkit default`` is the estimator with its defaults (``method="auto"``: the interior-point
-method on problems with n·p ≤ 10⁶, n·p² ≤ 2·10⁸ and p ≤ n, GSMO beyond; ``--no-default`` drops it).
-
-Every solver runs single-threaded by default (``--threads``: ConstrainedSVR ``n_jobs`` and BLAS
-via threadpoolctl); Clarabel is single-threaded. A fit under 1 s is repeated 3 times (median).
-cvxpy is skipped for larger n of a (problem, p) once one of its solves took more than
-``--cvxpy-cap`` seconds (recorded as skipped); likewise each kernelkit line after ``--kk-skip``
-seconds, and kernelkit fits get ``time_limit=--kk-cap`` (status "time_limit" if hit).
+The primal objective P(β, β0, ε) is recomputed for every solver from its (β, β0, ε) with the
+optimal slacks; rel. diff = (P − P_Clarabel)/|P_Clarabel|; violations, ‖β − β*‖/‖β*‖,
+iterations, status and Δ beside the times. ``kernelkit`` is GSMO at the first of ``--tols``
+(the ratios' base), ``kernelkit default`` the estimator's own choice (``method="auto"``). One
+thread (``--threads``); a fit under 1 s repeated (median of 3); cvxpy skipped at larger n once a
+solve took over ``--cvxpy-cap`` s, kernelkit after ``--kk-skip`` s (its time_limit:
+``--kk-cap``).
 
     python benches/bench_constrained_svr.py --quick
-    python benches/bench_constrained_svr.py                      # full grid
     python benches/bench_constrained_svr.py --problems isotonic --iso-sizes 50,200,1000
 """
 

@@ -1,23 +1,14 @@
-"""Benchmark kernelkit on Dask (issue 11) on a ``LocalCluster`` of worker processes.
+"""kernelkit on Dask (issue 11), on a ``LocalCluster`` of worker processes:
 
-Parts:
+* ``aid``: AIDRegressor (LAD) and the linear AIDClassifier (C = 0.1) on ``--rows`` rows made
+  chunk by chunk inside the workers by a seeded generator (no process holds the whole data),
+  persisted (``--persist``) or regenerated at every pass; wall time, initial clusters, solves,
+  status, gap, clusters and the peak memory of every worker and of the client;
+* ``grid``: a 24-point RBF ``kernelkit.SVC`` grid, 3-fold CV on USPS: ``GridSearchCV`` one fit
+  after the other (1 and 2 threads) against ``kernelkit.dask.grid_search`` on 2 workers; the
+  searches must agree.
 
-* ``aid``: AID LAD (``AIDRegressor``) and linear AID SVM (``AIDClassifier``, C = 0.1, the paper's
-  M) on ``--rows`` generated rows (default 10^6; the issue asks for 10^7), ``--features``
-  features. The rows are made chunk by chunk inside the workers by a seeded per-chunk generator
-  (``dask.array.map_blocks``): no process ever holds the whole data. With ``--persist`` (the
-  default) the chunks are kept in the workers' memory between passes, each worker holding its
-  share; ``--no-persist`` regenerates them at every pass (the larger-than-memory mode).
-  Reported: wall time (initial clusters included), initial-clusters time, aggregated solves,
-  status, gap, clusters at the start and the end, and the peak resident memory of each worker
-  and of the client (VmHWM, reset before each fit).
-* ``grid``: a 24-point grid (C × gamma, RBF ``kernelkit.SVC``, 3-fold CV) on the USPS training
-  set (7,291 × 256, 10 classes): scikit-learn's ``GridSearchCV`` run sequentially (one fit after
-  the other, each with 1 and with 2 Rust threads) against ``kernelkit.dask.grid_search`` with one
-  task per fit on 2 single-threaded workers. The searches must agree (same best parameters, same
-  mean test scores).
-
-Writes ``benches/results/dask.json`` and ``benches/results/dask.md``.
+Writes ``benches/results/dask.{json,md}``.
 
     python benches/bench_dask.py --rows 1000000            # quick
     python benches/bench_dask.py --rows 10000000           # the issue's size
@@ -50,14 +41,8 @@ def _x_chunk(block_id: Any = None, *, sizes: tuple[int, ...], m: int, seed: int)
 
 
 def _y_chunk(
-    block_id: Any = None,
-    *,
-    sizes: tuple[int, ...],
-    m: int,
-    seed: int,
-    kind: str,
-    coef: Any,
-) -> Any:
+    block_id: Any = None, *, sizes: tuple[int, ...], m: int, seed: int, kind: str, coef: Any
+) -> Any:  # fmt: skip
     rng = _chunk_rng(seed, block_id[0])
     x = rng.standard_normal((sizes[block_id[0]], m))
     if kind == "lad":
@@ -74,15 +59,9 @@ def generated(kind: str, n: int, m: int, chunk: int, seed: int) -> tuple[Any, An
     coef = np.random.default_rng(seed).standard_normal(m)
     x = da.map_blocks(_x_chunk, chunks=(sizes, (m,)), dtype=np.float64, sizes=sizes, m=m, seed=seed)
     y = da.map_blocks(
-        _y_chunk,
-        chunks=(sizes,),
-        dtype=np.float64,
-        sizes=sizes,
-        m=m,
-        seed=seed,
-        kind=kind,
-        coef=coef,
-    )
+        _y_chunk, chunks=(sizes,), dtype=np.float64, sizes=sizes, m=m, seed=seed, kind=kind,
+        coef=coef
+    )  # fmt: skip
     return x, y
 
 
@@ -106,12 +85,9 @@ def run_aid(client: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
             model = kernelkit.AIDRegressor(random_state=0, n_jobs=args.solve_threads)
         else:
             model = kernelkit.AIDClassifier(
-                C=0.1,
-                kernel="linear",
-                random_state=0,
-                n_jobs=args.solve_threads,
-                time_limit=args.svm_time_limit,
-            )
+                C=0.1, kernel="linear", random_state=0, n_jobs=args.solve_threads,
+                time_limit=args.svm_time_limit
+            )  # fmt: skip
         client.run(reset_peak_rss)
         reset_peak_rss()
         before = client.run(current_rss_mb)
@@ -124,23 +100,15 @@ def run_aid(client: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         history = model.history_
         row = {
             "problem": "AID LAD" if kind == "lad" else "linear AID SVM (C = 0.1)",
-            "rows": args.rows,
-            "features": args.features,
-            "chunk_rows": args.chunk,
-            "persisted": args.persist,
-            "seconds": seconds,
-            "init_seconds": model.init_time_,
-            "aggregated_solves": model.n_iter_,
-            "status": model.status_,
-            "gap": model.gap_,
-            "objective": model.objective_,
-            "clusters_first": history[0]["n_clusters"],
+            "rows": args.rows, "features": args.features, "chunk_rows": args.chunk,
+            "persisted": args.persist, "seconds": seconds, "init_seconds": model.init_time_,
+            "aggregated_solves": model.n_iter_, "status": model.status_, "gap": model.gap_,
+            "objective": model.objective_, "clusters_first": history[0]["n_clusters"],
             "clusters_last": history[-1]["n_clusters"],
             "worker_rss_before_mb": sorted(before.values()),
-            "worker_peak_mb": sorted(peaks.values()),
-            "client_peak_mb": peak_rss_mb(),
-            "history": history,
-        }
+            "worker_peak_mb": sorted(peaks.values()), "client_peak_mb": peak_rss_mb(),
+            "history": history
+        }  # fmt: skip
         print(
             f"{row['problem']}: {seconds:.1f} s ({model.init_time_:.1f} s initial clusters), "
             f"{model.n_iter_} solves, {model.status_}, gap {model.gap_:.2e}, clusters "

@@ -1,16 +1,10 @@
-"""Benchmark ``kernelkit.SparseKernelLogisticRegression`` (S-KLR, seed paper 004) against
-scikit-learn ``SVC`` and ``LogisticRegression`` on Nyström features.
-
-Protocol: datasets of ``reproduce_klr_tables.py`` (wisconsin, spambase, twonorm, magic by
-default); one stratified seeded 80/20 split; min-max scaling fitted on the training rows; the
-paper's kernel exp(−‖x − x'‖²/2) (``gamma=0.5``) for every method. Per C: the S-KLR path λ/C ∈
-linspace(0, 1, 10) (second-order WSS, tol 1e-5); ``SVC(C)`` (LIBSVM, tol 1e-3); ``Nystroem(m)``
-+ ``LogisticRegression(C)`` for m in 100 / 300 / 1000 (capped at n_train). KLR's and
-LogisticRegression's C weight the same loss sum against ½‖w‖²; SVC's C weights the hinge loss, so
-the same C is a reference point, not an equivalent model. "% points used": S-KLR ``sparsity_``,
-SVC n_SV / n_train, Nyström m / n_train. Fit time: wall seconds of ``fit`` (Nyström: fit +
-transform + LogisticRegression), the median over ``--repeats`` runs, one thread per method by
-default. Results: ``benches/results/klr_bench.{json,md,png}`` (``klr_bench_quick.*``).
+"""``kernelkit.SparseKernelLogisticRegression`` (seed paper 004) against scikit-learn ``SVC``
+and ``Nystroem`` + ``LogisticRegression``, one stratified 80/20 split per dataset (min-max
+scaled on the training rows), kernel exp(−‖x − x'‖²/2) for all. Per C: the S-KLR path λ/C ∈
+linspace(0, 1, 10), SVC(C), Nyström m ∈ {100, 300, 1000} + LogisticRegression(C) (SVC's C
+weighs the hinge loss: a reference point, not the same model). "% points": ``sparsity_``,
+n_SV / n, m / n. Fit time: median over ``--repeats``, one thread per method. Writes
+``results/klr_bench.{json,md,png}`` (``klr_bench_quick.*``).
 
     python benches/bench_klr.py --quick
     python benches/bench_klr.py --datasets wisconsin,magic --C 1,100 --max-rows magic=8000
@@ -56,16 +50,11 @@ def run_klr(Xtr: Any, ytr: Any, Xte: Any, yte: Any, C: float, lam: float, a: Any
     except ValueError as exc:
         return {"C": C, "lam": lam, "error": str(exc)}
     return {
-        "C": C,
-        "lam": lam,
-        "lam_over_C": lam / C,
-        "accuracy": float(np.mean(est.predict(Xte) == yte)),
-        "points": float(est.sparsity_),
-        "seconds": sec,
-        "n_iter": int(est.n_iter_),
-        "status": str(est.status_),
-        "kkt_gap": float(est.kkt_gap_),
-    }
+        "C": C, "lam": lam, "lam_over_C": lam / C,
+        "accuracy": float(np.mean(est.predict(Xte) == yte)), "points": float(est.sparsity_),
+        "seconds": sec, "n_iter": int(est.n_iter_), "status": str(est.status_),
+        "kkt_gap": float(est.kkt_gap_)
+    }  # fmt: skip
 
 
 def run_svc(Xtr: Any, ytr: Any, Xte: Any, yte: Any, C: float, a: Any) -> dict[str, Any]:
@@ -92,13 +81,10 @@ def run_nystroem(
 
     (ny, lr), sec = timed(fit, a.repeats)
     return {
-        "C": C,
-        "n_components": m,
-        "accuracy": float(np.mean(lr.predict(ny.transform(Xte)) == yte)),
-        "points": m / len(ytr),
-        "seconds": sec,
-        "n_iter": int(np.max(lr.n_iter_)),
-    }
+        "C": C, "n_components": m,
+        "accuracy": float(np.mean(lr.predict(ny.transform(Xte)) == yte)), "points": m / len(ytr),
+        "seconds": sec, "n_iter": int(np.max(lr.n_iter_))
+    }  # fmt: skip
 
 
 def run_dataset(name: str, a: Any, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -108,13 +94,9 @@ def run_dataset(name: str, a: Any, cfg: dict[str, Any]) -> dict[str, Any]:
     tr, te = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y, random_state=a.seed)
     (Xtr, Xte), ytr, yte = data.minmax(X[tr], X[te]), y[tr], y[te]
     out: dict[str, Any] = {
-        "data": {"rows": len(y), "features": X.shape[1], "source": source},
-        "n_train": len(tr),
-        "n_test": len(te),
-        "klr": [],
-        "svc": [],
-        "nystroem": [],
-    }
+        "data": {"rows": len(y), "features": X.shape[1], "source": source}, "n_train": len(tr),
+        "n_test": len(te), "klr": [], "svc": [], "nystroem": []
+    }  # fmt: skip
     for C in a.C:
         for frac in np.linspace(0.0, 1.0, a.n_lam):
             out["klr"].append(run_klr(Xtr, ytr, Xte, yte, C, float(frac * C), a))
@@ -157,29 +139,17 @@ def summary(per: dict[str, Any]) -> list[dict[str, Any]]:
                 for r in d["nystroem"]
                 if r["C"] == svc["C"]
             ]
-            rows += [
-                {
-                    "dataset": name,
-                    "C": svc["C"],
-                    "method": label,
-                    **r,
-                    "vs_svc": r["seconds"] / svc["seconds"],
-                }
-                for label, r in picks
-            ]
+            rows += [{"dataset": name, "C": svc["C"], "method": label, **r,
+                      "vs_svc": r["seconds"] / svc["seconds"]} for label, r in picks]  # fmt: skip
     return rows
 
 
 COLUMNS: list[report.Column] = [
-    ("dataset", "dataset"),
-    ("C", "C:g"),
-    ("method", "method"),
-    ("accuracy", "accuracy:.4f"),
+    ("dataset", "dataset"), ("C", "C:g"), ("method", "method"), ("accuracy", "accuracy:.4f"),
     ("% points", lambda r: f"{100 * r['points']:.1f}"),
-    ("fit ms", lambda r: f"{1e3 * r['seconds']:.1f}"),
-    ("÷ SVC time", "vs_svc:.2f"),
-    ("iterations", "n_iter:.0f"),
-]
+    ("fit ms", lambda r: f"{1e3 * r['seconds']:.1f}"), ("÷ SVC time", "vs_svc:.2f"),
+    ("iterations", "n_iter:.0f")
+]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,10 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         Xw = rng.random((60, 4))
         yw = (Xw[:, 0] > 0.5).astype(np.int64)
         (
-            run_klr(Xw, yw, Xw, yw, 1.0, 0.1, a),
-            run_svc(Xw, yw, Xw, yw, 1.0, a),
-            run_nystroem(Xw, yw, Xw, yw, 1.0, 20, a),
-        )
+            run_klr(Xw, yw, Xw, yw, 1.0, 0.1, a), run_svc(Xw, yw, Xw, yw, 1.0, a),
+            run_nystroem(Xw, yw, Xw, yw, 1.0, 20, a)
+        )  # fmt: skip
         for name in names:
             per[name] = run_dataset(name, a, cfg)
     rows = summary(per)
@@ -236,22 +205,18 @@ def main(argv: list[str] | None = None) -> int:
                 path.append(float(np.mean([r["seconds"] for r in ks])) / svc["seconds"])
     geo = lambda v: float(np.exp(np.mean(np.log(v)))) if v else None  # noqa: E731
     ratios = {
-        "klr_lam0_over_svc_geomean": geo(lam0),
-        "klr_path_mean_over_svc_geomean": geo(path),
-        "pairs": len(lam0),
-    }
+        "klr_lam0_over_svc_geomean": geo(lam0), "klr_path_mean_over_svc_geomean": geo(path),
+        "pairs": len(lam0)
+    }  # fmt: skip
     settings = (
         f"gamma 0.5; C {a.C}; λ/C linspace(0, 1, {a.n_lam}); Nyström {a.nystroem}; S-KLR tol "
         f"{a.tol:g}, max_iter {a.max_iter:,}, n_jobs {a.threads}; row caps {caps or 'none'}; 80/20 "
         f"stratified split, seed {a.seed}; time = median over {a.repeats} run(s)"
     )
     record = run.record(
-        title="S-KLR vs SVC vs Nyström + LogisticRegression",
-        settings=settings,
-        ratios=ratios,
-        summary_rows=rows,
-        datasets=per,
-    )
+        title="S-KLR vs SVC vs Nyström + LogisticRegression", settings=settings, ratios=ratios,
+        summary_rows=rows, datasets=per
+    )  # fmt: skip
     png = out.with_suffix(".png")
     panels: dict[str, dict[str, Any]] = {}
     for name, d in per.items():
@@ -267,14 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{kind} C={r['C']:g}", ([], {"ls": "-" if kind == "S-KLR" else ""}))  # fmt: skip
             line[0].append((100 * r["points"], r.get("accuracy")))
     drew = report.lines(
-        png,
-        panels,
-        "test accuracy vs % training points used (S-KLR: λ/C from 0 to 1)",
-        "% training points used (log)",
-        "test accuracy",
-        logy=False,
-        ncols=2,
-    )
+        png, panels, "test accuracy vs % training points used (S-KLR: λ/C from 0 to 1)",
+        "% training points used (log)", "test accuracy", logy=False, ncols=2
+    )  # fmt: skip
     geo_text = (
         f"λ = 0 ×{report.fmt(ratios['klr_lam0_over_svc_geomean'], '.2f')}, mean over the λ path "
         f"×{report.fmt(ratios['klr_path_mean_over_svc_geomean'], '.2f')}"

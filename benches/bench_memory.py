@@ -1,13 +1,8 @@
 """Peak memory of a fit: the kernel cache respects ``cache_size``, so a fit needs the data, the
-cache and O(n) vectors, for n up to 200k.
-
-Each (library, n, cache_size) runs in a fresh process, which makes its data (two overlapping
-Gaussian classes, d features, float64), imports its library and resets the peak-RSS mark: the
-fit's memory is the peak RSS during the fit above the RSS before it. kernelkit's
-``solver_stats_`` gives the cache's own account (budget and bytes in use) beside it. Both
-libraries get the same ``max_iter``, enough iterations for the cache to fill (a column holds n
-float32 values, so ``cache_size / (4n)`` misses fill it), so the full 200k fits need not run
-to convergence: the memory peak is reached early, and the objective is not compared here.
+cache and O(n) vectors, for n up to 200k. Each (library, n, cache_size) in a fresh process that
+makes its data (two overlapping Gaussian classes); the fit's memory is the peak RSS during the
+fit above the RSS before it, beside kernelkit's own account of its cache. The same ``max_iter``
+for both libraries, enough to fill the cache (the objective is not compared here).
 
     python benches/bench_memory.py                      # n = 25k, 50k, 100k, 200k; 50 and 200 MB
     python benches/bench_memory.py --sizes 20000 --cache-sizes 50 --peers kernelkit
@@ -54,11 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in a.sizes:
         for cache in a.cache_sizes:
             params = {
-                "C": 1.0,
-                "gamma": 1.0 / d,
-                "cache_size": float(cache),
-                "max_iter": a.max_iter,
-            }
+                "C": 1.0, "gamma": 1.0 / d, "cache_size": float(cache), "max_iter": a.max_iter
+            }  # fmt: skip
             keys = {"n": n, "d": d, "cache_size_mb": cache, "data_mb": n * d * 8 / MIB}
             cases = [svm_case(lib, lib, "SVC", params, (data.overlapping_classes, (n, d)), keys,
                               n_jobs=2 if lib == "kernelkit" else None, objective=False,

@@ -1,26 +1,12 @@
-"""Benchmark kernelkit's ν-SVC and sparse-input SVC against scikit-learn and scikit-learn-intelex.
-
-Two tasks on a9a (123 features) and w8a (300 features), RBF kernel, same numeric gamma, tol and
-cache budget for every solver, in one run (../shared/BENCHMARKS.md):
-
-* ``nu``: ``NuSVC`` on dense float64 input (kernelkit, sklearn, sklearnex).
-* ``sparse``: ``SVC(C=1)`` fitted on the scipy.sparse CSR matrix directly (kernelkit, sklearn,
-  sklearnex; sklearnex's backend is recorded in case it falls back), plus kernelkit on the
-  densified array (``kernelkit-dense``: the same model is expected).
-
-Every fit runs in a fresh process (RSS growth: what the fit itself allocated; for the CSR fits
-the size n*d*8 of a dense copy is printed beside it). Beside every time: the C-SVC-form dual
-objective ``0.5 dc'K dc - sum|dc|`` recomputed from the fitted attributes (sklearn's NuSVC
-stores ``dual_coef_`` in C-SVC form scaled by 1/r, so the formula holds for ν-SVC too; CSR
-support vectors stay sparse), #SV, test accuracy and agreement with sklearn's predictions. A fit
-whose objective differs from sklearn's by more than 1e-3 (relative) is flagged, with the number
-of all-zero training rows. kernelkit's own ``objective_`` is printed as a cross-check (for ν-SVC
-LIBSVM's ν objective divided by r², i.e. ``0.5 dc'K dc``).
-
-ν must satisfy ν <= 2 min(n+, n-)/n: each dataset's requested ν is capped at
-``0.9 * 2 min(n+, n-)/n`` of the training subset, and the ν used is reported. w8a has no test
-split: the last 9,749 rows are held out, after a seeded permutation of its label-sorted rows
-(``--w8a-order shuffled``, the default) or in file order (``--w8a-order file``).
+"""kernelkit's ν-SVC and sparse-input SVC against scikit-learn and scikit-learn-intelex on a9a
+and w8a (RBF, the same gamma, tol, cache and threads for all): ``nu``, ``NuSVC`` on dense rows;
+``sparse``, ``SVC(C=1)`` on the CSR matrix itself, plus kernelkit on the densified rows
+(``kernelkit-dense``: the same model). Each fit in a fresh process; beside the times the C-SVC
+form dual ``0.5 dc'K dc - sum|dc|`` from the fitted attributes (for NuSVC too: its
+``dual_coef_`` is the C form scaled by 1/r), #SV, accuracy, agreement with sklearn, the fit's
+memory beside the n*d*8 of a dense copy; objectives 1e-3 apart from sklearn's are flagged. ν is
+capped at 0.9 · 2 min(n+, n-)/n of each subset. w8a's last 9,749 rows are its test set, after a
+seeded permutation of its label-sorted rows (``--w8a-order file``: none).
 
     python benches/bench_nu_sparse.py --quick
     python benches/bench_nu_sparse.py --sizes 4000,16000 --repeats 3

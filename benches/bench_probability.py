@@ -1,25 +1,12 @@
-"""``SVC(probability=True)``: fit time against scikit-learn and scikit-learn-intelex (issue 44).
-
-Every solver fits the same rows with the same parameters, ``tol=1e-3``, a 200 MB cache and
-the same thread count (``n_jobs``; scikit-learn's LIBSVM is single-threaded), each fit in a
-fresh process; reported beside the time: the log-loss and accuracy of ``predict_proba`` on
-held-out rows, and the mean absolute difference of the probabilities from scikit-learn's.
-kernelkit's fit without ``probability`` is timed too: the overhead of the 5 cross-validation
-folds per pair.
-
-Cases (``../shared/data``):
-
-* ``a9a``: the first 8,000 rows of the official training split, binary features; test: the
-  first 4,000 rows of a9a.t; C=1, gamma=0.05.
-* ``usps``: the 7,291 training rows (10 classes, 45 pairs), the 2,007 test rows; C=10,
-  gamma=1/256.
-* ``mc``: ``make_classification(9000, 20, n_informative=10, n_classes=4, flip_y=0.05,
-  random_state=0)`` standardised, the first 6,000 rows for training (not tuned); C=1,
-  gamma="scale".
+"""``SVC(probability=True)``: fit time against scikit-learn and scikit-learn-intelex (issue 44),
+the same rows, parameters, tol=1e-3, 200 MB cache and threads, each fit in a fresh process;
+beside the time the log-loss of ``predict_proba`` on held-out rows and the mean |Δp| from
+scikit-learn's; kernelkit without ``probability`` too (the cost of the 5 CV folds per pair).
+Cases: ``a9a`` (8,000 rows, test 4,000 of a9a.t; C=1, gamma=0.05), ``usps`` (C=10,
+gamma=1/256), ``mc`` (``make_classification(9000, 20, n_informative=10, n_classes=4,
+flip_y=0.05)`` standardised, 6,000 rows; C=1, gamma="scale").
 
     cd benches && python bench_probability.py --threads 1,2 --repeats 3
-
-Writes ``<out>.json`` and ``<out>.md``.
 """
 
 from __future__ import annotations

@@ -1,32 +1,18 @@
-"""Scaling benchmark of kernelkit.PUClassifier (USMO) against the dense dual QP and pulearn.
+"""``kernelkit.PUClassifier`` (USMO) against the dense dual QP and pulearn as n grows (the
+paper's large-scale setting, digest §5.11: p = 100 labeled positives, λ = 0.01; linear and RBF):
 
-Setting of the paper's large-scale experiments (digest §5.11): p = 100 labeled positives, an
-increasing number n of unlabeled points, λ = 0.01; linear and RBF kernels. Peers, in one run:
+- ``cvxpy``: the δ-eliminated dual (§1.4) on the dense K_UU by cvxpy + Clarabel (the paper's
+  QP baseline), skipped at larger n after ``--qp-timeout`` or where 3 n² doubles exceed 40% of
+  the RAM; its process capped at 70% of the RAM;
+- ``pulearn``: Elkan-Noto around ``CalibratedClassifierCV(SVC(class_weight="balanced"), cv=5)``
+  (unweighted, it predicts nearly everything positive); another model: time, memory and F1.
 
-- ``kernelkit``: kernelkit.PUClassifier (n_jobs, tol, cache_size as given);
-- ``cvxpy``: the same dual, δ eliminated (digest §1.4), solved by cvxpy + Clarabel on the dense
-  n x n K_UU (``cp.psd_wrap``), as the paper's QP baseline [7]. It is skipped once a size exceeds
-  ``--qp-timeout`` (larger sizes are then not tried) or when ``3 * 8 * n^2`` bytes exceed 40% of
-  the RAM; its process is also capped at 70% of the RAM (RLIMIT_AS), so that an out-of-memory
-  failure is recorded instead of triggering the OOM killer;
-- ``pulearn``: ElkanotoPuClassifier around ``CalibratedClassifierCV(SVC, cv=5, ensemble=False)``
-  (same kernel and gamma; the deprecated ``SVC(probability=True)`` replaced by the same Platt
-  scaling), the SVC with ``class_weight="balanced"`` by default (unweighted, with 100 labeled
-  points against thousands of unlabeled ones, Elkan-Noto predicts almost everything positive).
-  A different model (no dual objective): compared on time, memory and F1; skipped for larger
-  sizes once a fit exceeds ``--pulearn-timeout``.
-
-Data: a seeded synthetic PU Gaussian mixture (d = 10, π = 0.5) with a held-out labeled test
-set, and optionally a9a (100 labeled positives of class +1, the unlabeled points drawn from the
-rest, π = the class proportion; test on a9a.t). The sizes of one dataset are nested (the first n
-of one shuffled pool). gamma is numeric and the same for every solver: by default
-scikit-learn's "scale" rule 1/(d Var X) on the pool. Each fit runs in a fresh process (peak RSS
-per fit); beside every time: the dual objective Φ(σ) recomputed from σ (kernelkit and cvxpy)
-and the F1 of the positive class on the test set.
+Data: a seeded synthetic PU mixture (d = 10, π = 0.5) and optionally a9a (100 labeled +1, the
+rest unlabeled, tested on a9a.t); nested sizes; one numeric gamma, 1/(d Var X) of the pool.
+Each fit in a fresh process; beside the time the dual Φ(σ) recomputed from σ and the F1.
 
     python benches/bench_pu.py --quick
-    python benches/bench_pu.py --rbf-sizes 1000,2000,5000,10000 --linear-sizes 1000,5000,20000,50000
-    python benches/bench_pu.py --dataset synthetic,a9a
+    python benches/bench_pu.py --dataset synthetic,a9a --rbf-sizes 1000,5000
 """
 
 from __future__ import annotations
@@ -247,12 +233,8 @@ def run_dataset(meta: dict[str, Any], solvers: list[str], a: Any) -> list[dict[s
             done = {r["label"]: r for r in runner.run(cases, a.repeats, not a.no_isolate)}
             for s in solvers:
                 r = done.get(s) or {
-                    "label": s,
-                    **keys,
-                    "repeats": 0,
-                    "ok_repeats": 0,
-                    "skipped": stopped[s],
-                }
+                    "label": s, **keys, "repeats": 0, "ok_repeats": 0, "skipped": stopped[s]
+                }  # fmt: skip
                 r["gamma"] = meta["gamma"] if kernel == "rbf" else None
                 rows.append(r)
                 if "error" in r and s != "kernelkit":

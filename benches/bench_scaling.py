@@ -1,36 +1,18 @@
-"""Thread scaling against scikit-learn-intelex: the SVC, SVR and NuSVR cases of issue 42, at
-each thread count of ``--threads``, both solvers with the same data, parameters, cache
-(200 MB), ``tol=1e-3`` and thread count (``n_jobs``).
+"""Thread scaling against scikit-learn-intelex (issue 42): both solvers at each thread count of
+``--threads`` (``n_jobs``), the same data, parameters, 200 MB cache and tol=1e-3. Cases (X
+standardised on the training rows, regression targets too): ``a9a`` (train split, C=1,
+gamma=0.5); ``magic`` (15,000 permuted rows, C=1, gamma=0.1); ``letter`` (15,000 rows, 325
+pairs, C=10, gamma=1/16); ``adult`` (32,561 permuted rows, C=1, gamma=1/14); ``mc30k``,
+``mc60k`` (``make_classification``, 50 features; C=1, gamma=0.02); SVR on ``cpu_act`` (C=10,
+gamma=0.05, epsilon=0.05), ``fried``, ``2dplanes`` (C=1, gamma=0.1, epsilon=0.1); NuSVR
+``fried-nu``, ``2dplanes-nu`` (nu=0.5). Each fit in a fresh process; the table: times, ratio,
+kernelkit's speed-up over its first thread count, the largest relative difference of the dual
+objectives, ``parallel_passes``, ``serial_seconds`` and the Amdahl bound T_first / serial.
 
-Cases (pmlb files from ``../shared/data/pmlb``, X standardised with the training rows'
-mean and deviation, regression targets too):
+    python benches/bench_scaling.py --threads 1,2
+    python benches/bench_scaling.py --cases fried,fried-nu --threads 2 --engines auto,libsvm
 
-* ``a9a``: official a9a training split (32,561 x 123, binary features, not scaled), C=1,
-  gamma=0.5.
-* ``magic``: labels mapped to +-1, rows permuted with ``default_rng(0)``, the first 15,000 for
-  training; C=1, gamma=0.1.
-* ``letter``: the first 15,000 rows, 26 classes (325 one-vs-one pairs); C=10, gamma=1/16.
-* ``adult``: PMLB adult (integer codes of the categorical columns), rows permuted with
-  ``default_rng(0)``, the first 32,561; C=1, gamma=1/14.
-* ``mc30k``, ``mc60k``: ``make_classification(n + 5000, n_features=50, n_informative=20,
-  flip_y=0.05, random_state=0)``, the first n rows; C=1, gamma=0.02.
-* ``cpu_act``, ``fried``, ``2dplanes``: 197_cpu_act, 564_fried, 215_2dplanes,
-  ``train_test_split(train_size=0.75, random_state=0)``; SVR with C=10, gamma=0.05,
-  epsilon=0.05 (cpu_act) or C=1, gamma=0.1, epsilon=0.1 (the others); ``fried-nu`` and
-  ``2dplanes-nu``: NuSVR with nu=0.5 and the same C and gamma.
-
-Every fit runs in a fresh process. For each case and thread count: the fit time of both
-solvers (median of ``--repeats``), the ratio sklearnex / kernelkit, kernelkit's speed-up over
-its own first thread count, the largest relative difference of the dual objectives (one formula
-for both, per one-vs-one pair) and kernelkit's ``parallel_passes`` and ``serial_seconds`` with
-the Amdahl bound: no thread count can make the fit faster than ``T_first / serial`` times its
-time at the first thread count.
-
-    python benches/bench_scaling.py --threads 1,2                  # this machine
-    python benches/bench_scaling.py --threads 1,2,4,8,16 --repeats 1 --out results/scaling16
-    python benches/bench_scaling.py --cases fried,fried-nu --threads 2
-
-Writes ``<out>.json``, ``<out>.md`` (the table) and ``<out>.png`` (time against threads).
+Writes ``<out>.json``, ``<out>.md`` and ``<out>.png`` (time against threads).
 """
 
 from __future__ import annotations

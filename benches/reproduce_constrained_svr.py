@@ -1,34 +1,18 @@
-"""Reproduce Table 1, Table 2 and Fig. 4 of Klopfenstein & Vaiter, "Linear Support Vector
-Regression with Linear Constraints" (seed paper 003) with ``kernelkit.ConstrainedSVR``.
+"""Reproduce Tables 1–2 and Fig. 4 of Klopfenstein & Vaiter, "Linear Support Vector Regression
+with Linear Constraints" (seed paper 003) with ``kernelkit.ConstrainedSVR`` (GSMO).
 
-Protocol (digest ``shared/papers/seed-003-svr-constraints.md`` §4, §4.7, §6):
-
-* Table 1, non-negative regression: X (500×50) i.i.d. N(0, 1), β* = exp(N(0, sd 2)), y = Xβ* +
-  noise. Gaussian or Laplace noise at SNR 20 / 10 dB with σ² = ‖Xβ*‖² / 10^{SNR/10} (total
-  energy) and Laplace scale b = σ/√2 (§4.7.2). X and the noise are drawn anew for every
-  repetition; β* is one draw matched to the paper's σ (``--beta matched``, §4.7.4) or anew per
-  repetition (``--beta per-rep``). Estimators: SVR (unconstrained ``ConstrainedSVR``), P-SVR =
-  max(β_SVR, 0), NNSVR (``constraint="nonnegative"``), NNLS (``scipy.optimize.nnls``, no
-  intercept).
-* Table 2, isotonic regression: β* = sorted N(0, 1) of size 50, X = I, y = β* + noise (same
-  conventions). ISVR (``constraint="increasing"``) vs IR (``sklearn IsotonicRegression``).
-* Fig. 4: the simplex simulation n = 200, p = 25 (``make_regression`` coefficients clipped at 0
-  and normalised: the dense β* of §4.6), noiseless and SNR 30 (total-energy σ, Gaussian).
-  GSMO = ``constraint="simplex"`` vs SMO = no constraint, paper C = 1, ν = 0.5, tol 1e-3, with
-  ``record_history=True``: f(θ^k) and Δ^k vs iteration k (PNG).
-
-Hyperparameters (C, ν) of SVR, NNSVR and ISVR: 5-fold shuffled, seeded KFold, negative MSE of the
-held-out predictions ``Xβ + β0`` (for Table 2 with X = I that is the MSE of β_i + β0 on the
-held-out coordinates, §4.7.5), on the paper's grids (§4.2: C_paper ∈ logspace(−3, 3, 10),
-ν ∈ linspace(0.05, 1, 10); Table 2: C_paper ∈ logspace(0, 3, 5), ν ∈ linspace(0.05, 1, 5)), then a
-refit on all rows; every fit gets ``C = C_paper / n_rows_of_that_fit``. Metrics on coefficients:
-'paper' RMSE = sqrt(‖β* − β̂‖₂/p) (what the tables print, §4.7.1), the true RMSE and MAE.
-PASS/FAIL checks: digest §5.9–5.10 (Fig. 4 is reported, not gated). Results:
-``benches/results/constrained_svr_tables.{json,md}`` and ``constrained_svr_fig4.png``.
+Protocol (digest ``shared/papers/seed-003-svr-constraints.md`` §4, §4.7): Table 1, X (500×50)
+~ N(0, 1), β* = exp(N(0, sd 2)) (one draw matched to the paper's σ, or ``--beta per-rep``),
+Gaussian or Laplace noise at SNR 20 / 10 with σ² = ‖Xβ*‖²/10^{SNR/10} and Laplace scale σ/√2:
+SVR, P-SVR = max(β_SVR, 0), NNSVR, NNLS. Table 2, X = I, β* = sorted N(0, 1) (p = 50): ISVR vs
+IR. (C, ν) by 5-fold seeded CV on the held-out MSE of Xβ + β0 over the paper's grids, refit on
+all rows, C_sklearn = C_paper / n. Fig. 4: n = 200, p = 25, the simplex with and without
+noise, GSMO (simplex) vs SMO (none), ``record_history``. Metrics: 'paper' RMSE = sqrt(‖β* −
+β̂‖₂/p) (what the tables print), true RMSE, MAE; checks of §5.9–5.10. Writes
+``results/constrained_svr_tables.{json,md}`` and ``constrained_svr_fig4.png``.
 
     python benches/reproduce_constrained_svr.py --quick
-    python benches/reproduce_constrained_svr.py --jobs 2            # full: 50 repetitions
-    python benches/reproduce_constrained_svr.py --parts table2 --reps 50
+    python benches/reproduce_constrained_svr.py --parts table1 --reps 50 --jobs 2
 """
 
 from __future__ import annotations
@@ -54,11 +38,8 @@ for noise, snr, est, *v in harness.paper("constrained_svr"):  # Tables 1-2: RMSE
     r, rs, m, ms = map(float, v)
     PAPER.setdefault(f"{noise}/{snr}", {})[est] = ((r, rs), (m, ms))
 PAPER_NOISE = {
-    "gaussian/20": 773.1,
-    "gaussian/10": 2444.9,
-    "laplacian/20": 546.7,
-    "laplacian/10": 1728.8,
-}
+    "gaussian/20": 773.1, "gaussian/10": 2444.9, "laplacian/20": 546.7, "laplacian/10": 1728.8
+}  # fmt: skip
 TABLE1, TABLE2 = ("SVR", "P-SVR", "NNSVR", "NNLS"), ("ISVR", "ISVR β+β0", "IR")
 FIG4 = {"SMO": None, "GSMO": "simplex"}
 HEADER = ("noise", "SNR", "estimator", "RMSE paper conv.", "paper RMSE", "true RMSE", "MAE",

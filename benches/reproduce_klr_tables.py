@@ -1,42 +1,21 @@
 """Reproduce Tables 2–5 of Consolo, Manno & Amaldi, "Binary Kernel Logistic Regression: a
-sparsity-inducing formulation and a convergent decomposition training algorithm" (seed paper 004)
-with ``kernelkit.SparseKernelLogisticRegression``.
+sparsity-inducing formulation and a convergent decomposition training algorithm" (seed paper
+004) with ``kernelkit.SparseKernelLogisticRegression``.
 
-Protocol (digest ``shared/papers/seed-004-sparse-klr.md`` §5.3; *ours*: choices the paper leaves
-open):
-
-* the 12 datasets of §5.2 from ``../shared/data`` (``DATASETS``; monk2 regenerated); 5-fold
-  stratified shuffled seeded CV (*ours*); features min-max scaled with the training fold's
-  minimum and range (*ours*), test rows scaled alike and not clipped;
-* per fold a stratified seeded 5% validation split of the training fold: every grid point is fitted
-  on the other 95% and scored on the validation rows; the chosen (C, λ) is refitted on the whole
-  training fold and scored on the test fold;
-* RBF kernel exp(−‖x − x'‖²/2) (``gamma=0.5``), box tolerance γ = 1e-5, τ = 1e-5; grid C ∈ {1e-4,
-  …, 1e4}, λ ∈ linspace(0, C, 10) (90 points); infeasible points (a ValueError containing
-  "infeasible", e.g. coil2000 at C = 1e-4) are skipped;
-* selection (*ours*, the paper gives no tie rule): "best" = the highest validation accuracy, ties
-  to the first grid point in the order C then λ ascending (``argmax`` over the paper's nested
-  loops); "sparsest of 3 most accurate" = of the first 3 in that ranking, the smallest ratio of
-  selected points of its 95% fit (ties: the better-ranked); "best (sparse ties)" (not in the
-  paper, to show the tie rule's effect): the highest accuracy, ties to the smallest ratio;
-* Table 3: KLR-1ord / KLR-2ord = λ = 0 with the first / second-order rule (C selected on the
-  λ = 0 column), S-KLR = Table 2 "best"; Table 4: per-fit CPU time (``process_time``, one solver
-  thread) and iterations of the 2ord and 1ord fits over the grid on the 95% fits, per dataset the
-  ratio of the means 2ord/1ord over the points feasible for both (the λ > 0 part of the 1ord grid
-  on ``--table4-folds`` folds); Table 5: λ = C/10, C selected on validation (the paper's Table 5
-  used no validation set).
-
-"ratio" is ``sparsity_`` = |{i: α_i > γ}| / n_train of the refitted model, averaged over folds.
-By default the six sets with more than 2,500 rows are replaced by a stratified seeded subsample
-of 2,500 rows (``--max-rows none`` lifts it), to fit the run in ~45 minutes on 2 shared cores.
-Modes: converged (default: tol 1e-5, no practical iteration cap) or ``--paper-mode`` (max_iter =
-10000, the paper's cap). Results: ``benches/results/klr_tables.{json,md,png}``
-(``klr_tables_quick.*`` for ``--quick``).
+Protocol (digest ``shared/papers/seed-004-sparse-klr.md`` §5.3): the 12 datasets; 5-fold
+stratified seeded CV; min-max scaling fitted on the training fold; a stratified 5% validation
+split of it scores every (C, λ) fitted on the other 95% (C ∈ {1e-4, …, 1e4}, λ ∈ linspace(0,
+C, 10); infeasible points skipped), the chosen one refitted on the fold; RBF gamma 0.5, box
+tolerance 1e-5, τ = 1e-5. Tie rules (the paper has none): "best" = the most accurate, ties to
+the smaller C then λ; "sparsest of 3" = of the first 3 so ranked, the smallest ratio; "best
+(sparse ties)" (ours) = the most accurate, ties to the smallest ratio. Table 3 selects C on the
+λ = 0 column (1st / 2nd-order working sets), Table 4 compares their per-fit CPU time and
+iterations over the grid, Table 5 fixes λ = C/10. "ratio" = ``sparsity_`` of the refitted
+model. By default the six sets over 2,500 rows are subsampled to 2,500 (``--max-rows none``).
+Writes ``results/klr_tables.{json,md,png}`` (``klr_tables_quick.*``).
 
     python benches/reproduce_klr_tables.py --quick
-    python benches/reproduce_klr_tables.py --jobs 2
-    python benches/reproduce_klr_tables.py --paper-mode --out benches/results/klr_tables_paper.json
-    python benches/reproduce_klr_tables.py --datasets wisconsin,monk2 --table4-folds 5
+    python benches/reproduce_klr_tables.py --jobs 2 --table4-folds 2
 """
 
 from __future__ import annotations
@@ -238,11 +217,8 @@ def aggregate(results: list[dict[str, Any]], names: Sequence[str], cfg: dict[str
                 "not_converged": sum(1 for f in done if f["status"] != "converged"),
                 "max_iter_seen": max((f["n_iter"] for f in done), default=0)}  # fmt: skip
         about = {
-            "rows": X.shape[0],
-            "features": X.shape[1],
-            "source": source,
-            "rows_in_file": n_file,
-        }
+            "rows": X.shape[0], "features": X.shape[1], "source": source, "rows_in_file": n_file
+        }  # fmt: skip
         per[name] = {"data": about, "methods": methods, "cost": cost}
     return per
 

@@ -1,22 +1,13 @@
 """Reproduce Tables III (linear) and IV (Gaussian) of Sansone, De Natale & Zhou, "Efficient
 Training for Positive Unlabeled Learning" (TPAMI 2019) with ``kernelkit.PUClassifier``.
 
-Protocol (digest ``shared/papers/seed-000-pu-usmo.md`` §4.3, the authors' ``demo2.m``):
-
-* the 12 small UCI sets of ``shared/data/pu-usmo``; the prior π is the whole-dataset positive
-  fraction rounded to 2 decimals, exactly the values hard-coded in ``demo2.m``;
-* ``⌊0.2·π·N⌋`` random positives are labeled; every other row (positives and negatives) is
-  unlabeled and forms D_n (the original row order is kept, as MATLAB's logical indexing does);
-* λ ∈ {1e-4, 1e-3, 1e-2, 1e-1}; linear kernel and Gaussian kernel of scale 1,
-  ``exp(−‖x−y‖²/2)``, i.e. ``gamma=0.5``; τ = 2e-3 (``tol=2e-3``);
-* seeded splits (``numpy.random.default_rng(seed)``, seeds 0..splits−1); mean over splits.
-
-Two F-measures per cell: ``paper F``, what the authors' ``performance.m`` computes in
-``demo2.m`` and the tables print: the F-measure of the *majority class* of the D_n labels (class
-0 on ties), scoring the predictions for the first n rows of X against the n labels of D_n
-(digest §4.3 (i) and (ii)); and ``F1``, the ordinary F1 of the positive class on D_n. The
-deviations and their summary (median |dev|, share of cells within 5 points) compare the mean
-paper F with the paper's printed USMO value. Results go to ``benches/results``.
+Protocol (digest ``shared/papers/seed-000-pu-usmo.md`` §4.3, the authors' ``demo2.m``): the 12
+sets of ``pu-usmo``, π the positive fraction rounded to 2 decimals; ⌊0.2·π·N⌋ random positives
+labeled, every other row unlabeled (D_n, in file order); λ ∈ {1e-4, …, 1e-1}; linear and
+Gaussian kernel exp(−‖x−y‖²/2); τ = 2e-3; seeded splits, mean over ``--splits``. ``paper F``:
+what ``performance.m`` computes and the tables print, the F of the *majority* class of D_n
+(class 0 on ties), scoring the predictions for X[:n] against D_n's n labels (§4.3 (i), (ii));
+``F1``: the F1 of class 1 on D_n. Deviations: mean paper F minus the printed USMO value.
 """
 
 from __future__ import annotations

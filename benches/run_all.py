@@ -1,36 +1,17 @@
 """Every peer comparison of issue 9 in one run: kernelkit vs scikit-learn (LIBSVM) and
-scikit-learn-intelex (oneDAL), SVC and SVR, same data, parameters and cache budget.
-
-Datasets (RBF kernel, tol=1e-3, cache ``--cache-size`` MB for every solver; numeric gamma shared
-by all peers; ``gamma="scale"`` is resolved on the training split as 1 / (d * Var(X_train))):
-
-* SVC ``a9a``: official 32,561 / 16,281 split, binary features, C=1, gamma=0.5 (issue 9).
-* SVC ``w8a``: rows permuted with default_rng(0), last 9,749 held out (40,000 train), C=1.
-* SVC ``usps``: official 7,291 / 2,007 split, 10 classes (one-vs-one), C=1; the rows are given
-  to every solver in their stored float32 (scikit-learn converts them to float64).
-* SVC ``kddcup``: PMLB kddcup, binary normal (-1) vs attack (+1); stratified 20,000 train +
-  20,000 disjoint test rows (seed 0), standardized on train; C=1.
-* SVR ``537_houses`` and ``344_mv``: random 80/20 split (seed 0), X and y standardized on
-  train, C=1, epsilon=0.1.
-
-Solvers: kernelkit with ``n_jobs=2`` (``--n-jobs``) and, on a9a, ``n_jobs=1`` too (issue 9's
-scaling criterion; the two alternate fit by fit); sklearn (single-threaded LIBSVM); sklearnex
-(``n_jobs`` as kernelkit, explicit large max_iter) when importable. Each fit in a fresh process.
-Per dataset x solver: fit and predict time, peer / kernelkit time ratios, the dual objective
-recomputed from the fitted attributes (per one-vs-one pair for SVC), #SV, test accuracy (R^2 for
-SVR), peak memory. Gates (exit code 1 when one fails): kernelkit's dual objective within 1e-4
-relative of LIBSVM's and its test accuracy / R^2 within 0.1 point. Issue 9's performance
-targets are reported as met / not met only.
+scikit-learn-intelex, SVC and SVR, the same data, RBF, tol=1e-3, cache and numeric gamma (a9a
+0.5, else 1/(d Var X_train)). SVC: ``a9a`` (official split), ``w8a`` (permuted, last 9,749
+rows held out), ``usps`` (float32 rows, 10 classes), ``kddcup`` (normal vs attack, stratified
+20,000 + 20,000 rows, standardised); SVR: ``537_houses`` and ``344_mv`` (80/20, X and y
+standardised, epsilon=0.1); C=1. kernelkit with ``--n-jobs`` (on a9a also 1 thread, the fits
+alternated), sklearnex with the same threads. Each fit in a fresh process; beside the times the
+dual objectives (per pair), #SV, accuracy or R², memory. Gated (exit code 1): kernelkit's
+objective within 1e-4 of LIBSVM's, its score within 0.1 point; issue 9's speed targets are
+reported only.
 
     python benches/run_all.py --quick          # small subsets -> results/run_all_quick.*
-    python benches/run_all.py                  # full run -> results/run_all.{json,md,png}
     python benches/run_all.py --datasets a9a,usps --time-cap 600
-
-With ``--threads`` the thread-scaling cases of ``bench_scaling.py`` follow, written to
-``run_all_scaling.{json,md,png}``; ``--datasets ""`` runs them alone:
-
-    python benches/run_all.py --threads 1,2                       # both parts, this machine
-    python benches/run_all.py --datasets "" --threads 1,2,4,8,16  # the scaling table only
+    python benches/run_all.py --datasets "" --threads 1,2,4   # bench_scaling.py's table only
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
-"""Why a warm start saves little on ``bench_warm_start.py``'s path: SMO's iterations per decade
-of the stopping tolerance, and the iterations from four starting points (issue 44).
-
-Same data and parameters as ``bench_warm_start.py`` (a9a's first 16,000 rows, dense, RBF
-gamma=0.5, cache 200 MB), the C-SVC dual solved directly by ``_core.solve_c_svc``:
-
-* ``--tols``: cold fits at C = 1 and C = 30 stopped at each tolerance: how many iterations the
-  last decades cost, which no start can skip;
-* ``--starts``: along C = 0.1, 0.3, 1, 3, 10, 30, the iterations from the cold start (α = 0) and
-  from the previous solution α' (at C'), mapped to the new C four ways, each then projected onto
-  ``{0 ≤ α ≤ C, yᵀα = 0}`` (``kernelkit._warm_start.project_onto``):
-
-  - ``projection``: α' itself (what ``warm_start=True`` does);
-  - ``scaled``: α' · C / C' (every variable at its bound stays at the bound);
-  - ``bound``: the variables at C' moved to C, the others kept;
-  - ``secant``: α' + (C − C')/(C' − C'') · (α' − α''), the linear prediction from the last two
-    solutions (exact while no variable changes its bound: the free α are affine in C).
-
-  Each cell gives the iterations and, in parentheses, the KKT gap at the solver's first
-  progress report: how far from optimal the start was.
+"""Why a warm start saves little on ``bench_warm_start.py``'s path (issue 44): a9a's first 16,000
+rows, RBF gamma=0.5, 200 MB cache, the C-SVC dual solved by ``_core.solve_c_svc``. ``--tols``:
+cold fits at C = 1 and 30 stopped at each tolerance (what the last decades cost from any
+start). ``--starts``: along C = 0.1 … 30, the iterations from α = 0 (``cold``) and from the
+previous α' mapped to the new C and projected onto ``{0 ≤ α ≤ C, yᵀα = 0}``: ``projection``
+(α', what ``warm_start=True`` does), ``scaled`` (α'·C/C'), ``bound`` (α' at C' moved to C),
+``secant`` (the linear prediction from the last two solutions); in parentheses the KKT gap at
+the solver's first report.
 
     cd benches && python warm_start_limits.py --threads 2
-
-Writes ``<out>.json`` and ``<out>.md``.
 """
 
 from __future__ import annotations
@@ -77,15 +63,9 @@ def main() -> None:
         reports: list[float] = []
         started = time.perf_counter()
         solution = _core.solve_c_svc(
-            X,
-            y,
-            np.full(len(y), C),
-            kernel,
-            alpha0,
-            tol=tol,
-            callback=lambda progress: reports.append(float(progress["gap"])) and None,
-            **options,
-        )
+            X, y, np.full(len(y), C), kernel, alpha0, tol=tol,
+            callback=lambda progress: reports.append(float(progress["gap"])) and None, **options
+        )  # fmt: skip
         seconds = time.perf_counter() - started
         return solution, seconds, reports[0] if reports else float("nan")
 
@@ -101,16 +81,9 @@ def main() -> None:
         for C in PATH:
             solution, seconds, first_gap = solve(C, 1e-6, start_from(strategy, C, history, y))
             history.append((C, np.asarray(solution.x)))
-            starts.append(
-                {
-                    "start": strategy,
-                    "C": C,
-                    "iterations": solution.iterations,
-                    "first_reported_gap": first_gap,
-                    "s": seconds,
-                    "objective": solution.objective,
-                }
-            )
+            starts.append({"start": strategy, "C": C, "iterations": solution.iterations,
+                           "first_reported_gap": first_gap, "s": seconds,
+                           "objective": solution.objective})  # fmt: skip
             print(starts[-1], flush=True)
     by_tol = markdown_table(
         ["C", "tol", "iterations", "s"],

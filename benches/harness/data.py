@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,6 @@ class Data:
     X_test: Any = None
     y_test: Any = None
     source: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def _need(path: Path) -> Path:

@@ -1,5 +1,5 @@
 """Where a benchmark ran and what one process used: the machine, the packages, the load, the
-installed kernelkit build, this process's memory; a function run in a fresh process."""
+installed kernelkit build, this process's memory; functions run in fresh processes."""
 
 from __future__ import annotations
 
@@ -19,23 +19,20 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-PACKAGES = (
-    *("kernelkit", "numpy", "scipy", "scikit-learn", "scikit-learn-intelex", "daal"),
-    *("matplotlib", "threadpoolctl", "cvxpy", "clarabel", "pulearn", "dask", "distributed"),
-)
+PACKAGES = ("kernelkit", "numpy", "scipy", "scikit-learn", "scikit-learn-intelex", "daal",
+            "matplotlib", "threadpoolctl", "cvxpy", "clarabel", "pulearn", "dask",
+            "distributed")  # fmt: skip
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
-SIMD_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_vpopcntdq")
+SIMD = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_vpopcntdq")
 
 
 def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str | None]:
     """Installed distribution versions (None for a package that is not installed)."""
-    versions: dict[str, str | None] = {}
+    out: dict[str, str | None] = dict.fromkeys(names)
     for name in names:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[name] = metadata.version(name)
+    return out
 
 
 def importable(*modules: str) -> bool:
@@ -55,46 +52,30 @@ def load_snapshot() -> dict[str, Any]:
     return {"time": now(), "uptime": line, "loadavg": list(os.getloadavg())}
 
 
-def _first_cpu() -> dict[str, str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return {}
-    fields: dict[str, str] = {}
-    for line in text.split("\n\n", 1)[0].splitlines():
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())
-    return fields
+def ram_bytes() -> int:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def machine_info() -> dict[str, Any]:
-    """The machine and software stack: CPU (vendor, family, model and the SIMD levels the
-    kernels dispatch on: "model name" can be as vague as "AMD EPYC" in a guest), memory,
-    Python, packages and the thread variables."""
-    cpu = _first_cpu()
-    flags = set(cpu.get("flags", "").split())
-    keys = [k for k in ("cpu family", "model", "stepping") if k in cpu]
-    ident = " ".join(f"{k.split()[-1]} {cpu[k]}" for k in keys)
-    simd = " ".join(f for f in SIMD_FLAGS if f in flags) or "no AVX2"
-    try:
-        mem_gb: float | None = round(
-            os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 2
-        )
-    except (AttributeError, OSError, ValueError):
-        mem_gb = None
-    return {
-        "uname": dict(
-            zip(("sysname", "nodename", "release", "version", "machine"), os.uname(), strict=True)
-        ),
-        "cpu_model": cpu.get("model name") or platform.processor() or None,
-        "cpu_id": f"{cpu.get('vendor_id', '?')} {ident}; {simd}" if cpu else None,
-        "cpu_count": os.cpu_count(),
-        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "mem_total_gb": mem_gb,
-        "python": sys.version.split()[0],
-        "packages": package_versions(),
-        "thread_env": {k: os.environ.get(k) for k in THREAD_VARS},
-    }
+    """The machine and software stack: the CPU (vendor, family, model and the SIMD levels the
+    kernels dispatch on: "model name" can be as vague as "AMD EPYC" in a guest), the memory,
+    Python, the packages and the thread variables."""
+    cpu: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().split("\n\n", 1)[0].splitlines():
+            cpu.setdefault(line.partition(":")[0].strip(), line.partition(":")[2].strip())
+    ident = " ".join(
+        f"{k.split()[-1]} {cpu[k]}" for k in ("cpu family", "model", "stepping") if k in cpu
+    )
+    simd = " ".join(f for f in SIMD if f in cpu.get("flags", "").split()) or "no AVX2"
+    uname = ("sysname", "nodename", "release", "version", "machine")
+    return {"uname": dict(zip(uname, os.uname(), strict=True)),
+            "cpu_model": cpu.get("model name") or platform.processor() or None,
+            "cpu_id": f"{cpu.get('vendor_id', '?')} {ident}; {simd}" if cpu else None,
+            "cpu_count": os.cpu_count(), "cpu_affinity": len(os.sched_getaffinity(0)),
+            "mem_total_gb": round(ram_bytes() / 2**30, 2), "python": sys.version.split()[0],
+            "packages": package_versions(),
+            "thread_env": {k: os.environ.get(k) for k in THREAD_VARS}}  # fmt: skip
 
 
 def kernelkit_build() -> dict[str, Any] | None:
@@ -110,12 +91,10 @@ def kernelkit_build() -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- this process
 def _status_mb(field: str) -> float | None:
     """A ``VmXXX:`` line of /proc/self/status in MiB (None where /proc is unavailable)."""
-    try:
+    with contextlib.suppress(OSError, ValueError, IndexError):
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 2**10
-    except (OSError, ValueError, IndexError):
-        pass
     return None
 
 
@@ -136,24 +115,17 @@ def reset_peak_rss() -> bool:
 def peak_rss_mb() -> float:
     """Peak resident set size of this process (since start or the last reset), in MiB."""
     hwm = _status_mb("VmHWM")
-    if hwm is not None:
-        return hwm
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+    return hwm if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
 
 
 def limit_address_space(fraction: float) -> None:
     """Cap this process's virtual memory at ``fraction`` of the RAM, so that a solver that
     outgrows the machine fails with MemoryError instead of calling the OOM killer."""
-    try:
-        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = (
-        int(fraction * ram) if hard == resource.RLIM_INFINITY else min(int(fraction * ram), hard)
+    limit = int(fraction * ram_bytes())
+    resource.setrlimit(
+        resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
     )
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def blas_threads(n: int) -> Any:
@@ -171,10 +143,8 @@ def _child_main(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Non
         result: Any = {"ok": True, "value": fn(*args)}
     except BaseException as exc:
         result = {
-            "ok": False,
-            "error": f"{type(exc).__name__}: {exc}",
-            "tb": traceback.format_exc(),
-        }
+            "ok": False, "error": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()
+        }  # fmt: skip
     conn.send(result)
     conn.close()
 
@@ -192,9 +162,7 @@ def run_isolated(
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
         while not parent.poll(0.5):
-            if not proc.is_alive():
-                if parent.poll(0.1):  # the result came just before the exit
-                    break
+            if not proc.is_alive() and not parent.poll(0.1):  # no result came before the exit
                 raise RuntimeError(f"child process died (exit code {proc.exitcode})")
             if deadline is not None and time.monotonic() > deadline:
                 proc.kill()
@@ -215,15 +183,13 @@ def run_isolated(
     return message["value"]
 
 
-def run_tasks(
-    fn: Callable[..., dict[str, Any]], tasks: Sequence[Any], jobs: int, *args: Any, threads: int = 1
-) -> Iterator[dict[str, Any]]:
+def run_tasks(fn: Callable[..., dict[str, Any]], tasks: Sequence[Any], jobs: int, *args: Any,
+              threads: int = 1) -> Iterator[dict[str, Any]]:  # fmt: skip
     """``fn(task, *args)`` for every task, on ``jobs`` spawned worker processes with ``threads``
-    BLAS threads each (results in completion order), or in this process when ``jobs <= 1``.
-    A task whose worker died yields ``{"task": task, "error": ...}``."""
+    BLAS threads each (results in completion order), or in this process when ``jobs <= 1``. A
+    task whose worker died yields ``{"task": task, "error": ...}``."""
     if jobs <= 1:
-        for task in tasks:
-            yield fn(task, *args)
+        yield from (fn(task, *args) for task in tasks)
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool

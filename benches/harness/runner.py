@@ -61,11 +61,8 @@ def summarize(case: Case, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     them all), the largest peak memory, every other field from the first good repeat."""
     ok = [r for r in runs if "error" not in r]
     row: dict[str, Any] = {
-        "label": case.label,
-        **case.keys,
-        "repeats": len(runs),
-        "ok_repeats": len(ok),
-    }
+        "label": case.label, **case.keys, "repeats": len(runs), "ok_repeats": len(ok)
+    }  # fmt: skip
     if not ok:
         row["error"] = runs[0]["error"] if runs else "not run"
         return row
@@ -81,11 +78,9 @@ def summarize(case: Case, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(
-    cases: Sequence[Case],
-    repeats: int = 1,
-    isolate: bool = True,
-    log: Callable[..., str] | None = None,
-) -> list[dict[str, Any]]:
+    cases: Sequence[Case], repeats: int = 1, isolate: bool = True,
+    log: Callable[..., str] | None = None
+) -> list[dict[str, Any]]:  # fmt: skip
     """``repeats`` fits of every case, interleaved (all cases once, then again: a spell of load
     on a shared machine slows every case alike, which keeps their ratios honest); a case that
     failed is not repeated. One row per case, in order."""
@@ -159,11 +154,9 @@ def pivot(
 
 
 def compare(
-    rows: list[dict[str, Any]],
-    keys: Sequence[str],
-    base: str = "kernelkit",
-    ref: str | None = "sklearn",
-) -> None:
+    rows: list[dict[str, Any]], keys: Sequence[str], base: str = "kernelkit",
+    ref: str | None = "sklearn"
+) -> None:  # fmt: skip
     """Per group of ``keys``: ``fit_ratio`` and ``predict_ratio`` (this row's time over the
     ``base`` row's), and against the ``ref`` row: ``objective_rel_diff``, the worst pair's
     ``pair_rel_diff``, ``score_diff`` and the agreement of the predictions (classes:

@@ -46,14 +46,9 @@ def estimator(
 
 
 def svm_case(
-    label: str,
-    solver: str,
-    kind: str,
-    params: dict[str, Any],
-    data: Any,
-    keys: dict[str, Any],
-    **opts: Any,
-) -> Case:
+    label: str, solver: str, kind: str, params: dict[str, Any], data: Any, keys: dict[str, Any],
+    **opts: Any
+) -> Case:  # fmt: skip
     """A ``fit_svm`` case. ``data``: a stash folder (X_train, y_train and maybe X_test,
     y_test) or ``(function, args)`` that makes (X, y) in the child. ``opts``: ``n_jobs``,
     ``n`` (first rows), ``kk`` (kernelkit-only parameters), ``objective`` (False: none),
@@ -111,21 +106,18 @@ def fit_svm(case: Case) -> dict[str, Any]:
         gamma, eps = float(p["est"]["gamma"]), float(p["est"].get("epsilon", 0.0))
         pairs = dual_objectives(est, p["kind"], gamma, y, eps)
         out.update(
-            objective=float(sum(pairs)),
-            objective_pairs=pairs,
-            objective_eval_s=time.perf_counter() - t0,
-        )
+            objective=float(sum(pairs)), objective_pairs=pairs,
+            objective_eval_s=time.perf_counter() - t0
+        )  # fmt: skip
     dc = est.dual_coef_
     dc = np.abs(np.asarray(dc.toarray() if hasattr(dc, "toarray") else dc))
     out.update(
-        n_sv=int(np.asarray(est.n_support_).sum()),
-        n_support=np.asarray(est.n_support_).tolist(),
+        n_sv=int(np.asarray(est.n_support_).sum()), n_support=np.asarray(est.n_support_).tolist(),
         n_iter=np.ravel(np.asarray(getattr(est, "n_iter_", np.nan), dtype=float)).tolist(),
-        intercept=float(np.ravel(est.intercept_)[0]),
-        sum_abs_dual_coef=float(dc.sum()),
+        intercept=float(np.ravel(est.intercept_)[0]), sum_abs_dual_coef=float(dc.sum()),
         max_abs_dual_coef=float(dc.max()),
-        support_vectors_sparse=hasattr(est.support_vectors_, "toarray"),
-    )
+        support_vectors_sparse=hasattr(est.support_vectors_, "toarray")
+    )  # fmt: skip
     if p["solver"] == "kernelkit":
         import kernelkit
 
