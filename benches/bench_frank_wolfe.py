@@ -138,6 +138,7 @@ class FitConfig:
     epsilon: float
     sample_size: int | None
     sample_trials: int
+    sample_pool: str
     init_size: int
     verify_full: bool
     cache_size: float
@@ -189,6 +190,7 @@ def make_estimator(cfg: FitConfig) -> Any:
             epsilon=cfg.epsilon,
             sample_size=cfg.sample_size,
             sample_trials=cfg.sample_trials,
+            sample_pool=cfg.sample_pool,
             init_size=cfg.init_size,
             verify_full=cfg.verify_full,
             random_state=cfg.seed,
@@ -565,6 +567,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--epsilon", type=float, default=1e-6)
     p.add_argument("--sample-size", type=int, default=59, help="0 = full scan")
     p.add_argument("--sample-trials", type=int, default=7)
+    p.add_argument(
+        "--sample-pool", choices=("all", "noncore"), default="all", help="FW/MFW's sample"
+    )
     p.add_argument("--init-size", type=int, default=20)
     p.add_argument("--verify-full", action="store_true")
     p.add_argument("--max-iter", type=int, default=-1, help="per pair, our methods (-1: none)")
@@ -632,7 +637,8 @@ def build_report(
     lines = [
         "## Frank–Wolfe L2-SVM solvers (seed 002) vs scikit-learn / scikit-learn-intelex\n",
         f"Our methods: FrankWolfeSVC, RBF, ε={base.epsilon:g}, {sampling}, "
-        f"sample_trials={base.sample_trials}, init_size={base.init_size}, "
+        f"sample_trials={base.sample_trials}, sample_pool={base.sample_pool}, "
+        f"init_size={base.init_size}, "
         f"verify_full={base.verify_full}, max_iter={base.max_iter} and time_limit="
         f"{base.time_limit} s per pair (FW: {args.fw_time_limit or base.time_limit} s), cache "
         f"{base.cache_size:g} MB, n_jobs={base.n_jobs}, "
@@ -717,6 +723,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         epsilon=args.epsilon,
         sample_size=args.sample_size or None,
         sample_trials=args.sample_trials,
+        sample_pool=args.sample_pool,
         init_size=args.init_size,
         verify_full=args.verify_full,
         cache_size=args.cache_size,

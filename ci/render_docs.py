@@ -9,7 +9,12 @@ is loaded from another host (the site must work offline: MathJax is served by th
 Material's web fonts are off), no ``$`` of a formula is left in the text outside code
 (math that pymdownx.arithmatex did not recognise, such as ``$x $`` with a space before the
 closing ``$``, or a ``$$`` block not set off by blank lines), and no code fence (one whose
-info string the Markdown extensions do not read).
+info string the Markdown extensions do not read). In the API reference, every class rendered
+with a signature (its constructor's, which for an estimator are the parameters of
+``get_params()``) lists exactly the signature's parameters, in its order, in its Parameters
+table, and no placeholder of the shared docstring entries (``{{kernel, degree}}``, see
+``python/kernelkit/_docstrings.py``) is left in the text: the docstrings read statically must
+have been filled as they are at import time.
 
 With ``--png OUT PAGE...``, each PAGE (a page of the site without ``.html``, optionally with an
 ``#anchor`` to scroll to) is also rendered by Debian's headless Chromium
@@ -24,6 +29,7 @@ The script exits non-zero when a check fails.
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import html
 import json
@@ -126,13 +132,65 @@ def check_page(name: str, page: str) -> list[str]:
     return problems
 
 
+#: The heading of an object of the API reference (mkdocstrings): its id is its import path.
+_OBJECT_HEADING = re.compile(r'<h\d id="([\w.]+)" class="doc doc-heading">\s*<code class="([^"]*)"')
+_SIGNATURE = re.compile(r'<div class="doc-signature highlight">.*?<code>(.*?)</code>', re.S)
+_PARAMETERS = re.compile(
+    r'<span class="doc-section-title">Parameters:</span>.*?<tbody>(.*?)</tbody>', re.S
+)
+_FIRST_CELL = re.compile(r'<tr class="doc-section-item">\s*<td>(.*?)</td>', re.S)
+
+
+def _plain(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment)).strip()
+
+
+def _signature_parameters(signature: str) -> list[str]:
+    """The parameter names of a rendered signature such as ``SVC(*, C=1.0, kernel="rbf")``."""
+    text = _plain(signature)
+    function = ast.parse(f"def f{text[text.index('(') :]}: pass").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    arguments = function.args
+    names = [a.arg for a in arguments.posonlyargs + arguments.args]
+    names += [f"*{arguments.vararg.arg}"] if arguments.vararg else []
+    names += [a.arg for a in arguments.kwonlyargs]
+    names += [f"**{arguments.kwarg.arg}"] if arguments.kwarg else []
+    return names
+
+
+def check_api_parameters(name: str, page: str) -> list[str]:
+    """What is wrong with the Parameters tables of a page of the API reference: each class
+    with a signature (its constructor's; for an estimator, the parameters of ``get_params()``)
+    must list the signature's parameters, and only them, in their order."""
+    problems = []
+    headings = list(_OBJECT_HEADING.finditer(page))
+    for number, heading in enumerate(headings):
+        end = headings[number + 1].start() if number + 1 < len(headings) else len(page)
+        section = page[heading.end() : end]
+        signature = _SIGNATURE.search(section)
+        if "doc-symbol-class" not in heading.group(2) or signature is None:
+            continue  # not a class, or one without a signature (a class of the Rust extension)
+        expected = _signature_parameters(signature.group(1))
+        table = _PARAMETERS.search(section)
+        listed = [_plain(cell) for cell in _FIRST_CELL.findall(table.group(1))] if table else []
+        if listed != expected:
+            problems.append(
+                f"{name}: {heading.group(1)} takes {expected} but its Parameters table lists "
+                f"{listed}"
+            )
+    for left in re.findall(r".{0,30}\{\{[^{}]*\}\}.{0,30}", _text_outside_code(page)):
+        problems.append(f"{name}: a shared docstring entry left unfilled: {left!r}")
+    return problems
+
+
 def check_site(site: Path) -> list[str]:
     pages = sorted(site.glob("*.html"))
     if not pages:
         return [f"{site} holds no page: build it first (mkdocs build --strict)"]
     problems = []
     for page in pages:
-        problems += check_page(page.name, page.read_text(encoding="utf-8"))
+        text = page.read_text(encoding="utf-8")
+        problems += check_page(page.name, text) + check_api_parameters(page.name, text)
     for css in sorted(site.rglob("*.css")):
         for url in re.findall(r"url\((?:'|\")?((?:https?:)?//[^)'\"]+)", css.read_text("utf-8")):
             problems.append(f"{css.relative_to(site)}: loads from another host: {url}")

@@ -9,8 +9,8 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
-    PuProblem, RadiusRule, SimplexQp, Smo, SolveError, SolveOptions, Solver, Start, Usmo,
-    WorkingSetRule,
+    PuProblem, RadiusRule, SamplePool, SimplexQp, Smo, SolveError, SolveOptions, Solver, Start,
+    Usmo, WorkingSetRule,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -523,7 +523,7 @@ pub(crate) fn solve_pu(
 #[pyfunction]
 #[pyo3(signature = (
     x, y, kernel, c, method, epsilon, sample_size=None, seed=0, sample_trials=7, init_size=20,
-    verify_full=false, radius_rule="exact", init="random", **options
+    verify_full=false, radius_rule="exact", init="random", sample_pool="all", **options
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_frank_wolfe(
@@ -541,8 +541,18 @@ pub(crate) fn solve_frank_wolfe(
     verify_full: bool,
     radius_rule: &str,
     init: &str,
+    sample_pool: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
+    let sample_pool = match sample_pool {
+        "all" => SamplePool::All,
+        "noncore" => SamplePool::NonCore,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "sample_pool must be 'all' or 'noncore', got {other:?}"
+            )))
+        }
+    };
     let start = match init {
         "random" => Start::RandomMeb,
         "furthest" => Start::FurthestPair,
@@ -576,6 +586,7 @@ pub(crate) fn solve_frank_wolfe(
         epsilon,
         sample_size,
         sample_trials,
+        sample_pool,
         init_size,
         start,
         verify_full,

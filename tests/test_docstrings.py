@@ -22,6 +22,7 @@ import inspect
 import numbers
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from sklearn.base import BaseEstimator
 
 import kernelkit
 import kernelkit.solvers
+from kernelkit import _docstrings
 
 #: The numpydoc codes enforced. Left out, deliberately:
 #:
@@ -304,3 +306,117 @@ def test_attributes_section_lists_the_fitted_attributes(path: str) -> None:
 def test_every_estimator_has_fit_options() -> None:
     """A new estimator in ``kernelkit.__all__`` must join the attribute check."""
     assert {path.rsplit(".", 1)[1] for path in _estimators()} == set(FIT_OPTIONS)
+
+
+# -- shared docstring entries (kernelkit._docstrings) ----------------------------------------
+
+SOURCES = Path(kernelkit.__file__).parent
+#: The griffe extension of the documentation site, in the checkout beside tests/.
+GRIFFE_EXTENSION = (
+    Path(__file__).resolve().parents[1] / "docs" / "hooks" / "griffe_sklearn_style.py"
+)
+
+
+def test_no_placeholder_is_left_in_a_public_docstring() -> None:
+    """Every class that uses a shared entry fills it at import time (``@shared_docstrings``):
+    its docstring, and those of every member kernelkit defines, the functions that wrappers
+    hold included (``available_if``'s ``predict_proba``, which the numpydoc checks above do
+    not collect)."""
+    for path, klass in _public_classes().items():
+        for owner in klass.__mro__:
+            if not owner.__module__.startswith("kernelkit"):
+                continue
+            for name, member in vars(owner).items():
+                wrapped = (getattr(member, a, None) for a in ("fget", "__func__", "__wrapped__"))
+                for documented in (owner, member, *wrapped):
+                    doc = getattr(documented, "__doc__", None)
+                    assert not (isinstance(doc, str) and "{{" in doc), f"{path}: {name}"
+    for path in _public_functions():
+        assert "{{" not in (inspect.getdoc(_load(path)) or ""), path
+
+
+def test_every_shared_entry_is_used() -> None:
+    """No entry of the tables is dead text: each is named by some placeholder in the sources
+    (``*`` names every entry of its table)."""
+    used: set[tuple[str, str]] = set()
+    for source in SOURCES.rglob("*.py"):
+        if source.name == "_docstrings.py":
+            continue
+        for match in _docstrings._PLACEHOLDER.finditer(source.read_text(encoding="utf-8")):
+            table = match["table"] or ""
+            names = [name.strip() for name in match["names"].split(",")]
+            entries = _docstrings.TABLES[table] if names == ["*"] else names
+            used |= {(table, name) for name in entries}
+    every = {(table, name) for table, entries in _docstrings.TABLES.items() for name in entries}
+    assert sorted(every - used) == []
+
+
+def test_fill_indents_entries_and_keeps_what_follows() -> None:
+    """Entries come indented as their placeholder line, in the order named; lines indented
+    under the placeholder continue the last entry's description."""
+    doc = """Summary.
+
+        Parameters
+        ----------
+        C : float
+            Regularisation.
+        {{degree, coef0}}
+            A sentence of the estimator's own.
+        """
+    filled = _docstrings.fill(doc)
+    assert filled is not None
+    parameters = NumpyDocString(inspect.cleandoc(filled))["Parameters"]
+    assert [(entry.name, entry.type) for entry in parameters] == [
+        ("C", "float"),
+        ("degree", "int, default=3"),
+        ("coef0", "float, default=0.0"),
+    ]
+    assert parameters[2].desc == [
+        'Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).',
+        "A sentence of the estimator's own.",
+    ]
+    section = _docstrings.fill("Summary.\n\n    {{predict: Parameters}}\n")
+    assert section is not None
+    assert [entry.name for entry in NumpyDocString(inspect.cleandoc(section))["Parameters"]] == [
+        "X"
+    ]
+    assert _docstrings.fill(None) is None
+    inline = "No placeholder {{degree}} inside a line."
+    assert _docstrings.fill(inline) == inline
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("{{no_such_parameter}}", "no_such_parameter"), ("{{no_table: C}}", "no_table")],
+)
+def test_fill_names_an_unknown_entry(line: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _docstrings.fill(f"Summary.\n\n    {line}\n")
+
+
+def test_the_static_reading_lists_every_parameter() -> None:
+    """The API reference reads the sources with griffe, without importing kernelkit, through
+    the extension of docs/hooks, which fills the shared entries with the same function: the
+    Parameters section it reads of each estimator lists the parameters of ``get_params()``,
+    in the signature's order, and its Attributes those of the runtime docstring."""
+    griffe = pytest.importorskip("griffe")
+    if not GRIFFE_EXTENSION.is_file():
+        pytest.skip("no docs/hooks beside tests/ (not a checkout)")
+    package = griffe.load(
+        "kernelkit",
+        search_paths=[str(SOURCES.parent)],
+        extensions=griffe.load_extensions(f"{GRIFFE_EXTENSION}:SklearnStyleDocstrings"),
+        allow_inspection=False,
+    )
+    for path in _estimators():
+        klass = _public_classes()[path]
+        sections = package[klass.__name__].docstring.parse("numpy")
+        listed = {
+            section.kind.value: [item.name for item in section.value]
+            for section in sections
+            if section.kind.value in ("parameters", "attributes")
+        }
+        assert listed["parameters"] == list(inspect.signature(klass).parameters), path
+        assert set(listed["parameters"]) == set(klass().get_params()), path
+        runtime = NumpyDocString(inspect.getdoc(klass) or "")["Attributes"]
+        assert listed["attributes"] == [entry.name for entry in runtime], path

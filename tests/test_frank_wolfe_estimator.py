@@ -237,6 +237,7 @@ def _bad_input_data() -> tuple[Array, Array]:
         ({"sample_size": 0}, r"sample_size"),
         ({"init_size": 1}, r"init_size"),
         ({"init_size": 0}, r"init_size"),
+        ({"sample_pool": "core"}, r"sample_pool"),
     ],
     ids=lambda v: str(v),
 )

@@ -23,6 +23,7 @@ The oracle and the helpers are in ``kk_frank_wolfe.py``. Digest:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -156,12 +157,43 @@ def test_verify_full_gives_the_full_certificate() -> None:
     gamma, c, eps = gamma_rule(x), 10.0, 1e-4
     kt = modified_kernel(x, y, rbf(gamma), c)
     kernel = core_kernel("rbf", gamma)
-    for method in ("cvm", "fw", "mfw"):
-        sol = solve(x, y, kernel, c, method, eps, sample_size=59, seed=3, verify_full=True)
+    for method, pool in [("cvm", "all"), ("fw", "all"), ("fw", "noncore"), ("mfw", "all")]:
+        kw = {"sample_size": 59, "seed": 3, "sample_pool": pool}
+        sol = solve(x, y, kernel, c, method, eps, verify_full=True, **kw)
         assert sol.status == "converged"
         assert_certificate(sol, kt, y, eps)
-        loose = solve(x, y, kernel, c, method, eps, sample_size=59, seed=3)
+        loose = solve(x, y, kernel, c, method, eps, **kw)
         assert_simplex(np.asarray(loose.x), f"{method} sampled")
+
+
+def test_the_noncore_pool_stops_fw_early_and_only_on_points_outside_the_core_set() -> None:
+    """``sample_pool="noncore"`` (LibCVM's sampler) ends FW when no sampled point outside the core
+    set lies outside B(c, (1+ε) r): recomputed from α in NumPy, every non-core point of a small
+    problem is inside (the sample covers them all once fewer than 59 remain, so the test is
+    exact there), while core points may still violate; the pool ``"all"`` reaches the oracle
+    bound with many more steps."""
+    x, y = make_data("random", 300, 3, 11)
+    gamma, c, eps = gamma_rule(x), 10.0, 1e-6
+    kt = modified_kernel(x, y, rbf(gamma), c)
+    kernel = core_kernel("rbf", gamma)
+    ref = reference(("rbf", "random", 300, 3, 11, c), kt)
+    kw: dict[str, Any] = {"sample_size": 59, "seed": 5, "sample_trials": 50}
+    early = solve(x, y, kernel, c, "fw", eps, sample_pool="noncore", **kw)
+    full = solve(x, y, kernel, c, "fw", eps, sample_pool="all", max_iter=5_000_000, **kw)
+    assert early.status == full.status == "converged"
+    alpha = np.asarray(early.x)
+    assert_simplex(alpha, "fw noncore")
+    s = kt @ alpha
+    r_big = float(alpha @ s)
+    delta2 = float(np.diag(kt).max())
+    violation = 2.0 * (r_big - s) - (2.0 * eps + eps * eps) * (delta2 - r_big)
+    outside = alpha == 0
+    # With 50 trials of 59 of the few non-core points left, none was missed.
+    assert np.all(violation[outside] <= 1e-9 * delta2), violation[outside].max()
+    # The early exit is far from the optimum; the full pool is within the paper's bound.
+    assert delta2 - r_big < (1.0 - 1e-4) * ref.g_low
+    assert_oracle_bound(kt, np.asarray(full.x), ref, eps, "fw all")
+    assert early.iterations * 10 < full.iterations
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,6 +4,10 @@ The docstrings follow scikit-learn's conventions, which numpydoc accepts and gri
 parser reads differently; this extension rewrites the docstring text griffe parses (not the
 sources) so that the rendered reference says what the docstrings say:
 
+- A line ``{{kernel, degree}}`` or ``{{pairs: classes_}}`` stands for entries that several
+  estimators share (``python/kernelkit/_docstrings.py``), which the classes fill in at import
+  time. griffe reads the sources without importing kernelkit, so this extension loads that
+  file by its path (it needs only the standard library) and applies the same ``fill`` first.
 - ``kernel : {"linear", "rbf"} or callable, default="rbf"``: griffe takes a type that opens
   with ``{`` as a list of choices whose first entry is the default (numpydoc's older rule), so
   it would show ``"linear"`` as the default and drop ``or callable``. Such a type is written
@@ -21,7 +25,10 @@ sources) so that the rendered reference says what the docstrings say:
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from griffe import Extension
@@ -35,6 +42,24 @@ _CITED = re.compile(r"\[(\w+)\]_")
 _LITERAL = re.compile(r"""^\s*(?:"[^"]*"|'[^']*'|None|True|False|-?\d[\w.+-]*)\s*$""")
 
 
+#: The module of the shared docstring entries, in the sources beside docs/.
+_SHARED_ENTRIES = Path(__file__).resolve().parents[2] / "python" / "kernelkit" / "_docstrings.py"
+
+
+def _load_shared_entries() -> ModuleType:
+    """``kernelkit._docstrings``, loaded from its file: importing ``kernelkit`` would need the
+    Rust extension, which the documentation build does not have."""
+    spec = importlib.util.spec_from_file_location("_kernelkit_docstrings", _SHARED_ENTRIES)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {_SHARED_ENTRIES}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_fill = _load_shared_entries().fill
+
+
 def _rewrite_type(match: re.Match[str]) -> str:
     choices = match["choices"]
     if all(_LITERAL.match(choice) for choice in choices.split(",")):
@@ -45,8 +70,9 @@ def _rewrite_type(match: re.Match[str]) -> str:
 
 
 def rewrite(text: str) -> str:
-    """The docstring ``text`` with brace-group types, roles, ``::`` and citations rewritten."""
-    lines = [_BRACED.sub(_rewrite_type, line) for line in text.splitlines()]
+    """The docstring ``text`` with the shared entries filled in, and brace-group types, roles,
+    ``::`` and citations rewritten."""
+    lines = [_BRACED.sub(_rewrite_type, line) for line in _fill(text).splitlines()]
     lines = [line[:-1] if line.endswith("::") and line.strip() != "::" else line for line in lines]
     text = _ROLE.sub(r"`\1`", "\n".join(lines))
     return _CITED.sub(r"[\1]", _CITATION.sub(r"\1- [\2] ", text))

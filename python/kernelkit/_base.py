@@ -8,7 +8,7 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,6 +38,21 @@ Float64Array = NDArray[np.float64]
 #: A fitted kernel as plain values (kind, gamma, degree, coef0): picklable, unlike ``_core.Kernel``.
 KernelParams = tuple[str, float, int, float]
 
+
+class KeptRows(NamedTuple):
+    """The dual problem of a fit over the rows of X of positive sample weight."""
+
+    #: The rows as the core takes them (for a precomputed kernel, their block of the Gram matrix).
+    rows: Any
+    #: Their indices in X.
+    positions: NDArray[np.intp]
+    #: Their sample weights.
+    weights: Float64Array
+    kernel: _core.Kernel
+    #: The previous fit's dual of them, to start from (``warm_start``), or None.
+    previous: Float64Array | None
+
+
 #: Rows of test data whose kernel values against the support vectors are held at once, for a
 #: precomputed or callable kernel (the built-in kernels never hold them: ``_decision_values``).
 PREDICT_BLOCK_ROWS = 4096
@@ -51,6 +66,15 @@ def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> fl
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
     return number
+
+
+def _check_nu(nu: object) -> float:
+    """ν must be a real number in (0, 1] (the ν-SVMs and ``ConstrainedSVR``)."""
+    if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)):
+        raise TypeError(f"nu must be a real number, got {type(nu).__name__}")
+    if not 0.0 < float(nu) <= 1.0:
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    return float(nu)
 
 
 def _check_kernel_parameters(
@@ -204,15 +228,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             return rows
         if rows is not None and self._takes_plain_rows(rows):
             return rows
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            dtype=np.float64,
-            order="C",
-            accept_sparse=self._accept_sparse(),
-            ensure_min_samples=1,
-        )
+        X = validate_data(self, X, reset=reset, **self._array_checks())
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def _takes_plain_rows(self, rows: NDArray[np.floating[Any]]) -> bool:
@@ -227,6 +243,16 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         and no feature names (those of an earlier fit on a dataframe are dropped)."""
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = rows.shape[1]
+
+    def _array_checks(self) -> dict[str, Any]:
+        """What ``validate_data`` requires of X: at least one row, float64 in C order, and
+        CSR for a sparse X (:meth:`_accept_sparse`)."""
+        return {
+            "dtype": np.float64,
+            "order": "C",
+            "accept_sparse": self._accept_sparse(),
+            "ensure_min_samples": 1,
+        }
 
     def _accept_sparse(self) -> str | bool:
         """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel or
@@ -248,16 +274,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if rows is not None and target is not None:
             self._set_n_features(rows)
             return rows, target
-        X_checked, y_checked = validate_data(
-            self,
-            X,
-            y,
-            reset=True,
-            dtype=np.float64,
-            order="C",
-            accept_sparse=self._accept_sparse(),
-            ensure_min_samples=1,
-        )
+        X_checked, y_checked = validate_data(self, X, y, reset=True, **self._array_checks())
         if not sp.issparse(X_checked):
             X_checked = np.asarray(X_checked, dtype=np.float64)
         return X_checked, np.asarray(y_checked)
@@ -486,6 +503,14 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         X_checked = self._validate_x(X, reset=False)
         return X_checked
 
+    def _one_decision_function(self, X: Any) -> Float64Array:
+        """``Σ_k dual_coef_[0, k] K(support_vectors_[k], x) + intercept_[0]`` for every row x
+        of X: the decision function of a model of one dual problem."""
+        X_checked = self._check_predict_input(X)
+        coef = self.dual_coef_[0]
+        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
+        return decision + float(self.intercept_[0])
+
 
 class SingleProblemSvm(KernelSvmMixin):
     """An SVM estimator trained as one dual problem (SVR, OneClassSVM): scalar diagnostics."""
@@ -497,6 +522,32 @@ class SingleProblemSvm(KernelSvmMixin):
     status_: str
     solver_stats_: dict[str, float | str]
     fit_status_: int
+    n_support_: NDArray[np.int32]
+
+    def _fit_one_problem(
+        self, X: Any, sample_weight: Any, solve: Callable[[KeptRows], _core.Solution]
+    ) -> _core.Solution:
+        """Fits the model to the checked rows X: their dual problem over the rows of positive
+        weight, solved by ``solve`` (from the previous fit's dual with ``warm_start``), then
+        the fitted attributes; returns the solution."""
+        self._check_precomputed_fit(X)
+        weights, kept = self._positive_weights(sample_weight, X)
+        kernel = self._kernel_spec(X)
+        previous = self._previous_dual(X.shape[0])
+        solution = solve(
+            KeptRows(
+                self._training_rows(X, kept),
+                kept,
+                weights[kept],
+                self._make_kernel(kernel),
+                None if previous is None else previous[kept],
+            )
+        )
+        x = np.asarray(solution.x)
+        self._store_solution(X, kept, x, solution, kernel)
+        self._remember_dual(X.shape[0], kept, x)
+        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+        return solution
 
     def _previous_dual(self, n_samples: int) -> Float64Array | None:
         """The dual a fit with ``warm_start`` starts from: the previous fit's, over every

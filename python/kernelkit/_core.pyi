@@ -247,6 +247,7 @@ def solve_frank_wolfe(
     verify_full: bool = False,
     radius_rule: str = "exact",
     init: str = "random",
+    sample_pool: str = "all",
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_constrained_svr(

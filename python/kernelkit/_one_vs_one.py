@@ -12,10 +12,12 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import Float64Array
+from ._docstrings import shared_docstrings
 
 __all__ = ["OneVsOneModel"]
 
 
+@shared_docstrings
 class OneVsOneModel:
     """The fitted one-vs-one model: pair (a, b), ``a < b`` in the order of ``classes_``, has
     the decision value ``Σ coef K(sv, x) + intercept``, positive for class a."""
@@ -111,11 +113,7 @@ class OneVsOneModel:
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
@@ -137,11 +135,7 @@ class OneVsOneModel:
     def predict(self, X: Any) -> NDArray[Any]:
         """Predict the class of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to classify, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------

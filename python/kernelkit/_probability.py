@@ -55,6 +55,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if as _untyped_available_if
 
 from . import _core
+from ._docstrings import shared_docstrings
 
 __all__ = [
     "FOLDS",
@@ -247,6 +248,7 @@ FoldDecide = Callable[
 ]
 
 
+@shared_docstrings
 class ProbabilityMixin:
     """``probability=True`` for :class:`~kernelkit.SVC` and :class:`~kernelkit.NuSVC`, with
     scikit-learn's semantics: ``predict_proba`` and ``predict_log_proba`` exist exactly when
@@ -346,11 +348,7 @@ class ProbabilityMixin:
         more than two classes the pairwise probabilities are coupled by Wu, Lin & Weng's
         method 2, as LIBSVM and scikit-learn do.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
@@ -380,11 +378,7 @@ class ProbabilityMixin:
     def predict_log_proba(self, X: Any) -> Float64Array:
         """Logarithm of :meth:`predict_proba` (``probability=True`` only).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
@@ -398,22 +392,14 @@ class ProbabilityMixin:
     def probA_(self) -> Float64Array:
         """The ``A`` of each pair's sigmoid ``1 / (1 + exp(A f + B))``.
 
-        Returns
-        -------
-        ndarray of shape (n_classes * (n_classes - 1) / 2,)
-            Fitted with ``probability=True``; an empty array otherwise.
+        An ndarray of shape (n_classes * (n_classes - 1) / 2,), one value per pair of classes,
+        fitted with ``probability=True``; an empty array otherwise.
         """
         return self._platt_parameter("probA_", "_probA")
 
     @property
     def probB_(self) -> Float64Array:
-        """The ``B`` of each pair's sigmoid ``1 / (1 + exp(A f + B))``.
-
-        Returns
-        -------
-        ndarray of shape (n_classes * (n_classes - 1) / 2,)
-            Fitted with ``probability=True``; an empty array otherwise.
-        """
+        """The ``B`` of each pair's sigmoid, as :attr:`probA_` holds the ``A``."""
         return self._platt_parameter("probB_", "_probB")
 
     def _platt_parameter(self, name: str, stored: str) -> Float64Array:

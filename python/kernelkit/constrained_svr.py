@@ -13,7 +13,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import Float64Array, _check_positive, check_solver_params, resolve_n_jobs
+from ._base import (
+    Float64Array,
+    _check_nu,
+    _check_positive,
+    check_solver_params,
+    resolve_n_jobs,
+)
+from ._docstrings import shared_docstrings
 from ._progress import progress_callback, report_solution
 from ._validation import (
     check_bool,
@@ -24,7 +31,6 @@ from ._validation import (
     regression_target,
 )
 from .exceptions import ConvergenceWarning
-from .nu_svr import _check_nu
 
 __all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
 
@@ -135,6 +141,7 @@ def check_feasible(a: sp.csr_array, b: Float64Array, gamma: sp.csr_array, d: Flo
 _GAP_WARNING = 1e-3
 
 
+@shared_docstrings
 class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     """Linear ν-support vector regression with linear constraints on the weights.
 
@@ -202,12 +209,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         Megabytes of cached columns of ``XXᵀ``, > 0.
     n_jobs : int or None, default=None
         Threads for the O(n) passes (None or -1: every core); results do not depend on it.
-    callback : callable or None, default=None
-        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
-    verbose : bool or int, default=False
-        When true, show a progress bar of the solve on stderr.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    {{callback, verbose, time_limit}}
 
     Attributes
     ----------
@@ -252,11 +254,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     delta_ : float
         The final largest violation ``Δ`` (for the interior-point method, GSMO's scores at its
         multipliers).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
+    {{n_features_in_, feature_names_in_}}
     n_iter_ : int
         Iterations of the solver (GSMO: block updates; interior point: Newton steps).
     status_ : str

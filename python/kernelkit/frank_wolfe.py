@@ -29,6 +29,7 @@ __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 
 METHODS = ("cvm", "fw", "mfw")
 INITS = ("random", "furthest")
+SAMPLE_POOLS = ("all", "noncore")
 
 
 def _check_int(name: str, value: object, minimum: int) -> int:
@@ -86,6 +87,17 @@ class FrankWolfeSVC(SVC):
     sample_trials : int, default=7
         Samples drawn in a row without finding a point outside the ball before declaring
         convergence, >= 1 (LibCVM's rule; the paper leaves it open).
+    sample_pool : {"all", "noncore"}, default="all"
+        Which points ``"fw"`` and ``"mfw"`` sample. ``"all"``: every point, so the sampled
+        stopping test also watches the core points and the fit ends near the optimum; plain
+        FW then crawls (its core weights only decay geometrically: hundreds of thousands of
+        steps on one of letter's pairs). ``"noncore"``: the points outside the core set
+        (``α_i = 0``), as LibCVM's sampler, on whose code the paper's implementation is built:
+        the test then asks only whether a point outside the core set lies outside the ball,
+        so FW stops after a few hundred steps, with the core weights far from optimal (on
+        letter 5× faster than CVM, 9 points less accurate; see the Frank–Wolfe page's
+        benchmarks). ``"cvm"`` always samples outside its core set, whose sub-problem it
+        solves.
     init_size : int, default=20
         Random points (alternating classes) whose ball, solved by SMO, is the starting point,
         >= 2 (with ``init="random"``).
@@ -227,6 +239,7 @@ class FrankWolfeSVC(SVC):
         epsilon: float = 1e-6,
         sample_size: int | None = 59,
         sample_trials: int = 7,
+        sample_pool: str = "all",
         init_size: int = 20,
         init: str = "random",
         verify_full: bool = False,
@@ -249,6 +262,7 @@ class FrankWolfeSVC(SVC):
         self.epsilon = epsilon
         self.sample_size = sample_size
         self.sample_trials = sample_trials
+        self.sample_pool = sample_pool
         self.init_size = init_size
         self.init = init
         self.verify_full = verify_full
@@ -270,6 +284,8 @@ class FrankWolfeSVC(SVC):
         if self.sample_size is not None:
             _check_int("sample_size", self.sample_size, 1)
         _check_int("sample_trials", self.sample_trials, 1)
+        if self.sample_pool not in SAMPLE_POOLS:
+            raise ValueError(f"sample_pool must be one of {SAMPLE_POOLS}, got {self.sample_pool!r}")
         _check_int("init_size", self.init_size, 2)
         if self.init not in INITS:
             raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
@@ -338,6 +354,7 @@ class FrankWolfeSVC(SVC):
             bool(self.verify_full),
             "exact",  # radius_rule: the paper's printed rule is for reproduction only
             str(self.init),
+            str(self.sample_pool),
             **options,
         )
 

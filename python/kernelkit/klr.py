@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._docstrings import shared_docstrings
 from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
 from ._validation import (
     check_bool,
@@ -32,6 +33,7 @@ __all__ = ["SparseKernelLogisticRegression"]
 SELECTIONS = ("second_order", "first_order")
 
 
+@shared_docstrings
 class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type: ignore[misc]
     """Kernel logistic regression with a sparsity-inducing term (S-KLR).
 
@@ -54,16 +56,10 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         Weight of the logistic loss, > 0.
     lam : float or "C/10", default=0.0
         The sparsity parameter λ >= 0; ``"C/10"`` is the paper's suggestion, ``C / 10``.
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        The kernel, as for :class:`SVC`. The paper's kernel is ``exp(−‖x − x'‖²/2)``
-        (``kernel="rbf", gamma=0.5``) on features scaled to [0, 1].
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    {{kernel}}
+        The paper's kernel is ``exp(−‖x − x'‖²/2)`` (``kernel="rbf", gamma=0.5``) on features
+        scaled to [0, 1].
+    {{degree, gamma, coef0}}
     bound_eps : float, default=1e-5
         The box tolerance γ of the paper, in (0, C/2): ``α_i`` lives in ``[γ, C − γ]``, and a
         point with ``α_i = γ`` is not used by the model. Needs
@@ -77,17 +73,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         Iteration limit, >= 1, or -1 for none (the paper stops at 10,000).
     record_history : bool, default=False
         Keep ``f(α^k)`` and ``‖α^k − α^{k−1}‖²`` of every iteration in ``history_``.
-    cache_size : float, default=200
-        Size of the kernel cache in MB (> 0).
-    n_jobs : int or None, default=None
-        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
-        every core. The model does not depend on it.
-    callback : callable or None, default=None
-        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
-    verbose : bool or int, default=False
-        When true, show a progress bar of the solve on stderr.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    {{cache_size, n_jobs, callback, verbose, time_limit}}
     multi_class : {"ovr", "ovo"}, default="ovr"
         With more than two classes: one binary model per class against the rest, whose
         probabilities are normalised (``"ovr"``), or one per pair of classes on their rows,
@@ -114,14 +100,11 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         against the rest, in the order of ``classes_``; ``"ovo"``: classes ``a < b`` with ``b``
         positive, ``(0, 1), (0, 2), …``). The binary attributes below (``alpha_``,
         ``dual_coef_``, ``support_``, ``status_`` …) are then theirs, not the estimator's.
-    coef_ : ndarray or sparse matrix of shape (1, n_features)
-        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
-        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
+    {{single: coef_}}
     dual_coef_ : ndarray of shape (1, n_SV)
         ``α_i y_i`` of the support vectors, in the model
         ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``.
-    fit_status_ : int
-        0 when the solve converged, 1 otherwise.
+    {{single: fit_status_}}
     history_ : dict of ndarray
         Only with ``record_history=True``: ``"objective"`` and ``"step_norm2"``, one entry per
         iterate.
@@ -131,23 +114,15 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     kkt_gap_ : float
         ``max_{I_up} −y_i∇f_i − min_{I_low} −y_i∇f_i`` at exit (at most ``tol`` when
         converged).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
+    {{n_features_in_, feature_names_in_}}
     n_iter_ : int or ndarray of shape (n_models,)
         SMO iterations (for more than two classes, those of each model of ``estimators_``).
     n_support_ : ndarray of shape (2,)
         Support vectors of ``classes_[0]`` and of ``classes_[1]`` (int32).
-    objective_ : float
-        The dual objective above at exit.
-    objective_increases_ : int
-        Steps that increased the dual objective (0 for a correct solver).
+    {{single: objective_, objective_increases_}}
     rho_ : float
         The margin slack ρ of the primal (equal to ``lam``).
-    shape_fit_ : tuple of int of shape (2,)
-        Shape of the training ``X``.
+    {{shape_fit_}}
     solver_stats_ : dict
         The solver's counters, among them the kernel cache hits, misses, values computed,
         bytes in use and budget, the objective increases, ``kernel_path`` (how kernel values were
@@ -271,11 +246,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model (binary, or several binary models for more classes: ``multi_class``).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
-            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        {{fit: Parameters}}
         y : array-like of shape (n_samples,)
             Labels of at least two classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -384,11 +355,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function on the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
@@ -402,10 +369,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         if multiclass is not None:
             combined, X_checked = multiclass
             return combined.decisions(X_checked, self.kernel == "precomputed")
-        X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
-        decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
-        return decision + float(self.intercept_[0])
+        return self._one_decision_function(X)
 
     def predict_proba(self, X: Any) -> Float64Array:
         """Estimate the probability of each class for the samples in X.
@@ -413,11 +377,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         The paper leaves ρ out of prediction; for ``lam > 0`` the probabilities grow more
         extreme with λ (‖w‖ grows) and are not calibrated.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
@@ -438,11 +398,7 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     def predict(self, X: Any) -> NDArray[Any]:
         """Predict the class of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to classify, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------

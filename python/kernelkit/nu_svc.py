@@ -9,15 +9,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _core
-from ._base import Float64Array
+from ._base import Float64Array, _check_nu
+from ._docstrings import shared_docstrings
 from ._probability import PROBABILITY_DEFAULT, matching_default
 from ._warm_start import project_onto
-from .nu_svr import _check_nu
 from .svc import SVC
 
 __all__ = ["NuSVC"]
 
 
+@shared_docstrings
 class NuSVC(SVC):
     """Nu-Support Vector Classification, a drop-in replacement for :class:`sklearn.svm.NuSVC`.
 
@@ -38,118 +39,32 @@ class NuSVC(SVC):
     nu : float, default=0.5
         The ν in (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the
         fraction of support vectors. Must not exceed ``2 min(n₊, n₋) / n`` for any pair.
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        The kernel, as for :class:`SVC`.
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
-    shrinking : bool, default=True
-        Whether to use LIBSVM's shrinking heuristic.
-    probability : bool, default=False
-        Whether to fit probability estimates (:meth:`predict_proba`), as for :class:`SVC`:
-        LIBSVM's Platt scaling on 5-fold cross-validated decision values. Default and
-        deprecation as the installed scikit-learn's (``"deprecated"`` from 1.9 on, where any
-        value given warns).
-    engine : {"auto", "libsvm", "batched"}, default="auto"
-        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
-        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
-        up to 256 variables: their kernel columns computed together, pair steps on the batch on
-        one thread, the gradient updated once per batch (shrinking as LIBSVM's from 20,000
-        variables on), so the threads meet far less often. Both stop by the same rule on the
-        whole problem.
-        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
-        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
-    tol : float, default=1e-3
-        Stopping tolerance on the maximal KKT violation of each dual problem, > 0.
-    cache_size : float, default=200
-        Size of the kernel cache of each dual problem in MB (> 0).
+    {{kernel, degree, gamma, coef0, shrinking, probability, engine, tol, cache_size}}
     class_weight : dict, "balanced" or None, default=None
         Checked and stored in ``class_weight_`` but without effect on the ν formulation (as in
         LIBSVM and scikit-learn).
-    verbose : bool or int, default=False
-        When true, show a progress bar on stderr per dual problem (the pairs are then solved
-        one after the other).
-    max_iter : int, default=-1
-        Limit on the iterations of each dual problem, >= 1, or -1 for no limit.
-    decision_function_shape : {"ovr", "ovo"}, default="ovr"
-        Shape of :meth:`decision_function` for three classes or more, as for :class:`SVC`.
-    break_ties : bool, default=False
-        With ``"ovr"`` and more than two classes, predict the argmax of
-        :meth:`decision_function` instead of the vote. Must be False with ``"ovo"``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the folds of the probability estimates (``probability=True``); the solver itself
-        is deterministic.
-    n_jobs : int or None, default=None
-        Threads for the kernel computations, the solver's O(n) passes and concurrent pairs;
-        ``None`` or -1 use every core. The model does not depend on it.
-    callback : callable or None, default=None
-        Progress callback of each solve, as for :class:`SVC`: a true return value stops it.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed per dual problem (> 0), or None for no limit.
-    warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``nu`` or ``sample_weight``)
-        starts from the previous fit's dual solution projected onto the new constraints (see
-        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit starts
-        cold. The model keeps one dual value per row (and pair) for this.
+    {{verbose}}
+        The pairs are then solved one after the other.
+    {{max_iter, decision_function_shape, break_ties, random_state, n_jobs}}
+        The pairs of a multiclass problem are solved concurrently, each with a share of the
+        threads.
+    {{callback, time_limit, warm_start}}
+        Meant for a refit on the same rows with another ``nu`` or ``sample_weight``.
 
     Attributes
     ----------
     class_weight_ : ndarray of shape (n_classes,)
         The class weights computed from ``class_weight`` (unused by the ν formulation).
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
-        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
-        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i / r`` of the support vectors, in :class:`SVC`'s layout.
-    fit_status_ : int
-        0 when every dual problem converged, 1 otherwise.
     intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The constant ``−ρ / r`` of each pairwise decision function (sign flipped for two
         classes).
-    kkt_gap_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        The maximal KKT violation of each ν problem at exit (< ``tol`` when converged).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
-    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        Iterations of each dual problem (int32).
-    n_support_ : ndarray of shape (n_classes,)
-        Number of support vectors of each class (int32).
     objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The ν dual objective ``½αᵀQα`` of each pair at exit, divided by ``r²`` (LIBSVM's
         rescaling).
-    objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        Steps that increased the dual objective, per pair (0 for a correct solver).
-    probA_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        ``A`` of each pair's sigmoid ``1 / (1 + exp(A f + B))`` (``probability=True``; empty
-        otherwise).
-    probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        ``B`` of each pair's sigmoid (``probability=True``; empty otherwise).
-    shape_fit_ : tuple of int of shape (2,)
-        Shape of the training ``X``.
-    solver_stats_ : list of dict
-        Per pair: kernel cache counters, gradient reconstructions, objective increases, the
-        smallest active set reached by shrinking, ``parallel_passes`` (the passes over the
-        data where the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the
-        solve's time outside them, which no number of threads shortens), ``engine``
-        (which ran), ``batches`` (of the batched engine), ``kernel_path`` (how kernel values
-        were computed) and ``simd`` (the vector instructions used).
-    status_ : list of str
-        How each dual problem ended (``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-        ``"stopped"`` or ``"numerical_error"``).
-    support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors in the training data (int32), grouped by class.
-    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
-        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
-        precomputed kernel.
+    {{pairs: *}}
+    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
 
     See Also
     --------

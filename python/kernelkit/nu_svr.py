@@ -8,13 +8,15 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._base import Float64Array, _check_positive
+from ._base import Float64Array, _check_nu, _check_positive
+from ._docstrings import shared_docstrings
 from ._warm_start import project_onto
 from .svr import SVR
 
 __all__ = ["NuSVR"]
 
 
+@shared_docstrings
 class NuSVR(SVR):
     """Nu-Support Vector Regression, a drop-in replacement for :class:`sklearn.svm.NuSVR`.
 
@@ -35,92 +37,17 @@ class NuSVR(SVR):
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
         sample weight).
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        The kernel, as for :class:`SVC`.
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
-    shrinking : bool, default=True
-        Whether to use LIBSVM's shrinking heuristic.
-    engine : {"auto", "libsvm", "batched"}, default="auto"
-        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
-        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
-        up to 256 variables: their kernel columns computed together, pair steps on the batch on
-        one thread, the gradient updated once per batch (shrinking as LIBSVM's from 20,000
-        variables on), so the threads meet far less often. Both stop by the same rule on the
-        whole problem.
-        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
-        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
-    tol : float, default=1e-3
-        Stopping tolerance on the maximal KKT violation, > 0.
-    cache_size : float, default=200
-        Size of the kernel cache in MB (> 0).
-    verbose : bool or int, default=False
-        When true, show a progress bar of the solve on stderr.
-    max_iter : int, default=-1
-        Limit on the iterations, >= 1, or -1 for no limit.
-    n_jobs : int or None, default=None
-        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
-        every core. The model does not depend on it.
-    callback : callable or None, default=None
-        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
-    warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``C``, ``nu`` or
-        ``sample_weight``) starts from the previous fit's dual solution projected onto the new
-        constraints (see ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any
-        other refit starts cold. The model keeps one dual value per row (and pair) for this.
+    {{kernel, degree, gamma, coef0, shrinking, engine, tol, cache_size, verbose, max_iter}}
+    {{n_jobs, callback, time_limit, warm_start}}
+        Meant for a refit on the same rows with another ``C``, ``nu`` or ``sample_weight``.
 
     Attributes
     ----------
-    coef_ : ndarray or sparse matrix of shape (1, n_features)
-        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
-        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``α_i − α*_i`` of the support vectors.
     epsilon_ : float
         The tube half-width ε found by the solver.
-    fit_status_ : int
-        0 when the solve converged, 1 otherwise.
-    intercept_ : ndarray of shape (1,)
-        The constant ``b`` of the regression function.
-    kkt_gap_ : float
-        The maximal KKT violation at exit (< ``tol`` when converged).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
-    n_iter_ : int
-        Solver iterations.
-    n_support_ : ndarray of shape (1,)
-        ``[n_SV]`` (int32), as scikit-learn's SVR.
-    objective_ : float
-        The dual objective above at exit.
-    objective_increases_ : int
-        Steps that increased the dual objective (0 for a correct solver).
-    shape_fit_ : tuple of int of shape (2,)
-        Shape of the training ``X``.
-    solver_stats_ : dict
-        Kernel cache counters, gradient reconstructions, objective increases, the smallest
-        active set reached by shrinking, ``parallel_passes`` (the passes over the data where
-        the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
-        time outside them, which no number of threads shortens), ``engine``
-        (which ran), ``batches`` (of the batched engine), ``kernel_path`` (how kernel values
-        were computed) and ``simd`` (the vector instructions used).
-    status_ : str
-        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
-    support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors (``α_i ≠ α*_i``) in the training data (int32).
-    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
-        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
-        precomputed kernel.
+    {{regression: *}}
+    {{single: *}}
+    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
 
     See Also
     --------
@@ -230,12 +157,3 @@ class NuSVR(SVR):
                 project_onto(np.maximum(-beta, 0.0), upper, target),
             ]
         )
-
-
-def _check_nu(nu: object) -> float:
-    """ν must be a real number in (0, 1]."""
-    if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)):
-        raise TypeError(f"nu must be a real number, got {type(nu).__name__}")
-    if not 0.0 < float(nu) <= 1.0:
-        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
-    return float(nu)

@@ -272,28 +272,28 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
         attributes["classlabels_strings"] = labels.tolist()
     else:
         attributes["classlabels_ints"] = labels.tolist()
-    pairwise = scope.get_unique_variable_name("pairwise")
-    container.add_node(
-        "SVMClassifier",
-        [rows],
-        [label_out, pairwise],
-        op_domain=_ML,
-        op_version=1,
-        name=scope.get_unique_operator_name("SVMClassifier"),
-        **attributes,
-    )
-    if prob_a.size:
-        unused = scope.get_unique_variable_name("vote")
+
+    def classifier(outputs: list[str], **platt: Any) -> None:
+        """An ``SVMClassifier`` node of the model into ``outputs`` (with Platt's ``prob_a``
+        and ``prob_b`` when given)."""
         container.add_node(
             "SVMClassifier",
             [rows],
-            [unused, score_out],
+            outputs,
             op_domain=_ML,
             op_version=1,
             name=scope.get_unique_operator_name("SVMClassifier"),
+            **platt,
+            **attributes,
+        )
+
+    pairwise = scope.get_unique_variable_name("pairwise")
+    classifier([label_out, pairwise])
+    if prob_a.size:
+        classifier(
+            [scope.get_unique_variable_name("vote"), score_out],
             prob_a=prob_a.astype(np.float32).tolist(),
             prob_b=prob_b.astype(np.float32).tolist(),
-            **attributes,
         )
     elif model.decision_function_shape == "ovo":
         container.add_node(

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
 
@@ -20,7 +21,13 @@ if TYPE_CHECKING:
     # typing_extensions, which Python 3.10 does not ship; mypy always has it.
     from typing_extensions import Self
 
-__all__ = ["PUClassifier", "lee_liu_score", "make_pu_scorer", "pu_accuracy_score"]
+__all__ = [
+    "PUClassifier",
+    "estimate_prior",
+    "lee_liu_score",
+    "make_pu_scorer",
+    "pu_accuracy_score",
+]
 
 
 class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]

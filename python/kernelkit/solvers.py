@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _core
 from ._base import resolve_n_jobs
 from ._core import Solution
+from ._docstrings import shared_docstrings
 from ._validation import core_max_iter, core_time_limit
 
 __all__ = ["BoxQp", "Smo", "Solution", "Solver", "aggregated_kernel"]
@@ -30,6 +31,7 @@ ProgressCallback = Callable[[Mapping[str, Any]], "bool | None"]
 
 
 @runtime_checkable
+@shared_docstrings
 class Solver(Protocol):
     """What every kernelkit solver offers: a name and ``solve(problem, *, callback=None)``.
 
@@ -48,10 +50,7 @@ class Solver(Protocol):
         ----------
         problem : object
             The problem, of the type the solver accepts (:class:`BoxQp` for :class:`Smo`).
-        callback : callable or None, default=None
-            Called with a dict of progress (``iteration``, ``gap``, ``objective``,
-            ``active_size``, ``cache_hits``, ``cache_misses``) at most every 20 ms; a true
-            return value stops the solve with status ``"stopped"``.
+        {{solve: callback}}
 
         Returns
         -------
@@ -118,6 +117,7 @@ class BoxQp:
         object.__setattr__(self, "alpha0", None if alpha0 is None else _vector("alpha0", alpha0, n))
 
 
+@shared_docstrings
 @dataclass(frozen=True)
 class Smo:
     """LIBSVM's SMO (second-order working set, shrinking) on a :class:`BoxQp`.
@@ -157,10 +157,7 @@ class Smo:
         ----------
         problem : BoxQp
             The problem; anything else raises ``TypeError``.
-        callback : callable or None, default=None
-            Called with a dict of progress (``iteration``, ``gap``, ``objective``,
-            ``active_size``, ``cache_hits``, ``cache_misses``) at most every 20 ms; a true
-            return value stops the solve with status ``"stopped"``.
+        {{solve: callback}}
 
         Returns
         -------

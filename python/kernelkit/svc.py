@@ -17,6 +17,7 @@ from sklearn.base import ClassifierMixin
 
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
+from ._docstrings import shared_docstrings
 from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._one_vs_one import OneVsOneModel
 from ._probability import (
@@ -53,6 +54,7 @@ class _PairProblem(NamedTuple):
     rows_class_weights: Float64Array
 
 
+@shared_docstrings
 class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
@@ -72,144 +74,33 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of every dual variable (before the class
         and sample weights). Smaller values mean a smoother decision function.
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        ``"linear"``: ``⟨x, x'⟩``; ``"poly"``: ``(gamma ⟨x, x'⟩ + coef0)^degree``; ``"rbf"``:
-        ``exp(−gamma ‖x − x'‖²)``; ``"sigmoid"``: ``tanh(gamma ⟨x, x'⟩ + coef0)``;
-        ``"precomputed"``: ``X`` is the Gram matrix itself. A callable is called as
-        ``kernel(A, B)`` on dense row blocks and must return their Gram block of shape
-        ``(len(A), len(B))``.
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())`` over the training rows (1 when the variance is 0),
-        ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
-    shrinking : bool, default=True
-        Whether to use LIBSVM's shrinking heuristic (temporarily fixing variables at their
-        bounds); it changes the running time, not the solution beyond ``tol``.
-    probability : bool, default=False
-        Whether to fit probability estimates (:meth:`predict_proba`), as LIBSVM does: each
-        pair's sigmoid is fitted to decision values from a 5-fold cross-validation (5 more
-        solves per pair, with folds drawn from ``random_state``; see ``docs/svc.md``). The
-        default and the deprecation are the installed scikit-learn's: from scikit-learn 1.9 on,
-        the default is ``"deprecated"`` (no estimates) and any value given warns with a
-        ``FutureWarning`` (scikit-learn suggests ``CalibratedClassifierCV(SVC(),
-        ensemble=False)`` instead).
-    engine : {"auto", "libsvm", "batched"}, default="auto"
-        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
-        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
-        up to 256 variables: their kernel columns computed together, pair steps on the batch on
-        one thread, the gradient updated once per batch (shrinking as LIBSVM's from 20,000
-        variables on), so the threads meet far less often. Both stop by the same rule on the
-        whole problem.
-        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
-        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
-    tol : float, default=1e-3
-        Stopping tolerance, > 0: a dual problem is solved once its maximal KKT violation
-        ``m(α) − M(α)`` falls below ``tol``.
-    cache_size : float, default=200
-        Size of the kernel cache of each dual problem in MB (> 0), holding columns of ``Q`` in
-        float32 as LIBSVM does.
+    {{kernel, degree, gamma, coef0, shrinking, probability, engine, tol, cache_size}}
     class_weight : dict, "balanced" or None, default=None
         Multiplies ``C`` by ``class_weight[label]`` for the samples of each class; ``"balanced"``
         uses ``n_samples / (n_classes · np.bincount(y))``; ``None`` gives every class weight 1.
-    verbose : bool or int, default=False
-        When true, show a progress bar on stderr per dual problem (iterations, KKT gap, cache
-        hit rate); the pairs of a multiclass problem are then solved one after the other.
-    max_iter : int, default=-1
-        Limit on the SMO iterations of each dual problem, >= 1, or -1 for no limit. A problem
-        stopped by it warns with :class:`~kernelkit.ConvergenceWarning`.
-    decision_function_shape : {"ovr", "ovo"}, default="ovr"
-        Shape of :meth:`decision_function` for three classes or more: one column per class
-        (``"ovr"``, built from the one-vs-one votes and confidences as scikit-learn does) or one
-        column per pair of classes (``"ovo"``). Training is one-vs-one either way.
-    break_ties : bool, default=False
-        With ``decision_function_shape="ovr"`` and more than two classes, predict the argmax of
-        :meth:`decision_function` instead of the vote (ties of the vote then go by confidence).
-        Must be False with ``"ovo"``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the folds of the probability estimates (``probability=True``); the solver itself
-        is deterministic.
-    n_jobs : int or None, default=None
-        Threads for the kernel computations and the O(n) passes of the solver, and for solving
-        the pairs of a multiclass problem concurrently. ``None`` or -1 use every core, a
-        negative value ``n_cpus + 1 + n_jobs`` cores; 0 is invalid. The model does not depend on
-        it.
-    callback : callable or None, default=None
-        Called during each solve, at most every 20 ms, with a dict of the ``iteration``, the
-        KKT ``gap``, the ``objective``, the ``active_size`` and the ``cache_hits`` and
-        ``cache_misses``. A true return value stops that solve (status ``"stopped"``, with a
-        :class:`~kernelkit.ConvergenceWarning`); an exception it raises ends the fit.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed per dual problem (> 0), or None for no limit; a problem that
-        reaches it stops with status ``"time_limit"``.
-    warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``C``, ``class_weight`` or
-        ``sample_weight``) starts from the previous fit's dual solution projected onto the new
-        constraints (see ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any
-        other refit starts cold. The model keeps one dual value per row (and pair) for this.
+    {{verbose}}
+        The pairs of a multiclass problem are then solved one after the other.
+    {{max_iter, decision_function_shape, break_ties, random_state, n_jobs}}
+        The pairs of a multiclass problem are solved concurrently, each with a share of the
+        threads.
+    {{callback, time_limit, warm_start}}
+        Meant for a refit on the same rows with another ``C``, ``class_weight`` or
+        ``sample_weight``.
 
     Attributes
     ----------
     class_weight_ : ndarray of shape (n_classes,)
         The weight of each class, multiplying ``C`` for its samples.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted.
-    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
-        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
-        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
         LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
         means ``classes_[1]``, as in scikit-learn).
-    fit_status_ : int
-        0 when every dual problem converged, 1 otherwise.
     intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The constant of each pairwise decision function (sign flipped for two classes).
-    kkt_gap_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        The maximal KKT violation ``m(α) − M(α)`` of each dual problem at exit (< ``tol`` when
-        converged).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
-    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        SMO iterations of each dual problem (int32).
-    n_support_ : ndarray of shape (n_classes,)
-        Number of support vectors of each class (int32).
     objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
-    probA_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        ``A`` of each pair's sigmoid ``P(first class | f) = 1 / (1 + exp(A f + B))`` on the
-        pair's LIBSVM decision value ``f`` (``probability=True``; empty otherwise). Deprecated
-        with the parameter from scikit-learn 1.9 on, as there.
-    probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        ``B`` of each pair's sigmoid (``probability=True``; empty otherwise).
-    objective_increases_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        Steps that increased the dual objective, per pair (0 for a correct solver).
-    shape_fit_ : tuple of int of shape (2,)
-        Shape of the training ``X``.
-    solver_stats_ : list of dict
-        Per pair: kernel cache hits, misses, values computed, bytes in use and budget, gradient
-        reconstructions, objective increases, the smallest active set reached by shrinking,
-        ``parallel_passes`` (the passes over the data where the threads meet, the same
-        for any ``n_jobs``) and ``serial_seconds`` (the solve's time outside them, which no
-        number of threads shortens), ``engine`` (which ran) and ``batches`` (of the
-        batched engine), and ``dual_variables``, the size of the dual problem
-        solved (see Notes); ``kernel_path`` (how kernel values were computed,
-        e.g. ``"bitset_rbf_table"``; see ``docs/index.md``) and ``simd`` (the vector
-        instructions used, capped by ``KERNELKIT_SIMD``).
-    status_ : list of str
-        How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
-    support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors in the training data (int32), grouped by class.
-    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
-        The support vectors (CSR when ``X`` was sparse); an empty array of shape (0, 0) for a
-        precomputed kernel.
+    {{pairs: *}}
+    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
 
     See Also
     --------
@@ -326,11 +217,7 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model: one dual problem per pair of classes.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
-            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        {{fit: Parameters}}
         y : array-like of shape (n_samples,)
             Class labels, at least two distinct values.
         sample_weight : array-like of shape (n_samples,), default=None

@@ -12,16 +12,17 @@ if TYPE_CHECKING:
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_positive
+from ._docstrings import shared_docstrings
 from ._validation import keeps_model_on_failure, regression_target
 from ._warm_start import project_onto
 
 __all__ = ["SVR"]
 
 
+@shared_docstrings
 class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     """Epsilon-Support Vector Regression (a drop-in replacement for :class:`sklearn.svm.SVR`).
 
@@ -35,95 +36,21 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        The kernel, as for :class:`SVC`.
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
-    tol : float, default=1e-3
-        Stopping tolerance on the maximal KKT violation, > 0.
+    {{kernel, degree, gamma, coef0, tol}}
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
         sample weight).
     epsilon : float, default=0.1
         Half-width of the insensitive tube, >= 0: errors smaller than ``epsilon`` cost nothing.
-    shrinking : bool, default=True
-        Whether to use LIBSVM's shrinking heuristic.
-    engine : {"auto", "libsvm", "batched"}, default="auto"
-        The decomposition of the solver. ``"libsvm"`` is LIBSVM's: one pair of variables per
-        iteration, with shrinking (LIBSVM's iterations exactly). ``"batched"`` takes batches of
-        up to 256 variables: their kernel columns computed together, pair steps on the batch on
-        one thread, the gradient updated once per batch (shrinking as LIBSVM's from 20,000
-        variables on), so the threads meet far less often. Both stop by the same rule on the
-        whole problem.
-        ``"auto"`` chooses from the size of the problem, never from ``n_jobs`` (the model does
-        not depend on the thread count); ``solver_stats_["engine"]`` says which ran.
-    cache_size : float, default=200
-        Size of the kernel cache in MB (> 0).
-    verbose : bool or int, default=False
-        When true, show a progress bar of the solve on stderr.
-    max_iter : int, default=-1
-        Limit on the SMO iterations, >= 1, or -1 for no limit.
-    n_jobs : int or None, default=None
-        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
-        every core. The model does not depend on it.
-    callback : callable or None, default=None
-        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
-    warm_start : bool, default=False
-        When true, a refit on as many rows (the same rows, with another ``C`` or ``sample_weight``)
-        starts from the previous fit's dual solution projected onto the new constraints (see
-        ``docs/index.md``, "Warm starts") and reaches the cold fit's optimum; any other refit starts
-        cold. The model keeps one dual value per row (and pair) for this.
+    {{shrinking, engine, cache_size, verbose, max_iter, n_jobs, callback, time_limit}}
+    {{warm_start}}
+        Meant for a refit on the same rows with another ``C`` or ``sample_weight``.
 
     Attributes
     ----------
-    coef_ : ndarray or sparse matrix of shape (1, n_features)
-        Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
-        ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``α_i − α*_i`` of the support vectors.
-    fit_status_ : int
-        0 when the solve converged, 1 otherwise.
-    intercept_ : ndarray of shape (1,)
-        The constant ``b`` of the regression function.
-    kkt_gap_ : float
-        The maximal KKT violation at exit (< ``tol`` when converged).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
-    n_iter_ : int
-        SMO iterations.
-    n_support_ : ndarray of shape (1,)
-        ``[n_SV]`` (int32), as scikit-learn's SVR.
-    objective_ : float
-        The dual objective above at exit.
-    objective_increases_ : int
-        Steps that increased the dual objective (0 for a correct solver).
-    shape_fit_ : tuple of int of shape (2,)
-        Shape of the training ``X``.
-    solver_stats_ : dict
-        Kernel cache counters, gradient reconstructions, objective increases, the smallest
-        active set reached by shrinking, ``parallel_passes`` (the passes over the data where
-        the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
-        time outside them, which no number of threads shortens), ``engine``
-        (which ran), ``batches`` (of the batched engine), ``kernel_path`` (how kernel values
-        were computed) and ``simd`` (the vector instructions used).
-    status_ : str
-        How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
-    support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors (``α_i ≠ α*_i``) in the training data (int32).
-    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
-        The support vectors (CSR when ``X`` was sparse); empty, of shape (0, 0), for a
-        precomputed kernel.
+    {{regression: *}}
+    {{single: *}}
+    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
 
     See Also
     --------
@@ -230,11 +157,7 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit the model.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training rows (scipy.sparse input is used as CSR, never densified), or the Gram
-            matrix of shape (n_samples, n_samples) when ``kernel="precomputed"``.
+        {{fit: Parameters}}
         y : array-like of shape (n_samples,)
             Finite numeric targets.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -249,38 +172,24 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         self._check_params()
         X_checked, y_checked = self._validate_xy(X, y)
         target = regression_target(y_checked)
-        self._check_precomputed_fit(X_checked)
-        weights, kept = self._positive_weights(sample_weight, X_checked)
-        kernel = self._kernel_spec(X_checked)
-        previous = self._previous_dual(X_checked.shape[0])
-        solution = self._solve_regression(
-            self._training_rows(X_checked, kept),
-            np.ascontiguousarray(target[kept]),
-            weights[kept],
-            self._make_kernel(kernel),
-            None if previous is None else self._warm_start_point(previous[kept], weights[kept]),
-        )
-        self._store_solution(X_checked, kept, np.asarray(solution.x), solution, kernel)
-        self._remember_dual(X_checked.shape[0], kept, np.asarray(solution.x))
-        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+
+        def solve(kept: KeptRows) -> _core.Solution:
+            previous, weights = kept.previous, kept.weights
+            start = None if previous is None else self._warm_start_point(previous, weights)
+            kept_target = np.ascontiguousarray(target[kept.positions])
+            return self._solve_regression(kept.rows, kept_target, weights, kept.kernel, start)
+
+        self._fit_one_problem(X_checked, sample_weight, solve)
         return self
 
     def predict(self, X: Any) -> Float64Array:
         """Predict the target of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to evaluate, or their kernel values against the training rows, of shape
-            (n_samples, n_train), when ``kernel="precomputed"``.
+        {{predict: Parameters}}
 
         Returns
         -------
         ndarray of shape (n_samples,)
             ``Σ_i dual_coef_[0, i] K(support_vectors_[i], x) + intercept_[0]`` for every row.
         """
-        check_is_fitted(self, "support_")
-        X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
-        prediction: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
-        return prediction + float(self.intercept_[0])
+        return self._one_decision_function(X)

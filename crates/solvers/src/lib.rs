@@ -40,7 +40,9 @@ pub use constrained_svr::{
     Method as ConstrainedSvrMethod, MethodPreference as ConstrainedSvrMethodPreference,
     SparseMatrix,
 };
-pub use frank_wolfe::{FrankWolfe, FrankWolfeReport, Method, RadiusRule, SimplexQp, Start};
+pub use frank_wolfe::{
+    FrankWolfe, FrankWolfeReport, Method, RadiusRule, SamplePool, SimplexQp, Start,
+};
 pub use klr::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
 pub use parallel::{with_thread_pool, PoolLease};
 pub use protocol::{

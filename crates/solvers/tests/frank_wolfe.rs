@@ -2,7 +2,7 @@
 
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, PrecomputedGram, SignedQ};
 use kernelkit_solvers::{
-    with_thread_pool, BoxQp, FrankWolfe, Method, NoMonitor, RadiusRule, SimplexQp, Smo,
+    with_thread_pool, BoxQp, FrankWolfe, Method, NoMonitor, RadiusRule, SamplePool, SimplexQp, Smo,
     SolveOptions, Solver, Start, Status,
 };
 
@@ -100,14 +100,20 @@ fn every_method_meets_the_papers_bound_against_the_qp_optimum() {
                 continue;
             }
             let starts = [Start::RandomMeb, Start::FurthestPair];
-            for (sample_size, start) in
-                [None, Some(59)].into_iter().flat_map(|s| starts.map(|t| (s, t)))
+            let searches = [
+                (None, SamplePool::NonCore),
+                (Some(59), SamplePool::NonCore),
+                (Some(59), SamplePool::All),
+            ];
+            for ((sample_size, sample_pool), start) in
+                searches.into_iter().flat_map(|s| starts.map(|t| (s, t)))
             {
                 let epsilon = 1e-4;
                 let solver = FrankWolfe {
                     method,
                     epsilon,
                     sample_size,
+                    sample_pool,
                     start,
                     verify_full: true,
                     ..Default::default()
@@ -117,7 +123,7 @@ fn every_method_meets_the_papers_bound_against_the_qp_optimum() {
                 assert_eq!(
                     solution.status,
                     Status::Converged,
-                    "{method:?} {sample_size:?} {start:?}"
+                    "{method:?} {sample_size:?} {sample_pool:?} {start:?}"
                 );
                 let alpha = &solution.x;
                 assert!(alpha.iter().all(|&a| a >= 0.0));

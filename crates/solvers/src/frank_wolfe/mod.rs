@@ -162,6 +162,29 @@ impl Method {
     }
 }
 
+/// Which points a sampled search draws from (digest §2.6 item 1 and P6: the paper leaves the
+/// pool open).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SamplePool {
+    /// Every point, the core set's included: the sampled test also watches the core points.
+    #[default]
+    All,
+    /// The points outside the core set (`α_i = 0`), as LibCVM's sampler, on whose code the
+    /// paper's implementation is built: the stopping test then asks, as Bădoiu–Clarkson's, only
+    /// whether some point outside the core set lies outside the ball.
+    NonCore,
+}
+
+impl SamplePool {
+    /// A stable lower-case name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SamplePool::All => "all",
+            SamplePool::NonCore => "noncore",
+        }
+    }
+}
+
 /// The Frank–Wolfe solver family (see the module documentation). `SolveOptions::tol` is not
 /// used: the stopping rule is the paper's relative `epsilon`.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,6 +197,8 @@ pub struct FrankWolfe {
     pub sample_size: Option<usize>,
     /// Samples drawn in a row without a violator before declaring convergence.
     pub sample_trials: u32,
+    /// Which points FW and MFW sample (CVM always samples outside its core set).
+    pub sample_pool: SamplePool,
     /// Points of the random initial MEB.
     pub init_size: usize,
     /// The start: the random MEB of `init_size` points or the furthest pair.
@@ -191,6 +216,7 @@ impl Default for FrankWolfe {
             epsilon: 1e-6,
             sample_size: Some(59),
             sample_trials: 7,
+            sample_pool: SamplePool::All,
             init_size: 20,
             start: Start::RandomMeb,
             verify_full: false,

@@ -8,7 +8,7 @@ use kernelkit_kernels::{KernelSource, MebQ};
 use super::core_set::{solve_core_set, WarmStart};
 use super::iterate::{argmax, argmin, Iterate, StepKind};
 use super::search::{best_of_sample, best_outside_basis, Random, Vertex};
-use super::{FrankWolfe, FrankWolfeReport, Method, Start};
+use super::{FrankWolfe, FrankWolfeReport, Method, SamplePool, Start};
 use crate::protocol::{
     Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
 };
@@ -203,14 +203,25 @@ impl<'a, K: KernelSource> Run<'a, K> {
         };
         let n = self.meb.size();
         for _ in 0..self.config.sample_trials {
-            let sample = self.random.distinct(0, n, sample_size);
+            // `support` never undercounts the weights > 0 (one can underflow to 0 unnoticed),
+            // so `pool` never overcounts the points outside the core set.
+            let (sample, pool) = match self.config.sample_pool {
+                SamplePool::All => (self.random.distinct(0, n, sample_size), n),
+                SamplePool::NonCore => {
+                    let alpha = &self.it.alpha;
+                    let pool = n - self.it.support;
+                    (self.random.distinct_where(n, sample_size, pool, |p| alpha[p] == 0.0), pool)
+                }
+            };
             let sampled = best_of_sample(self.meb, &self.it.alpha, &self.it.s, basis, &sample);
             best = Vertex::better(best, sampled);
-            if best.is_some_and(|v| !self.satisfies_stop(&v)) || sample.len() >= n {
+            if best.is_some_and(|v| !self.satisfies_stop(&v)) || sample.len() >= pool {
                 break;
             }
         }
-        if best.is_some_and(|v| self.satisfies_stop(&v)) && self.config.verify_full {
+        // No candidate at all (every point in the core set, with the pool `NonCore`) stops the
+        // sampled test too.
+        if best.is_none_or(|v| self.satisfies_stop(&v)) && self.config.verify_full {
             let inside =
                 argmin(&self.it.s[..basis], |_| true).map(|(position, s)| Vertex { position, s });
             let outside = best_outside_basis(self.meb, &self.it.alpha, basis, &mut self.scratch);
