@@ -27,11 +27,18 @@ TOL, GAUSSIAN_GAMMA, LAMS = 2e-3, 0.5, (1e-4, 1e-3, 1e-2, 1e-1)  # digest §1.5,
 PRIORS = {"australian": 0.56, "clean1": 0.44, "diabetes": 0.35, "heart": 0.44,
           "heart-statlog": 0.44, "house": 0.47, "house-votes": 0.61, "ionosphere": 0.64,
           "isolet": 0.50, "krvskp": 0.48, "liverDisorders": 0.58, "spectf": 0.73}  # fmt: skip
+DATASETS, TABLE_NAMES = tuple(PRIORS), {name: name.capitalize() for name in PRIORS}
 METHODS = ("init", "ramp[6]", "qp[7]", "usmo")  # the columns of papers/pu_usmo.txt
 PAPER: dict[str, dict[str, dict[float, list[float]]]] = {}
 for kernel, name, *values in harness.paper("pu_usmo"):
     cells = np.reshape([float(v) for v in values], (4, 4)).tolist()
     PAPER.setdefault(kernel, {})[name] = dict(zip(LAMS, cells, strict=True))
+
+
+def load_dataset(data_dir: Any, name: str) -> tuple[Any, Any]:
+    """X (float64) and y ∈ {0, 1} of ``pu-usmo/<name>``."""
+    ds = harness.data.load(f"pu-usmo/{name}", data_dir)
+    return ds.X, ds.y
 
 
 def labeled_mask(y: Any, prior: float, seed: int) -> Any:
@@ -116,7 +123,7 @@ def markdown_tables(cells: list[dict[str, Any]], splits: int) -> str:
             entries = ["" if (c := row.get(lam)) is None else
                        f"{'-' if c['paper'] is None else format(c['paper']['usmo'], '.1f')} / "
                        f"{c['paper_f_mean']:.1f}" for lam in lams]  # fmt: skip
-            lines.append(f"| {name.capitalize()} | {PRIORS[name]} | " + " | ".join(entries) + " |")
+            lines.append(f"| {TABLE_NAMES[name]} | {PRIORS[name]} | " + " | ".join(entries) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -149,7 +156,7 @@ def cell(kernel: str, name: str, lam: float, runs: list[dict[str, Any]]) -> dict
              f"{mean['paper_f_transductive']:>8.1f}",
              f"{100 * mean['frac_pred_positive_unlabeled']:>7.1f}", f"{mean['n_iter']:>8.0f}",
              f"{mean['fit_seconds']:>8.2f}"]  # fmt: skip
-    print(f"{name.capitalize():<15}{lam:>8g}" + "".join(cells), flush=True)
+    print(f"{TABLE_NAMES[name]:<15}{lam:>8g}" + "".join(cells), flush=True)
     if bad := sorted({r["status"] for r in runs} - {"converged"}):
         print(f"    warning: solver status {bad}")
     return out
@@ -174,11 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nTable {table} ({kernel} kernel), mean over {a.splits} split(s), tol={TOL:g}")
         print(HEADER + "\n" + "-" * len(HEADER))
         for name in a.datasets:
-            ds = harness.data.load(f"pu-usmo/{name}", a.data)
+            X, y = load_dataset(a.data, name)
             for lam in a.lams:
-                runs = [
-                    run_split(ds.X, ds.y, PRIORS[name], kernel, lam, s) for s in range(a.splits)
-                ]
+                runs = [run_split(X, y, PRIORS[name], kernel, lam, s) for s in range(a.splits)]
                 cells.append(cell(kernel, name, lam, runs))
     print("\n" + COLUMNS + "\n\nSummary (ours vs the printed USMO column)")
     summaries: dict[str, Any] = {}
