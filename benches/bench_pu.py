@@ -270,15 +270,10 @@ def note(r: dict[str, Any]) -> str:
     return f"c = {r['elkanoto_c']:.3f}"
 
 
-def rss(r: dict[str, Any]) -> str:
-    peak, start = r["peak_rss_fit_mb"], r.get("rss_at_fit_start_mb")
-    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
-
-
 RESULTS: list[report.Column] = [
     ("data", "dataset"), ("kernel", "kernel"), ("n", "n:,"), ("solver", "label"),
-    ("reps", "repeats"),
-    ("fit s", "~fit_s:.3f"), ("time / kernelkit", "fit_ratio:.2f"), ("peak RSS MB (+growth)", rss),
+    ("reps", "repeats"), ("fit s", "~fit_s:.3f"), ("time / kernelkit", "fit_ratio:.2f"),
+    ("peak RSS MB (+growth)", report.rss),
     ("dual objective Φ", "objective:.8g"), ("rel. diff vs cvxpy", "objective_rel_diff:+.1e"),
     ("test F1", "test_f1:.4f"), ("notes", note),
 ]  # fmt: skip

@@ -27,15 +27,9 @@ COLUMNS: list[report.Column] = [
     ("time / kernelkit", "fit_ratio:.2f"), ("predict s", "~predict_s:.3f"), ("#SV", "n_sv:,"),
     ("test acc", "score:.5f"), ("dual objective", "objective:.4f"),
     ("rel. obj. diff vs sklearn", "objective_rel_diff:+.2e"),
-    ("agree w/ sklearn", "agreement:.5f"), ("fit peak RSS MB (+growth)", lambda r: rss(r)),
+    ("agree w/ sklearn", "agreement:.5f"), ("fit peak RSS MB (+growth)", report.rss),
     ("iters", lambda r: "/".join(f"{float(i):.0f}" for i in r["n_iter"])),
 ]  # fmt: skip
-
-
-def rss(r: dict) -> str:
-    """Peak RSS during the fit and its growth over the RSS at the start of the fit."""
-    peak, start = r["peak_rss_fit_mb"], r.get("rss_at_fit_start_mb")
-    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
 
 
 def ratios(rows: list[dict]) -> str:

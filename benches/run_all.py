@@ -121,18 +121,13 @@ def agree(r: dict[str, Any]) -> str:
     return "—" if diff is None else f"max \\|Δŷ\\| {diff:.1e}"
 
 
-def rss(r: dict[str, Any]) -> str:
-    peak, start = r["peak_rss_fit_mb"], r.get("rss_at_fit_start_mb")
-    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
-
-
 RESULTS: list[report.Column] = [
     ("dataset", "dataset"), ("solver", name_of), ("fit s", "~fit_s:.3f"),
     ("predict s", "~predict_s:.3f"), ("fit: this / kernelkit", "fit_ratio:.2f"),
     ("predict: this / kernelkit", "predict_ratio:.2f"), ("dual objective", "objective:.4f"),
     ("rel. diff vs LIBSVM (worst pair)", "pair_rel_diff:.2e"), ("#SV", "n_sv:,"),
     ("test acc. / R²", "score:.5f"), ("Δ vs LIBSVM", "score_diff:+.5f"),
-    ("agree w/ LIBSVM", agree), ("fit peak RSS MB (+growth)", rss),
+    ("agree w/ LIBSVM", agree), ("fit peak RSS MB (+growth)", report.rss),
     ("predict peak RSS MB", "peak_rss_predict_mb:.0f"), ("iterations", iterations), ("note", note),
 ]  # fmt: skip
 

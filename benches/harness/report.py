@@ -56,6 +56,12 @@ def markdown_table(
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
+def rss(r: Mapping[str, Any]) -> str:
+    """The peak RSS of a fit, and its growth over the RSS at the start of the fit."""
+    peak, start = r["peak_rss_fit_mb"], r.get("rss_at_fit_start_mb")
+    return f"{peak:.0f}" if start is None else f"{peak:.0f} (+{peak - start:.0f})"
+
+
 def why(row: Mapping[str, Any], width: int = 90) -> str:
     """Why a row has no result: its skip reason or ``FAILED: <error>``."""
     text = row.get("skipped") or ("FAILED: " + str(row.get("error", "?")))
