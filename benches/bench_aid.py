@@ -1,638 +1,514 @@
-"""Benchmark the AID estimators (``kernelkit.AIDRegressor`` / ``AIDClassifier``, issue 8, seed paper
-001) against the full problem solved directly, as n grows, in one run on the same data with the
-same parameters. Objectives are recomputed here in numpy from each model's fitted coefficients,
-so every solver is scored on the same objective.
+"""AID (``kernelkit.AIDRegressor`` / ``AIDClassifier``, seed paper 001) against the full problem
+solved directly, as n grows, same data and parameters, objectives recomputed in numpy.
 
-Parts (data: ``aid_data.py``):
+* ``lad``: min Σ|y − Xβ − β0|; AID at tol 1e-3 (the paper's) and 1e-6 vs ``QuantileRegressor(
+  quantile=0.5, alpha=0, solver="highs")`` (the full LP). Synthetic rows (Student-t(3) noise) for
+  m in ``--lad-ms``, a larger m at modest n (``--lad-trend-*``), PMLB 344_mv and 564_fried.
+* ``svm``: ½‖w‖² + C Σ hinge, C = 0.1 (the paper's M); AIDClassifier(kernel="linear", tol=1e-4)
+  vs kernelkit.SVC, sklearn SVC, LinearSVC(loss="hinge") (it regularises the intercept: another
+  problem, flagged) and sklearnex SVC; two Gaussian classes, a9a, w8a, kddcup (nested subsets).
+* ``rbf``: kernel AID vs kernelkit.SVC and sklearn SVC on PMLB magic, gamma = 1/(m·var X).
 
-* ``lad``: min Σ|y − Xβ − β0|. AIDRegressor at tol 1e-3 (the paper's) and 1e-6 vs
-  ``sklearn.linear_model.QuantileRegressor(quantile=0.5, alpha=0, solver="highs")`` (the full LP).
-  sklearn minimises the *mean* pinball loss, ½·mean|r|: Σ|r| is recomputed from coef_/intercept_
-  for both. Synthetic n ladder (``--lad-sizes``) for m in ``--lad-ms``, a larger m at modest n
-  (``--lad-trend``, the paper's growth of the speed-up with m), and PMLB 344_mv, 564_fried.
-* ``svm``: linear C-SVM, E = ½‖w‖² + C Σ max(0, 1 − y(w·x + b)), C = 0.1 (the paper's M).
-  AIDClassifier(kernel="linear", tol=1e-4) vs kernelkit.SVC (our SMO on the full problem),
-  sklearn SVC (LIBSVM), LinearSVC(loss="hinge", dual=True, max_iter=100000) (liblinear; it
-  regularises the intercept, so it solves a slightly different problem: it is still scored on
-  E, and flagged) and scikit-learn-intelex SVC when importable; same cache_size for every SVC.
-  Synthetic Gaussian classes (``--svm-sizes``, ``--svm-ms``); real a9a, w8a, kddcup (binary
-  normal vs attack; ``--kdd-sizes`` nested subsets).
-* ``rbf``: kernel AID (RBF) vs kernelkit.SVC and sklearn SVC on PMLB magic subsets (small n:
-  kernel AID needs O(n²) kernel evaluations); gamma = 1/(m·var X) ("scale") passed as a number
-  to all; ‖w‖² = αᵀQα from dual_coef_/support_vectors_, hinge from decision_function.
-
-Reported per instance: time, ρ = T_AID / T_peer (the paper's ratio: ρ < 1 means AID is faster),
-the objective E of every method, Δ = (E_AID − E_peer)/E_peer, AID's certified lower bound, gap,
-status, iterations (aggregated solves), aggregation rates r⁰ = |K⁰|/n and r^T, and the per-iteration
-history. Every fit runs in a fresh 'spawn' subprocess (peak RSS per fit; a hung solver is killed),
-single-threaded by default (``--threads``: n_jobs of the kernelkit/sklearnex estimators and BLAS
-via threadpoolctl; LIBSVM, liblinear and HiGHS run single-threaded). A fit under 1 s is repeated
-(median of 3). Per-solve time cap ``--time-cap`` (AID and kernelkit.SVC get it as time_limit; the
-others are killed at cap + load margin). Within a ladder, a method is skipped at larger n once it
-failed to finish or its time extrapolated from the previous sizes exceeds the cap (said so in the
-results). ``--budget`` stops starting new instances after that many wall seconds.
-
-Results: ``benches/results/aid.{json,md}`` (``aid_quick.*`` for ``--quick``) and the plots of
-``aid_report.py`` (``aid_time_vs_n.png``, ``aid_gap_vs_iter.png``); the JSON is rewritten after
-every instance, so an interrupted run keeps what it finished.
+Per instance: ρ = T_AID / T_peer (ρ < 1: AID faster), Δ = (E_AID − E_peer)/E_peer, AID's
+certified bound, gap, status, iterations, aggregation rates and history; checks of the bound.
+Each fit in a fresh process, one thread by default; a fit under 1 s is repeated (median of 3);
+``--time-cap`` per solve (a time_limit where the solver has one), larger n of a ladder skipped
+once a method cannot finish; ``--budget`` stops starting instances. Writes
+``results/aid.{json,md}`` (``aid_quick.*``), ``aid_time_vs_n.png``, ``aid_gap_vs_iter.png``.
 
     python benches/bench_aid.py --quick
-    python benches/bench_aid.py                       # full run (~40 min on 2 cores)
     python benches/bench_aid.py --parts lad --lad-ms 10 --max-rows 100000 --time-cap 120
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime as _dt
+import contextlib
 import itertools
 import math
 import shutil
-import statistics
-import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Sequence
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-from _common import (
-    check,
-    load_snapshot,
-    machine_info,
-    package_versions,
-    parse_int_list,
-    parse_str_list,
-    peak_rss_mb,
-    print_checks,
-    reset_peak_rss,
-    run_isolated,
-    write_json,
-)
-from aid_data import (
-    DATA_DIR,
-    DataMissing,
-    Problem,
-    describe,
-    load_arrays,
-    load_real,
-    make_gauss,
-    make_lad,
-    nested_subset,
-    save_problem,
-)
-from constrained_svr_report import build_note, kernelkit_build
+from harness import data, report, runner
+from harness.machine import blas_threads, importable, kernelkit_build, peak_rss_mb, reset_peak_rss
+from harness.objectives import rbf_quadratic_form
+from harness.report import check, fmt
+from harness.svm import estimator
 
-RESULTS = Path(__file__).resolve().parent / "results"
-PACKAGES = (
-    "kernelkit",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "scikit-learn-intelex",
-    "matplotlib",
-    "threadpoolctl",
-)
-PARTS = ("lad", "svm", "rbf")
-QR = "QuantileRegressor(highs)"
-KKSVC = "kernelkit.SVC"
-SKSVC = "sklearn SVC"
-LINSVC = "LinearSVC*"
-SKLEARNEX = "sklearnex SVC"
-SVM_PEERS = (KKSVC, SKSVC, LINSVC, SKLEARNEX)
-RBF_PEERS = (KKSVC, SKSVC)
-# sklearnex/oneDAL silently turns max_iter=-1 into 10,000 iterations: pass a large explicit cap.
-SKLEARNEX_MAX_ITER = 100_000_000
-REPEAT_BELOW_S = 1.0
-HISTORY_KEYS = (
-    "n_clusters",
-    "lower_bound",
-    "upper_bound",
-    "gap",
-    "time",
-    "aggregated_objective",
-    "full_objective",
-    "n_impure",
-)
-NOTES = {
-    LINSVC: "LinearSVC (liblinear) regularises the intercept (intercept_scaling=1): it solves a "
-    "slightly different problem; its E is our objective evaluated at its (w, b).",
-    QR: "sklearn QuantileRegressor minimises mean pinball loss (= ½·mean|r| at q = 0.5); E = Σ|r| "
-    "is recomputed from its coef_/intercept_.",
-}
-
-
-def aid_name(tol: float) -> str:
-    return f"AID tol={tol:g}"
+QR, KKSVC, SKSVC = "QuantileRegressor(highs)", "kernelkit.SVC", "sklearn SVC"
+LINSVC, SKLEARNEX = "LinearSVC*", "sklearnex SVC"
+HISTORY = ("n_clusters", "lower_bound", "upper_bound", "gap", "time", "aggregated_objective",
+           "full_objective", "n_impure")  # fmt: skip
+NOTES = [
+    "sklearn QuantileRegressor minimises mean pinball loss (= ½·mean|r| at q = 0.5); E = Σ|r| is "
+    "recomputed from its coef_/intercept_.",
+    "LinearSVC (liblinear) regularises the intercept (intercept_scaling=1): it solves a slightly "
+    "different problem; its E is our objective evaluated at its (w, b).",
+]
 
 
 def is_aid(method: str) -> bool:
     return method.startswith("AID")
 
 
-# --------------------------------------------------------------------------- objectives
-def lad_objective(X: Any, y: Any, coef: Any, intercept: float) -> float:
-    return float(np.abs(y - X @ np.asarray(coef, dtype=np.float64).ravel() - intercept).sum())
-
-
-def hinge_objective(f: Any, y: Any, w_sq: float, C: float) -> float:
-    """½‖w‖² + C Σ max(0, 1 − y f) (y in ±1)."""
-    return float(0.5 * w_sq + C * np.maximum(0.0, 1.0 - y * f).sum())
-
-
-# --------------------------------------------------------------------------- child side
-def _blas_limit(threads: int) -> Any:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        import contextlib
-
-        return contextlib.nullcontext()
-    return threadpool_limits(threads)
-
-
-def make_estimator(job: dict[str, Any]) -> Any:
-    """The estimator of ``job['method']`` with the shared settings of the job."""
-    method, part = job["method"], job["part"]
-    cap, thr, seed = job["time_cap"], job["threads"], job["seed"]
-    kernel = "linear" if part == "svm" else "rbf"
-    gamma = job.get("gamma", "scale")
+def make(job: dict[str, Any]) -> Any:
+    """The estimator of ``job["method"]`` with the job's shared settings."""
+    method, cap, thr = job["method"], job["time_cap"], job["threads"]
+    common = {"C": job.get("C"), "kernel": "linear" if job["part"] == "svm" else "rbf",
+              "gamma": job.get("gamma", "scale"), "cache_size": job["cache_size"]}  # fmt: skip
     if is_aid(method):
-        if part == "lad":
-            from kernelkit import AIDRegressor
+        import kernelkit
 
-            return AIDRegressor(
-                tol=job["tol"],
-                max_iter=job["aid_max_iter"],
-                random_state=seed,
-                time_limit=cap,
-                n_jobs=thr,
-            )
-        from kernelkit import AIDClassifier
-
-        return AIDClassifier(
-            C=job["C"],
-            kernel=kernel,
-            gamma=gamma,
-            tol=job["tol"],
-            max_iter=job["aid_max_iter"],
-            cache_size=job["cache_size"],
-            random_state=seed,
-            time_limit=cap,
-            n_jobs=thr,
-        )
+        shared = {"tol": job["tol"], "max_iter": job["aid_max_iter"], "random_state": job["seed"],
+                  "time_limit": cap, "n_jobs": thr}  # fmt: skip
+        if job["part"] == "lad":
+            return kernelkit.AIDRegressor(**shared)
+        return kernelkit.AIDClassifier(**common, **shared)
     if method == QR:
         from sklearn.linear_model import QuantileRegressor
 
         return QuantileRegressor(quantile=0.5, alpha=0.0, solver="highs", fit_intercept=True)
-    common = {"C": job["C"], "kernel": kernel, "gamma": gamma, "cache_size": job["cache_size"]}
-    if method == KKSVC:
-        import kernelkit
-
-        return kernelkit.SVC(**common, n_jobs=thr, time_limit=cap)
-    if method == SKSVC:
-        from sklearn.svm import SVC
-
-        return SVC(**common)
-    if method == SKLEARNEX:
-        from sklearnex.svm import SVC as SVCEx
-
-        return SVCEx(**common, max_iter=SKLEARNEX_MAX_ITER, n_jobs=thr)
     if method == LINSVC:
         from sklearn.svm import LinearSVC
 
         return LinearSVC(loss="hinge", C=job["C"], dual=True, max_iter=100_000)
-    raise ValueError(method)
+    solver = {KKSVC: "kernelkit", SKSVC: "sklearn", SKLEARNEX: "sklearnex"}[method]
+    extra = {"time_limit": cap} if solver == "kernelkit" else {}
+    return estimator(solver, "SVC", common, thr, **extra)
 
 
-def _warm_up(job: dict[str, Any]) -> None:
-    """One untimed fit on a tiny problem: first-call costs (thread pools, lazy imports)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 3))
-    y = X @ np.ones(3) + rng.normal(size=300) if job["part"] == "lad" else np.sign(X[:, 0] + 0.1)
-    est = make_estimator(dict(job, time_cap=30.0))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.fit(X, y)
-    except Exception:  # warm-up only
-        pass
-
-
-def _linear_wb(est: Any) -> tuple[Any, float]:
+def linear(est: Any) -> tuple[Any, float]:
+    b = float(np.ravel(est.intercept_)[0])
     if hasattr(est, "coef_"):
-        try:
-            w = np.asarray(est.coef_, dtype=np.float64).ravel()
-            return w, float(np.ravel(est.intercept_)[0])
-        except AttributeError:
-            pass
+        return np.asarray(est.coef_, dtype=np.float64).ravel(), b
     dc = np.asarray(est.dual_coef_, dtype=np.float64)
-    sv = np.asarray(est.support_vectors_, dtype=np.float64)
-    return (dc @ sv).ravel(), float(np.ravel(est.intercept_)[0])
+    return (dc @ np.asarray(est.support_vectors_, dtype=np.float64)).ravel(), b
 
 
-def _aid_fields(est: Any, n: int) -> dict[str, Any]:
-    hist = [
-        {k: (float(h[k]) if h.get(k) is not None else None) for k in HISTORY_KEYS if k in h}
-        for h in getattr(est, "history_", [])
-    ]
-    labels = np.asarray(est.labels_)
-    k_final = int(np.unique(labels).size)
-    return {
-        "objective_reported": float(est.objective_),
-        "lower_bound": float(est.lower_bound_),
-        "gap": float(est.gap_),
-        "status": str(est.status_),
-        "n_iter": int(est.n_iter_),
-        "n_clusters_final": k_final,
-        "r0": hist[0]["n_clusters"] / n if hist else None,
-        "rT": k_final / n,
-        "history": hist,
-    }
+def fit_job(case: runner.Case) -> dict[str, Any]:
+    """A fresh process: an untimed warm-up fit on tiny data (first-call costs), the timed fit,
+    the model's objective recomputed on the full data."""
+    job = case.params
+    X, y = data.unstash(job["data"], "X"), data.unstash(job["data"], "y")
+    with blas_threads(job["threads"]), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rng = np.random.default_rng(0)
+        Xw = rng.normal(size=(300, 3))
+        yw = (
+            Xw @ np.ones(3) + rng.normal(size=300)
+            if job["part"] == "lad"
+            else np.sign(Xw[:, 0] + 0.1)
+        )
+        with contextlib.suppress(Exception):  # warm-up only
+            make(dict(job, time_cap=30.0)).fit(Xw, yw)
 
-
-def fit_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Child process: load the arrays, fit (timed), score the model on the full data."""
-    X, y = load_arrays(job["paths"])
-    n = X.shape[0]
-    out: dict[str, Any] = {}
-    with _blas_limit(job["threads"]):
-        _warm_up(job)
-        times: list[float] = []
-        caught: list[str] = []
-        est = None
-        while True:
-            est = make_estimator(job)
+        def one() -> dict[str, Any]:
+            est = make(job)
             reset_peak_rss()
-            with warnings.catch_warnings(record=True) as wlist:
-                warnings.simplefilter("always")
-                t0 = time.perf_counter()
-                est.fit(X, y)
-                times.append(time.perf_counter() - t0)
-            if not caught:
-                caught = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in wlist})
-            if len(times) == 1:
-                out["peak_rss_mb"] = peak_rss_mb()
-            if times[0] >= REPEAT_BELOW_S or len(times) >= 3:
-                break
-        out["seconds"] = statistics.median(times)
-        out["times"] = times
-        out["warnings"] = caught[:6]
-        method, part, C = job["method"], job["part"], job.get("C")
-        if part == "lad":
-            coef = np.asarray(est.coef_, dtype=np.float64).ravel()
-            b = float(est.intercept_)
-            out["objective"] = lad_objective(X, y, coef, b)
-            out["coef"] = [b, *coef.tolist()]
-        elif part == "svm":
-            w, b = _linear_wb(est)
-            f = X @ w + b
-            head = min(n, 2000)
-            dfun = np.asarray(est.decision_function(X[:head]), dtype=np.float64).ravel()
-            out["decision_consistency"] = float(np.max(np.abs(dfun - f[:head])))
-            out["objective"] = hinge_objective(f, y, float(w @ w), C)
-            out["train_accuracy"] = float(np.mean(np.where(f > 0, 1.0, -1.0) == y))
-            out["coef"] = [b, *w.tolist()]
-        else:
-            from _common import rbf_quadratic_form
+            caught.clear()
+            t0 = time.perf_counter()
+            est.fit(X, y)
+            seconds = time.perf_counter() - t0
+            warn = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
+            return {
+                "seconds": seconds, "est": est, "peak_rss_mb": peak_rss_mb(), "warnings": warn[:6]
+            }  # fmt: skip
 
-            f = np.asarray(est.decision_function(X), dtype=np.float64).ravel()
-            dc = np.asarray(est.dual_coef_, dtype=np.float64).ravel()
-            sv = np.asarray(est.support_vectors_, dtype=np.float64)
-            wkw = rbf_quadratic_form(sv, dc, float(job["gamma"]))
-            out["objective"] = hinge_objective(f, y, wkw, C)
+        out = runner.median_time(one)
+        est, method, part, C = out.pop("est"), job["method"], job["part"], job.get("C")
+        out["times"] = out.pop("seconds_all")
+        if part == "lad":
+            coef, b = np.asarray(est.coef_, dtype=np.float64).ravel(), float(est.intercept_)
+            out["objective"] = float(np.abs(y - X @ coef - b).sum())
+            out["coef"] = [b, *coef.tolist()]
+        else:
+            if part == "svm":
+                w, b = linear(est)
+                f, w_sq = X @ w + b, float(w @ w)
+                head = np.asarray(est.decision_function(X[:2000]), dtype=np.float64).ravel()
+                out["decision_consistency"] = float(np.max(np.abs(head - f[:2000])))
+                out["coef"] = [b, *w.tolist()]
+            else:
+                f = np.asarray(est.decision_function(X), dtype=np.float64).ravel()
+                dc = np.asarray(est.dual_coef_, dtype=np.float64).ravel()
+                sv = np.asarray(est.support_vectors_, dtype=np.float64)
+                w_sq = rbf_quadratic_form(sv, dc, float(job["gamma"]))
+            out["objective"] = float(0.5 * w_sq + C * np.maximum(0.0, 1.0 - y * f).sum())
             out["train_accuracy"] = float(np.mean(np.where(f > 0, 1.0, -1.0) == y))
-        if hasattr(est, "support_"):
-            out["n_sv"] = len(est.support_)
-        if is_aid(method):
-            out.update(_aid_fields(est, n))
-        elif method == KKSVC:
-            st = getattr(est, "status_", None)
-            out["status"] = ",".join(st) if isinstance(st, list) else str(st)
-            out["n_iter"] = int(np.sum(est.n_iter_))
-        elif method in (SKSVC, SKLEARNEX):
-            out["n_iter"] = int(np.sum(getattr(est, "n_iter_", 0)))
-            out["status"] = "fit_status_ " + str(getattr(est, "fit_status_", "?"))
-        elif method == LINSVC:
-            out["n_iter"] = int(est.n_iter_)
-            out["status"] = "max_iter hit" if int(est.n_iter_) >= 100_000 else "converged"
-        elif method == QR:
-            out["n_iter"] = int(getattr(est, "n_iter_", -1))
-            out["status"] = "converged" if not caught else "warning"
+    if hasattr(est, "support_"):
+        out["n_sv"] = len(est.support_)
+    if is_aid(method):
+        hist = [{k: None if h.get(k) is None else float(h[k]) for k in HISTORY if k in h}
+                for h in getattr(est, "history_", [])]  # fmt: skip
+        k_final = int(np.unique(np.asarray(est.labels_)).size)
+        out |= {"objective_reported": float(est.objective_), "history": hist,
+                "lower_bound": float(est.lower_bound_), "gap": float(est.gap_),
+                "status": str(est.status_), "n_iter": int(est.n_iter_), "rT": k_final / len(y),
+                "n_clusters_final": k_final,
+                "r0": hist[0]["n_clusters"] / len(y) if hist else None}  # fmt: skip
+    elif method == KKSVC:
+        st = est.status_
+        out["status"] = ",".join(st) if isinstance(st, list) else str(st)
+        out["n_iter"] = int(np.sum(est.n_iter_))
+    elif method in (SKSVC, SKLEARNEX):
+        out["n_iter"] = int(np.sum(getattr(est, "n_iter_", 0)))
+        out["status"] = "fit_status_ " + str(getattr(est, "fit_status_", "?"))
+    elif method == LINSVC:
+        out["n_iter"] = int(est.n_iter_)
+        out["status"] = "max_iter hit" if est.n_iter_ >= 100_000 else "converged"
+    else:
+        out["n_iter"] = int(getattr(est, "n_iter_", -1))
+        out["status"] = "warning" if out["warnings"] else "converged"
     return out
 
 
-# --------------------------------------------------------------------------- parent side
-def finished(res: dict[str, Any]) -> bool:
-    """A result that counts as a solve within the cap."""
-    if "seconds" not in res or res.get("over_cap"):
+# --------------------------------------------------------------------------- ladders
+def finished(r: dict[str, Any], cap: float | None = None) -> bool:
+    """Solved within the per-solve cap: not stopped by a time limit, not slower than the cap."""
+    if "seconds" not in r or r.get("over_cap") or (cap is not None and r["seconds"] > cap):
         return False
-    status = str(res.get("status", ""))
-    return "time_limit" not in status and "stopped" not in status
+    return not any(s in str(r.get("status", "")) for s in ("time_limit", "stopped"))
 
 
-class Ladder:
-    """Per (group, method): what ran at which n, to skip sizes that cannot finish in the cap."""
+def why(r: dict[str, Any]) -> str:
+    return (r.get("skipped") or r.get("error") or "?").splitlines()[0][:110]
 
-    def __init__(self, cap: float) -> None:
-        self.cap = cap
-        self.seen: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
 
-    def add(self, group: str, method: str, n: int, res: dict[str, Any]) -> None:
-        if "skipped" not in res:
-            self.seen.setdefault((group, method), []).append((n, res))
-
-    def skip_reason(self, group: str, method: str, n: int) -> str | None:
-        hist = self.seen.get((group, method), [])
-        for n0, r in hist:
-            if not finished(r) and n0 <= n:
-                why = r.get("error", r.get("status", "?")).splitlines()[0][:120]
-                return f"skipped: at n={n0:,} it did not finish within the cap ({why})"
-        done = [(n0, r["seconds"]) for n0, r in hist if finished(r) and n0 < n]
-        if not done:
-            return None
-        n1, t1 = done[-1]
-        exp = 1.0 if is_aid(method) else 2.0
-        if len(done) >= 2 and t1 > 0.5:
-            n0, t0 = done[-2]
-            exp = math.log(t1 / max(t0, 1e-3)) / math.log(n1 / n0)
-        exp = min(max(exp, 1.0), 2.5)
-        pred = t1 * (n / n1) ** exp
-        if pred > self.cap:
-            return (
-                f"skipped: predicted {pred:.0f} s > cap {self.cap:g} s "
-                f"(n={n1:,} took {t1:.1f} s; time ∝ n^{exp:.2f})"
-            )
+def skip_reason(seen: list[tuple[int, Any]], method: str, n: int, cap: float) -> str | None:
+    """Skip ``method`` at size n of a ladder once it did not finish at a size ≤ n, or when its
+    time extrapolated from the last two sizes (∝ n^e, 1 ≤ e ≤ 2.5) exceeds the cap."""
+    for n0, r in seen:
+        if not finished(r) and n0 <= n:
+            return f"skipped: at n={n0:,} it did not finish within the cap ({why(r)[:120]})"
+    done = [(n0, r["seconds"]) for n0, r in seen if finished(r) and n0 < n]
+    if not done:
         return None
+    (n1, t1), exp = done[-1], 1.0 if is_aid(method) else 2.0
+    if len(done) >= 2 and t1 > 0.5:
+        exp = math.log(t1 / max(done[-2][1], 1e-3)) / math.log(n1 / done[-2][0])
+    exp = min(max(exp, 1.0), 2.5)
+    if (pred := t1 * (n / n1) ** exp) <= cap:
+        return None
+    took = f"(n={n1:,} took {t1:.1f} s; time ∝ n^{exp:.2f})"
+    return f"skipped: predicted {pred:.0f} s > cap {cap:g} s {took}"
 
 
 def compare(inst: dict[str, Any], cap: float) -> list[dict[str, Any]]:
     """ρ = T_AID/T_peer and Δ = (E_AID − E_peer)/E_peer for every AID variant × other method."""
-    res = inst["results"]
-    rows = []
-    for a, ra in res.items():
-        if not is_aid(a) or "objective" not in ra:
+    res, rows = inst["results"], []
+    for (a, ra), (p, rp) in itertools.product(res.items(), res.items()):
+        if not is_aid(a) or "objective" not in ra or p == a or is_aid(p):
             continue
-        for p, rp in res.items():
-            if p == a or is_aid(p):
-                continue
-            row: dict[str, Any] = {"aid": a, "peer": p}
-            if "objective" in rp:
-                row["rho"] = ra["seconds"] / rp["seconds"]
-                row["delta"] = (ra["objective"] - rp["objective"]) / abs(rp["objective"])
-                row["peer_finished"] = finished(rp)
-            else:
-                row["peer_finished"] = False
-                row["peer_note"] = (rp.get("skipped") or rp.get("error", "?")).splitlines()[0]
-                if "timed out" in row["peer_note"] or "time_limit" in row["peer_note"]:
-                    row["rho_upper"] = ra["seconds"] / cap  # peer took > cap
-            if "coef" in ra and "coef" in rp and len(ra["coef"]) == len(rp["coef"]):
-                row["coef_max_abs_diff"] = float(
-                    np.max(np.abs(np.subtract(ra["coef"], rp["coef"])))
-                )
-            rows.append(row)
+        row: dict[str, Any] = {"aid": a, "peer": p, "peer_finished": finished(rp)}
+        if "objective" in rp:
+            row["rho"] = ra["seconds"] / rp["seconds"]
+            row["delta"] = (ra["objective"] - rp["objective"]) / abs(rp["objective"])
+        else:
+            row["peer_note"] = why(rp)
+            if "timed out" in row["peer_note"] or "time_limit" in row["peer_note"]:
+                row["rho_upper"] = ra["seconds"] / cap  # the peer took > cap
+        if len(ra.get("coef", [])) == len(rp.get("coef", [])) > 0:
+            row["coef_max_abs_diff"] = float(np.max(np.abs(np.subtract(ra["coef"], rp["coef"]))))
+        rows.append(row)
     return rows
 
 
-def brief(method: str, r: dict[str, Any]) -> str:
-    if "objective" not in r:
-        return (r.get("skipped") or r.get("error", "?")).splitlines()[0][:150]
-    s = f"{r['seconds']:9.3f} s  E {r['objective']:.10g}"
-    if is_aid(method):
-        s += (
-            f"  LB {r['lower_bound']:.10g} gap {r['gap']:.1e} {r['status']} it {r['n_iter']}"
-            f" r0 {100 * (r['r0'] or 0):.2f}% rT {100 * r['rT']:.2f}%"
-        )
-    else:
-        s += f"  {r.get('status', '')} it {r.get('n_iter', '?')}"
-    if "train_accuracy" in r:
-        s += f"  acc {r['train_accuracy']:.4f}"
-    return s
-
-
 def instance_checks(inst: dict[str, Any]) -> list[dict[str, Any]]:
-    """Invariants that could fail: AID's objective_ vs numpy, the certified lower bound vs every
-    other method's objective, Δ within what AID's gap guarantees, history monotonicity."""
-    out = []
-    tag = f"{inst['group']} n={inst['n']:,}"
-    res = inst["results"]
+    """AID's objective_ against numpy's, its gap against its certified lower bound, the bound
+    against every other method's objective, Δ within what the gap guarantees, the history's
+    monotone bounds."""
+    out, tag, res = [], f"{inst['group']} n={inst['n']:,}", inst["results"]
     for a, ra in res.items():
         if not is_aid(a) or "objective" not in ra:
             continue
-        e, rep, lb = ra["objective"], ra["objective_reported"], ra["lower_bound"]
-        rel = abs(rep - e) / max(abs(e), 1e-300)
-        out.append(check(f"{tag} {a}: objective_ = numpy objective", rel <= 1e-8, f"rel {rel:.1e}"))
-        slack = 1e-9 * abs(e)
-        # gap recomputed from the numpy objective and the certified bound (not gap_)
-        g = max((e - lb) / abs(e), 0.0) if e else 0.0
-        g_rep = float(ra["gap"])
-        out.append(
-            check(
-                f"{tag} {a}: gap_ = (objective_ − lower_bound_)/objective_",
-                abs(g_rep - g) <= 1e-9 + 1e-6 * g,
-                f"gap_ {g_rep:.3e}, recomputed {g:.3e}",
-            )
+        name, e, lb = f"{tag} {a}", ra["objective"], ra["lower_bound"]
+        rel = abs(ra["objective_reported"] - e) / max(abs(e), 1e-300)
+        g = max((e - lb) / abs(e), 0.0) if e else 0.0  # from the numpy objective, not gap_
+        out.append(check(f"{name}: objective_ = numpy objective", rel <= 1e-8, f"rel {rel:.1e}"))
+        ok, detail = (
+            abs(ra["gap"] - g) <= 1e-9 + 1e-6 * g,
+            f"gap_ {ra['gap']:.3e}, recomputed {g:.3e}",
         )
+        out.append(check(f"{name}: gap_ = (objective_ − lower_bound_)/objective_", ok, detail))
         if ra["status"] == "gap":
             tol = float(inst["tols"].get(a, 0.0))
-            out.append(
-                check(
-                    f"{tag} {a}: status 'gap' ⇒ gap ≤ tol",
-                    g <= tol * (1 + 1e-9) + 1e-12,
-                    f"gap {g:.3e}, tol {tol:g}",
-                )
-            )
+            ok, detail = g <= tol * (1 + 1e-9) + 1e-12, f"gap {g:.3e}, tol {tol:g}"
+            out.append(check(f"{name}: status 'gap' ⇒ gap ≤ tol", ok, detail))
         for p, rp in res.items():
             if p == a or "objective" not in rp:
                 continue
-            ok = rp["objective"] >= lb - slack
-            out.append(
-                check(
-                    f"{tag} {a}: lower_bound_ ≤ E[{p}]",
-                    ok,
-                    f"LB {lb:.10g}, E {rp['objective']:.10g}",
-                )
-            )
-            if not is_aid(p):
-                # E_peer ≥ E* ≥ LB  ⇒  Δ ≤ (E_AID − LB)/LB = g/(1 − g)
-                bound = g / max(1.0 - g, 1e-12) + 1e-9
-                d = (e - rp["objective"]) / abs(rp["objective"])
-                out.append(
-                    check(
-                        f"{tag} {a}: Δ vs {p} ≤ g/(1−g) (g: certified gap)",
-                        d <= bound,
-                        f"Δ {d:+.2e}, bound {bound:.2e}",
-                    )
-                )
-        h = ra.get("history") or []
-        if h:
+            ep = rp["objective"]
+            detail = f"LB {lb:.10g}, E {ep:.10g}"
+            out.append(check(f"{name}: lower_bound_ ≤ E[{p}]", ep >= lb - 1e-9 * abs(e), detail))
+            if not is_aid(p):  # E_peer ≥ E* ≥ LB ⇒ Δ ≤ (E_AID − LB)/LB = g/(1 − g)
+                bound, d = g / max(1.0 - g, 1e-12) + 1e-9, (e - ep) / abs(ep)
+                what = f"{name}: Δ vs {p} ≤ g/(1−g) (g: certified gap)"
+                out.append(check(what, d <= bound, f"Δ {d:+.2e}, bound {bound:.2e}"))
+        if h := ra.get("history") or []:
+            tol = 1e-9 * max(abs(e), 1.0)
             lbs = [x["lower_bound"] for x in h if x.get("lower_bound") is not None]
             ubs = [x["upper_bound"] for x in h if x.get("upper_bound") is not None]
-            tol = 1e-9 * max(abs(e), 1.0)
-            mono = all(b >= a_ - tol for a_, b in itertools.pairwise(lbs)) and all(
-                b <= a_ + tol for a_, b in itertools.pairwise(ubs)
-            )
-            out.append(check(f"{tag} {a}: history LB ↑, UB ↓", mono, f"{len(h)} iterations"))
-        out.append(
-            check(
-                f"{tag} {a}: status",
-                ra["status"] in ("optimal", "gap"),
-                f"{ra['status']}, gap {ra['gap']:.1e}",
-                gate=False,
-            )
-        )
+            mono = all(y >= x - tol for x, y in itertools.pairwise(lbs))
+            mono = mono and all(y <= x + tol for x, y in itertools.pairwise(ubs))
+            out.append(check(f"{name}: history LB ↑, UB ↓", mono, f"{len(h)} iterations"))
+        ok, detail = ra["status"] in ("optimal", "gap"), f"{ra['status']}, gap {ra['gap']:.1e}"
+        out.append(check(f"{name}: status", ok, detail, gate=False))
     return out
 
 
-def run_instance(
-    part: str,
-    group: str,
-    prob: Problem,
-    methods: list[tuple[str, dict[str, Any]]],
-    a: argparse.Namespace,
-    ladder: Ladder,
-    tmp: Path,
-    deadline: float,
-) -> dict[str, Any]:
-    inst: dict[str, Any] = {
-        "part": part,
-        "group": group,
-        "n": prob.n,
-        "m": prob.m,
-        "data": describe(prob),
-        "tols": {mth: ex["tol"] for mth, ex in methods if "tol" in ex},
-        "kernelkit_build": kernelkit_build(),
-        "results": {},
-    }
-    paths = save_problem(prob, tmp)
-    margin = 45.0 + 4e-8 * prob.n * prob.m
-    print(f"{group}  n={prob.n:,} m={prob.m}", flush=True)
-    try:
-        for method, extra in methods:
-            reason = ladder.skip_reason(group, method, prob.n)
-            if reason is None and time.monotonic() > deadline:
-                reason = "skipped: run budget (--budget) exhausted"
-            if reason is not None:
-                res: dict[str, Any] = {"skipped": reason}
-            else:
-                job = {
-                    "method": method,
-                    "part": part,
-                    "paths": paths,
-                    "time_cap": a.time_cap,
-                    "threads": a.threads,
-                    "seed": a.seed,
-                    "cache_size": a.cache_size,
-                    "aid_max_iter": a.aid_max_iter,
-                    **extra,
-                }
-                try:
-                    res = run_isolated(fit_job, (job,), timeout=a.time_cap + margin)
-                except RuntimeError as exc:
-                    msg = str(exc)
-                    if msg.startswith("timed out"):
-                        msg = (
-                            f"timed out: killed after {a.time_cap + margin:.0f} s "
-                            f"(cap {a.time_cap:g} s + load margin)"
-                        )
-                    res = {"error": msg}
+# --------------------------------------------------------------------------- the run
+def problem(spec: tuple[str, str, Any, int], seed: int, cache: dict[str, Any]) -> tuple[Any, ...]:
+    """(X, y, description) of ``(kind, name, n, m)``: synthetic rows, or the first n rows of a
+    seeded permutation of a real set (standardised columns, labels ±1; a9a and w8a as stored)."""
+    kind, name, n, m = spec
+    if kind == "lad":
+        X, y, beta0 = data.lad_rows(n, m, seed)
+        return X, y, f"synthetic lad: X~N(0,1), intercept {beta0:.4g} + beta ~ N(0,1), t(3) noise"
+    if kind == "gauss":
+        return *data.gauss_classes(n, m, seed), "synthetic gauss: x|y ~ N(y*1.5*u, I), |u| = 1"
+    if name not in cache:
+        cache.clear()  # one real set in memory at a time
+        d = data.load(name)
+        X = d.X if name in ("a9a", "w8a") else data.standardize(d.X)
+        y = d.y if name in ("344_mv", "564_fried") else np.where(d.y > 0, 1.0, -1.0)
+        y = np.where(d.y == data.KDD_NORMAL_ID, -1.0, 1.0) if name == "kddcup" else y
+        cache[name] = (X, y, d.source)
+    X, y, source = cache[name]
+    return *data.nested_subset(X, y, n, seed), source
+
+
+def plan(a: Any) -> list[tuple[str, str, tuple[str, str, Any, int]]]:
+    """(part, group, problem) in run order."""
+
+    def cap(ns: list[int]) -> list[int]:
+        return [n for n in ns if a.max_rows is None or n <= a.max_rows]
+
+    out: list[tuple[str, str, tuple[str, str, Any, int]]] = []
+    if "lad" in a.parts:
+        out += [("lad", f"lad synthetic m={m}", ("lad", "", n, m)) for m in a.lad_ms
+                for n in cap(a.lad_sizes)]  # fmt: skip
+    if "svm" in a.parts:
+        out += [("svm", f"svm synthetic m={m}", ("gauss", "", n, m)) for m in a.svm_ms
+                for n in cap(a.svm_sizes)]  # fmt: skip
+    if "lad" in a.parts:
+        out += [("lad", f"lad {name}", ("real", name, a.max_rows, 0)) for name in a.lad_real]
+    if "svm" in a.parts:
+        for name in a.svm_real:
+            sizes = (cap(a.kdd_sizes) or [a.max_rows]) if name == "kddcup" else [a.max_rows]
+            out += [("svm", f"svm {name}", ("real", name, n, 0)) for n in sizes]
+    if "rbf" in a.parts:
+        out += [("rbf", "rbf magic", ("real", "magic", n, 0)) for n in cap(a.rbf_sizes)]
+    if "lad" in a.parts and (m := a.lad_trend_m):
+        out += [("lad", f"lad synthetic m={m}", ("lad", "", n, m)) for n in cap(a.lad_trend_sizes)]
+    return out
+
+
+def run_instance(part: str, group: str, X: Any, y: Any, source: str, a: Any,
+                 seen: dict[Any, Any], folder: Path, deadline: float) -> Any:  # fmt: skip
+    """Every method of the part on one instance, each in a fresh process."""
+    n, m = X.shape
+    if part == "lad":
+        methods = [(f"AID tol={t:g}", {"tol": t}) for t in a.lad_tols] + [(QR, {})]
+    else:
+        peers = (KKSVC, SKSVC) if part == "rbf" else (KKSVC, SKSVC, LINSVC, SKLEARNEX)
+        methods = [(f"AID tol={a.svm_tol:g}", {"tol": a.svm_tol})]
+        methods += [(p, {}) for p in peers if p != SKLEARNEX or importable("sklearnex")]
+    stash = data.stash(folder / f"{group}_{n}".replace(" ", "_"), X=X, y=y)
+    shared = {"part": part, "time_cap": a.time_cap, "threads": a.threads, "seed": a.seed,
+              "cache_size": a.cache_size, "aid_max_iter": a.aid_max_iter, "data": stash,
+              "C": a.C if part == "svm" else a.rbf_C}  # fmt: skip
+    shared |= {"gamma": 1.0 / (m * float(X.var()))} if part == "rbf" else {}
+    inst: dict[str, Any] = {"part": part, "group": group, "n": n, "m": m, "results": {},
+                            "data": {"source": source, "n": n, "m": m},
+                            "tols": {k: v["tol"] for k, v in methods if "tol" in v},
+                            "kernelkit_build": kernelkit_build()}  # fmt: skip
+    limit = a.time_cap + 45.0 + 4e-8 * n * m  # the cap and a margin for a loaded machine
+    print(f"{group}  n={n:,} m={m}", flush=True)
+    for method, extra in methods:
+        history = seen.setdefault((group, method), [])
+        reason = skip_reason(history, method, n, a.time_cap)
+        if reason is None and time.monotonic() > deadline:
+            reason = "skipped: run budget (--budget) exhausted"
+        if reason is not None:
+            res: dict[str, Any] = {"skipped": reason}
+        else:
+            job = {**shared, **extra, "method": method}
+            res = runner.run_one(runner.Case(method, fit_job, job, {}, limit))
+            if res.get("timed_out"):
+                res["error"] = (
+                    f"timed out: killed after {limit:.0f} s (cap {a.time_cap:g} s + load margin)"
+                )
             if res.get("seconds", 0.0) > a.time_cap:
                 res["over_cap"] = True  # a solver without a time limit ran past the cap
-            inst["results"][method] = res
-            ladder.add(group, method, prob.n, res)
-            print(f"    {method:<16} {brief(method, res)}", flush=True)
-    finally:
-        for p in paths:
-            Path(p).unlink(missing_ok=True)
+            history.append((n, res))
+        inst["results"][method] = res
+        brief = why(res)
+        if "objective" in res:
+            brief = f"{res['seconds']:9.3f} s  E {res['objective']:.10g}  "
+            brief += f"LB {res['lower_bound']:.10g} gap {res['gap']:.1e} " if is_aid(method) else ""
+            brief += f"{res.get('status', '')} it {res.get('n_iter', '?')}"
+        print(f"    {method:<16} {brief}", flush=True)
     inst["comparisons"] = compare(inst, a.time_cap)
     return inst
 
 
-def lad_methods(a: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
-    return [(aid_name(t), {"tol": t}) for t in a.lad_tols] + [(QR, {})]
+# --------------------------------------------------------------------------- the report
+def aid_cell(r: dict[str, Any]) -> str:
+    if "objective" not in r:
+        return why(r)
+    r0, rt = 100 * (r.get("r0") or 0), 100 * r["rT"]
+    return f"{r['status']}, {r['n_iter']} it, gap {r['gap']:.0e}, r⁰ {r0:.2f}% → r^T {rt:.2f}%"
 
 
-def svm_methods(a: argparse.Namespace, peers: Sequence[str], part: str, gamma: Any = None):
-    base: dict[str, Any] = {"C": a.C if part == "svm" else a.rbf_C}
-    if gamma is not None:
-        base["gamma"] = gamma
-    out = [(aid_name(a.svm_tol), dict(base, tol=a.svm_tol))]
-    for p in peers:
-        if p == SKLEARNEX and not a.have_sklearnex:
+def rho(c: dict[str, Any]) -> str:
+    return (
+        f"< {c['rho_upper']:.3g}"
+        if "rho" not in c and "rho_upper" in c
+        else fmt(c.get("rho"), ".3g")
+    )
+
+
+def comparisons(result: dict[str, Any]) -> str:
+    """One row per (instance, AID variant, peer)."""
+    cap, rows = result["config"]["time_cap"], []
+    for inst in result["instances"]:
+        res, head = inst["results"], [inst["group"], f"{inst['n']:,}", str(inst["m"])]
+        for c in inst["comparisons"]:
+            ra, rp = res[c["aid"]], res[c["peer"]]
+            t_peer = why(rp)
+            if "objective" in rp:
+                t_peer = f"{rp['seconds']:.3g}" + ("" if finished(rp, cap) else " (> cap)")
+            rows.append([*head, c["aid"], f"{ra['seconds']:.3g}", aid_cell(ra), c["peer"], t_peer,
+                         rho(c), f"{ra['objective']:.10g}", fmt(rp.get("objective"), ".10g"),
+                         fmt(c.get("delta"), "+.2e")])  # fmt: skip
+        rows += [[*head, k, "—", why(r), *[""] * 6]
+                 for k, r in res.items() if is_aid(k) and "objective" not in r]  # fmt: skip
+    header = ["data", "n", "m", "AID", "T_AID s", "AID run", "peer", "T_peer s", "ρ = T_AID/T_peer",
+              "E_AID", "E_peer", "Δ = (E_AID−E_peer)/E_peer"]  # fmt: skip
+    return report.markdown_table(header, rows, 4)
+
+
+def largest(result: dict[str, Any]) -> str:
+    """Per (group, peer): the largest n the peer finished within the cap, ρ and Δ there (vs the
+    first AID variant), the first n it did not finish and the largest n AID ran."""
+    cap, rows, groups = result["config"]["time_cap"], [], {}
+    for inst in result["instances"]:
+        groups.setdefault(inst["group"], []).append(inst)
+    for group, insts in groups.items():
+        insts = sorted(insts, key=lambda i: i["n"])
+        if not (aids := [k for k in insts[0]["results"] if is_aid(k)]):
             continue
-        out.append((p, dict(base)))
-    return out
+        ran = [i for i in insts if "objective" in i["results"].get(aids[0], {})]
+        aid_ran = f"{ran[-1]['n']:,} ({ran[-1]['results'][aids[0]]['seconds']:.3g})" if ran else "—"
+        for peer in (k for k in insts[0]["results"] if not is_aid(k)):
+            done = [i for i in insts if finished(i["results"].get(peer, {}), cap)]
+            first = "—"
+            if fails := [i for i in insts if not finished(i["results"].get(peer, {}), cap)]:
+                r0 = fails[0]["results"].get(peer, {})
+                reason = str(r0.get("status")) if "objective" in r0 else why(r0)
+                if "objective" in r0 and r0["seconds"] > cap:
+                    reason = f"took {r0['seconds']:.0f} s > cap {cap:g} s"
+                first = f"{fails[0]['n']:,} ({reason})"
+            if not done:
+                rows.append([group, peer, *["—"] * 5, first, aid_ran])
+                continue
+            i, ra = done[-1], done[-1]["results"].get(aids[0], {})
+            c = next((c for c in i["comparisons"] if c["aid"] == aids[0] and c["peer"] == peer), {})
+            rows.append([group, peer, f"{i['n']:,}", f"{i['results'][peer]['seconds']:.3g}",
+                         fmt(ra.get("seconds"), ".3g"), fmt(c.get("rho"), ".3g"),
+                         fmt(c.get("delta"), "+.2e"), first, aid_ran])  # fmt: skip
+    header = ["group", "peer", "largest n finished", "T_peer s", "T_AID s", "ρ = T_AID/T_peer", "Δ",
+              "first n not finished (why)", "largest n AID ran (T_AID s)"]  # fmt: skip
+    return report.markdown_table(header, rows, 2)
 
 
-def build_plan(a: argparse.Namespace) -> list[tuple[str, str, Any, list[Any]]]:
-    """(part, group, problem factory, methods) in run order."""
-    plan: list[tuple[str, str, Any, list[Any]]] = []
-
-    def cap_n(ns: Sequence[int]) -> list[int]:
-        return [n for n in ns if a.max_rows is None or n <= a.max_rows]
-
-    if "lad" in a.parts:
-        for m in a.lad_ms:
-            for n in cap_n(a.lad_sizes):
-                plan.append(("lad", f"lad synthetic m={m}", (make_lad, n, m), lad_methods(a)))
-    if "svm" in a.parts:
-        for m in a.svm_ms:
-            for n in cap_n(a.svm_sizes):
-                plan.append(
-                    (
-                        "svm",
-                        f"svm synthetic m={m}",
-                        (make_gauss, n, m),
-                        svm_methods(a, SVM_PEERS, "svm"),
-                    )
-                )
-    if "lad" in a.parts:
-        for name in a.lad_real:
-            plan.append(("lad", f"lad {name}", (load_real, name, a.max_rows), lad_methods(a)))
-    if "svm" in a.parts:
-        for name in a.svm_real:
-            sizes = [a.max_rows] if name != "kddcup" else cap_n(a.kdd_sizes) or [a.max_rows]
-            for n in sizes:
-                plan.append(
-                    ("svm", f"svm {name}", (load_real, name, n), svm_methods(a, SVM_PEERS, "svm"))
-                )
-    if "rbf" in a.parts:
-        for n in cap_n(a.rbf_sizes):
-            plan.append(("rbf", "rbf magic", (load_real, "magic", n), RBF_PEERS))
-    if "lad" in a.parts and a.lad_trend_m:
-        for n in cap_n(a.lad_trend_sizes):
-            plan.append(
-                (
-                    "lad",
-                    f"lad synthetic m={a.lad_trend_m}",
-                    (make_lad, n, a.lad_trend_m),
-                    lad_methods(a),
-                )
-            )
-    return plan
+def lad_trend(result: dict[str, Any]) -> str:
+    """Synthetic LAD at equal n for different m: ρ of every AID variant vs the LP, and r^T."""
+    lad, rows = [i for i in result["instances"] if i["group"].startswith("lad synthetic")], []
+    for n in sorted({i["n"] for i in lad}):
+        if len({i["m"] for i in lad if i["n"] == n}) < 2:
+            continue
+        for inst in sorted((i for i in lad if i["n"] == n), key=lambda i: i["m"]):
+            for c in inst["comparisons"]:
+                ra, rp = inst["results"][c["aid"]], inst["results"][c["peer"]]
+                t_lp = f"{rp['seconds']:.3g}" if "seconds" in rp else "not run"
+                rows.append([f"{n:,}", str(inst["m"]), c["aid"], f"{ra['seconds']:.3g}", t_lp,
+                             rho(c), fmt(c.get("delta"), "+.2e"), str(ra["n_iter"]),
+                             f"{100 * ra['rT']:.2f}%"])  # fmt: skip
+    header = ["n", "m", "AID", "T_AID s", "T_LP s", "ρ = T_AID/T_LP", "Δ", "iterations", "r^T"]
+    return report.markdown_table(header, rows, 3) if rows else "(fewer than two m at any n)"
 
 
-_REAL_CACHE: dict[str, Problem] = {}
+def markdown(result: dict[str, Any]) -> str:
+    cfg, checks = result["config"], result["checks"]
+    fails = [f"- FAIL {c['name']}: {c['detail']}" for c in checks if c["status"] == "FAIL"]
+    info = [
+        f"- {c['name']}: {c['detail']}" for c in checks if c["status"] == "INFO" and not c["ok"]
+    ]
+    built = (result["kernelkit_build"] or {}).get("mtime", "?")
+    n_pass = sum(c["status"] == "PASS" for c in checks)
+    return "\n".join([
+        "# AID (kernelkit) vs the full problem solved directly", "",
+        f"Started {result['started']}; wall time {fmt(result.get('wall_seconds'), '.0f')} s; "
+        f"per-solve cap {cfg['time_cap']} s; threads {cfg['threads']}; cache {cfg['cache_size']} "
+        f"MB; seed {cfg['seed']}; kernelkit extension built {built}. Load at start: "
+        f"`{result['load_before']['uptime']}`.", "",
+        "ρ = T_AID / T_peer (the paper's ratio; ρ < 1: AID faster). Δ = (E_AID − E_peer)/E_peer, "
+        "objectives recomputed in numpy from each model (LAD: Σ|r|; SVM: ½‖w‖² + C Σ hinge with "
+        f"C = {cfg['C']} linear, {cfg['rbf_C']} RBF). 'AID run': status, aggregated solves, final "
+        "certified gap, initial → final aggregation rate. A peer time marked '(> cap)' did not "
+        "finish within the per-solve cap: it hit its time_limit (its E is that of the model it "
+        "returned) or, having no time limit, ran past the cap.", "",
+        *[f"- {n}" for n in result["notes"]], "",
+        "## AID vs each direct solver", "", comparisons(result), "",
+        "## Largest instance each direct solver finished (vs the first AID variant)", "",
+        largest(result), "", "## LAD: speed ratio against m at equal n (synthetic)", "",
+        lad_trend(result), "", f"## Checks: {n_pass} PASS, {len(fails)} FAIL", "",
+        *(fails or ["(no failures)"]), *(["", "Non-gated notes:", *info] if info else []), "",
+    ])  # fmt: skip
 
 
-def materialise(spec: tuple[Any, ...], seed: int) -> Problem:
-    fn = spec[0]
-    if fn is load_real:
-        name, n = spec[1], spec[2]
-        if name not in _REAL_CACHE:
-            _REAL_CACHE.clear()  # keep one real set in memory at a time
-            _REAL_CACHE[name] = load_real(name, DATA_DIR)
-        return nested_subset(_REAL_CACHE[name], n, seed)
-    return fn(spec[1], spec[2], seed)
+def plots(result: dict[str, Any], out: Path) -> None:
+    """Fit time against n per ladder (finished solves; the cap dotted), and AID's certified gap
+    and aggregation rate against the aggregated solve for the largest instance of each group."""
+    cap, ladders, top = result["config"]["time_cap"], {}, {}
+    for inst in result["instances"]:
+        ladders.setdefault(f"{inst['group']} (m = {inst['m']})", []).append(inst)
+        with_history = any(is_aid(k) and r.get("history") for k, r in inst["results"].items())
+        if with_history and inst["n"] > top.get(inst["group"], {}).get("n", -1):
+            top[inst["group"]] = inst
+    panels: dict[str, dict[str, Any]] = {}
+    for g, insts in ((g, v) for g, v in ladders.items() if len({i["n"] for i in v}) >= 2):
+        for inst, (m, r) in ((i, mr) for i in insts for mr in i["results"].items()):
+            line = panels.setdefault(g, {}).setdefault(m, [])
+            line += [(inst["n"], r["seconds"])] if finished(r, cap) else []
+    title = "AID vs direct solvers: time against n (dotted: the per-solve cap)"
+    report.lines(out.parent / f"{out.stem}_time_vs_n.png", panels, title, "n (rows)",
+                 "fit time (s)", hlines=[cap])  # fmt: skip
+    panels = {}
+    for g, inst in sorted(top.items(), key=lambda t: ("lad" not in t[0], t[0])):
+        what = "LAD (AIDRegressor)" if g.startswith("lad") else "SVM (AIDClassifier)"
+        aids = [k for k, r in inst["results"].items() if is_aid(k) and r.get("history")]
+        name = min(aids, key=lambda k: inst["results"][k].get("gap", 1.0))  # the tightest
+        h, label = inst["results"][name]["history"], f"{g} n={inst['n']:,} {name[4:]}"
+        gap = [(t, max(x.get("gap") or 0.0, 1e-12)) for t, x in enumerate(h)]
+        rate = [(t, x["n_clusters"] / inst["n"]) for t, x in enumerate(h)]
+        panels.setdefault(f"{what}: certified gap (UB − LB)/UB", {})[label] = gap
+        panels.setdefault(f"{what}: aggregation rate |K^t|/n", {})[label] = rate
+    title = "AID history_ of the largest instance of every group"
+    report.lines(out.parent / f"{out.stem}_gap_vs_iter.png", panels, title, "aggregated solve t",
+                 "", logx=False, ncols=2)  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    p = harness.parser(__doc__, data=False)
     p.add_argument("--quick", action="store_true", help="smoke run on tiny sizes (*_quick files)")
-    p.add_argument("--parts", default=",".join(PARTS))
+    p.add_argument("--parts", type=harness.strs, default=["lad", "svm", "rbf"])
     p.add_argument("--max-rows", type=int, default=None, help="cap n of every instance")
     p.add_argument("--time-cap", type=float, default=300.0, help="s per solve")
     p.add_argument("--budget", type=float, default=2400.0, help="s; no new instance after")
@@ -640,124 +516,75 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cache-size", type=float, default=200.0, help="MB (every SVC, AID)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--aid-max-iter", type=int, default=500)
-    p.add_argument("--lad-sizes", default="10000,30000,100000,300000,1000000")
-    p.add_argument("--lad-ms", default="10,50")
-    p.add_argument("--lad-tols", default="1e-3,1e-6")
-    p.add_argument("--lad-real", default="344_mv,564_fried")
+    p.add_argument(
+        "--lad-sizes", type=harness.ints, default=[10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
+    )
+    p.add_argument("--lad-ms", type=harness.ints, default=[10, 50])
+    p.add_argument("--lad-tols", type=harness.floats, default=[1e-3, 1e-6])
+    p.add_argument("--lad-real", type=harness.strs, default=["344_mv", "564_fried"])
     p.add_argument("--lad-trend-m", type=int, default=200, help="larger m (0: none)")
-    p.add_argument("--lad-trend-sizes", default="10000,30000,100000")
-    p.add_argument("--svm-sizes", default="10000,30000,100000,300000,1000000")
-    p.add_argument("--svm-ms", default="10")
-    p.add_argument("--svm-real", default="a9a,w8a,kddcup")
-    p.add_argument("--kdd-sizes", default="30000,100000,494020")
+    p.add_argument("--lad-trend-sizes", type=harness.ints, default=[10000, 30000, 100000])
+    p.add_argument(
+        "--svm-sizes", type=harness.ints, default=[10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
+    )
+    p.add_argument("--svm-ms", type=harness.ints, default=[10])
+    p.add_argument("--svm-real", type=harness.strs, default=["a9a", "w8a", "kddcup"])
+    p.add_argument("--kdd-sizes", type=harness.ints, default=[30000, 100000, 494020])
     p.add_argument("--C", type=float, default=0.1, help="linear SVM C (the paper's M)")
     p.add_argument("--svm-tol", type=float, default=1e-4)
-    p.add_argument("--rbf-sizes", default="2000,4000,8000")
+    p.add_argument("--rbf-sizes", type=harness.ints, default=[2000, 4000, 8000])
     p.add_argument("--rbf-C", type=float, default=1.0)
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
-    argv_used = sys.argv[1:] if argv is None else list(argv)
     if a.quick:
-        a.lad_sizes, a.svm_sizes, a.kdd_sizes = "2000,5000", "2000,5000", "2000,5000"
-        a.lad_ms, a.lad_trend_m, a.lad_trend_sizes = "5", 20, "3000"
-        a.rbf_sizes, a.max_rows = "500,1000", a.max_rows or 5000
-        a.time_cap, a.budget = min(a.time_cap, 60.0), min(a.budget, 600.0)
-    a.parts = parse_str_list(a.parts)
-    if bad := [x for x in a.parts if x not in PARTS]:
-        raise SystemExit(f"unknown parts {bad}; choose from {list(PARTS)}")
-    a.lad_sizes, a.svm_sizes = parse_int_list(a.lad_sizes), parse_int_list(a.svm_sizes)
-    a.kdd_sizes, a.rbf_sizes = parse_int_list(a.kdd_sizes), parse_int_list(a.rbf_sizes)
-    a.lad_trend_sizes = parse_int_list(a.lad_trend_sizes)
-    a.lad_ms, a.svm_ms = parse_int_list(a.lad_ms), parse_int_list(a.svm_ms)
-    a.lad_tols = [float(t) for t in parse_str_list(a.lad_tols)]
-    a.lad_real, a.svm_real = parse_str_list(a.lad_real), parse_str_list(a.svm_real)
-    a.have_sklearnex = find_spec("sklearnex") is not None
-    out_path = a.out or RESULTS / ("aid_quick.json" if a.quick else "aid.json")
+        a.lad_sizes = a.svm_sizes = a.kdd_sizes = [2000, 5000]
+        a.lad_ms, a.lad_trend_m, a.lad_trend_sizes, a.rbf_sizes = [5], 20, [3000], [500, 1000]
+        a.max_rows, a.time_cap, a.budget = (
+            a.max_rows or 5000, min(a.time_cap, 60.0), min(a.budget, 600.0)
+        )  # fmt: skip
+    harness.known(p, "parts", a.parts, ("lad", "svm", "rbf"))
+    out = a.out or harness.RESULTS / ("aid_quick.json" if a.quick else "aid.json")
+    run, notes = harness.Run(argv), list(NOTES)
+    notes += (
+        []
+        if importable("sklearnex")
+        else ["scikit-learn-intelex not importable: its SVC was skipped."]
+    )
+    result: dict[str, Any] = {"config": vars(a), "notes": notes, "instances": [], "checks": []}
+    seen: dict[Any, Any] = {}
+    cache: dict[str, Any] = {}
+    deadline, tmp = time.monotonic() + a.budget, Path(tempfile.mkdtemp(prefix="aid_bench_"))
     try:
-        from kernelkit import AIDClassifier, AIDRegressor  # noqa: F401
-    except ImportError as exc:
-        raise SystemExit(f"kernelkit AID estimators not available: {exc}") from None
-
-    notes = [NOTES[QR], NOTES[LINSVC]]
-    if not a.have_sklearnex:
-        notes.append("scikit-learn-intelex not importable: its SVC was skipped.")
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    result: dict[str, Any] = {
-        "title": "AID (kernelkit) vs the full problem solved directly",
-        "started": started,
-        "argv": argv_used,
-        "protocol_text": (__doc__ or "").split("\n\n    python")[0],
-        "config": {k: v for k, v in vars(a).items() if k != "out"},
-        "machine": machine_info(),
-        "packages": package_versions(PACKAGES),
-        "load_start": load_snapshot(),
-        "kernelkit_build": kernelkit_build(),
-        "notes": notes,
-        "instances": [],
-        "checks": [],
-    }
-    wall = time.perf_counter()
-    deadline = time.monotonic() + a.budget
-    ladder = Ladder(a.time_cap)
-    tmp = Path(tempfile.mkdtemp(prefix="aid_bench_"))
-    try:
-        for part, group, spec, methods in build_plan(a):
+        for part, group, spec in plan(a):
             if time.monotonic() > deadline:
-                result["notes"].append(f"budget {a.budget:g} s exhausted before {group} {spec[1:]}")
-                print(f"budget exhausted: not starting {group} {spec[1:]}", flush=True)
+                notes.append(f"budget {a.budget:g} s exhausted before {group} {spec[1:3]}")
                 continue
             try:
-                prob = materialise(spec, a.seed)
-            except DataMissing as exc:
-                result["notes"].append(f"{group}: skipped ({exc})")
-                print(f"{group}: skipped ({exc})", flush=True)
+                X, y, source = problem(spec, a.seed, cache)
+            except data.DataMissing as exc:
+                notes.append(f"{group}: skipped ({exc})")
                 continue
-            if part == "rbf":
-                gamma = 1.0 / (prob.m * float(prob.X.var()))
-                methods = svm_methods(a, methods, "rbf", gamma)
-            inst = run_instance(part, group, prob, methods, a, ladder, tmp, deadline)
-            del prob
+            inst = run_instance(part, group, X, y, source, a, seen, tmp, deadline)
             result["instances"].append(inst)
             result["checks"] += instance_checks(inst)
-            result["wall_seconds"] = time.perf_counter() - wall
-            write_json(out_path, result)
+            report.write_json(out, run.record(**result))  # an interrupted run keeps what it did
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    result["wall_seconds"] = time.perf_counter() - wall
-    result["load_end"] = load_snapshot()
-    result["kernelkit_build_end"] = kernelkit_build()
-    builds = {str(i["kernelkit_build"]) for i in result["instances"]} | {
-        str(result["kernelkit_build"]),
-        str(result["kernelkit_build_end"]),
-    }
-    if len(builds) > 1:
-        note = build_note(result["kernelkit_build"], result["kernelkit_build_end"])
-        changed = [
-            f"{i['group']} n={i['n']:,}"
-            for i in result["instances"]
-            if i["kernelkit_build"] != result["kernelkit_build"]
-        ]
-        result["notes"].append(
-            (note or "WARNING: the kernelkit extension changed during the run")
-            + f"; instances on a different build than at the start: {changed or 'none'}"
-        )
-    write_json(out_path, result)
-
-    import aid_report
-
-    print()
-    print_checks(result["checks"])
-    md = aid_report.markdown_report(result)
+    record = run.record(**result)
+    changed = [
+        f"{i['group']} n={i['n']:,}"
+        for i in result["instances"]
+        if i["kernelkit_build"] != run.build
+    ]
+    if changed or "build_note" in record:
+        notes.append("WARNING: the kernelkit extension changed during the run; instances on a "
+                     f"different build than at the start: {changed or 'none'}")  # fmt: skip
+    report.print_checks([c for c in record["checks"] if c["status"] != "PASS"])
     if not a.no_plots:
-        for note in aid_report.write_plots(result, out_path):
-            print(note)
-    out_path.with_suffix(".md").write_text(md)
-    print()
-    print(md)
-    print(f"wall time {result['wall_seconds']:.0f} s; wrote {out_path} and .md")
-    fails = [c for c in result["checks"] if c["status"] == "FAIL"]
-    return 1 if fails else 0
+        plots(record, out)
+    run.write(out, record, markdown(record))
+    return 1 if any(c["status"] == "FAIL" for c in record["checks"]) else 0
 
 
 if __name__ == "__main__":

@@ -1,131 +1,66 @@
-"""Benchmark ``kernelkit.ConstrainedSVR`` (GSMO, seed paper 003) against cvxpy + Clarabel on the
-same constrained ν-SVR QP and against problem-specific peers, as n and p grow, in one run on the
-same data.
+"""``kernelkit.ConstrainedSVR`` (GSMO, seed paper 003) against cvxpy + Clarabel on the same
+constrained ν-SVR QP and against problem-specific peers, as n and p grow (C = 1, ν = 0.5):
 
-Problems (all with sklearn's C convention, C = 1, ν = 0.5: per-sample box C, so paper C = C·n):
+* ``nonnegative``: X ~ N(0, 1), β* = exp(N(0, 1)), y = Xβ* + noise at 10 dB; peer
+  ``scipy.optimize.nnls`` (another problem: its time and error for orientation only);
+* ``isotonic``: X = I, β* = sorted N(0, 1); peer ``IsotonicRegression`` (PAVA);
+* ``simplex``: X ~ N(0, 1), β* = |N(0, 1)| normalised.
 
-* ``nonnegative``: X (n×p) i.i.d. N(0, 1), β* = exp(N(0, 1)), y = Xβ* + Gaussian noise at a
-  per-sample SNR of 10 dB (σ = std(Xβ*)/√10). Solvers: ConstrainedSVR(constraint="nonnegative"),
-  cvxpy + Clarabel on the same primal QP, and ``scipy.optimize.nnls`` (a different problem,
-  NNLS: its time and its coefficient error vs β* are reported for orientation only).
-* ``isotonic``: X = I (n = p), β* = sorted N(0, 1), y = β* + noise (same SNR).
-  ConstrainedSVR(constraint="increasing") on the dense identity, cvxpy + Clarabel on the same QP
-  (written with β + β0 − y instead of a dense I: the same problem), ``sklearn IsotonicRegression``
-  (IR: a different problem, PAVA).
-* ``simplex``: X ~ N(0, 1), β* = |N(0, 1)| normalised to sum 1, y = Xβ* + noise.
-  ConstrainedSVR(constraint="simplex") vs cvxpy + Clarabel.
-
-The QP (API.md): min ½‖β‖² + C(nνε + Σ(ξ_i + ξ*_i)) s.t. |y_i − x_iβ − β0| ≤ ε + ξ_i^(*), ξ, ξ*,
-ε ≥ 0, plus the constraint on β. For every solver the primal objective P(β, β0, ε) is recomputed
-here from its (β, β0, ε) with the optimal slacks, so the objectives are comparable;
-``rel. diff`` = (P − P_Clarabel)/|P_Clarabel|. Constraint violations, ‖β − β*‖/‖β*‖ and
-kernelkit's iterations / status / final Δ are reported beside the times. Ratios are
-time(peer)/time(kernelkit at tol 1e-3, the estimator's default); kernelkit is also run at tol
-1e-6 (``--tols``), closer to Clarabel's 1e-8 gap tolerances: at tol τ, GSMO's β may violate the
-constraint by up to τ, so its P can be slightly *below* Clarabel's. cvxpy's time is the whole
-``solve`` call (canonicalisation + Clarabel); Clarabel's own solve time is given separately.
-
-``kernelkit`` and ``kernelkit tol=…`` are GSMO (``method="gsmo"``, the paper's algorithm);
-``kernelkit default`` is the estimator with its defaults (``method="auto"``: the interior-point
-method on problems with n·p ≤ 10⁶, n·p² ≤ 2·10⁸ and p ≤ n, GSMO beyond; ``--no-default`` drops it).
-
-Every solver runs single-threaded by default (``--threads``: ConstrainedSVR ``n_jobs`` and BLAS
-via threadpoolctl); Clarabel is single-threaded. A fit under 1 s is repeated 3 times (median).
-cvxpy is skipped for larger n of a (problem, p) once one of its solves took more than
-``--cvxpy-cap`` seconds (recorded as skipped); likewise each kernelkit line after ``--kk-skip``
-seconds, and kernelkit fits get ``time_limit=--kk-cap`` (status "time_limit" if hit).
+The primal objective P(β, β0, ε) is recomputed for every solver from its (β, β0, ε) with the
+optimal slacks; rel. diff = (P − P_Clarabel)/|P_Clarabel|; violations, ‖β − β*‖/‖β*‖,
+iterations, status and Δ beside the times. ``kernelkit`` is GSMO at the first of ``--tols``
+(the ratios' base), ``kernelkit default`` the estimator's own choice (``method="auto"``). One
+thread (``--threads``); a fit under 1 s repeated (median of 3); cvxpy skipped at larger n once a
+solve took over ``--cvxpy-cap`` s, kernelkit after ``--kk-skip`` s (its time_limit:
+``--kk-cap``).
 
     python benches/bench_constrained_svr.py --quick
-    python benches/bench_constrained_svr.py                      # full grid
     python benches/bench_constrained_svr.py --problems isotonic --iso-sizes 50,200,1000
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime as _dt
 import math
-import statistics
-import sys
 import time
 import traceback
 import warnings
 from collections.abc import Callable
-from contextlib import nullcontext
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-from _common import (
-    fmt,
-    load_snapshot,
-    machine_info,
-    package_versions,
-    parse_int_list,
-    parse_str_list,
-    write_json,
-)
-from constrained_svr_report import (
-    FloatArray,
-    bench_markdown,
-    build_note,
-    kernelkit_build,
-    plot_bench,
-)
+from harness import report, runner
+from harness.machine import blas_threads, importable
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PROBLEMS = ("nonnegative", "isotonic", "simplex")
-PACKAGES = (
-    "kernelkit",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "cvxpy",
-    "clarabel",
-    "matplotlib",
-    "threadpoolctl",
-)
-KK = "kernelkit"
-CVX = "cvxpy-clarabel"
-PEER = {"nonnegative": "nnls", "isotonic": "isotonic", "simplex": None}
+CONSTRAINT = {"nonnegative": "nonnegative", "isotonic": "increasing", "simplex": "simplex"}
+KK, CVX = "kernelkit", "cvxpy-clarabel"
 SNR_DB = 10.0
-REPEAT_BELOW_S = 1.0
 
 
-# --------------------------------------------------------------------------- data
-def make_data(problem: str, n: int, p: int, seed: int) -> tuple[Any, FloatArray, FloatArray]:
+def make_data(problem: str, n: int, p: int, seed: int) -> tuple[Any, Any, Any]:
     """(X, y, β*); X is None for isotonic (X = I)."""
     rng = np.random.default_rng([seed, PROBLEMS.index(problem), n, p])
     if problem == "isotonic":
         beta = np.sort(rng.normal(size=n))
         return None, beta + rng.normal(0.0, beta.std() / math.sqrt(10 ** (SNR_DB / 10)), n), beta
     X = rng.normal(size=(n, p))
-    if problem == "nonnegative":
-        beta = np.exp(rng.normal(size=p))
-    else:
-        beta = np.abs(rng.normal(size=p))
-        beta /= beta.sum()
+    beta = np.exp(rng.normal(size=p)) if problem == "nonnegative" else np.abs(rng.normal(size=p))
+    beta = beta if problem == "nonnegative" else beta / beta.sum()
     signal = X @ beta
-    y = signal + rng.normal(0.0, signal.std() / math.sqrt(10 ** (SNR_DB / 10)), n)
-    return X, y, beta
+    return X, signal + rng.normal(0.0, signal.std() / math.sqrt(10 ** (SNR_DB / 10)), n), beta
 
 
-def predict(X: Any, beta: FloatArray, b0: float) -> FloatArray:
-    return (beta if X is None else X @ beta) + b0
-
-
-def primal(
-    X: Any, y: FloatArray, beta: FloatArray, b0: float, eps: float, C: float, nu: float
-) -> float:
+def primal(X: Any, y: Any, beta: Any, b0: float, eps: float, C: float, nu: float) -> float:
     """P(β, β0, ε) with the optimal slacks ξ_i + ξ*_i = max(0, |r_i| − ε) (ε clipped at 0)."""
     eps = max(float(eps), 0.0)
-    r = predict(X, beta, b0) - y
-    n = y.size
-    return float(0.5 * beta @ beta + C * (n * nu * eps + np.maximum(np.abs(r) - eps, 0.0).sum()))
+    r = (beta if X is None else X @ beta) + b0 - y
+    return float(
+        0.5 * beta @ beta + C * (y.size * nu * eps + np.maximum(np.abs(r) - eps, 0.0).sum())
+    )
 
 
-def violation(problem: str, beta: FloatArray) -> float:
+def violation(problem: str, beta: Any) -> float:
     """Largest violation of the problem's constraint on β (0 when feasible)."""
     if problem == "nonnegative":
         return float(max(0.0, -beta.min()))
@@ -134,325 +69,215 @@ def violation(problem: str, beta: FloatArray) -> float:
     return float(max(0.0, -beta.min(), abs(beta.sum() - 1.0)))
 
 
-# --------------------------------------------------------------------------- solvers
-def fit_kernelkit(
-    problem: str, X: Any, y: FloatArray, args: argparse.Namespace, tol: float, method: str
-) -> dict[str, Any]:
+def fit_kernelkit(problem: str, X: Any, y: Any, a: Any, tol: float, method: str) -> dict[str, Any]:
     from kernelkit import ConstrainedSVR
 
-    constraint = {"nonnegative": "nonnegative", "isotonic": "increasing", "simplex": "simplex"}
-    Xd = np.eye(y.size) if X is None else X
-    est = ConstrainedSVR(
-        C=args.C,
-        nu=args.nu,
-        constraint=constraint[problem],
-        tol=tol,
-        method=method,
-        n_jobs=args.threads,
-        cache_size=args.cache_size,
-        time_limit=args.kk_cap,
-    )
+    est = ConstrainedSVR(C=a.C, nu=a.nu, constraint=CONSTRAINT[problem], tol=tol, method=method,
+                         n_jobs=a.threads, cache_size=a.cache_size,
+                         time_limit=a.kk_cap)  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        est.fit(Xd, y)
+        est.fit(np.eye(y.size) if X is None else X, y)
         seconds = time.perf_counter() - t0
-    return {
-        "seconds": seconds,
-        "beta": np.asarray(est.coef_, dtype=np.float64),
-        "b0": float(est.intercept_),
-        "eps": float(est.epsilon_),
-        "n_iter": int(est.n_iter_),
-        "status": str(est.status_),
-        "delta": float(est.delta_),
-        "method": str(est.solver_stats_["method"]),
-        "primal_reported": float(est.primal_objective_),
-        "dual_reported": float(est.dual_objective_),
-    }
+    return {"seconds": seconds, "beta": np.asarray(est.coef_, dtype=np.float64),
+            "b0": float(est.intercept_), "eps": float(est.epsilon_), "n_iter": int(est.n_iter_),
+            "status": str(est.status_), "delta": float(est.delta_),
+            "method": str(est.solver_stats_["method"]),
+            "primal_reported": float(est.primal_objective_),
+            "dual_reported": float(est.dual_objective_)}  # fmt: skip
 
 
-def fit_cvxpy(problem: str, X: Any, y: FloatArray, args: argparse.Namespace) -> dict[str, Any]:
+def fit_cvxpy(problem: str, X: Any, y: Any, a: Any) -> dict[str, Any]:
     import cvxpy as cp
 
-    n = y.size
-    p = n if X is None else X.shape[1]
-    beta, b0 = cp.Variable(p), cp.Variable()
-    eps = cp.Variable(nonneg=True)
+    n, p = y.size, y.size if X is None else X.shape[1]
+    beta, b0, eps = cp.Variable(p), cp.Variable(), cp.Variable(nonneg=True)
     xi, xis = cp.Variable(n, nonneg=True), cp.Variable(n, nonneg=True)
     r = (beta if X is None else X @ beta) + b0 - y
     cons = [r <= eps + xi, -r <= eps + xis]
+    cons += {"nonnegative": [beta >= 0], "isotonic": [cp.diff(beta) >= 0],
+             "simplex": [beta >= 0, cp.sum(beta) == 1]}[problem]  # fmt: skip
+    objective = 0.5 * cp.sum_squares(beta) + a.C * (n * a.nu * eps + cp.sum(xi) + cp.sum(xis))
+    prob = cp.Problem(cp.Minimize(objective), cons)
+    t0 = time.perf_counter()
+    prob.solve(solver=cp.CLARABEL, time_limit=float(a.cvxpy_cap) * 3)
+    seconds, stats = time.perf_counter() - t0, prob.solver_stats
+    return {"seconds": seconds, "solver_seconds": getattr(stats, "solve_time", None),
+            "status": str(prob.status), "n_iter": getattr(stats, "num_iters", None),
+            "beta": np.asarray(beta.value, dtype=np.float64), "b0": float(b0.value),
+            "eps": float(eps.value), "primal_reported": float(prob.value)}  # fmt: skip
+
+
+def fit_peer(problem: str, X: Any, y: Any) -> dict[str, Any]:
+    """NNLS (nonnegative) or PAVA (isotonic): another problem, for orientation."""
+    t0 = time.perf_counter()
     if problem == "nonnegative":
-        cons.append(beta >= 0)
-    elif problem == "isotonic":
-        cons.append(cp.diff(beta) >= 0)
+        from scipy.optimize import nnls
+
+        coef, status = nnls(X, y, maxiter=50 * X.shape[1])[0], "NNLS (other problem)"
     else:
-        cons += [beta >= 0, cp.sum(beta) == 1]
-    obj = 0.5 * cp.sum_squares(beta) + args.C * (n * args.nu * eps + cp.sum(xi) + cp.sum(xis))
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    t0 = time.perf_counter()
-    prob.solve(solver=cp.CLARABEL, time_limit=float(args.cvxpy_cap) * 3)
-    seconds = time.perf_counter() - t0
-    stats = prob.solver_stats
-    return {
-        "seconds": seconds,
-        "solver_seconds": getattr(stats, "solve_time", None),
-        "status": str(prob.status),
-        "n_iter": getattr(stats, "num_iters", None),
-        "beta": np.asarray(beta.value, dtype=np.float64),
-        "b0": float(b0.value),
-        "eps": float(eps.value),
-        "primal_reported": float(prob.value),
-    }
+        from sklearn.isotonic import IsotonicRegression
+
+        grid = np.arange(y.size, dtype=np.float64)
+        coef, status = (
+            IsotonicRegression(increasing=True).fit(grid, y).predict(grid),
+            "IR (other problem)",
+        )
+    return {"seconds": time.perf_counter() - t0, "beta": coef, "status": status}
 
 
-def fit_nnls(problem: str, X: Any, y: FloatArray, args: argparse.Namespace) -> dict[str, Any]:
-    from scipy.optimize import nnls
-
-    t0 = time.perf_counter()
-    coef = nnls(X, y, maxiter=50 * X.shape[1])[0]
-    return {"seconds": time.perf_counter() - t0, "beta": coef, "status": "NNLS (other problem)"}
-
-
-def fit_isotonic(problem: str, X: Any, y: FloatArray, args: argparse.Namespace) -> dict[str, Any]:
-    from sklearn.isotonic import IsotonicRegression
-
-    grid = np.arange(y.size, dtype=np.float64)
-    t0 = time.perf_counter()
-    coef = IsotonicRegression(increasing=True).fit(grid, y).predict(grid)
-    return {"seconds": time.perf_counter() - t0, "beta": coef, "status": "IR (other problem)"}
-
-
-def timed(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run ``fn``; repeat twice more when it took < 1 s and keep the median time."""
-    first = fn()
-    if first["seconds"] >= REPEAT_BELOW_S:
-        first["repeats"] = 1
-        return first
-    times = [first["seconds"], *(fn()["seconds"] for _ in range(2))]
-    first["seconds"] = statistics.median(times)
-    first["repeats"] = len(times)
-    return first
-
-
-# --------------------------------------------------------------------------- one size
-def run_size(
-    problem: str, n: int, p: int, args: argparse.Namespace, skip: dict[str, str]
-) -> dict[str, Any]:
-    """All solvers on one (problem, n, p); ``skip`` maps a solver name to why it is skipped."""
-    X, y, beta_true = make_data(problem, n, p, args.seed)
-    row: dict[str, Any] = {"problem": problem, "n": n, "p": p, "solvers": {}}
+def run_size(problem: str, n: int, p: int, a: Any, skip: dict[str, str]) -> list[dict[str, Any]]:
+    """Every solver on one (problem, n, p); ``skip`` maps a solver to why it is skipped."""
+    X, y, beta_true = make_data(problem, n, p, a.seed)
     jobs: list[tuple[str, Callable[[], dict[str, Any]]]] = []
-    for tol in args.tols:
-        name = KK if tol == args.tols[0] else f"{KK} tol={tol:g}"
-        jobs.append((name, lambda tol=tol: fit_kernelkit(problem, X, y, args, tol, "gsmo")))
-    if not args.no_default:
-        jobs.append(
-            (f"{KK} default", lambda: fit_kernelkit(problem, X, y, args, args.tols[0], "auto"))
-        )
-    jobs.append((CVX, lambda: fit_cvxpy(problem, X, y, args)))
-    peer = PEER[problem]
-    if peer is not None:
-        fn = fit_nnls if peer == "nnls" else fit_isotonic
-        jobs.append((peer, lambda fn=fn: fn(problem, X, y, args)))
+    for tol in a.tols:
+        name = KK if tol == a.tols[0] else f"{KK} tol={tol:g}"
+        jobs.append((name, lambda t=tol: fit_kernelkit(problem, X, y, a, t, "gsmo")))
+    if not a.no_default:
+        jobs.append((f"{KK} default", lambda: fit_kernelkit(problem, X, y, a, a.tols[0], "auto")))
+    jobs.append((CVX, lambda: fit_cvxpy(problem, X, y, a)))
+    if problem != "simplex":
+        peer = "nnls" if problem == "nonnegative" else "isotonic"
+        jobs.append((peer, lambda: fit_peer(problem, X, y)))
+    rows = []
     for name, job in jobs:
-        if name == CVX and not args.have_cvxpy:
-            row["solvers"][name] = {"skipped": "cvxpy/clarabel not installed"}
-            continue
-        if name in skip:
-            row["solvers"][name] = {"skipped": skip[name]}
-            continue
-        try:
-            res = timed(job)
-        except Exception as exc:
-            res = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-            print(f"    {name}: ERROR {res['error']}", file=sys.stderr, flush=True)
-        if "beta" in res:
-            b = res.pop("beta")
-            res["coef_rel_error"] = float(np.linalg.norm(b - beta_true) / np.linalg.norm(beta_true))
-            res["violation"] = violation(problem, b)
-            if "b0" in res:
-                res["primal"] = primal(X, y, b, res["b0"], res["eps"], args.C, args.nu)
-            res["_beta"] = b
-        row["solvers"][name] = res
-    ref = row["solvers"].get(CVX, {})
-    kk = row["solvers"].get(KK, {})
-    ref_beta = ref.get("_beta")
-    for name, res in row["solvers"].items():
-        if name == CVX:
-            continue
-        if "primal" in res and "primal" in ref:
-            res["primal_rel_diff"] = (res["primal"] - ref["primal"]) / abs(ref["primal"])
-        if ref_beta is not None and "_beta" in res:
-            res["beta_max_abs_diff_vs_clarabel"] = float(np.max(np.abs(res["_beta"] - ref_beta)))
-    for res in row["solvers"].values():
-        res.pop("_beta", None)
-        if "seconds" in res and kk.get("seconds"):
-            res["time_ratio_vs_kernelkit"] = res["seconds"] / kk["seconds"]
-    return row
+        row: dict[str, Any] = {"problem": problem, "n": n, "p": p, "solver": name}
+        if name == CVX and not a.have_cvxpy:
+            row["skipped"] = "cvxpy/clarabel not installed"
+        elif name in skip:
+            row["skipped"] = skip[name]
+        else:
+            try:
+                row |= runner.median_time(job)
+            except Exception as exc:
+                row |= {
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": traceback.format_exc(),
+                }
+        if "beta" in row:
+            b = row["beta"]
+            error = float(np.linalg.norm(b - beta_true) / np.linalg.norm(beta_true))
+            row |= {"coef_rel_error": error,
+                    "violation": violation(problem, b)}  # fmt: skip
+            if "b0" in row:
+                row["primal"] = primal(X, y, b, row["b0"], row["eps"], a.C, a.nu)
+        rows.append(row)
+    ref, kk = rows[[r["solver"] for r in rows].index(CVX)], rows[0]
+    for r in rows:
+        if r is not ref and "primal" in r and "primal" in ref:
+            r["primal_rel_diff"] = (r["primal"] - ref["primal"]) / abs(ref["primal"])
+        if r is not ref and "beta" in r and "beta" in ref:
+            r["beta_max_abs_diff_vs_clarabel"] = float(np.max(np.abs(r["beta"] - ref["beta"])))
+        if "seconds" in r and kk.get("seconds"):
+            r["time_ratio_vs_kernelkit"] = r["seconds"] / kk["seconds"]
+    for r in rows:
+        r.pop("beta", None)
+    return rows
 
 
-def print_row(row: dict[str, Any]) -> None:
-    for name, r in row["solvers"].items():
-        head = f"{row['problem']:<11} n={row['n']:<6} p={row['p']:<5} {name:<22}"
-        if "skipped" in r or "error" in r:
-            print(f"{head} {r.get('skipped') or r.get('error')}", flush=True)
-            continue
-        extra = f"  iters {r['n_iter']}" if r.get("n_iter") is not None else ""
-        print(
-            f"{head} {r['seconds']:9.4f} s  ×{fmt(r.get('time_ratio_vs_kernelkit'), '.2f'):>7}"
-            f"  P {fmt(r.get('primal'), '.6g'):>12}"
-            f"  relP {fmt(r.get('primal_rel_diff'), '+.1e'):>9}"
-            f"  viol {r['violation']:.1e}  err {r['coef_rel_error']:.3f}  {r['status']}{extra}",
-            flush=True,
-        )
+def status(r: dict[str, Any]) -> str:
+    extra = (f", Δ {r['delta']:.1e}" if "delta" in r else "") + (
+        f", {r['method']}" if "method" in r else ""
+    )
+    return str(r["status"]) + extra
 
 
-def table(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    header = ["problem", "n", "p", "solver", "time (s)", "time / kernelkit", "Clarabel solve (s)",
-              "objective P", "rel. diff vs Clarabel", "max violation", "‖β−β*‖/‖β*‖",
-              "iterations", "status"]  # fmt: skip
-    out = []
-    for row in rows:
-        for name, r in row["solvers"].items():
-            if "skipped" in r or "error" in r:
-                out.append([row["problem"], str(row["n"]), str(row["p"]), name,
-                            r.get("skipped") or r.get("error", "")] + [""] * 8)  # fmt: skip
-                continue
-            out.append(
-                [
-                    row["problem"],
-                    str(row["n"]),
-                    str(row["p"]),
-                    name,
-                    f"{r['seconds']:.4f}",
-                    fmt(r.get("time_ratio_vs_kernelkit"), ".3g"),
-                    fmt(r.get("solver_seconds"), ".4f"),
-                    fmt(r.get("primal"), ".8g"),
-                    fmt(r.get("primal_rel_diff"), "+.2e"),
-                    f"{r['violation']:.1e}",
-                    f"{r['coef_rel_error']:.4f}",
-                    fmt(r.get("n_iter"), ","),
-                    str(r["status"])
-                    + (f", Δ {r['delta']:.1e}" if "delta" in r else "")
-                    + (f", {r['method']}" if "method" in r else ""),
-                ]
-            )
-    return header, out
+COLUMNS: list[report.Column] = [
+    ("problem", "problem"), ("n", "n"), ("p", "p"), ("solver", "solver"),
+    ("time (s)", "~seconds:.4f"), ("time / kernelkit", "time_ratio_vs_kernelkit:.3g"),
+    ("Clarabel solve (s)", "solver_seconds:.4f"),
+    ("objective P", "primal:.8g"), ("rel. diff vs Clarabel", "primal_rel_diff:+.2e"),
+    ("max violation", "violation:.1e"), ("‖β−β*‖/‖β*‖", "coef_rel_error:.4f"),
+    ("iterations", "n_iter:,"),
+    ("status", status),
+]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="smoke run (< 1 min)")
-    parser.add_argument("--problems", default=",".join(PROBLEMS))
-    parser.add_argument("--sizes", default="200,1000,5000,20000", help="n (nonnegative, simplex)")
-    parser.add_argument("--ps", default="10,50,200", help="p (nonnegative, simplex)")
-    parser.add_argument("--iso-sizes", default="50,200,1000,5000", help="n = p (isotonic)")
-    parser.add_argument("--C", type=float, default=1.0, help="sklearn-convention C")
-    parser.add_argument("--nu", type=float, default=0.5)
-    parser.add_argument(
-        "--no-default", action="store_true", help="no run of the estimator's default method"
+    p = harness.parser(__doc__, "constrained_svr_bench.json", data=False)
+    p.add_argument("--quick", action="store_true", help="smoke run (< 1 min)")
+    p.add_argument("--problems", type=harness.strs, default=list(PROBLEMS))
+    p.add_argument("--sizes", type=harness.ints, default=[200, 1000, 5000, 20000], help="n")
+    p.add_argument(
+        "--ps", type=harness.ints, default=[10, 50, 200], help="p (nonnegative, simplex)"
     )
-    parser.add_argument(
-        "--tols", default="1e-3,1e-6", help="kernelkit tols; the first is the time baseline"
+    p.add_argument("--iso-sizes", type=harness.ints, default=[50, 200, 1000, 5000], help="n = p")
+    p.add_argument("--C", type=float, default=1.0, help="sklearn-convention C")
+    p.add_argument("--nu", type=float, default=0.5)
+    p.add_argument("--no-default", action="store_true", help="no run of the default method")
+    p.add_argument("--tols", type=harness.floats, default=[1e-3, 1e-6], help="the first: baseline")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--cache-size", type=float, default=200.0, help="kernelkit MB")
+    p.add_argument("--cvxpy-cap", type=float, default=60.0, help="s; skip larger n after")
+    p.add_argument("--kk-cap", type=float, default=300.0, help="kernelkit time_limit (s)")
+    p.add_argument("--kk-skip", type=float, default=60.0, help="s; skip larger n after")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    if a.quick:
+        a.sizes, a.ps, a.iso_sizes, a.tols = [200, 1000], [10, 50], [50, 200], [1e-3]
+        a.cvxpy_cap, a.kk_skip, a.kk_cap = 10.0, 10.0, 20.0
+    harness.known(p, "problems", a.problems, PROBLEMS)
+    a.have_cvxpy = importable("cvxpy", "clarabel")
+    notes = (
+        []
+        if a.have_cvxpy
+        else ["cvxpy or clarabel not installed: the same-QP reference was skipped."]
     )
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--cache-size", type=float, default=200.0, help="kernelkit MB")
-    parser.add_argument("--cvxpy-cap", type=float, default=60.0, help="s; skip larger n after")
-    parser.add_argument("--kk-cap", type=float, default=300.0, help="kernelkit time_limit (s)")
-    parser.add_argument("--kk-skip", type=float, default=60.0, help="s; skip larger n after")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=RESULTS / "constrained_svr_bench.json")
-    args = parser.parse_args(argv)
-    argv_used = sys.argv[1:] if argv is None else list(argv)
-    if args.quick:
-        args.sizes, args.ps, args.iso_sizes = "200,1000", "10,50", "50,200"
-        args.cvxpy_cap, args.kk_skip, args.kk_cap, args.tols = 10.0, 10.0, 20.0, "1e-3"
-    args.tols = [float(t) for t in parse_str_list(args.tols)]
-    problems = parse_str_list(args.problems)
-    if bad := [p for p in problems if p not in PROBLEMS]:
-        raise SystemExit(f"unknown problems {bad}; choose from {list(PROBLEMS)}")
-    args.have_cvxpy = find_spec("cvxpy") is not None and find_spec("clarabel") is not None
-    notes = []
-    if not args.have_cvxpy:
-        notes.append("cvxpy or clarabel not installed: the same-QP reference was skipped.")
-    if find_spec("matplotlib") is None:
-        notes.append("matplotlib not installed: no PNG.")
-
-    try:
-        from threadpoolctl import threadpool_limits
-
-        limiter: Any = threadpool_limits(limits=args.threads)
-    except ImportError:
-        limiter = nullcontext()
-        notes.append("threadpoolctl not installed: BLAS threads not limited.")
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    load_start = load_snapshot()
-    build_start = kernelkit_build()
-    wall = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    with limiter:
-        for problem in problems:
-            if problem == "isotonic":
-                grid = [(n, n) for n in parse_int_list(args.iso_sizes)]
-            else:
-                grid = [(n, p) for p in parse_int_list(args.ps) for n in parse_int_list(args.sizes)]
+    run, rows = harness.Run(argv), []
+    with blas_threads(a.threads):
+        for problem in a.problems:
+            grid = (
+                [(n, n) for n in a.iso_sizes]
+                if problem == "isotonic"
+                else [(n, q) for q in a.ps for n in a.sizes]
+            )
             slow: dict[int, dict[str, str]] = {}  # p -> solver -> why it is skipped from now on
-            for n, p in grid:
-                key = 0 if problem == "isotonic" else p
-                skip = slow.setdefault(key, {})
-                row = run_size(problem, n, p, args, skip)
-                print_row(row)
-                rows.append(row)
-                for name, res in row["solvers"].items():
-                    cap = args.cvxpy_cap if name == CVX else args.kk_skip
-                    took = res.get("seconds", 0.0)
-                    if name.startswith((KK, CVX)) and name not in skip and took > cap:
-                        skip[name] = f"skipped: n={n} took {took:.0f} s > {cap:g} s"
-    wall_s = time.perf_counter() - wall
-
-    ratios = [
-        (r["problem"], r["n"], r["p"], r["solvers"][CVX]["time_ratio_vs_kernelkit"])
-        for r in rows
-        if "time_ratio_vs_kernelkit" in r["solvers"].get(CVX, {})
-    ]
-    if ratios:
-        notes.append(
-            "time(cvxpy+Clarabel) / time(kernelkit): "
-            + ", ".join(f"{pr} n={n} p={p}: {x:.3g}" for pr, n, p, x in ratios)
-        )
-    diffs = [
-        abs(r["solvers"][KK]["primal_rel_diff"])
-        for r in rows
-        if "primal_rel_diff" in r["solvers"].get(KK, {})
-    ]
-    if diffs:
+            for n, q in grid:
+                skip = slow.setdefault(0 if problem == "isotonic" else q, {})
+                for r in run_size(problem, n, q, a, skip):
+                    rows.append(r)
+                    cap, took = (
+                        a.cvxpy_cap if r["solver"] == CVX else a.kk_skip,
+                        r.get("seconds", 0.0),
+                    )
+                    if r["solver"].startswith((KK, CVX)) and r["solver"] not in skip and took > cap:
+                        skip[r["solver"]] = f"skipped: n={n} took {took:.0f} s > {cap:g} s"
+                    print(report.table([r], COLUMNS, done="seconds").splitlines()[-1], flush=True)
+    ratios = [f"{r['problem']} n={r['n']} p={r['p']}: {r['time_ratio_vs_kernelkit']:.3g}"
+              for r in rows if r["solver"] == CVX and "time_ratio_vs_kernelkit" in r]  # fmt: skip
+    notes += ["time(cvxpy+Clarabel) / time(kernelkit): " + ", ".join(ratios)] if ratios else []
+    if diffs := [
+        abs(r["primal_rel_diff"]) for r in rows if r["solver"] == KK and "primal_rel_diff" in r
+    ]:
         notes.append(f"kernelkit vs Clarabel objective: max |rel. diff| {max(diffs):.2e}.")
-    if note := build_note(build_start, kernelkit_build()):
-        notes.append(note)
-    header, tab = table(rows)
-    result: dict[str, Any] = {
-        "started": started,
-        "argv": argv_used,
-        "protocol_text": (__doc__ or "").split("\n\n    python")[0],
-        "config": {k: v for k, v in vars(args).items() if k != "out"},
-        "machine": machine_info(),
-        "packages": package_versions(PACKAGES),
-        "kernelkit_build": build_start,
-        "load_start": load_start,
-        "load_end": load_snapshot(),
-        "wall_seconds": wall_s,
-        "rows": rows,
-        "notes": notes,
-    }
-    png = args.out.with_suffix(".png")
-    note = plot_bench(rows, png, f"ConstrainedSVR vs peers, C = {args.C:g}, ν = {args.nu:g}")
-    result["png"] = None if note else str(png)
-    if note:
-        notes.append(note)
-    write_json(args.out, result)
-    args.out.with_suffix(".md").write_text(bench_markdown(result, header, tab))
+    png = a.out.with_suffix(".png")
+    panels: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        iso = r["problem"] == "isotonic"
+        panel = panels.setdefault(r["problem"] + (" (X = I, n = p)" if iso else ""), {})
+        line = r["solver"] + ("" if iso else f", p={r['p']}")
+        style = {"ls": "--" if "tol=" in r["solver"] else "-"}
+        panel.setdefault(line, ([], style))[0].append((r["n"], r.get("seconds")))
+    drew = report.lines(
+        png, panels, f"ConstrainedSVR vs peers, C = {a.C:g}, ν = {a.nu:g}", "n", "fit time (s)"
+    )
+    record = run.record(
+        protocol_text=__doc__.split("\n\n    python")[0], config=vars(a), rows=rows, notes=notes
+    )
+    m = record["machine"]
+    md = ["# ConstrainedSVR benchmark: GSMO vs cvxpy+Clarabel (same QP) and problem-specific "
+          "peers", "",
+          f"Generated {run.started} by `benches/bench_constrained_svr.py {' '.join(run.argv)}` in "
+          f"{run.wall:.0f} s.", "", record["protocol_text"], "",
+          report.table(rows, COLUMNS, 1, done="seconds"), ""]  # fmt: skip
+    md += [f"![time vs n]({png.name})", ""] if drew else []
+    md += [f"- {n}" for n in notes]
+    md += ["", f"Machine: {m['cpu_model']}, {m['cpu_affinity']} CPU(s), "
+           f"{m['mem_total_gb']} GB; load at start {run.load_before['loadavg']}, at end "
+           f"{record['load_after']['loadavg']}.", ""]  # fmt: skip
+    run.write(a.out, record, "\n".join(md), echo=False)
     print("\n" + "\n".join(notes))
-    print(f"wall time {wall_s:.0f} s; wrote {args.out}, .md" + ("" if note else ", .png"))
     return 0
 
 

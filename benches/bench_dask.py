@@ -1,23 +1,14 @@
-"""Benchmark kernelkit on Dask (issue 11) on a ``LocalCluster`` of worker processes.
+"""kernelkit on Dask (issue 11), on a ``LocalCluster`` of worker processes:
 
-Parts:
+* ``aid``: AIDRegressor (LAD) and the linear AIDClassifier (C = 0.1) on ``--rows`` rows made
+  chunk by chunk inside the workers by a seeded generator (no process holds the whole data),
+  persisted (``--persist``) or regenerated at every pass; wall time, initial clusters, solves,
+  status, gap, clusters and the peak memory of every worker and of the client;
+* ``grid``: a 24-point RBF ``kernelkit.SVC`` grid, 3-fold CV on USPS: ``GridSearchCV`` one fit
+  after the other (1 and 2 threads) against ``kernelkit.dask.grid_search`` on 2 workers; the
+  searches must agree.
 
-* ``aid``: AID LAD (``AIDRegressor``) and linear AID SVM (``AIDClassifier``, C = 0.1, the paper's
-  M) on ``--rows`` generated rows (default 10^6; the issue asks for 10^7), ``--features``
-  features. The rows are made chunk by chunk inside the workers by a seeded per-chunk generator
-  (``dask.array.map_blocks``): no process ever holds the whole data. With ``--persist`` (the
-  default) the chunks are kept in the workers' memory between passes, each worker holding its
-  share; ``--no-persist`` regenerates them at every pass (the larger-than-memory mode).
-  Reported: wall time (initial clusters included), initial-clusters time, aggregated solves,
-  status, gap, clusters at the start and the end, and the peak resident memory of each worker
-  and of the client (VmHWM, reset before each fit).
-* ``grid``: a 24-point grid (C × gamma, RBF ``kernelkit.SVC``, 3-fold CV) on the USPS training
-  set (7,291 × 256, 10 classes): scikit-learn's ``GridSearchCV`` run sequentially (one fit after
-  the other, each with 1 and with 2 Rust threads) against ``kernelkit.dask.grid_search`` with one
-  task per fit on 2 single-threaded workers. The searches must agree (same best parameters, same
-  mean test scores).
-
-Writes ``benches/results/dask.json`` and ``benches/results/dask.md``.
+Writes ``benches/results/dask.{json,md}``.
 
     python benches/bench_dask.py --rows 1000000            # quick
     python benches/bench_dask.py --rows 10000000           # the issue's size
@@ -27,27 +18,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 import warnings
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import (
-    DEFAULT_DATA_DIR,
-    fmt,
-    machine_info,
-    markdown_table,
-    package_versions,
-    write_json,
-)
-
-RESULTS = Path(__file__).resolve().parent / "results"
-
+from harness import data, report
+from harness.machine import current_rss_mb, package_versions, peak_rss_mb, reset_peak_rss
 
 # -- data made inside the workers ------------------------------------------------------------
 
@@ -62,14 +41,8 @@ def _x_chunk(block_id: Any = None, *, sizes: tuple[int, ...], m: int, seed: int)
 
 
 def _y_chunk(
-    block_id: Any = None,
-    *,
-    sizes: tuple[int, ...],
-    m: int,
-    seed: int,
-    kind: str,
-    coef: Any,
-) -> Any:
+    block_id: Any = None, *, sizes: tuple[int, ...], m: int, seed: int, kind: str, coef: Any
+) -> Any:  # fmt: skip
     rng = _chunk_rng(seed, block_id[0])
     x = rng.standard_normal((sizes[block_id[0]], m))
     if kind == "lad":
@@ -86,43 +59,10 @@ def generated(kind: str, n: int, m: int, chunk: int, seed: int) -> tuple[Any, An
     coef = np.random.default_rng(seed).standard_normal(m)
     x = da.map_blocks(_x_chunk, chunks=(sizes, (m,)), dtype=np.float64, sizes=sizes, m=m, seed=seed)
     y = da.map_blocks(
-        _y_chunk,
-        chunks=(sizes,),
-        dtype=np.float64,
-        sizes=sizes,
-        m=m,
-        seed=seed,
-        kind=kind,
-        coef=coef,
-    )
+        _y_chunk, chunks=(sizes,), dtype=np.float64, sizes=sizes, m=m, seed=seed, kind=kind,
+        coef=coef
+    )  # fmt: skip
     return x, y
-
-
-# -- memory ------------------------------------------------------------------------------
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
-def _peak_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 # -- parts ---------------------------------------------------------------------------------
@@ -145,41 +85,30 @@ def run_aid(client: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
             model = kernelkit.AIDRegressor(random_state=0, n_jobs=args.solve_threads)
         else:
             model = kernelkit.AIDClassifier(
-                C=0.1,
-                kernel="linear",
-                random_state=0,
-                n_jobs=args.solve_threads,
-                time_limit=args.svm_time_limit,
-            )
-        client.run(_reset_peak)
-        _reset_peak()
-        before = client.run(_rss_mb)
+                C=0.1, kernel="linear", random_state=0, n_jobs=args.solve_threads,
+                time_limit=args.svm_time_limit
+            )  # fmt: skip
+        client.run(reset_peak_rss)
+        reset_peak_rss()
+        before = client.run(current_rss_mb)
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", kernelkit.ConvergenceWarning)
             model.fit(x, y)
         seconds = time.perf_counter() - start
-        peaks = client.run(_peak_mb)
+        peaks = client.run(peak_rss_mb)
         history = model.history_
         row = {
             "problem": "AID LAD" if kind == "lad" else "linear AID SVM (C = 0.1)",
-            "rows": args.rows,
-            "features": args.features,
-            "chunk_rows": args.chunk,
-            "persisted": args.persist,
-            "seconds": seconds,
-            "init_seconds": model.init_time_,
-            "aggregated_solves": model.n_iter_,
-            "status": model.status_,
-            "gap": model.gap_,
-            "objective": model.objective_,
-            "clusters_first": history[0]["n_clusters"],
+            "rows": args.rows, "features": args.features, "chunk_rows": args.chunk,
+            "persisted": args.persist, "seconds": seconds, "init_seconds": model.init_time_,
+            "aggregated_solves": model.n_iter_, "status": model.status_, "gap": model.gap_,
+            "objective": model.objective_, "clusters_first": history[0]["n_clusters"],
             "clusters_last": history[-1]["n_clusters"],
             "worker_rss_before_mb": sorted(before.values()),
-            "worker_peak_mb": sorted(peaks.values()),
-            "client_peak_mb": _peak_mb(),
-            "history": history,
-        }
+            "worker_peak_mb": sorted(peaks.values()), "client_peak_mb": peak_rss_mb(),
+            "history": history
+        }  # fmt: skip
         print(
             f"{row['problem']}: {seconds:.1f} s ({model.init_time_:.1f} s initial clusters), "
             f"{model.n_iter_} solves, {model.status_}, gap {model.gap_:.2e}, clusters "
@@ -199,9 +128,8 @@ def run_grid(client: Any, args: argparse.Namespace) -> dict[str, Any]:
     import kernelkit
     from kernelkit.dask import grid_search
 
-    data = np.load(Path(args.data_dir) / "usps" / "usps.npz")
-    x = np.ascontiguousarray(data["X_train"], dtype=np.float64)
-    y = np.asarray(data["y_train"])
+    usps = data.load("usps", Path(args.data_dir))
+    x, y = np.ascontiguousarray(usps.X, dtype=np.float64), np.asarray(usps.y)
     if args.grid_rows:
         x, y = x[: args.grid_rows], y[: args.grid_rows]
     grid = {"C": [1.0, 4.0, 16.0, 64.0], "gamma": [0.002, 0.005, 0.01, 0.02, 0.05, 0.1]}
@@ -248,88 +176,57 @@ def run_grid(client: Any, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def report(payload: dict[str, Any]) -> str:
+AID_COLUMNS: list[report.Column] = [
+    ("problem", "problem"), ("rows", "rows:,"), ("time (s)", "seconds:.1f"),
+    ("initial clusters (s)", "init_seconds:.1f"), ("aggregated solves", "aggregated_solves"),
+    ("status", "status"), ("gap", "gap:.1e"),
+    ("clusters first → last", lambda r: f"{r['clusters_first']:,} → {r['clusters_last']:,}"),
+    ("peak per worker (MiB)", lambda r: ", ".join(f"{v:,.0f}" for v in r["worker_peak_mb"])),
+    ("client peak (MiB)", "client_peak_mb:,.0f"),
+]  # fmt: skip
+
+
+def markdown(payload: dict[str, Any]) -> str:
     lines = ["# kernelkit on Dask", ""]
-    aid = payload.get("aid", [])
-    if aid:
-        lines += [
-            f"AID on generated rows ({payload['cluster']}); peak memory = VmHWM of each process.",
-            "",
-        ]
-        header = [
-            "problem",
-            "rows",
-            "time (s)",
-            "initial clusters (s)",
-            "aggregated solves",
-            "status",
-            "gap",
-            "clusters first → last",
-            "peak per worker (MiB)",
-            "client peak (MiB)",
-        ]
-        rows = [
-            [
-                r["problem"],
-                f"{r['rows']:,}",
-                fmt(r["seconds"], ".1f"),
-                fmt(r["init_seconds"], ".1f"),
-                str(r["aggregated_solves"]),
-                r["status"],
-                fmt(r["gap"], ".1e"),
-                f"{r['clusters_first']:,} → {r['clusters_last']:,}",
-                ", ".join(f"{v:,.0f}" for v in r["worker_peak_mb"]),
-                fmt(r["client_peak_mb"], ",.0f"),
-            ]
-            for r in aid
-        ]
-        lines += [markdown_table(header, rows), ""]
-    grid = payload.get("grid")
-    if grid:
+    if aid := payload.get("aid", []):
+        lines += [f"AID on generated rows ({payload['cluster']}); peak memory = VmHWM of each "
+                  "process.", "", report.table(aid, AID_COLUMNS, done=None), ""]  # fmt: skip
+    if grid := payload.get("grid"):
         lines += [
             f"Grid search, {grid['points']} points × {grid['cv']} folds = {grid['fits']} fits of "
             f"RBF kernelkit.SVC on USPS ({grid['rows']:,} × {grid['features']}); same results "
-            f"as the sequential search: {grid['same_results_as_sequential']}.",
-            "",
-        ]
+            f"as the sequential search: {grid['same_results_as_sequential']}.", "",
+        ]  # fmt: skip
         base = grid["seconds"]["sequential, 1 thread(s) per fit"]
-        rows = [
-            [name, fmt(sec, ".1f"), fmt(base / sec, ".2f")] for name, sec in grid["seconds"].items()
-        ]
-        lines += [markdown_table(["run", "time (s)", "speed-up"], rows), ""]
+        rows = [[name, f"{sec:.1f}", f"{base / sec:.2f}"] for name, sec in grid["seconds"].items()]
+        lines += [report.markdown_table(["run", "time (s)", "speed-up"], rows), ""]
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--features", type=int, default=10)
-    parser.add_argument("--chunk", type=int, default=250_000)
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--solve-threads", type=int, default=2)
-    parser.add_argument("--persist", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument(
-        "--svm-time-limit",
-        type=float,
-        default=None,
-        help="time_limit of the AID SVM (s)",
-    )
-    parser.add_argument("--parts", default="aid,grid")
-    parser.add_argument("--grid-rows", type=int, default=0, help="USPS rows (0: all)")
-    parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
-    parser.add_argument("--out", default=str(RESULTS / "dask.json"))
-    args = parser.parse_args()
+    p = harness.parser(__doc__, "dask.json", data=False)
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--features", type=int, default=10)
+    p.add_argument("--chunk", type=int, default=250_000)
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--solve-threads", type=int, default=2)
+    p.add_argument("--persist", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--svm-time-limit", type=float, default=None, help="the AID SVM's (s)")
+    p.add_argument("--parts", default="aid,grid")
+    p.add_argument("--grid-rows", type=int, default=0, help="USPS rows (0: all)")
+    p.add_argument("--data-dir", default=str(data.DATA_DIR))
+    args = p.parse_args()
 
     from distributed import Client, LocalCluster
 
+    run = harness.Run()
     cluster = LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
     )
     client = Client(cluster)
     parts = set(args.parts.split(","))
     payload: dict[str, Any] = {
-        "machine": machine_info(),
         "versions": package_versions(("kernelkit", "numpy", "scikit-learn", "dask", "distributed")),
         "cluster": f"LocalCluster, {args.workers} worker processes × 1 thread",
         "args": vars(args),
@@ -342,11 +239,7 @@ def main() -> None:
     finally:
         client.close()
         cluster.close()
-    out = Path(args.out)
-    write_json(out, payload)
-    text = report(payload)
-    out.with_suffix(".md").write_text(text + "\n")
-    print(text)
+    run.write(Path(args.out).with_suffix(""), run.record(**payload), markdown(payload))
 
 
 if __name__ == "__main__":

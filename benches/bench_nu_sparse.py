@@ -1,32 +1,12 @@
-"""Benchmark kernelkit's ν-SVC and sparse-input SVC against scikit-learn and scikit-learn-intelex.
-
-Two tasks on a9a (123 features) and w8a (300 features), RBF kernel, same numeric gamma, tol and
-cache budget for every solver, in one run (../shared/BENCHMARKS.md):
-
-* ``nu``: ``NuSVC`` on dense float64 input (kernelkit, sklearn, sklearnex).
-* ``sparse``: ``SVC(C=1)`` fitted on the scipy.sparse CSR matrix directly (kernelkit, sklearn,
-  sklearnex; sklearnex's backend is recorded in case it falls back), plus kernelkit on the
-  densified array for reference (``kernelkit-dense``: the same model is expected).
-
-Every fit runs in a fresh 'spawn' subprocess; the peak-RSS high-water mark is reset just before
-``fit``, so "growth" is what the fit itself allocated. For the CSR fits the size ``n*d*8`` of a
-dense copy is printed beside it. Beside every time: the C-SVC-form dual objective
-``0.5 dc'K dc - sum|dc|`` recomputed from ``support_vectors_``/``dual_coef_`` (sklearn's NuSVC
-stores ``dual_coef_`` in C-SVC form scaled by 1/r, so the formula holds for ν-SVC too; CSR
-support vectors stay sparse), #SV, test accuracy and agreement with sklearn's predictions. A fit
-whose objective differs from sklearn's by more than 1e-3 (relative) is flagged, with the number of
-all-zero training rows (w8a has many; oneDAL's CSR path has been seen to mishandle them).
-kernelkit's own ``objective_`` is printed as a cross-check (for ν-SVC it is LIBSVM's ν objective
-divided by r², i.e. ``0.5 dc'K dc``, so ``objective_ - sum|dc|`` is the C-form value).
-
-ν must satisfy ν <= 2 min(n+, n-)/n. a9a has ~24% positives, so ν=0.5 is infeasible there (LIBSVM
-raises "specified nu is infeasible"); each dataset's requested ν is therefore capped at
-``0.9 * 2 min(n+, n-)/n`` of the training subset, and the ν used is reported.
-
-w8a has no test split: the last 9,749 rows are held out. The w8a file is sorted by label (740
-negatives, then all 1,479 positives, then 47,530 negatives), so by default its rows are first
-permuted with a fixed seed (``--w8a-order shuffled``); ``--w8a-order file`` keeps the file order
-(then the test rows are all negative and the first rows are not a representative sample).
+"""kernelkit's ν-SVC and sparse-input SVC against scikit-learn and scikit-learn-intelex on a9a
+and w8a (RBF, the same gamma, tol, cache and threads for all): ``nu``, ``NuSVC`` on dense rows;
+``sparse``, ``SVC(C=1)`` on the CSR matrix itself, plus kernelkit on the densified rows
+(``kernelkit-dense``: the same model). Each fit in a fresh process; beside the times the C-SVC
+form dual ``0.5 dc'K dc - sum|dc|`` from the fitted attributes (for NuSVC too: its
+``dual_coef_`` is the C form scaled by 1/r), #SV, accuracy, agreement with sklearn, the fit's
+memory beside the n*d*8 of a dense copy; objectives 1e-3 apart from sklearn's are flagged. ν is
+capped at 0.9 · 2 min(n+, n-)/n of each subset. w8a's last 9,749 rows are its test set, after a
+seeded permutation of its label-sorted rows (``--w8a-order file``: none).
 
     python benches/bench_nu_sparse.py --quick
     python benches/bench_nu_sparse.py --sizes 4000,16000 --repeats 3
@@ -34,617 +14,218 @@ permuted with a fixed seed (``--w8a-order shuffled``); ``--w8a-order file`` keep
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 import scipy.sparse as sp
-from _common import (
-    DEFAULT_DATA_DIR,
-    current_rss_mb,
-    load_snapshot,
-    machine_info,
-    parse_int_list,
-    parse_str_list,
-    peak_rss_mb,
-    relative_difference,
-    reset_peak_rss,
-    run_isolated,
-    svc_binary_dual_objective,
-    write_json,
-)
-from nu_sparse_report import (
-    KK_DENSE,
-    group_key,
-    plot,
-    ratios_table,
-    results_table,
-    sklearn_sv,
-)
-from numpy.typing import NDArray
+from harness import data, report, runner
+from harness.machine import importable
+from harness.objectives import relative_difference
+from harness.svm import svm_case
 
-ALL_DATASETS = ("a9a", "w8a")
-ALL_TASKS = ("nu", "sparse")
-ALL_SOLVERS = ("kernelkit", "sklearn", "sklearnex")
-SOLVER_MODULES = {"kernelkit": "kernelkit", "sklearn": "sklearn", "sklearnex": "sklearnex"}
-# Row labels: the solver, plus kernelkit on the densified array in the sparse task.
-# sklearnex/oneDAL silently turns max_iter=-1 into 10,000 iterations: pass a large explicit cap.
-SKLEARNEX_MAX_ITER = 100_000_000
-NU_FEASIBILITY_MARGIN = 0.9
-W8A_N_TEST = 9_749
-W8A_SEED = 0
-# |objective - sklearn's| / |sklearn's| above this is flagged as a different optimum.
-OBJECTIVE_MISMATCH = 1e-3
+SOLVERS, KK_DENSE = ("kernelkit", "sklearn", "sklearnex"), "kernelkit-dense"
+DATASETS = {"a9a": (123, 0.5, 0.5), "w8a": (300, 0.1, 0.05)}  # features, gamma, requested ν
+W8A_N_TEST, OBJECTIVE_MISMATCH = 9_749, 1e-3
 
 
-@dataclass(frozen=True)
-class DatasetSpec:
-    name: str
-    n_features: int
-    gamma: float
-    nu: float  # requested; capped per training subset to stay feasible
-    train_file: str
-    test_file: str | None  # None: hold out the last ``n_test_holdout`` rows of ``train_file``
-    n_test_holdout: int = 0
-
-
-DATASETS = {
-    "a9a": DatasetSpec("a9a", 123, 0.5, 0.5, "a9a/a9a.train.svm", "a9a/a9a.test.svm"),
-    "w8a": DatasetSpec("w8a", 300, 0.1, 0.05, "w8a/w8a.svm", None, W8A_N_TEST),
-}
-
-
-@dataclass(frozen=True)
-class FitConfig:
-    task: str  # "nu" (NuSVC) or "sparse" (SVC)
-    solver: str  # "kernelkit", "sklearn" or "sklearnex"
-    layout: str  # "dense" or "csr": the representation handed to fit and predict
-    gamma: float
-    C: float
-    nu: float
-    tol: float
-    cache_size: float
-    n_jobs: int
-
-    @property
-    def label(self) -> str:
-        return KK_DENSE if self.task == "sparse" and self.layout == "dense" else self.solver
-
-
-def make_estimator(cfg: FitConfig) -> Any:
-    """The estimator of ``cfg.solver`` for ``cfg.task`` with the shared settings."""
-    common: dict[str, Any] = {
-        "kernel": "rbf",
-        "gamma": cfg.gamma,
-        "tol": cfg.tol,
-        "cache_size": cfg.cache_size,
+def prepare(name: str, a: Any, tmp: str) -> tuple[dict[str, Any], Any, Any]:
+    """Split one dataset, stash its CSR and dense copies; its description, y_train, row nnz."""
+    d = data.load(name, a.data, dense=False)
+    X, y, Xt, yt = d.X, d.y, d.X_test, d.y_test
+    desc: dict[str, Any] = {
+        "train": str(a.data / d.source),
+        "test": str(a.data / "a9a/a9a.test.svm"),
     }
-    common.update({"nu": cfg.nu} if cfg.task == "nu" else {"C": cfg.C})
-    nu = cfg.task == "nu"
-    if cfg.solver == "kernelkit":
-        import kernelkit
-
-        return (kernelkit.NuSVC if nu else kernelkit.SVC)(**common, n_jobs=cfg.n_jobs)
-    if cfg.solver == "sklearn":
-        from sklearn.svm import SVC, NuSVC
-
-        return (NuSVC if nu else SVC)(**common)  # LIBSVM, single-threaded
-    if cfg.solver == "sklearnex":
-        from sklearnex.svm import SVC as SVCEx
-        from sklearnex.svm import NuSVC as NuSVCEx
-
-        return (NuSVCEx if nu else SVCEx)(**common, max_iter=SKLEARNEX_MAX_ITER, n_jobs=cfg.n_jobs)
-    raise ValueError(f"unknown solver {cfg.solver!r}")
-
-
-def load_split(data_dir: str, split: str, layout: str, n: int | None = None) -> Any:
-    """``X_<split>`` as C-contiguous float64 (dense) or CSR with sorted indices; first n rows."""
-    if layout == "csr":
-        X = sp.load_npz(Path(data_dir, f"X_{split}.npz")).tocsr()
-        X = X[:n] if n is not None else X
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
-        return X
-    X = np.load(Path(data_dir, f"X_{split}.npy"), mmap_mode="r")
-    return np.ascontiguousarray(X[:n] if n is not None else X, dtype=np.float64)
+    if Xt is None:
+        if a.w8a_order == "shuffled":
+            perm = np.random.default_rng(0).permutation(X.shape[0])
+            X, y = X[perm], y[perm]
+        desc["row_order"] = (
+            "permuted with numpy default_rng(0).permutation"
+            if a.w8a_order == "shuffled"
+            else "file order (sorted by label)"
+        )
+        cut = X.shape[0] - W8A_N_TEST
+        X, Xt, y, yt = X[:cut], X[cut:], y[:cut], y[cut:]
+        desc["test"] = f"last {W8A_N_TEST:,} rows"
+    for layout in ("csr", "dense"):
+        cast = (lambda M: M) if layout == "csr" else (lambda M: M.toarray())
+        data.stash(Path(tmp, name, layout), X_train=cast(X), y_train=y, X_test=cast(Xt), y_test=yt)
+    desc |= {"n_train_available": X.shape[0], "n_test": Xt.shape[0],
+             "test_positive_fraction": float(np.mean(yt > 0)), "gamma": DATASETS[name][1],
+             "nu_requested": DATASETS[name][2], "by_size": {}}  # fmt: skip
+    return desc, y, np.diff(sp.csr_matrix(X).indptr)
 
 
-def _jsonable(value: Any) -> Any:
-    """Fitted diagnostics (arrays, dicts, enums, objects) as JSON-friendly values."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | np.ndarray | np.generic):
-        return np.ravel(np.asarray(value)).tolist()
-    if hasattr(value, "__dict__"):
-        return {k: _jsonable(v) for k, v in vars(value).items() if not k.startswith("_")}
-    return repr(value)
+def growth(r: dict[str, Any]) -> float | None:
+    peak, start = r.get("peak_rss_fit_mb"), r.get("rss_at_fit_start_mb")
+    return None if peak is None or start is None else peak - start
 
 
-def fit_and_measure(cfg: FitConfig, data_dir: str, n: int) -> dict[str, Any]:
-    """One fit + predict + independent objective. Runs inside a fresh subprocess."""
-    X = load_split(data_dir, "train", cfg.layout, n)
-    y = np.ascontiguousarray(np.load(Path(data_dir, "y_train.npy"), mmap_mode="r")[:n])
-    X_test = load_split(data_dir, "test", cfg.layout)
-    y_test = np.load(Path(data_dir, "y_test.npy"))
-    est = make_estimator(cfg)
+def rss(r: dict[str, Any]) -> str:
+    g = growth(r)
+    return f"{r['peak_rss_fit_mb']:.0f}" + ("" if g is None else f" (+{g:.0f})")
 
-    # Peak memory per phase: reset the high-water mark just before fit and before predict.
-    peak_reset = reset_peak_rss()
-    rss_start = current_rss_mb()
-    t0, c0 = time.perf_counter(), time.process_time()
-    est.fit(X, y)
-    fit_s, fit_cpu_s = time.perf_counter() - t0, time.process_time() - c0
-    rss_fit = peak_rss_mb()
 
-    reset_peak_rss()
-    t0 = time.perf_counter()
-    y_pred = est.predict(X_test)
-    predict_s = time.perf_counter() - t0
-    rss_predict = peak_rss_mb()
+RESULTS: list[report.Column] = [
+    ("dataset", "dataset"), ("n", "n:,"), ("solver", "label"), ("input", "layout"),
+    ("reps", "ok_repeats"), ("fit s (median)", "~fit_s:.3f"), ("time / kernelkit", "fit_ratio:.2f"),
+    ("predict s", "~predict_s:.3f"), ("#SV", "n_sv:,"), ("test acc", "score:.5f"),
+    ("dual objective (C form)", "objective:.4f"),
+    ("rel. obj. diff vs sklearn", "objective_rel_diff:+.2e"), ("agree w/ sklearn", "agreement:.5f"),
+    ("fit peak RSS MB (+growth)", rss),
+    ("dense copy n·d·8 MB", lambda r: f"{r['dense_copy_mb']:.1f}" if r["layout"] == "csr" else ""),
+    ("iters / backend", lambda r: r.get("backend") or "/".join(f"{i:.0f}" for i in r["n_iter"])),
+]  # fmt: skip
 
-    # Measured after the peaks above were read, so it does not inflate them.
-    t0 = time.perf_counter()
-    objective = svc_binary_dual_objective(
-        est.support_vectors_, est.dual_coef_, cfg.gamma, keep_sparse=True
-    )
-    objective_s = time.perf_counter() - t0
 
-    out: dict[str, Any] = {
-        "fit_s": fit_s,
-        "fit_cpu_s": fit_cpu_s,
-        "predict_s": predict_s,
-        "objective": objective,
-        "objective_eval_s": objective_s,
-        "n_sv": int(est.support_vectors_.shape[0]),
-        "n_support": np.asarray(est.n_support_).tolist(),
-        "support_vectors_sparse": bool(sp.issparse(est.support_vectors_)),
-        "intercept": float(np.ravel(est.intercept_)[0]),
-        "max_abs_dual_coef": float(np.abs(np.asarray(_dense(est.dual_coef_))).max()),
-        "sum_abs_dual_coef": float(np.abs(np.asarray(_dense(est.dual_coef_))).sum()),
-        "n_iter": np.ravel(np.asarray(getattr(est, "n_iter_", np.nan))).tolist(),
-        "test_accuracy": float(np.mean(y_pred == y_test)),
-        "rss_at_fit_start_mb": rss_start,
-        "peak_rss_fit_mb": rss_fit,
-        "peak_rss_predict_mb": rss_predict,
-        "peak_rss_reset": peak_reset,
-        "y_pred": np.asarray(y_pred, dtype=np.int8),
-    }
-    if cfg.solver == "kernelkit":
-        for attr in ("objective_", "kkt_gap_", "status_", "solver_stats_"):
-            out[f"reported_{attr.rstrip('_')}"] = _jsonable(getattr(est, attr, None))
-    if cfg.solver == "sklearnex":
-        # sklearnex falls back to scikit-learn for unsupported settings: record what ran.
-        out["backend"] = "onedal" if getattr(est, "_onedal_estimator", None) else "sklearn"
+RATIOS = {f"{s} / kernelkit time": (s, "fit_ratio") for s in ("sklearn", "sklearnex", KK_DENSE)}
+RATIOS |= {f"{s} obj. rel. diff": (s, "objective_rel_diff") for s in ("kernelkit", "sklearnex")}
+TEXT = (
+    "Fit time: median over `reps` fresh subprocesses (range in parentheses). Dual objective: 0.5 "
+    "dc'K dc - sum|dc| from support_vectors_/dual_coef_ (LIBSVM sign: <= 0; for ν-SVC the C-SVC "
+    "form with C = 1/r). RSS growth: peak RSS during fit minus RSS at fit start (includes the "
+    "kernel cache, up to cache_size; kernelkit reports the cache bytes in use in solver_stats_, "
+    "subtracted in the Ratios table)."
+)
+
+
+def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (dataset, task, n): the ratios, objective differences and kernelkit's CSR memory."""
+    keys = ["dataset", "task", "n"]
+    out = runner.pivot(rows, keys, RATIOS | {"nu": ("kernelkit", "nu")})
+    for s, by in zip(out, runner.groups(rows, keys).values(), strict=True):
+        kk = by.get("kernelkit", {})
+        if s["task"] == "sparse" and growth(kk) is not None:
+            cache = (kk.get("solver_stats") or {}).get("cache_bytes_in_use")
+            excl = "" if cache is None else f" ({growth(kk) - cache / 2**20:.1f})"
+            s["memory"] = f"{growth(kk):.1f}{excl} / {kk['dense_copy_mb']:.1f}"
     return out
 
 
-def _dense(a: Any) -> Any:
-    return a.toarray() if hasattr(a, "toarray") else a
-
-
-# --------------------------------------------------------------------------- data
-@dataclass(frozen=True)
-class PreparedData:
-    folder: Path
-    n_train: int
-    n_test: int
-    y_train: NDArray[np.float64]
-    row_nnz: NDArray[np.int64]  # stored entries per training row (0: an all-zero row)
-    description: dict[str, Any]
-
-
-def prepare_dataset(spec: DatasetSpec, data_dir: Path, tmp: Path, w8a_order: str) -> PreparedData:
-    """Split one dataset and store CSR (.npz) and dense (.npy) copies for the subprocesses."""
-    from sklearn.datasets import load_svmlight_file
-
-    X, y = load_svmlight_file(str(data_dir / spec.train_file), n_features=spec.n_features)
-    desc: dict[str, Any] = {"train": str(data_dir / spec.train_file), "subset": "first n"}
-    if spec.test_file is not None:
-        X_test, y_test = load_svmlight_file(
-            str(data_dir / spec.test_file), n_features=spec.n_features
+def markdown(record: dict[str, Any], a: Any) -> str:
+    rows, by = record["results"], runner.groups(record["results"], ["dataset", "task", "n"])
+    md = [f"## ν-SVC (dense) and sparse-input SVC (CSR): {record['description']}", ""]
+    md += [harness.Run.load_line(record), ""]
+    for ds, info in record["data"].items():
+        sizes = ", ".join(
+            f"n={int(k):,}: ν={v['nu']:.4f} (max {v['nu_max']:.4f}), {v['n_positive']:,} "
+            f"positive, {v['empty_rows']:,} all-zero rows"
+            for k, v in info["by_size"].items()
         )
-        desc["test"] = str(data_dir / spec.test_file)
-    else:
-        if w8a_order == "shuffled":
-            perm = np.random.default_rng(W8A_SEED).permutation(X.shape[0])
-            X, y = X[perm], y[perm]
-            desc["row_order"] = f"permuted with numpy default_rng({W8A_SEED}).permutation"
-        else:
-            desc["row_order"] = "file order (sorted by label)"
-        cut = X.shape[0] - spec.n_test_holdout
-        X, X_test, y, y_test = X[:cut], X[cut:], y[:cut], y[cut:]
-        desc["test"] = f"last {spec.n_test_holdout:,} rows"
-    folder = tmp / spec.name
-    folder.mkdir()
-    for split, Xs, ys in (("train", X, y), ("test", X_test, y_test)):
-        Xs = sp.csr_matrix(Xs, dtype=np.float64)
-        Xs.sort_indices()
-        sp.save_npz(folder / f"X_{split}.npz", Xs, compressed=False)
-        np.save(folder / f"X_{split}.npy", np.ascontiguousarray(Xs.toarray()))
-        np.save(folder / f"y_{split}.npy", np.ascontiguousarray(ys, dtype=np.float64))
-    desc.update(
-        {
-            "n_features": spec.n_features,
-            "n_train_available": X.shape[0],
-            "n_test": X_test.shape[0],
-            "train_positive_fraction": float(np.mean(y > 0)),
-            "test_positive_fraction": float(np.mean(y_test > 0)),
-            "train_density": X.nnz / (X.shape[0] * spec.n_features),
-        }
-    )
-    row_nnz = np.diff(sp.csr_matrix(X).indptr).astype(np.int64)
-    return PreparedData(folder, X.shape[0], X_test.shape[0], np.asarray(y), row_nnz, desc)
+        order = f"rows {info['row_order']}; " if "row_order" in info else ""
+        test = f"{info['test']} ({info['n_test']:,} rows, {info['test_positive_fraction']:.1%}"
+        md.append(f"- **{ds}**: gamma={info['gamma']:g}; {order}test: {test} positive); "
+                  f"requested ν={info['nu_requested']:g}; {sizes}")  # fmt: skip
+    md += ["", TEXT, ""]
+    titles = {"nu": "### ν-SVC (NuSVC), dense float64 input, C-form objective",
+              "sparse": f"### SVC(C={a.C:g}) on scipy.sparse CSR input ({KK_DENSE}: "
+                        "densified)"}  # fmt: skip
+    for task in a.tasks:
+        if mine := [r for r in rows if r["task"] == task]:
+            md += [titles[task], "", report.table(mine, RESULTS, 4), ""]
+    summary = ratios(rows)
+    cols: list[report.Column] = [("dataset", "dataset"), ("task", "task"), ("n", "n:,")]
+    cols += [("ν", "nu:.4f")] + [(k, f"{k}:{'.2f' if 'time' in k else '+.2e'}") for k in RATIOS]
+    cols += [
+        ("kernelkit CSR fit RSS growth MB (excl. kernel cache) / dense copy n·d·8 MB", "memory")
+    ]
+    md += ["### Ratios", "", report.table(summary, cols, 2, done=None)]
+    for r in rows:
+        where = f"{r['dataset']} {r['task']}"
+        if r["label"] == "kernelkit" and r.get("reported_objective"):
+            rep, obj = float(r["reported_objective"][0]), r["objective"]
+            rep_c = rep - r["sum_abs_dual_coef"] if r["task"] == "nu" else rep  # ν: ½dc'K dc
+            form = "ν form ½dc'K dc; minus Σ|dc|: " if r["task"] == "nu" else ""
+            rel = relative_difference(rep_c, obj)
+            md += ["", f"kernelkit {where} n={r['n']:,}: reported objective_ {rep:.6f} ({form}C "
+                   f"form {rep_c:.6f}), independent {obj:.6f} (rel. diff {rel:+.2e}), kkt_gap_ "
+                   f"{r['reported_kkt_gap']}, status_ {r['reported_status']}"]  # fmt: skip
+        where += f" ({r['layout']})"
+        rel = r.get("objective_rel_diff")
+        if rel is not None and abs(rel) > OBJECTIVE_MISMATCH:
+            empty = record["data"][r["dataset"]]["by_size"][str(r["n"])]["empty_rows"]
+            sk = by[(r["dataset"], r["task"], r["n"])]["sklearn"]
+            zero = f" (training rows include {empty:,} all-zero rows)" if empty else ""
+            md += ["", f"warning: {r['label']} {where} n={r['n']:,}: objective {rel:+.2e} "
+                   f"relative to sklearn, {r['n_sv']:,} SVs vs {sk['n_sv']:,}: not the same "
+                   f"optimum{zero}"]  # fmt: skip
+        if r.get("backend") == "sklearn":
+            md += ["", f"warning: sklearnex fell back to scikit-learn for {where} at n={r['n']:,}"]
+        if r["layout"] == "csr" and "fit_s" in r and not r.get("support_vectors_sparse"):
+            md += ["", f"note: {r['label']} returned dense support_vectors_ for CSR input"]
+    return "\n".join(md)
 
 
-def feasible_nu(y: NDArray[np.float64], requested: float) -> tuple[float, float]:
-    """(ν used, ν_max = 2 min(n+, n-)/n): the request capped at 0.9 ν_max."""
-    n_pos = int(np.sum(y > 0))
-    nu_max = 2.0 * min(n_pos, y.size - n_pos) / y.size
-    return min(requested, NU_FEASIBILITY_MARGIN * nu_max), nu_max
+def cases(ds: str, n: int, task: str, nu: float, nu_max: float, a: Any, tmp: str) -> list[Any]:
+    """The fits of one (dataset, size, task): dense for ν-SVC; CSR (+ kernelkit dense) for SVC."""
+    n_features, gamma, _ = DATASETS[ds]
+    params = {"kernel": "rbf", "gamma": gamma, "tol": a.tol, "cache_size": a.cache_size}
+    params |= {"nu": nu} if task == "nu" else {"C": a.C}
+    fits = [(s, s, "dense" if task == "nu" else "csr") for s in a.solvers if importable(s)]
+    if task == "sparse" and ("kernelkit", "kernelkit", "csr") in fits:
+        fits.append((KK_DENSE, "kernelkit", "dense"))
+    keys = {"dataset": ds, "task": task, "n": n, "gamma": gamma, "nu": None, "nu_max": None}
+    keys |= {"nu": nu, "nu_max": nu_max} if task == "nu" else {}
+    keys["dense_copy_mb"] = n * n_features * 8 / 2**20
+    return [
+        svm_case(label, solver, "NuSVC" if task == "nu" else "SVC", params, str(Path(tmp, ds, lay)),
+                 {**keys, "layout": lay}, n=n, timeout=a.timeout,
+                 n_jobs=None if solver == "sklearn" else a.n_jobs)
+        for label, solver, lay in fits
+    ]  # fmt: skip
 
 
-# --------------------------------------------------------------------------- orchestration
-def run_one(cfg: FitConfig, folder: Path, n: int, isolate: bool, timeout: float) -> dict[str, Any]:
-    args = (cfg, str(folder), n)
-    try:
-        if isolate:
-            result: dict[str, Any] = run_isolated(fit_and_measure, args, timeout=timeout)
-        else:
-            result = fit_and_measure(*args)
-            for key in ("rss_at_fit_start_mb", "peak_rss_fit_mb", "peak_rss_predict_mb"):
-                result[key] = None  # not meaningful without a fresh process
-    except Exception as exc:
-        print(f"  {cfg.task} {cfg.label} n={n}: FAILED: {exc}", file=sys.stderr)
-        return {"error": (str(exc) or type(exc).__name__).splitlines()[0]}
-    return result
-
-
-def configs_for(
-    task: str, solvers: list[str], spec: DatasetSpec, nu: float, args: argparse.Namespace
-) -> list[FitConfig]:
-    """Fits of one (dataset, size, task): dense for ν-SVC; CSR (+ kernelkit dense) for SVC."""
-    base: dict[str, Any] = {
-        "task": task,
-        "gamma": spec.gamma,
-        "C": args.C,
-        "nu": nu,
-        "tol": args.tol,
-        "cache_size": args.cache_size,
-        "n_jobs": args.n_jobs,
-    }
-    if task == "nu":
-        return [FitConfig(solver=s, layout="dense", **base) for s in solvers]
-    cfgs = [FitConfig(solver=s, layout="csr", **base) for s in solvers]
-    if "kernelkit" in solvers:
-        cfgs.append(FitConfig(solver="kernelkit", layout="dense", **base))
-    return cfgs
-
-
-def aggregate(key: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Median times over the successful repeats; the other fields from the first one."""
-    ok = [r for r in runs if "error" not in r]
-    row: dict[str, Any] = {**key, "repeats": len(runs), "ok_repeats": len(ok)}
-    if not ok:
-        row["error"] = runs[0]["error"] if runs else "not run"
-        return row
-    first = ok[0]
-    row.update({k: v for k, v in first.items() if k not in ("fit_s", "fit_cpu_s", "predict_s")})
-    row["fit_s"] = statistics.median(r["fit_s"] for r in ok)
-    row["fit_s_all"] = [r["fit_s"] for r in ok]
-    row["fit_cpu_s"] = statistics.median(r["fit_cpu_s"] for r in ok)
-    row["predict_s"] = statistics.median(r["predict_s"] for r in ok)
-    row["objective_all"] = [r["objective"] for r in ok]
-    if first.get("peak_rss_fit_mb") is not None:
-        row["peak_rss_fit_mb"] = max(r["peak_rss_fit_mb"] for r in ok)
-        row["peak_rss_predict_mb"] = max(r["peak_rss_predict_mb"] for r in ok)
-        row["rss_growth_fit_mb"] = max(
-            (
-                r["peak_rss_fit_mb"] - r["rss_at_fit_start_mb"]
-                for r in ok
-                if r.get("rss_at_fit_start_mb") is not None
-            ),
-            default=None,
-        )
-    return row
-
-
-def kernel_cache_mb(row: dict[str, Any]) -> float | None:
-    """Kernel-cache bytes in use at the end of a kernelkit fit (``solver_stats_``), in MiB."""
-    stats = row.get("reported_solver_stats")
-    if isinstance(stats, list) and stats and isinstance(stats[0], dict):
-        stats = stats[0]
-    if not isinstance(stats, dict) or stats.get("cache_bytes_in_use") is None:
-        return None
-    return float(stats["cache_bytes_in_use"]) / 2**20
-
-
-def add_comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (dataset, task, n): peer / kernelkit times and objective differences to sklearn."""
-    summary = []
-    for gk in sorted(dict.fromkeys(group_key(r) for r in rows), key=lambda k: (k[0], k[1], k[2])):
-        group = [r for r in rows if group_key(r) == gk]
-        by = {r["solver"]: r for r in group if "error" not in r}
-        kk, sk = by.get("kernelkit"), by.get("sklearn")
-        for row in by.values():
-            row["time_ratio_vs_kernelkit"] = row["fit_s"] / kk["fit_s"] if kk else None
-            row["objective_rel_diff_vs_sklearn"] = relative_difference(
-                row["objective"], sk["objective"] if sk else None
-            )
-            row["prediction_agreement_vs_sklearn"] = (
-                float(np.mean(row["y_pred"] == sk["y_pred"])) if sk else None
-            )
-        entry: dict[str, Any] = {"dataset": gk[0], "task": gk[1], "n": gk[2]}
-        entry["nu"] = group[0]["nu"] if gk[1] == "nu" else None
-        for peer in ("sklearn", "sklearnex", KK_DENSE):
-            entry[f"{peer}_over_kernelkit_time"] = (
-                by[peer]["time_ratio_vs_kernelkit"] if peer in by else None
-            )
-        for solver in ("kernelkit", "sklearnex", KK_DENSE):
-            entry[f"{solver}_objective_rel_diff_vs_sklearn"] = (
-                by[solver]["objective_rel_diff_vs_sklearn"] if solver in by else None
-            )
-        if "kernelkit" in by and gk[1] == "sparse":
-            growth = by["kernelkit"].get("rss_growth_fit_mb")
-            cache = kernel_cache_mb(by["kernelkit"])
-            entry["kernelkit_csr_rss_growth_mb"] = growth
-            entry["kernelkit_csr_cache_mb"] = cache
-            entry["kernelkit_csr_rss_growth_excl_cache_mb"] = (
-                growth - cache if growth is not None and cache is not None else None
-            )
-            entry["dense_copy_mb"] = by["kernelkit"]["dense_copy_mb"]
-        summary.append(entry)
-    return summary
-
-
-# --------------------------------------------------------------------------- reporting
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument(
-        "--sizes",
-        type=parse_int_list,
-        default=[4000, 16000],
-        help="training subset sizes (first n rows), comma separated",
-    )
+def main(argv: list[str] | None = None) -> int:
+    p = harness.parser(__doc__, "nu_sparse.json")
+    p.add_argument("--sizes", type=harness.ints, default=[4000, 16000], help="first n rows")
     p.add_argument("--quick", action="store_true", help="size 2000 only")
-    for flag, choices in (("datasets", ALL_DATASETS), ("tasks", ALL_TASKS)):
-        p.add_argument(
-            f"--{flag}",
-            type=parse_str_list,
-            default=list(choices),
-            help="comma separated subset of " + ",".join(choices),
-        )
-    p.add_argument(
-        "--solvers",
-        type=parse_str_list,
-        default=list(ALL_SOLVERS),
-        help="comma separated subset of "
-        + ",".join(ALL_SOLVERS)
-        + f" (kernelkit also adds {KK_DENSE} in the sparse task)",
-    )
+    p.add_argument("--datasets", type=harness.strs, default=list(DATASETS))
+    p.add_argument("--tasks", type=harness.strs, default=["nu", "sparse"])
+    p.add_argument("--solvers", type=harness.strs, default=list(SOLVERS))
     p.add_argument("--repeats", type=int, default=1, help="timings per fit (median reported)")
     p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache in MB (all)")
     p.add_argument("--n-jobs", type=int, default=2, help="threads for kernelkit and sklearnex")
     p.add_argument("--C", type=float, default=1.0, help="C of the sparse-input SVC")
     p.add_argument("--tol", type=float, default=1e-3)
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per fit")
-    p.add_argument(
-        "--w8a-order",
-        choices=("shuffled", "file"),
-        default="shuffled",
-        help="w8a rows permuted with a fixed seed before the split (default) or in file order",
-    )
-    p.add_argument(
-        "--no-isolate",
-        action="store_true",
-        help="fit in this process (no subprocess; peak memory not reported)",
-    )
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="shared data folder")
-    p.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "nu_sparse.json"
-    )
-    args = p.parse_args(argv)
-    if args.quick:
-        args.sizes = [2000]
-    for name, allowed in (
-        ("datasets", ALL_DATASETS),
-        ("tasks", ALL_TASKS),
-        ("solvers", ALL_SOLVERS),
-    ):
-        unknown = set(getattr(args, name)) - set(allowed)
-        if unknown:
-            p.error(f"unknown {name}: {sorted(unknown)}")
-    if args.repeats < 1:
-        p.error("--repeats must be >= 1")
-    return args
-
-
-def available_solvers(requested: list[str], tasks: list[str]) -> list[str]:
-    """The requested solvers that import; kernelkit also needs NuSVC for the ν task."""
-    solvers = [s for s in requested if find_spec(SOLVER_MODULES[s]) is not None]
-    for s in sorted(set(requested) - set(solvers)):
-        print(f"warning: {s} is not importable, skipped", file=sys.stderr)
-    if "kernelkit" in solvers and "nu" in tasks:
-        import kernelkit
-
-        if not hasattr(kernelkit, "NuSVC"):
-            print(
-                "warning: this kernelkit build has no NuSVC: its ν fits will fail", file=sys.stderr
-            )
-    return solvers
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    solvers = available_solvers(args.solvers, args.tasks)
-    if not solvers:
-        print("no solver available", file=sys.stderr)
-        return 1
-
-    load_before = load_snapshot()
-    print(f"load before: {load_before['uptime']}", file=sys.stderr)
-    rows: list[dict[str, Any]] = []
-    data_info: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="kk_nu_sparse_") as tmp_name:
-        tmp = Path(tmp_name)
-        for ds in args.datasets:
-            spec = DATASETS[ds]
-            data = prepare_dataset(spec, args.data, tmp, args.w8a_order)
-            data_info[ds] = {**data.description, "gamma": spec.gamma, "nu_requested": spec.nu}
-            sizes = sorted({min(n, data.n_train) for n in args.sizes})
-            for n in sizes:
-                nu, nu_max = feasible_nu(data.y_train[:n], spec.nu)
-                data_info[ds].setdefault("by_size", {})[str(n)] = {
-                    "nu": nu,
-                    "nu_max": nu_max,
-                    "n_positive": int(np.sum(data.y_train[:n] > 0)),
-                    "empty_rows": int(np.sum(data.row_nnz[:n] == 0)),
-                }
-                for task in args.tasks:
-                    cfgs = configs_for(task, solvers, spec, nu, args)
-                    runs: dict[str, list[dict[str, Any]]] = {c.label: [] for c in cfgs}
-                    for rep in range(args.repeats):  # interleaved: load drift hits all solvers
-                        for cfg in cfgs:
-                            res = run_one(cfg, data.folder, n, not args.no_isolate, args.timeout)
-                            runs[cfg.label].append(res)
-                            took = f"{res['fit_s']:.3f} s" if "fit_s" in res else "failed"
-                            print(
-                                f"  {ds} n={n:>6} {task:<6} {cfg.label:<16} "
-                                f"repeat {rep + 1}/{args.repeats}: fit {took}",
-                                file=sys.stderr,
-                                flush=True,
-                            )
-                    for cfg in cfgs:
-                        key = {
-                            "dataset": ds,
-                            "task": task,
-                            "n": n,
-                            "solver": cfg.label,
-                            "layout": cfg.layout,
-                            "gamma": cfg.gamma,
-                            "C": cfg.C if task == "sparse" else None,
-                            "nu": cfg.nu if task == "nu" else None,
-                            "nu_max": nu_max if task == "nu" else None,
-                            "dense_copy_mb": n * spec.n_features * 8 / 2**20,
-                        }
-                        rows.append(aggregate(key, runs[cfg.label]))
-    load_after = load_snapshot()
-    summary = add_comparisons(rows)
-
-    title = (
-        f"RBF, tol={args.tol:g}, cache {args.cache_size:g} MB, n_jobs={args.n_jobs} "
-        "(kernelkit, sklearnex; sklearn is single-threaded)"
-    )
-    print(f"## ν-SVC (dense) and sparse-input SVC (CSR): {title}\n")
-    print(f"Load before: `{load_before['uptime']}`; after: `{load_after['uptime']}`.\n")
-    for ds, info in data_info.items():
-        per_size = ", ".join(
-            f"n={int(k):,}: ν={v['nu']:.4f} (max {v['nu_max']:.4f}), "
-            f"{v['n_positive']:,} positive, {v['empty_rows']:,} all-zero rows"
-            for k, v in info["by_size"].items()
-        )
-        order = f"rows {info['row_order']}; " if "row_order" in info else ""
-        print(
-            f"- **{ds}**: gamma={info['gamma']:g}; {order}test: {info['test']} "
-            f"({info['n_test']:,} rows, {info['test_positive_fraction']:.1%} positive); "
-            f"requested ν={info['nu_requested']:g}; {per_size}"
-        )
-    print(
-        "\nFit time: median over `reps` fresh subprocesses. Dual objective: "
-        "0.5 dc'K dc - sum|dc| from support_vectors_/dual_coef_ (LIBSVM sign: <= 0; for ν-SVC "
-        "the C-SVC form with C = 1/r). RSS growth: peak RSS during fit minus RSS at fit start "
-        "(includes the kernel cache, up to cache_size; kernelkit reports the cache bytes in use "
-        "in solver_stats_, subtracted in the Ratios table).\n"
-    )
-    task_titles = {
-        "nu": "### ν-SVC (NuSVC), dense float64 input, C-form objective",
-        "sparse": f"### SVC(C={args.C:g}) on scipy.sparse CSR input ({KK_DENSE}: densified)",
-    }
-    for task in args.tasks:
-        task_rows = [r for r in rows if r["task"] == task]
-        if task_rows:
-            print(task_titles[task] + "\n")
-            print(results_table(task_rows) + "\n")
-    print("### Ratios\n")
-    print(ratios_table(summary))
-    for r in rows:
-        if r["solver"] == "kernelkit" and r.get("reported_objective"):
-            rep = r["reported_objective"]
-            rep0 = float(rep[0] if isinstance(rep, list) else rep)
-            # ν-SVC: objective_ is LIBSVM's ν obj / r² = ½dc'K dc (no linear term).
-            rep_c = rep0 - r["sum_abs_dual_coef"] if r["task"] == "nu" else rep0
-            form = "ν form ½dc'K dc; minus Σ|dc|: " if r["task"] == "nu" else ""
-            print(
-                f"\nkernelkit {r['dataset']} {r['task']} n={r['n']:,}: reported objective_ "
-                f"{rep0:.6f} ({form}C form {rep_c:.6f}), independent {r['objective']:.6f} "
-                f"(rel. diff {relative_difference(rep_c, r['objective']):+.2e}), kkt_gap_ "
-                f"{r.get('reported_kkt_gap')}, status_ {r.get('reported_status')}"
-            )
-        rel = r.get("objective_rel_diff_vs_sklearn")
-        if rel is not None and abs(rel) > OBJECTIVE_MISMATCH:
-            empty = data_info[r["dataset"]]["by_size"][str(r["n"])]["empty_rows"]
-            print(
-                f"\nwarning: {r['solver']} {r['dataset']} {r['task']} ({r['layout']}) "
-                f"n={r['n']:,}: objective {rel:+.2e} relative to sklearn, {r['n_sv']:,} SVs vs "
-                f"{sklearn_sv(rows, r)}: not the same optimum"
-                + (f" (training rows include {empty:,} all-zero rows)" if empty else "")
-            )
-        if r.get("backend") == "sklearn":
-            print(
-                f"\nwarning: sklearnex fell back to scikit-learn for {r['dataset']} {r['task']} "
-                f"({r['layout']}) at n={r['n']:,}"
-            )
-        if r["layout"] == "csr" and "error" not in r and not r.get("support_vectors_sparse"):
-            print(f"\nnote: {r['solver']} returned dense support_vectors_ for CSR input")
-
-    for r in rows:
-        r.pop("y_pred", None)
-    out: Path = args.out
-    payload = {
-        "benchmark": "nu_sparse",
-        "description": "ν-SVC (dense) and sparse-input SVC (CSR) vs sklearn/sklearnex; " + title,
-        "data": data_info,
-        "config": {
-            "tasks": args.tasks,
-            "datasets": args.datasets,
-            "sizes": args.sizes,
-            "solvers": solvers,
-            "kernel": "rbf",
-            "C": args.C,
-            "tol": args.tol,
-            "cache_size": args.cache_size,
-            "n_jobs": args.n_jobs,
-            "repeats": args.repeats,
-            "nu_rule": f"min(requested, {NU_FEASIBILITY_MARGIN} * 2 min(n+, n-)/n)",
-            "w8a_order": args.w8a_order,
-            "w8a_seed": W8A_SEED,
-            "sklearnex_max_iter": SKLEARNEX_MAX_ITER,
-            "isolated": not args.no_isolate,
-            "argv": sys.argv,
-            "fit_config_fields": list(FitConfig.__dataclass_fields__),
-        },
-        "machine": machine_info(),
-        "load_before": load_before,
-        "load_after": load_after,
-        "results": rows,
-        "ratios": summary,
-    }
-    write_json(out, payload)
-    png = out.with_suffix(".png")
-    plot_title = (
-        f"kernelkit vs peers: ν-SVC (dense) and SVC on CSR, a9a/w8a\nRBF, tol={args.tol:g}, "
-        f"cache {args.cache_size:g} MB, n_jobs={args.n_jobs}"
-    )
-    wrote_png = plot(summary, png, plot_title)
-    print(f"\nwrote {out}" + (f" and {png}" if wrote_png else ""), file=sys.stderr)
+    p.add_argument("--w8a-order", choices=("shuffled", "file"), default="shuffled")
+    p.add_argument("--no-isolate", action="store_true", help="fit in this process (no RSS)")
+    a = p.parse_args(argv)
+    harness.known(p, "datasets", a.datasets, list(DATASETS))
+    harness.known(p, "tasks", a.tasks, ("nu", "sparse"))
+    harness.known(p, "solvers", a.solvers, SOLVERS)
+    run, rows, info = harness.Run(argv), [], {}
+    with tempfile.TemporaryDirectory(prefix="kk_nu_sparse_") as tmp:
+        for ds in a.datasets:
+            info[ds], y, row_nnz = prepare(ds, a, tmp)
+            for n in sorted({min(n, len(y)) for n in ([2000] if a.quick else a.sizes)}):
+                n_pos = int(np.sum(y[:n] > 0))
+                nu_max = 2.0 * min(n_pos, n - n_pos) / n
+                nu = min(DATASETS[ds][2], 0.9 * nu_max)
+                empty = int(np.sum(row_nnz[:n] == 0))
+                info[ds]["by_size"][str(n)] = {"nu": nu, "nu_max": nu_max, "n_positive": n_pos,
+                                               "empty_rows": empty}  # fmt: skip
+                for task in a.tasks:
+                    rows += runner.run(cases(ds, n, task, nu, nu_max, a, tmp), a.repeats,
+                                       not a.no_isolate)  # fmt: skip
+    runner.compare(rows, ["dataset", "task", "n"])
+    title = (f"RBF, tol={a.tol:g}, cache {a.cache_size:g} MB, n_jobs={a.n_jobs} (kernelkit, "
+             "sklearnex; sklearn is single-threaded)")  # fmt: skip
+    record = run.record(description=title, data=info, config=vars(a), results=rows)
+    md = markdown(record, a)
+    summary = ratios(rows)
+    cats = [f"{s['dataset']} {s['task']}\n{s['n']:,}" for s in summary]
+    series = {k: [s[k] for s in summary] for k in RATIOS if "time" in k}
+    report.strip(rows)
+    run.write(a.out, record, md)
+    panels = {"fit time / kernelkit's (>1: kernelkit faster)": (cats, series)}
+    title = f"ν-SVC (dense) and SVC on CSR, a9a/w8a: {title}"
+    report.bars(a.out.with_suffix(".png"), panels, title, "", logy=True)
     return 0 if all("error" not in r for r in rows) else 2
 
 

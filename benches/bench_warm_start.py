@@ -13,21 +13,12 @@ Writes ``<out>.json`` and ``<out>.md``.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-from _common import (
-    DEFAULT_DATA_DIR,
-    load_svmlight_dense,
-    machine_info,
-    markdown_table,
-    parse_int_list,
-    parse_str_list,
-    write_json,
-)
+from harness import data, report
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
 PARAMS = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
@@ -47,75 +38,42 @@ def run_path(X: Any, y: Any, engine: str, threads: int) -> list[dict[str, Any]]:
         warm.set_params(C=C).fit(X, y)
         warm_s = time.perf_counter() - started
         objective, reference = float(warm.objective_[0]), float(cold.objective_[0])
-        rows.append(
-            {
-                "C": C,
-                "cold_s": cold_s,
-                "warm_s": warm_s,
-                "cold_iterations": int(cold.n_iter_[0]),
-                "warm_iterations": int(warm.n_iter_[0]),
-                "cold_objective": reference,
-                "warm_objective": objective,
-                "relative_difference": abs(objective - reference) / abs(reference),
-                "engine": cold.solver_stats_[0]["engine"],
-            }
-        )
-        print(engine, threads, rows[-1], flush=True)
+        rows.append({
+            "engine": engine, "threads": threads, "C": f"{C:g}", "cold_s": cold_s, "warm_s": warm_s,
+            "cold_iterations": int(cold.n_iter_[0]), "warm_iterations": int(warm.n_iter_[0]),
+            "cold_objective": reference, "warm_objective": objective,
+            "relative_difference": abs(objective - reference) / abs(reference),
+            "solver_engine": cold.solver_stats_[0]["engine"],
+        })  # fmt: skip
+        print(rows[-1], flush=True)
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default=[1, 2], type=parse_int_list)
-    parser.add_argument("--engines", default=["auto"], type=parse_str_list)
-    parser.add_argument("--rows", default=16000, type=int)
-    parser.add_argument("--data", default=DEFAULT_DATA_DIR, type=Path)
-    parser.add_argument("--out", default=Path("results/warm_start"), type=Path)
-    args = parser.parse_args()
-    X, y = load_svmlight_dense(args.data / "a9a" / "a9a.train.svm", 123, args.rows)
-    runs = []
-    for engine in args.engines:
-        for threads in args.threads:
-            path = run_path(X, y, engine, threads)
-            cold = sum(r["cold_s"] for r in path)
-            warm = sum(r["warm_s"] for r in path)
-            runs.append(
-                {"engine": engine, "threads": threads, "path": path, "cold_s": cold, "warm_s": warm}
-            )
-    body = [
-        [
-            run["engine"],
-            str(run["threads"]),
-            f"{r['C']:g}",
-            f"{r['cold_s']:.2f}",
-            f"{r['warm_s']:.2f}",
-            f"{r['cold_iterations']}",
-            f"{r['warm_iterations']}",
-            f"{r['relative_difference']:.1e}",
-        ]
-        for run in runs
-        for r in run["path"]
-    ]
-    body += [
-        [
-            run["engine"],
-            str(run["threads"]),
-            "path",
-            f"{run['cold_s']:.2f}",
-            f"{run['warm_s']:.2f}",
-            "",
-            "",
-            f"warm / cold {run['warm_s'] / run['cold_s']:.2f}",
-        ]
-        for run in runs
-    ]
-    header = ["engine", "threads", "C", "cold s", "warm s", "cold iter", "warm iter", "Δobj rel"]
-    table = markdown_table(header, body, n_text_cols=3)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(args.out.with_suffix(".json"), {"machine": machine_info(), "runs": runs})
-    args.out.with_suffix(".md").write_text(table + "\n")
-    print(table)
-    worst = max(r["relative_difference"] for run in runs for r in run["path"])
+def main(argv: list[str] | None = None) -> None:
+    p = harness.parser(__doc__, "warm_start")
+    p.add_argument("--threads", default=[1, 2], type=harness.ints)
+    p.add_argument("--engines", default=["auto"], type=harness.strs)
+    p.add_argument("--rows", default=16000, type=int)
+    a = p.parse_args(argv)
+    run, ds = harness.Run(argv), data.load("a9a", a.data)
+    X, y = ds.X[: a.rows], ds.y[: a.rows]
+    paths = [run_path(X, y, e, t) for e in a.engines for t in a.threads]
+    totals = [{**path[0], "C": "path", "cold_s": sum(r["cold_s"] for r in path),
+               "warm_s": sum(r["warm_s"] for r in path)} for path in paths]  # fmt: skip
+    cols: list[report.Column] = [
+        ("engine", "engine"), ("threads", "threads"), ("C", "C"), ("cold s", "cold_s:.2f"),
+        ("warm s", "warm_s:.2f"), ("cold iter", "cold_iterations"),
+        ("warm iter", "warm_iterations"),
+        ("Δobj rel", lambda r: f"{r['relative_difference']:.1e}"),
+    ]  # fmt: skip
+    body = [r for path in paths for r in path]
+    md = report.table(body, cols, 3, done=None)
+    total_cols = [*cols[:5], ("cold iter", lambda r: ""), ("warm iter", lambda r: "")]
+    total_cols.append(("", lambda r: f"warm / cold {r['warm_s'] / r['cold_s']:.2f}"))
+    more = report.table(totals, total_cols, 3, done=None).splitlines()[2:]
+    md += "\n" + "\n".join(more)
+    run.write(a.out, run.record(runs=paths), md)
+    worst = max(r["relative_difference"] for r in body)
     print(f"largest relative objective difference warm vs cold: {worst:.1e}")
     if not np.isfinite(worst) or worst > 1e-6:
         raise SystemExit("a warm fit missed the cold optimum by more than 1e-6 relative")

@@ -30,12 +30,8 @@ def main() -> None:
     data = load_dataset(args.dataset, args.data, quick=False)
     meta, arrays = data["meta"], data["arrays"]
     params = {
-        "C": meta["C"],
-        "gamma": meta["gamma"],
-        "tol": 1e-3,
-        "cache_size": 200.0,
-        "kernel": "rbf",
-    }
+        "C": meta["C"], "gamma": meta["gamma"], "tol": 1e-3, "cache_size": 200.0, "kernel": "rbf"
+    }  # fmt: skip
     if args.dataset in SVR_DATASETS:
         params["epsilon"] = meta["epsilon"]
     estimator = kernelkit.SVR if args.dataset in SVR_DATASETS else kernelkit.SVC
