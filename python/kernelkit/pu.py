@@ -78,8 +78,8 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     selection : {"full", "paper"}, default="full"
         How USMO chooses its pairs. ``"full"``: the maximal violating pair over every
         unlabeled row at each step, the function cache of every row kept current (``O(n)`` per
-        step). ``"paper"``: the paper's scheme, from the paper's start with almost every row
-        on a bound (ranked by the labeled positives' mean kernel value): passes over the
+        step). ``"paper"``: the paper's scheme, from a start with almost every row on a
+        bound (ranked by the rows' kernel sums with the labeled positives): passes over the
         non-bound rows, whose function cache alone is kept current, and a pass over every row
         only when a non-bound pass changes nothing. Both stop on the same test (all four
         optimality gaps over every row at most ``tol``), so they reach the same optimum; which

@@ -43,9 +43,9 @@
 //! digest §2.4 and §2.8), in the `examineExample` form of the authors' code: cheap passes over
 //! the non-bound set `D_n⁻ = {0 < σ < c2, σ ≠ c2/2}` (`0 < δ < c2`), on whose rows alone the
 //! function cache is kept current, and a pass over every row only when a non-bound pass changes
-//! nothing, with the paper's start, which puts almost every row on a bound. The module
-//! [`paper`] gives the details, the `C4` candidates the paper omits, and what it costs. Both
-//! schemes stop on the same test: all four gaps `G1..G4`, over every row, at most `τ`.
+//! nothing, from a start with almost every row on a bound. `paper.rs` gives the details, the
+//! `C4` candidates the paper omits, and what it costs. Both schemes stop on the same test: all
+//! four gaps `G1..G4`, over every row, at most `τ`.
 
 mod oracle;
 mod pair;
