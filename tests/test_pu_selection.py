@@ -20,7 +20,7 @@ import pytest
 from numpy.typing import NDArray
 from test_pu_oracle import cvxpy_dual, kernel_of, pu_problem
 
-from kernelkit import PUClassifier
+from kernelkit import ConvergenceWarning, PUClassifier
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Array = NDArray[np.float64]
@@ -149,3 +149,30 @@ def test_unknown_selection_is_a_clear_error(selection: Any) -> None:
     x, y = pu_problem(5, 20, 0.3, 0)
     with pytest.raises(ValueError, match="selection"):
         PUClassifier(prior=0.3, selection=selection).fit(x, y)
+
+
+def test_paper_selection_honours_the_limits() -> None:
+    x, y = pu_problem(40, 3000, 0.4, 9)
+    params: dict[str, Any] = {"prior": 0.4, "lam": 1e-4, "gamma": 0.05, "selection": "paper"}
+    calls: list[Any] = []
+
+    def stop(progress: Any) -> bool:
+        calls.append(progress)
+        return True
+
+    stopped = PUClassifier(callback=stop, **params)
+    limited = PUClassifier(max_iter=2, **params)
+    timed = PUClassifier(time_limit=1e-3, **params)
+    with pytest.warns(ConvergenceWarning):
+        stopped.fit(x, y)
+    with pytest.warns(ConvergenceWarning):
+        limited.fit(x, y)
+    with pytest.warns(ConvergenceWarning):
+        timed.fit(x, y)
+    assert len(calls) == 1 and stopped.status_ == "stopped"
+    assert limited.status_ == "max_iterations" and limited.n_iter_ == 2
+    assert timed.status_ == "time_limit"
+    total = 0.4 / (2 * 1e-4)  # Σσ = c1·p = π/(2λ) at every iterate
+    for model in (stopped, limited, timed):
+        assert abs(model.sigma_.sum() - total) <= 1e-10 * total
+        assert np.isfinite(model.decision_function(x[:50])).all()
