@@ -7,6 +7,7 @@ use kernelkit_kernels::{
     density, kernel_row_sums, CsrRows, DenseKernel, DenseRows, KernelFunction, KernelPath,
     KernelSource, Level, PrecomputedGram, Preferences, SignedQ, SparseKernel,
 };
+use kernelkit_solvers::usmo::Selection;
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
     PuProblem, RadiusRule, SamplePool, SimplexQp, Smo, SolveError, SolveOptions, Solver, Start,
@@ -446,10 +447,12 @@ pub(crate) fn solve_nu_svr(
 }
 
 /// USMO for PU learning: labeled positives `x_positive`, unlabeled rows `x_unlabeled`, prior
-/// `π`, regularisation `λ`. The solution's `x` is `σ` (one value per unlabeled row) and
-/// `bias` is β; the extra value is `c1` (the coefficient of every positive).
+/// `π`, regularisation `λ`, working-set `selection` (`"full"` or `"paper"`). The solution's `x`
+/// is `σ` (one value per unlabeled row) and `bias` is β; the extra value is `c1` (the
+/// coefficient of every positive). `stats` also holds `selection` and `whole_set_passes` (the
+/// paper scheme's passes over every row; 0 for `"full"`, which scans every row at each step).
 #[pyfunction]
-#[pyo3(signature = (x_positive, x_unlabeled, kernel, prior, lam, **options))]
+#[pyo3(signature = (x_positive, x_unlabeled, kernel, prior, lam, selection="full", **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_pu(
     py: Python<'_>,
@@ -458,20 +461,33 @@ pub(crate) fn solve_pu(
     kernel: &Kernel,
     prior: f64,
     lam: f64,
+    selection: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
+    let selection = Selection::parse(selection).ok_or_else(|| {
+        PyValueError::new_err(format!("selection = {selection:?}: expected \"full\" or \"paper\""))
+    })?;
+    let usmo = Usmo::new(selection);
     let function = kernel.function()?;
     let options = parse_options(options)?;
     let single_products = Preferences::for_input(options.float32_input, true).single_products;
     let (positive, unlabeled) = (data(&x_positive), data(&x_unlabeled));
-    run_with_extra(py, options, |opts, monitor| {
+    // The whole-set passes of the paper scheme are its gradient reconstructions (each pass
+    // starts by bringing every stored f̂ up to date).
+    let passes = |solution: &kernelkit_solvers::Solution| match selection {
+        Selection::Full => 0,
+        Selection::Paper => solution.stats.gradient_reconstructions,
+    };
+    let (solution, (c1, whole_set_passes)) = run_with_extra(py, options, |opts, monitor| {
         let n_positive = Storage::new(&positive)?.row_set().n_rows();
         let (sums, unlabeled_sums) = {
             let (left, right) = (Storage::new(&unlabeled)?, Storage::new(&positive)?);
-            (
-                kernel_row_sums(left.row_set(), right.row_set(), function)?,
-                kernel_row_sums(left.row_set(), left.row_set(), function)?,
-            )
+            // Only the full scheme's uniform start reads Σ_v k(x_u, x_v) (n² kernel values).
+            let unlabeled_sums = match selection {
+                Selection::Full => Some(kernel_row_sums(left.row_set(), left.row_set(), function)?),
+                Selection::Paper => None,
+            };
+            (kernel_row_sums(left.row_set(), right.row_set(), function)?, unlabeled_sums)
         };
         let storage = Storage::new(&unlabeled)?;
         // USMO can run on the linear kernel's w; other kernels read the rows as training does.
@@ -480,10 +496,11 @@ pub(crate) fn solve_pu(
             // The w-vector fast path: no kernel columns, no cache.
             let mut problem =
                 PuProblem::new(LinearRows::new(storage.row_set()), sums, prior, lam, n_positive)?;
-            problem.unlabeled_sums = Some(unlabeled_sums);
+            problem.unlabeled_sums = unlabeled_sums;
             let c1 = problem.c1;
-            let solution = Usmo.solve(&mut problem, opts, monitor)?;
-            return Ok((solution.with_path(KernelPath::LinearPrimal), c1));
+            let solution = usmo.solve(&mut problem, opts, monitor)?;
+            let extra = (c1, passes(&solution));
+            return Ok((solution.with_path(KernelPath::LinearPrimal), extra));
         }
         let storage = match storage {
             Storage::Dense(rows) if reads_sparse(density(rows.rows(0, rows.n_rows()))) => {
@@ -498,9 +515,10 @@ pub(crate) fn solve_pu(
                 let path = kernel.path();
                 let q = SignedQ::unsigned(kernel, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
-                problem.unlabeled_sums = Some(unlabeled_sums);
-                let c1 = problem.c1;
-                Ok((Usmo.solve(&mut problem, opts, monitor)?.with_path(path), c1))
+                problem.unlabeled_sums = unlabeled_sums;
+                let solution = usmo.solve(&mut problem, opts, monitor)?;
+                let extra = (problem.c1, passes(&solution));
+                Ok((solution.with_path(path), extra))
             }
             Storage::Dense(rows) => {
                 let kernel =
@@ -508,12 +526,17 @@ pub(crate) fn solve_pu(
                 let path = kernel.path();
                 let q = SignedQ::unsigned(kernel, opts.cache_bytes);
                 let mut problem = PuProblem::new(KernelColumns(q), sums, prior, lam, n_positive)?;
-                problem.unlabeled_sums = Some(unlabeled_sums);
-                let c1 = problem.c1;
-                Ok((Usmo.solve(&mut problem, opts, monitor)?.with_path(path), c1))
+                problem.unlabeled_sums = unlabeled_sums;
+                let solution = usmo.solve(&mut problem, opts, monitor)?;
+                let extra = (problem.c1, passes(&solution));
+                Ok((solution.with_path(path), extra))
             }
         }
-    })
+    })?;
+    let stats = solution.stats.bind(py);
+    stats.set_item("selection", selection.as_str())?;
+    stats.set_item("whole_set_passes", whole_set_passes)?;
+    Ok((solution, c1))
 }
 
 /// The L2-SVM through the minimum enclosing ball (Frank–Wolfe family) on rows `x` with labels

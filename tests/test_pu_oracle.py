@@ -79,13 +79,14 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("selection", ["full", "paper"])
 @pytest.mark.parametrize(("kernel", "n", "prior", "lam", "seed"), CASES)
 def test_usmo_reaches_the_qp_optimum(
-    kernel: str, n: int, prior: float, lam: float, seed: int
+    kernel: str, n: int, prior: float, lam: float, seed: int, selection: str
 ) -> None:
     x, y = pu_problem(max(5, n // 5), n, prior, seed)
     params, k = kernel_of(kernel)
-    model = PUClassifier(prior=prior, lam=lam, tol=1e-6, **params).fit(x, y)
+    model = PUClassifier(prior=prior, lam=lam, tol=1e-6, selection=selection, **params).fit(x, y)
     optimum, sigma = cvxpy_dual(x, y, k, prior, lam)
     assert model.status_ == "converged"
     assert model.objective_increases_ == 0
@@ -100,13 +101,14 @@ def test_usmo_reaches_the_qp_optimum(
     assert abs(model.sigma_.sum() - c1 * (y == 1).sum()) <= 1e-9 * c1 * (y == 1).sum()
 
 
+@pytest.mark.parametrize("selection", ["full", "paper"])
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
-def test_kkt_conditions_hold_at_exit(kernel: str) -> None:
+def test_kkt_conditions_hold_at_exit(kernel: str, selection: str) -> None:
     """f = f̂ + β (with the returned β): f ≤ −1 on D1, f ≥ 1 on D2, −1 ≤ f ≤ 1 on D3, within τ."""
     prior, lam, tol = 0.4, 0.02, 1e-4
     x, y = pu_problem(30, 200, prior, 11)
     params, _ = kernel_of(kernel)
-    model = PUClassifier(prior=prior, lam=lam, tol=tol, **params).fit(x, y)
+    model = PUClassifier(prior=prior, lam=lam, tol=tol, selection=selection, **params).fit(x, y)
     sigma = model.sigma_
     c2 = 1 / (2 * lam * len(sigma))
     f = model.decision_function(x[y == 0])

@@ -238,6 +238,7 @@ def solve_pu(
     kernel: Kernel,
     prior: float,
     lam: float,
+    selection: Literal["full", "paper"] = "full",
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_frank_wolfe(

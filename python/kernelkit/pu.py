@@ -82,6 +82,15 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
     time_limit : float or None, default=None
         Wall-clock seconds allowed for the solve (> 0), or None for no limit.
+    selection : {"full", "paper"}, default="full"
+        How USMO chooses its pairs. ``"full"``: the maximal violating pair over every
+        unlabeled row at each step, the function cache of every row kept current (``O(n)`` per
+        step). ``"paper"``: the paper's scheme, from a start with almost every row on a
+        bound (ranked by the rows' kernel sums with the labeled positives): passes over the
+        non-bound rows, whose function cache alone is kept current, and a pass over every row
+        only when a non-bound pass changes nothing. Both stop on the same test (all four
+        optimality gaps over every row at most ``tol``), so they reach the same optimum; which
+        is faster depends on the data (``docs/pu_classifier.md``, "Working-set selection").
 
     Attributes
     ----------
@@ -116,8 +125,10 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     solver_stats_ : dict
         The solver's counters, among them the kernel cache hits, misses, values computed, bytes
         in use and budget, the objective increases, ``kernel_path`` (how kernel values were
-        computed; ``"linear_primal"`` for the linear kernel) and ``simd`` (the vector
-        instructions used).
+        computed; ``"linear_primal"`` for the linear kernel), ``simd`` (the vector
+        instructions used), ``selection`` (the scheme that ran) and ``whole_set_passes``
+        (``"paper"``: its passes over every unlabeled row; 0 for ``"full"``, whose every
+        step scans every row).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
@@ -180,6 +191,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         n_jobs: int | None = None,
         callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
         time_limit: float | None = None,
+        selection: str = "full",
     ) -> None:
         self.prior = prior
         self.lam = lam
@@ -194,6 +206,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         self.n_jobs = n_jobs
         self.callback = callback
         self.time_limit = time_limit
+        self.selection = selection
 
     def _check_params(self) -> None:
         self._check_common_params()
@@ -211,6 +224,8 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         if not 0.0 < float(self.prior) < 1.0:
             raise ValueError(f"prior must be in (0, 1), got {self.prior!r}")
         _check_positive("lam", self.lam)
+        if not isinstance(self.selection, str) or self.selection not in ("full", "paper"):
+            raise ValueError(f"selection must be 'full' or 'paper', got {self.selection!r}")
 
     def _solver_options(self) -> dict[str, Any]:
         # USMO keeps every unlabeled row active: no shrinking option.
@@ -255,6 +270,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
             self._make_kernel(kernel_params),
             float(self.prior),  # type: ignore[arg-type]
             float(self.lam),
+            self.selection,
             description="PUClassifier",
         )
         sigma = np.asarray(solution.x)

@@ -34,9 +34,22 @@
 //!
 //! The start is the uniform feasible point `σ_u = c1 p / n` (`= π c2`), one of the starts the
 //! digest recommends; the equality `Σσ = c1 p` holds there and every step preserves it.
+//!
+//! # Working-set selection
+//!
+//! [`Selection::Full`] is the scheme above: every pair step scans all `n` rows for the most
+//! critical values and updates the function cache of all `n` rows, `O(n)` per step.
+//! [`Selection::Paper`] is the paper's scheme (§4.2, "Working-set selection", and Algorithm 1;
+//! digest §2.4 and §2.8), in the `examineExample` form of the authors' code: cheap passes over
+//! the non-bound set `D_n⁻ = {0 < σ < c2, σ ≠ c2/2}` (`0 < δ < c2`), on whose rows alone the
+//! function cache is kept current, and a pass over every row only when a non-bound pass changes
+//! nothing, from a start with almost every row on a bound. `paper.rs` gives the details, the
+//! `C4` candidates the paper omits, and what it costs. Both schemes stop on the same test: all
+//! four gaps `G1..G4`, over every row, at most `τ`.
 
 mod oracle;
 mod pair;
+mod paper;
 
 pub use oracle::{KernelColumns, LinearRows, UnlabeledKernel};
 
@@ -129,9 +142,50 @@ pub(crate) fn hinge(s: f64, c2: f64) -> f64 {
     (-s).max(s - c2)
 }
 
+/// How USMO chooses its pairs (see the module documentation).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    /// The maximal violating pair over all `n` rows at every step, with the function cache of
+    /// every row kept current.
+    #[default]
+    Full,
+    /// The paper's alternating scheme: `examineExample` steps over the non-bound set, a pass
+    /// over every row only when a non-bound pass changes nothing.
+    Paper,
+}
+
+impl Selection {
+    /// `"full"` or `"paper"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Selection::Full => "full",
+            Selection::Paper => "paper",
+        }
+    }
+
+    /// The selection named `name` (`"full"` or `"paper"`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "full" => Some(Selection::Full),
+            "paper" => Some(Selection::Paper),
+            _ => None,
+        }
+    }
+}
+
 /// The USMO solver (see the module documentation).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Usmo;
+pub struct Usmo {
+    /// How pairs are chosen.
+    pub selection: Selection,
+}
+
+impl Usmo {
+    /// The solver with the given working-set selection.
+    pub fn new(selection: Selection) -> Self {
+        Usmo { selection }
+    }
+}
 
 /// The most critical values and where they are.
 #[derive(Debug, Clone, Copy)]
@@ -159,6 +213,51 @@ impl Critical {
             m2_min: min(self.m2_min, later.m2_min),
             m3_min: min(self.m3_min, later.m3_min),
             m3_max: max(self.m3_max, later.m3_max),
+        }
+    }
+
+    /// The critical values of the one row `u` with `σ_u = s`, `f̂_u = f`.
+    fn single(u: usize, s: f64, f: f64, c2: f64) -> Critical {
+        let (half, eps) = (c2 / 2.0, BOUND_TOLERANCE * c2);
+        let mut c = Critical::EMPTY;
+        if s < half - eps {
+            c.m1_max = (f, u);
+        }
+        if s > half + eps {
+            c.m2_min = (f, u);
+        }
+        if s > eps && s < c2 - eps {
+            c.m3_min = (f, u);
+            c.m3_max = (f, u);
+        }
+        c
+    }
+
+    /// The gaps of the four conditions between a row of `self` and a row of `other`, both
+    /// ways: `examineExample`'s candidates when `self` is one row (digest §2.4, with the `C4`
+    /// pairs `F_x − F_y − 2` the authors' code omits). Empty sets give `−∞`.
+    fn cross_gaps(&self, other: &Critical) -> [(f64, (usize, usize)); 8] {
+        let (a, b) = (self, other);
+        [
+            (a.m1_max.0 - b.m3_min.0, (a.m1_max.1, b.m3_min.1)),
+            (b.m1_max.0 - a.m3_min.0, (b.m1_max.1, a.m3_min.1)),
+            (a.m3_max.0 - b.m2_min.0, (a.m3_max.1, b.m2_min.1)),
+            (b.m3_max.0 - a.m2_min.0, (b.m3_max.1, a.m2_min.1)),
+            (a.m1_max.0 - b.m2_min.0 + 2.0, (a.m1_max.1, b.m2_min.1)),
+            (b.m1_max.0 - a.m2_min.0 + 2.0, (b.m1_max.1, a.m2_min.1)),
+            (a.m3_max.0 - b.m3_min.0 - 2.0, (a.m3_max.1, b.m3_min.1)),
+            (b.m3_max.0 - a.m3_min.0 - 2.0, (b.m3_max.1, a.m3_min.1)),
+        ]
+    }
+
+    /// `self` with every index `k` replaced by `map(k)` (empty sets keep theirs).
+    fn map_indices(self, map: impl Fn(usize) -> usize) -> Critical {
+        let m = |(v, k): (f64, usize)| (v, if k == usize::MAX { k } else { map(k) });
+        Critical {
+            m1_max: m(self.m1_max),
+            m2_min: m(self.m2_min),
+            m3_min: m(self.m3_min),
+            m3_max: m(self.m3_max),
         }
     }
 
@@ -251,6 +350,75 @@ fn bias(sigma: &[f64], cache: &[f64], c2: f64, critical: &Critical) -> f64 {
     }
 }
 
+/// A step taken: the changes of the pair's σ and of Φ.
+#[derive(Debug, Clone, Copy)]
+struct Taken {
+    delta: (f64, f64),
+    objective_change: f64,
+}
+
+/// What a pair step reads and writes, by position.
+struct Duals<'a> {
+    sigma: &'a mut [f64],
+    cache: &'a mut [f64],
+    diagonal: &'a [f64],
+    c2: f64,
+}
+
+/// Tries the candidate pairs `(gap, (i, j))` whose gap exceeds `tol`, largest gap first (ties:
+/// in the given order), and takes the first step that lowers Φ: σ and the function cache of
+/// the positions `0..len` (which must hold `i` and `j`) are updated. `None` when no candidate
+/// moves.
+fn take_step<K: UnlabeledKernel>(
+    kernel: &mut K,
+    candidates: &mut [(f64, (usize, usize))],
+    tol: f64,
+    len: usize,
+    duals: Duals<'_>,
+) -> Option<Taken> {
+    let Duals { sigma, cache, diagonal, c2 } = duals;
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for &(_, (i, j)) in candidates.iter().filter(|(g, _)| *g > tol) {
+        if i == j || i >= len || j >= len {
+            continue;
+        }
+        let (s_i, s_j, f_i, f_j) = (sigma[i], sigma[j], cache[i], cache[j]);
+        let (k_ii, k_jj) = (diagonal[i], diagonal[j]);
+        let mut chosen = None;
+        let taken = kernel.step(i, j, len, cache, &mut |k_ij| {
+            let input =
+                pair::PairInput { sigma: (s_i, s_j), cache: (f_i, f_j), k_ii, k_jj, k_ij, c2 };
+            let step = pair::solve_pair(&input)?;
+            chosen = Some(step);
+            Some((step.sigma.0 - s_i, step.sigma.1 - s_j))
+        });
+        let (Some(delta), Some(step)) = (taken, chosen) else { continue };
+        sigma[i] = step.sigma.0;
+        sigma[j] = step.sigma.1;
+        return Some(Taken { delta, objective_change: step.objective_change });
+    }
+    None
+}
+
+/// What every few steps of a solve checks: the time limit, then the monitor.
+fn checkpoint(
+    options: &SolveOptions,
+    started: Instant,
+    monitor: &mut dyn Monitor,
+    progress: impl FnOnce() -> Progress,
+) -> Option<Status> {
+    if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
+        return Some(Status::TimeLimit);
+    }
+    (monitor.report(&progress()) == Control::Stop).then_some(Status::Stopped)
+}
+
+/// The largest of the four gaps, or `None` when it is at most `tol` (or no gap is finite).
+fn violation(critical: &Critical, tol: f64) -> Option<f64> {
+    let gap = critical.gaps().iter().map(|g| g.0).fold(f64::NEG_INFINITY, f64::max);
+    (gap.is_finite() && gap > tol).then_some(gap)
+}
+
 impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
     fn name(&self) -> &'static str {
         "usmo"
@@ -263,113 +431,84 @@ impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
         monitor: &mut dyn Monitor,
     ) -> Result<Solution, SolveError> {
         options.validate()?;
-        let started = Instant::now();
         // The other threads of the pool spin between the passes of this solve.
         let _team = kernelkit_kernels::team::TeamGuard::enter();
-        let n = problem.kernel.size();
-        let (c2, tol) = (problem.c2, options.tol);
-        let diagonal = problem.kernel.diagonal();
-        let mut sigma = vec![problem.total / n as f64; n];
-        let mut cache = problem.positive_term.clone();
-        match &problem.unlabeled_sums {
-            Some(sums) if sums.len() == n => {
-                let start = problem.total / n as f64;
-                for (f, s) in cache.iter_mut().zip(sums) {
-                    *f -= start * s;
-                }
-            }
-            _ => problem.kernel.subtract_weighted_columns(&sigma, &mut cache),
+        match self.selection {
+            Selection::Full => Ok(solve_full(problem, options, monitor)),
+            Selection::Paper => Ok(paper::solve(problem, options, monitor)),
         }
+    }
+}
 
-        let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
-        let mut iteration = 0u64;
-        let mut status = Status::Converged;
-        let mut critical = critical_values(&sigma, &cache, c2);
-        let mut gap;
-        loop {
-            let gaps = critical.gaps();
-            gap = gaps.iter().map(|g| g.0).fold(f64::NEG_INFINITY, f64::max);
-            if !gap.is_finite() || gap <= tol {
-                gap = gap.max(0.0);
-                break;
+/// The full scan: the maximal violating pair over all rows at every step.
+fn solve_full<K: UnlabeledKernel>(
+    problem: &mut PuProblem<K>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Solution {
+    let started = Instant::now();
+    let n = problem.kernel.size();
+    let (c2, tol) = (problem.c2, options.tol);
+    let diagonal = problem.kernel.diagonal();
+    let mut sigma = vec![problem.total / n as f64; n];
+    let mut cache = problem.positive_term.clone();
+    match &problem.unlabeled_sums {
+        Some(sums) if sums.len() == n => {
+            let start = problem.total / n as f64;
+            for (f, s) in cache.iter_mut().zip(sums) {
+                *f -= start * s;
             }
-            if options.max_iter.is_some_and(|m| iteration >= m) {
-                status = Status::MaxIterations;
-                break;
-            }
-            if iteration > 0 && iteration.is_multiple_of(options.report_every) {
-                if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
-                    status = Status::TimeLimit;
-                    break;
-                }
-                let progress = Progress {
-                    iteration,
-                    gap,
-                    objective: objective(&sigma, &cache, &problem.positive_term, c2),
-                    active_size: n,
-                    cache: problem.kernel.cache_stats(),
-                };
-                if monitor.report(&progress) == Control::Stop {
-                    status = Status::Stopped;
-                    break;
-                }
-            }
-            // The violating pairs by decreasing gap: the first that lowers Φ is taken.
-            let mut order = gaps;
-            order.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut stepped = false;
-            for &(g, (i, j)) in order.iter().filter(|(g, _)| *g > tol) {
-                let _ = g;
-                if i == j || i >= n || j >= n {
-                    continue;
-                }
-                let (s_i, s_j, f_i, f_j) = (sigma[i], sigma[j], cache[i], cache[j]);
-                let (k_ii, k_jj) = (diagonal[i], diagonal[j]);
-                let mut chosen = None;
-                let taken = problem.kernel.step(i, j, &mut cache, &mut |k_ij| {
-                    let input = pair::PairInput {
-                        sigma: (s_i, s_j),
-                        cache: (f_i, f_j),
-                        k_ii,
-                        k_jj,
-                        k_ij,
-                        c2,
-                    };
-                    let step = pair::solve_pair(&input)?;
-                    chosen = Some(step);
-                    Some((step.sigma.0 - s_i, step.sigma.1 - s_j))
-                });
-                let (Some(_), Some(step)) = (taken, chosen) else { continue };
-                sigma[i] = step.sigma.0;
-                sigma[j] = step.sigma.1;
-                if step.objective_change > 0.0 {
-                    stats.objective_increases += 1;
-                }
-                stepped = true;
-                break;
-            }
-            if !stepped {
-                // Every violating pair is stuck at rounding level: nothing can lower Φ.
-                status = Status::NumericalError;
-                break;
-            }
-            iteration += 1;
-            critical = critical_values(&sigma, &cache, c2);
         }
-        if status != Status::Converged {
-            critical = critical_values(&sigma, &cache, c2);
-            gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
+        _ => problem.kernel.subtract_weighted_columns(&sigma, &mut cache),
+    }
+
+    let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
+    let mut iteration = 0u64;
+    let mut status = Status::Converged;
+    let mut critical = critical_values(&sigma, &cache, c2);
+    while let Some(gap) = violation(&critical, tol) {
+        if options.max_iter.is_some_and(|m| iteration >= m) {
+            status = Status::MaxIterations;
+            break;
         }
-        stats.cache = problem.kernel.cache_stats();
-        Ok(Solution {
-            objective: objective(&sigma, &cache, &problem.positive_term, c2),
-            bias: bias(&sigma, &cache, c2, &critical),
-            x: sigma,
-            gap,
-            iterations: iteration,
-            status,
-            stats,
-        })
+        if iteration > 0 && iteration.is_multiple_of(options.report_every) {
+            let stop = checkpoint(options, started, monitor, || Progress {
+                iteration,
+                gap,
+                objective: objective(&sigma, &cache, &problem.positive_term, c2),
+                active_size: n,
+                cache: problem.kernel.cache_stats(),
+            });
+            if let Some(stop) = stop {
+                status = stop;
+                break;
+            }
+        }
+        // The violating pairs by decreasing gap: the first that lowers Φ is taken.
+        let mut order = critical.gaps();
+        let duals = Duals { sigma: &mut sigma, cache: &mut cache, diagonal: &diagonal, c2 };
+        let taken = take_step(&mut problem.kernel, &mut order, tol, n, duals);
+        let Some(taken) = taken else {
+            // Every violating pair is stuck at rounding level: nothing can lower Φ.
+            status = Status::NumericalError;
+            break;
+        };
+        if taken.objective_change > 0.0 {
+            stats.objective_increases += 1;
+        }
+        iteration += 1;
+        critical = critical_values(&sigma, &cache, c2);
+    }
+    let gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
+    stats.cache = problem.kernel.cache_stats();
+    Solution {
+        objective: objective(&sigma, &cache, &problem.positive_term, c2),
+        bias: bias(&sigma, &cache, c2, &critical),
+        x: sigma,
+        gap,
+        iterations: iteration,
+        status,
+        stats,
     }
 }
 

@@ -7,37 +7,64 @@
 //! `f̂_u −= ⟨x_u, v⟩` with `v = Δ_i x_i + Δ_j x_j`: no kernel column, no cache, half the
 //! memory traffic of two columns; the iterates are those of the kernel path up to the rounding
 //! of the inner products (the kernel path reads `f32` cached values).
+//!
+//! Rows are addressed by *position*. The full scan keeps every position current (`len = n`);
+//! the paper's scheme (`super::paper`) keeps the function cache current only on an active
+//! prefix `0..len` of positions, reorders positions with [`UnlabeledKernel::swap`], and reads
+//! the others through [`UnlabeledKernel::outside_value`] and [`UnlabeledKernel::refresh`]:
+//!
+//! * the kernel columns remember nothing: the solver keeps, for each active position `v`, how
+//!   far `σ_v` moved since the last refresh (`moved[v]`), and the value of an outside position
+//!   is its stored value minus `Σ_v moved[v] K_{t,v}`, one column over the prefix. A position
+//!   that moved must therefore stay active until the next refresh ([`UnlabeledKernel::detach`]
+//!   answers `None`);
+//! * the linear rows keep `Δw = Σ_v moved_v x_v` themselves, so the value of an outside
+//!   position is `stored − ⟨x_t, Δw⟩` (O(d)), and any position may leave the prefix.
 
-use kernelkit_kernels::{CacheStats, QMatrix, RowSet};
+use kernelkit_kernels::{CacheStats, QMatrixPasses, RowSet};
 
-/// The kernel among the unlabeled rows, as the USMO iteration uses it.
+/// The kernel among the unlabeled rows, as the USMO iteration uses it (by position).
 pub trait UnlabeledKernel: Send {
     /// Number of unlabeled rows.
     fn size(&self) -> usize;
     /// `K_uu` for every row.
     fn diagonal(&self) -> Vec<f64>;
     /// Calls `decide(K_ij)`; when it returns the changes `(Δ_i, Δ_j)`, applies
-    /// `cache −= Δ_i K_{·,i} + Δ_j K_{·,j}` and returns them.
+    /// `cache[t] −= Δ_i K_{t,i} + Δ_j K_{t,j}` for the positions `t < len` (`i, j < len`) and
+    /// returns them.
     fn step(
         &mut self,
         i: usize,
         j: usize,
+        len: usize,
         cache: &mut [f64],
         decide: &mut dyn FnMut(f64) -> Option<(f64, f64)>,
     ) -> Option<(f64, f64)>;
     /// `cache −= Σ_v σ_v K_{·,v}`.
     fn subtract_weighted_columns(&mut self, sigma: &[f64], cache: &mut [f64]);
+    /// Exchanges positions `a` and `b`.
+    fn swap(&mut self, a: usize, b: usize);
+    /// The current `f̂_t` of a position `t ≥ len` outside the active prefix whose stored value
+    /// is `stored`, when the active positions moved by `moved[v]` (`v < len`) since the last
+    /// [`UnlabeledKernel::refresh`]; `moved` is empty when nothing moved.
+    fn outside_value(&mut self, t: usize, len: usize, stored: f64, moved: &[f64]) -> f64;
+    /// The stored value under which the active position `t`, whose current value is `value`,
+    /// can leave the prefix; `None` when it cannot before the next refresh.
+    fn detach(&mut self, t: usize, value: f64) -> Option<f64>;
+    /// Makes `cache[t]` the current `f̂_t` for every position `t ≥ len`, when the active
+    /// positions moved by `moved` (as for [`UnlabeledKernel::outside_value`]).
+    fn refresh(&mut self, len: usize, moved: &[f64], cache: &mut [f64]);
     /// Kernel cache counters (zero without a cache).
     fn cache_stats(&self) -> CacheStats {
         CacheStats::default()
     }
 }
 
-/// Kernel columns from a [`QMatrix`] (any kernel; the shared row cache).
+/// Kernel columns from a [`QMatrixPasses`] (any kernel; the shared row cache).
 #[derive(Debug)]
 pub struct KernelColumns<Q>(pub Q);
 
-impl<Q: QMatrix> UnlabeledKernel for KernelColumns<Q> {
+impl<Q: QMatrixPasses> UnlabeledKernel for KernelColumns<Q> {
     fn size(&self) -> usize {
         self.0.size()
     }
@@ -50,13 +77,13 @@ impl<Q: QMatrix> UnlabeledKernel for KernelColumns<Q> {
         &mut self,
         i: usize,
         j: usize,
+        len: usize,
         cache: &mut [f64],
         decide: &mut dyn FnMut(f64) -> Option<(f64, f64)>,
     ) -> Option<(f64, f64)> {
-        let n = self.0.size();
-        let (k_i, k_j) = self.0.column_pair(i, j, n);
+        let (k_i, k_j) = self.0.column_pair(i, j, len);
         let (d_i, d_j) = decide(f64::from(k_i[j]))?;
-        update_cache(cache, |lo, hi, out| {
+        update_cache(&mut cache[..len], |lo, hi, out| {
             for ((f, &a), &b) in out.iter_mut().zip(&k_i[lo..hi]).zip(&k_j[lo..hi]) {
                 *f -= d_i * f64::from(a) + d_j * f64::from(b);
             }
@@ -65,16 +92,33 @@ impl<Q: QMatrix> UnlabeledKernel for KernelColumns<Q> {
     }
 
     fn subtract_weighted_columns(&mut self, sigma: &[f64], cache: &mut [f64]) {
-        let n = sigma.len();
-        for (v, &s) in sigma.iter().enumerate() {
-            if s != 0.0 {
-                let column = self.0.column(v, n);
-                update_cache(cache, |lo, hi, out| {
-                    for (f, &k) in out.iter_mut().zip(&column[lo..hi]) {
-                        *f -= s * f64::from(k);
-                    }
-                });
-            }
+        let (columns, scales): (Vec<usize>, Vec<f64>) =
+            sigma.iter().enumerate().filter(|(_, &s)| s != 0.0).map(|(v, &s)| (v, -s)).unzip();
+        self.0.add_columns_from(&columns, &scales, 0, cache);
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.0.swap_index(a, b);
+    }
+
+    fn outside_value(&mut self, t: usize, len: usize, stored: f64, moved: &[f64]) -> f64 {
+        if moved.is_empty() {
+            return stored;
+        }
+        // K symmetric: column t over the prefix is K_{t,v} for every active v.
+        let column = self.0.column(t, len);
+        stored - moved.iter().zip(column).map(|(&m, &k)| m * f64::from(k)).sum::<f64>()
+    }
+
+    fn detach(&mut self, _t: usize, _value: f64) -> Option<f64> {
+        None
+    }
+
+    fn refresh(&mut self, len: usize, moved: &[f64], cache: &mut [f64]) {
+        let (columns, scales): (Vec<usize>, Vec<f64>) =
+            moved.iter().enumerate().filter(|(_, &m)| m != 0.0).map(|(v, &m)| (v, -m)).unzip();
+        if !columns.is_empty() && len < cache.len() {
+            self.0.add_columns_from(&columns, &scales, len, &mut cache[len..]);
         }
     }
 
@@ -87,13 +131,25 @@ impl<Q: QMatrix> UnlabeledKernel for KernelColumns<Q> {
 #[derive(Debug)]
 pub struct LinearRows<'r, 'a> {
     rows: RowSet<'r, 'a>,
+    /// The row at each position.
+    order: Vec<usize>,
+    /// `Δw = Σ_v Δσ_v x_v` of the steps since the last refresh.
+    moved: Vec<f64>,
     scratch: Vec<f64>,
+    other: Vec<f64>,
 }
 
 impl<'r, 'a> LinearRows<'r, 'a> {
     /// The linear kernel over `rows`.
     pub fn new(rows: RowSet<'r, 'a>) -> Self {
-        LinearRows { scratch: vec![0.0; rows.n_features()], rows }
+        let d = rows.n_features();
+        LinearRows {
+            order: (0..rows.n_rows()).collect(),
+            moved: vec![0.0; d],
+            scratch: vec![0.0; d],
+            other: vec![0.0; d],
+            rows,
+        }
     }
 }
 
@@ -103,28 +159,30 @@ impl UnlabeledKernel for LinearRows<'_, '_> {
     }
 
     fn diagonal(&self) -> Vec<f64> {
-        (0..self.rows.n_rows()).map(|u| self.rows.sq_norm(u)).collect()
+        self.order.iter().map(|&u| self.rows.sq_norm(u)).collect()
     }
 
     fn step(
         &mut self,
         i: usize,
         j: usize,
+        len: usize,
         cache: &mut [f64],
         decide: &mut dyn FnMut(f64) -> Option<(f64, f64)>,
     ) -> Option<(f64, f64)> {
-        self.rows.scatter(j, &mut self.scratch);
-        let k_ij = self.rows.dot_dense(i, &self.scratch);
+        let (row_i, row_j) = (self.order[i], self.order[j]);
+        self.rows.scatter(row_j, &mut self.scratch);
+        let k_ij = self.rows.dot_dense(row_i, &self.scratch);
         let (d_i, d_j) = decide(k_ij)?;
         // v = Δ_i x_i + Δ_j x_j
-        let mut x_i = vec![0.0; self.scratch.len()];
-        self.rows.scatter(i, &mut x_i);
-        for (v, &a) in self.scratch.iter_mut().zip(&x_i) {
+        self.rows.scatter(row_i, &mut self.other);
+        for ((v, &a), w) in self.scratch.iter_mut().zip(&self.other).zip(&mut self.moved) {
             *v = d_j * *v + d_i * a;
+            *w += *v;
         }
-        let (rows, v) = (self.rows, &self.scratch);
-        update_cache(cache, |lo, hi, out| {
-            for (u, f) in (lo..hi).zip(out.iter_mut()) {
+        let (rows, order, v) = (self.rows, &self.order, &self.scratch);
+        update_cache(&mut cache[..len], |lo, hi, out| {
+            for (&u, f) in order[lo..hi].iter().zip(out.iter_mut()) {
                 *f -= rows.dot_dense(u, v);
             }
         });
@@ -135,21 +193,44 @@ impl UnlabeledKernel for LinearRows<'_, '_> {
         // Σ_v σ_v ⟨x_u, x_v⟩ = ⟨x_u, Σ_v σ_v x_v⟩.
         let d = self.scratch.len();
         let mut w = vec![0.0; d];
-        let mut row = vec![0.0; d];
         for (v, &s) in sigma.iter().enumerate() {
             if s != 0.0 {
-                self.rows.scatter(v, &mut row);
-                for (a, &r) in w.iter_mut().zip(&row) {
+                self.rows.scatter(self.order[v], &mut self.scratch);
+                for (a, &r) in w.iter_mut().zip(&self.scratch) {
                     *a += s * r;
                 }
             }
         }
-        let rows = self.rows;
+        let (rows, order) = (self.rows, &self.order);
         update_cache(cache, |lo, hi, out| {
-            for (u, f) in (lo..hi).zip(out.iter_mut()) {
+            for (&u, f) in order[lo..hi].iter().zip(out.iter_mut()) {
                 *f -= rows.dot_dense(u, &w);
             }
         });
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.order.swap(a, b);
+    }
+
+    fn outside_value(&mut self, t: usize, _len: usize, stored: f64, _moved: &[f64]) -> f64 {
+        stored - self.rows.dot_dense(self.order[t], &self.moved)
+    }
+
+    fn detach(&mut self, t: usize, value: f64) -> Option<f64> {
+        Some(value + self.rows.dot_dense(self.order[t], &self.moved))
+    }
+
+    fn refresh(&mut self, len: usize, _moved: &[f64], cache: &mut [f64]) {
+        if len < cache.len() {
+            let (rows, order, w) = (self.rows, &self.order[len..], &self.moved);
+            update_cache(&mut cache[len..], |lo, hi, out| {
+                for (&u, f) in order[lo..hi].iter().zip(out.iter_mut()) {
+                    *f -= rows.dot_dense(u, w);
+                }
+            });
+        }
+        self.moved.fill(0.0);
     }
 }
 
