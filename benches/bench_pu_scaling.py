@@ -10,7 +10,8 @@ unlabeled rows). One thread, ``tol=1e-3``, 200 MB cache, each fit in a fresh pro
 under 10 s is repeated (the median of ``--repeats``). Recorded: time, steps, whole-set passes,
 status, dual objective, and per series and scheme the slope of log time against log n (the
 time exponent), over all sizes and over the last two. A scheme's larger sizes are skipped once
-one of its fits took longer than ``--max-seconds``.
+one of its fits took longer than ``--max-seconds`` (or failed, or passed ``--timeout``); the
+results are saved after every fit.
 
     python benches/bench_pu_scaling.py
     python benches/bench_pu_scaling.py --a9a-sizes 2000,4000 --synthetic-sizes 12500,25000
@@ -32,6 +33,7 @@ from _common import (
     machine_info,
     markdown_table,
     parse_int_list,
+    parse_str_list,
     run_isolated,
     write_json,
 )
@@ -89,32 +91,45 @@ def slope(fits: list[dict[str, Any]]) -> float | None:
     return float(np.polyfit(n, t, 1)[0])
 
 
-def run_series(name: str, pool: Any, kernel: str, sizes: list[int], args: Any) -> dict[str, Any]:
+def run_series(name: str, pool: Any, kernel: str, args: Any, series: list[Any]) -> None:
+    """Fits every size with each scheme, appending the series to ``series`` and saving it all
+    after each fit (a fit that fails or passes ``--timeout`` ends its scheme's sizes)."""
     positive, unlabeled, prior, gamma = pool
+    sizes = args.a9a_sizes if name == "a9a" else args.synthetic_sizes
     path = RESULTS / f"_pool_{name}_{kernel}.npz"
     np.savez(path, positive=positive, unlabeled=unlabeled[: max(sizes)])
-    fits: dict[str, list[dict[str, Any]]] = {scheme: [] for scheme in SCHEMES}
+    fits: dict[str, list[dict[str, Any]]] = {scheme: [] for scheme in args.schemes}
+    entry = {"name": name, "kernel": kernel, "prior": prior, "fits": fits, "failed": {}}
+    series.append(entry)
     for n in sizes:
         for scheme, done in fits.items():
-            if done and done[-1]["seconds"] > args.max_seconds:
-                continue  # the previous size took too long
+            if scheme in entry["failed"] or (done and done[-1]["seconds"] > args.max_seconds):
+                continue  # the previous size failed or took too long
             task = (str(path), n, kernel, scheme, prior, gamma)
-            runs = [run_isolated(fit, task)]
-            while runs[0]["seconds"] < 10 and len(runs) < args.repeats:
-                runs.append(run_isolated(fit, task))
+            try:
+                runs = [run_isolated(fit, task, args.timeout)]
+                while runs[0]["seconds"] < 10 and len(runs) < args.repeats:
+                    runs.append(run_isolated(fit, task, args.timeout))
+            except RuntimeError as error:
+                entry["failed"][scheme] = {"n": n, "error": str(error).splitlines()[0]}
+                print(f"{name} {kernel} {scheme} n={n}: {entry['failed'][scheme]}", flush=True)
+                args.save(series)
+                continue
             result = {"n": n, **runs[0], "seconds": statistics.median(r["seconds"] for r in runs)}
             done.append({**result, "all_seconds": [r["seconds"] for r in runs]})
             print(f"{name} {kernel} {scheme} n={n}: {result}", flush=True)
+            entry["exponents"] = {
+                s: {"all": slope(f), "last_two": slope(f[-2:])} for s, f in fits.items()
+            }
+            args.save(series)
     path.unlink()
-    exponents = {s: {"all": slope(f), "last_two": slope(f[-2:])} for s, f in fits.items()}
-    return {"name": name, "kernel": kernel, "prior": prior, "fits": fits, "exponents": exponents}
 
 
 def markdown(series: list[dict[str, Any]]) -> str:
     rows, exp_rows = [], []
     for s in series:
-        full = {f["n"]: f for f in s["fits"]["full"]}
-        for f in s["fits"]["paper"]:
+        full = {f["n"]: f for f in s["fits"].get("full", [])}
+        for f in s["fits"].get("paper", []):
             r = full.get(f["n"])  # None where the full scheme's sizes stopped earlier
             change = (f["objective"] - r["objective"]) / abs(r["objective"]) if r else None
             rows.append([
@@ -125,7 +140,10 @@ def markdown(series: list[dict[str, Any]]) -> str:
             ])  # fmt: skip
         cells = []
         for scheme in SCHEMES:
-            done, e = s["fits"][scheme], s["exponents"][scheme]
+            done, e = s["fits"].get(scheme), s.get("exponents", {}).get(scheme)
+            if not done or e is None:
+                cells += ["—"] * 3
+                continue
             cells.append(f"{done[0]['n']:,}–{done[-1]['n']:,}")
             cells += ["—" if v is None else f"{v:.2f}" for v in (e["all"], e["last_two"])]
         exp_rows.append([s["name"], s["kernel"], *cells])
@@ -144,30 +162,27 @@ def main() -> None:
         "--synthetic-sizes", type=parse_int_list, default="12500,25000,50000,100000,200000"
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--schemes", type=parse_str_list, default="full,paper")
     parser.add_argument("--max-seconds", type=float, default=300.0)
+    parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, default=RESULTS / "pu_scaling_selection.json")
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    started = load_snapshot()
-    series = [
-        run_series("a9a", a9a_pool(args.data_dir), k, args.a9a_sizes, args)
-        for k in ("rbf", "linear")
-        if args.a9a_sizes
-    ]
+    head = {"machine": machine_info(), "load_start": load_snapshot()}
+
+    def save(series: list[Any]) -> None:
+        write_json(args.out, {**head, "load_now": load_snapshot(), "series": series})
+        args.out.with_suffix(".md").write_text(markdown(series))
+
+    args.save, series = save, []
+    if args.a9a_sizes:
+        pool = a9a_pool(args.data_dir)
+        for kernel in ("rbf", "linear"):
+            run_series("a9a", pool, kernel, args, series)
     if args.synthetic_sizes:
-        pool = synthetic_pool(max(args.synthetic_sizes))
-        series.append(run_series("make_classification", pool, "linear", args.synthetic_sizes, args))
-    write_json(
-        args.out,
-        {
-            "machine": machine_info(),
-            "load_start": started,
-            "load_end": load_snapshot(),
-            "series": series,
-        },
-    )
-    args.out.with_suffix(".md").write_text(markdown(series))
+        run_series("make_classification", synthetic_pool(max(args.synthetic_sizes)), "linear",
+                   args, series)  # fmt: skip
     print(markdown(series))
 
 

@@ -142,7 +142,9 @@ pub(crate) fn hinge(s: f64, c2: f64) -> f64 {
     (-s).max(s - c2)
 }
 
-/// How USMO chooses its pairs (see the module documentation).
+/// How USMO chooses its pairs (see the module documentation). `Full` is the default here, as
+/// the engine was before the choice existed; `PUClassifier` defaults to `Paper`, which was
+/// faster on every size of `benches/bench_pu_scaling.py` (`docs/pu_classifier.md`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Selection {
     /// The maximal violating pair over all `n` rows at every step, with the function cache of

@@ -46,7 +46,7 @@
 //! highest rise to `c2`). The paper's groups (17) cannot hold rows at `c2/2` without non-bound
 //! ones (with `b = c = 0` its program (18) forces `a = 1`: `⌊πn⌋` rows at `c2`, the rest at
 //! `0`), but the optimum of the problems measured puts almost every row on `0` or `c2/2` (a9a:
-//! none on `c2`). Measured against that `a = 1` start: 7,909 steps instead of 13,859 on 16,000
+//! none on `c2`). Measured against that `a = 1` start: 7,945 steps instead of 13,859 on 16,000
 //! a9a rows (RBF), 1.2–1.7× faster on a9a, 15 % fewer steps over the paper's small sets.
 //!
 //! Results do not depend on the thread count: the passes are sequential, the parallel updates
@@ -406,22 +406,30 @@ pub(super) fn solve<K: UnlabeledKernel>(
 
 /// The start: the rows ranked by `p_u` (highest first; ties by row) take `c2/2` each while
 /// `Σσ = total` allows, the next one the remainder; when every row holds `c2/2` (`π > 1/2`), the
-/// highest rise to `c2` the same way. All rows but one are on a bound.
+/// highest rise to `c2` the same way. All rows but one are on a bound. The counts come from one
+/// division, and a remainder within `1e−12·c2` of `0` or `c2/2` is snapped onto it: a sum over
+/// the rows would leave a row a rounding error off `c2/2`, a "free" row that the bias (16)
+/// would then be read from (at `π = 1/2`, where every row belongs on `c2/2`, it moved the bias
+/// of Isolet's RBF problems by up to 1).
 fn paper_start(positive: &[f64], total: f64, c2: f64) -> Vec<f64> {
     let n = positive.len();
     let mut ranked: Vec<usize> = (0..n).collect();
     ranked.sort_by(|&a, &b| positive[b].total_cmp(&positive[a]).then(a.cmp(&b)));
-    let mut sigma = vec![0.0; n];
-    let mut left = total;
-    for _ in 0..2 {
-        for &u in &ranked {
-            if left <= BOUND_TOLERANCE * c2 {
-                return sigma;
-            }
-            let share = left.min(c2 / 2.0);
-            sigma[u] += share;
-            left -= share;
-        }
+    let (half, eps) = (c2 / 2.0, BOUND_TOLERANCE * c2);
+    let (base, extra) =
+        if total <= n as f64 * half { (0.0, total) } else { (half, total - n as f64 * half) };
+    let mut count = ((extra / half).floor() as usize).min(n);
+    let mut rest = extra - count as f64 * half;
+    if half - rest <= eps && count < n {
+        count += 1;
+        rest = 0.0;
+    }
+    let mut sigma = vec![base; n];
+    for &u in &ranked[..count] {
+        sigma[u] += half;
+    }
+    if count < n && rest > eps {
+        sigma[ranked[count]] += rest;
     }
     sigma
 }
@@ -450,6 +458,12 @@ mod tests {
         assert_eq!((0..10).filter(|&u| sigma[u] == c2).collect::<Vec<_>>(), vec![3, 7]);
         assert!((sigma[2] - 0.7 * c2).abs() <= 1e-15);
         assert_eq!(sigma.iter().filter(|&&s| s == c2 / 2.0).count(), 7);
+        // π = 1/2 with a total that is not a multiple of c2/2 in floating point: every row
+        // exactly on c2/2, none left a rounding error off it.
+        let (n, lam) = (540, 1e-4);
+        let c2 = 1.0 / (2.0 * lam * n as f64);
+        let sigma = paper_start(&vec![0.0; n], 0.5 / (2.0 * lam), c2);
+        assert!(sigma.iter().all(|&s| s == c2 / 2.0));
     }
 
     #[test]
