@@ -48,6 +48,30 @@ def parser(doc: str | None, out: str | None = None, data: bool = True) -> argpar
     return p
 
 
+KINDS: dict[type, Any] = {int: int, float: float, str: str}
+LISTS: dict[type, Any] = {int: ints, float: floats, str: strs}
+
+
+def options(p: argparse.ArgumentParser, **spec: Any) -> None:
+    """An option ``--name`` (underscores as dashes) per keyword: ``default``, ``(default, help)``
+    or ``(default, help, kind)``, ``kind`` a type or the tuple of choices. Without a type, the
+    default's: a list parses comma-separated items of its first item's type; ``False`` is a
+    flag."""
+    for name, value in spec.items():
+        default, text, kind = (
+            (*value, None)[:3] if isinstance(value, tuple) else (value, None, None)
+        )
+        flag, more = "--" + name.replace("_", "-"), {"help": text}
+        if default is False:
+            p.add_argument(flag, action="store_true", **more)
+            continue
+        if isinstance(kind, tuple):
+            more["choices"], kind = kind, None
+        if kind is None and isinstance(default, list) and default:
+            kind = LISTS[type(default[0])]
+        p.add_argument(flag, type=kind or KINDS.get(type(default)), default=default, **more)
+
+
 def known(
     p: argparse.ArgumentParser, what: str, given: Sequence[str], allowed: Sequence[str]
 ) -> None:

@@ -183,13 +183,35 @@ def run_isolated(
     return message["value"]
 
 
+def guarded(fn: Callable[..., dict[str, Any]], task: Sequence[Any], *args: Any) -> dict[str, Any]:
+    """``fn(task, *args)`` timed; an exception becomes ``{"error", "traceback"}`` (never raises)."""
+    t0 = time.perf_counter()
+    try:
+        res = fn(task, *args)
+    except Exception as exc:
+        res = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+    return res | {"task": list(task), "seconds": time.perf_counter() - t0}
+
+
 def run_tasks(fn: Callable[..., dict[str, Any]], tasks: Sequence[Any], jobs: int, *args: Any,
-              threads: int = 1) -> Iterator[dict[str, Any]]:  # fmt: skip
-    """``fn(task, *args)`` for every task, on ``jobs`` spawned worker processes with ``threads``
-    BLAS threads each (results in completion order), or in this process when ``jobs <= 1``. A
-    task whose worker died yields ``{"task": task, "error": ...}``."""
+              threads: int = 1) -> list[dict[str, Any]]:  # fmt: skip
+    """``guarded(fn, task, *args)`` for every task, on ``jobs`` spawned worker processes with
+    ``threads`` BLAS threads each, or in this process when ``jobs <= 1``; progress on stderr.
+    A task whose worker died gets ``{"task": task, "error": ...}``. Results sorted by task."""
+    clock, results = time.perf_counter(), []
+    for i, res in enumerate(_each(fn, tasks, jobs, args, threads), 1):
+        results.append(res)
+        left = (time.perf_counter() - clock) / i * (len(tasks) - i)
+        error = f"  ERROR {res['error']}" if "error" in res else ""
+        print(f"[{i}/{len(tasks)}] {res['task']} {res['seconds']:.1f} s{error}  (eta {left:.0f} s)",
+              file=sys.stderr, flush=True)  # fmt: skip
+    return sorted(results, key=lambda r: [(1, 0, t) if isinstance(t, str) else (0, t, "")
+                                          for t in r["task"]])  # fmt: skip
+
+
+def _each(fn: Any, tasks: Sequence[Any], jobs: int, args: Any, threads: int) -> Iterator[Any]:
     if jobs <= 1:
-        yield from (fn(task, *args) for task in tasks)
+        yield from (guarded(fn, task, *args) for task in tasks)
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -197,7 +219,7 @@ def run_tasks(fn: Callable[..., dict[str, Any]], tasks: Sequence[Any], jobs: int
     for var in THREAD_VARS:  # inherited by the 'spawn' workers
         os.environ.setdefault(var, str(threads))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futures = {pool.submit(fn, task, *args): task for task in tasks}
+        futures = {pool.submit(guarded, fn, task, *args): task for task in tasks}
         for fut in as_completed(futures):
             try:
                 yield fut.result()

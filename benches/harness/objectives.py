@@ -26,12 +26,8 @@ def rbf_quadratic_form(X: Any, v: Any, gamma: float, max_block_bytes: int = 256 
     v = np.asarray(v, dtype=np.float64).ravel()
     n = X.shape[0]
     rows = max(1, min(2000, max_block_bytes // (8 * max(n, 1))))
-    return float(
-        sum(
-            v[i : i + rows] @ (rbf_kernel(X[i : i + rows], X, gamma=gamma) @ v)
-            for i in range(0, n, rows)
-        )
-    )
+    return float(sum(v[i : i + rows] @ (rbf_kernel(X[i : i + rows], X, gamma=gamma) @ v)
+                     for i in range(0, n, rows)))  # fmt: skip
 
 
 def _dense(a: Any) -> Any:

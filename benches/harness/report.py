@@ -70,12 +70,12 @@ def why(row: Mapping[str, Any], width: int = 90) -> str:
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
           n_text: int | Sequence[int] = 1, why_col: int | None = None,
-          done: str | None = "fit_s") -> str:  # fmt: skip
+          done: str | None = "fit_s", shown: int | None = None) -> str:  # fmt: skip
     """Markdown of ``rows`` by ``columns`` (header, how: see ``cell``). A row without ``done``
-    shows its identifying cells, ``why`` at column ``why_col`` (default: the first one after
-    the text columns) and em dashes elsewhere."""
+    shows its identifying cells (the first ``shown``, by default the text columns), ``why`` at
+    column ``why_col`` (default: the first one after them) and em dashes elsewhere."""
     body = []
-    first = n_text if isinstance(n_text, int) else len(n_text)
+    first = shown or (n_text if isinstance(n_text, int) else len(n_text))
     at = first if why_col is None else why_col % len(columns)
     for r in rows:
         if done is None or done in r:

@@ -79,15 +79,16 @@ def summarize(case: Case, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def run(
     cases: Sequence[Case], repeats: int = 1, isolate: bool = True,
-    log: Callable[..., str] | None = None
+    log: Callable[..., str] | None = None, below: float | None = None
 ) -> list[dict[str, Any]]:  # fmt: skip
     """``repeats`` fits of every case, interleaved (all cases once, then again: a spell of load
     on a shared machine slows every case alike, which keeps their ratios honest); a case that
-    failed is not repeated. One row per case, in order."""
+    failed is not repeated, nor (with ``below``) one whose first fit took ``below`` s or more.
+    One row per case, in order."""
     runs: list[list[dict[str, Any]]] = [[] for _ in cases]
     for rep in range(repeats):
         for case, done in zip(cases, runs, strict=True):
-            if done and "error" in done[-1]:
+            if done and ("error" in done[-1] or (below or np.inf) <= done[0]["fit_s"]):
                 continue
             done.append(run_one(case, isolate))
             took = f"{done[-1]['fit_s']:.3f} s" if "fit_s" in done[-1] else "failed"
