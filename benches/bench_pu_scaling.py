@@ -11,7 +11,7 @@ under 10 s is repeated (the median of ``--repeats``). Recorded: time, steps, who
 status, dual objective, and per series and scheme the slope of log time against log n (the
 time exponent), over all sizes and over the last two. A scheme's larger sizes are skipped once
 one of its fits took longer than ``--max-seconds`` (or failed, or passed ``--timeout``); the
-results are saved after every fit.
+results are saved after every size.
 
     python benches/bench_pu_scaling.py
     python benches/bench_pu_scaling.py --a9a-sizes 2000,4000 --synthetic-sizes 12500,25000
@@ -19,37 +19,25 @@ results are saved after every fit.
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import time
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-from _common import (
-    DEFAULT_DATA_DIR,
-    load_snapshot,
-    load_svmlight_dense,
-    machine_info,
-    markdown_table,
-    parse_int_list,
-    parse_str_list,
-    run_isolated,
-    write_json,
-)
-from pu_problem import scale_gamma
+from harness import data, report, runner
 
 SCHEMES = ("full", "paper")
 N_LABELED, LAM, SEED = 100, 0.01, 0
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def a9a_pool(data_dir: Path) -> tuple[Any, Any, float, float]:
-    X, y = load_svmlight_dense(data_dir / "a9a" / "a9a.train.svm", 123)
+    X, y = data.svmlight(data_dir / "a9a" / "a9a.train.svm", 123)
     rng = np.random.default_rng(SEED)
     labeled = rng.choice(np.flatnonzero(y == 1), size=N_LABELED, replace=False)
     rest = rng.permutation(np.setdiff1d(np.arange(len(y)), labeled))
-    return X[labeled], X[rest], float(np.mean(y == 1)), scale_gamma(X)
+    return X[labeled], X[rest], float(np.mean(y == 1)), data.scale_gamma(X)
 
 
 def synthetic_pool(n_max: int) -> tuple[Any, Any, float, float]:
@@ -61,68 +49,59 @@ def synthetic_pool(n_max: int) -> tuple[Any, Any, float, float]:
     return X[labeled], X[rest], float(np.mean(y[rest] == 1)), 1.0
 
 
-def fit(path: str, n: int, kernel: str, scheme: str, prior: float, gamma: float) -> dict[str, Any]:
-    """One fit on the first ``n`` unlabeled rows of the saved pool (run in a fresh process)."""
+def fit(case: runner.Case) -> dict[str, Any]:
+    """One fit on the first ``n`` unlabeled rows of the stashed pool (in a fresh process)."""
     from kernelkit import PUClassifier
 
-    pool = np.load(path)
-    X = np.vstack([pool["positive"], pool["unlabeled"][:n]])
-    y = np.r_[np.ones(N_LABELED, dtype=int), np.zeros(n, dtype=int)]
-    model = PUClassifier(
-        prior=prior, lam=LAM, kernel=kernel, gamma=gamma, n_jobs=1, selection=scheme
+    p = case.params
+    X = np.vstack(
+        [data.unstash(p["pool"], "positive"), data.unstash(p["pool"], "unlabeled", p["n"])]
     )
-    start = time.perf_counter()
-    model.fit(X, y)
-    seconds = time.perf_counter() - start
-    return {
-        "seconds": seconds,
-        "steps": model.n_iter_,
-        "passes": model.solver_stats_["whole_set_passes"],
-        "status": model.status_,
-        "objective": model.objective_,
-    }
+    y = np.r_[np.ones(N_LABELED, dtype=int), np.zeros(p["n"], dtype=int)]
+    model = PUClassifier(prior=p["prior"], lam=LAM, kernel=p["kernel"], gamma=p["gamma"], n_jobs=1,
+                         selection=case.label)  # fmt: skip
+    out = runner.timed_fit(model, X, y)
+    return out | {"steps": model.n_iter_, "passes": model.solver_stats_["whole_set_passes"],
+                  "status": model.status_, "objective": model.objective_}  # fmt: skip
 
 
 def slope(fits: list[dict[str, Any]]) -> float | None:
     """The least-squares slope of log(seconds) against log(n)."""
     if len(fits) < 2:
         return None
-    n, t = np.log([f["n"] for f in fits]), np.log([f["seconds"] for f in fits])
-    return float(np.polyfit(n, t, 1)[0])
+    return float(
+        np.polyfit(np.log([f["n"] for f in fits]), np.log([f["seconds"] for f in fits]), 1)[0]
+    )
 
 
 def run_series(name: str, pool: Any, kernel: str, args: Any, series: list[Any]) -> None:
-    """Fits every size with each scheme, appending the series to ``series`` and saving it all
-    after each fit (a fit that fails or passes ``--timeout`` ends its scheme's sizes)."""
+    """Every size with each scheme, the series appended to ``series`` and everything saved after
+    each size (a fit that fails or passes ``--timeout`` ends its scheme's sizes)."""
     positive, unlabeled, prior, gamma = pool
     sizes = args.a9a_sizes if name == "a9a" else args.synthetic_sizes
-    path = RESULTS / f"_pool_{name}_{kernel}.npz"
-    np.savez(path, positive=positive, unlabeled=unlabeled[: max(sizes)])
+    folder = data.stash(args.tmp / f"{name}_{kernel}", positive=positive,
+                        unlabeled=unlabeled[: max(sizes)])  # fmt: skip
     fits: dict[str, list[dict[str, Any]]] = {scheme: [] for scheme in args.schemes}
     entry = {"name": name, "kernel": kernel, "prior": prior, "fits": fits, "failed": {}}
     series.append(entry)
     for n in sizes:
-        for scheme, done in fits.items():
-            if scheme in entry["failed"] or (done and done[-1]["seconds"] > args.max_seconds):
-                continue  # the previous size failed or took too long
-            task = (str(path), n, kernel, scheme, prior, gamma)
-            try:
-                runs = [run_isolated(fit, task, args.timeout)]
-                while runs[0]["seconds"] < 10 and len(runs) < args.repeats:
-                    runs.append(run_isolated(fit, task, args.timeout))
-            except RuntimeError as error:
-                entry["failed"][scheme] = {"n": n, "error": str(error).splitlines()[0]}
-                print(f"{name} {kernel} {scheme} n={n}: {entry['failed'][scheme]}", flush=True)
-                args.save(series)
+        params = {"pool": folder, "n": n, "kernel": kernel, "prior": prior, "gamma": gamma}
+        go = [s for s, done in fits.items() if s not in entry["failed"]
+              and not (done and done[-1]["seconds"] > args.max_seconds)]  # fmt: skip
+        cases = [runner.Case(s, fit, params, {"n": n}, args.timeout) for s in go]
+        for r in runner.run(cases, args.repeats, below=10.0):
+            if "error" in r:
+                entry["failed"][r["label"]] = {"n": n, "error": r["error"]}
                 continue
-            result = {"n": n, **runs[0], "seconds": statistics.median(r["seconds"] for r in runs)}
-            done.append({**result, "all_seconds": [r["seconds"] for r in runs]})
-            print(f"{name} {kernel} {scheme} n={n}: {result}", flush=True)
-            entry["exponents"] = {
-                s: {"all": slope(f), "last_two": slope(f[-2:])} for s, f in fits.items()
-            }
-            args.save(series)
-    path.unlink()
+            kept = {k: r[k] for k in ("steps", "passes", "status", "objective")}
+            fits[r["label"]].append(
+                {"n": n, **kept, "seconds": r["fit_s"], "all_seconds": r["fit_s_all"]}
+            )
+            print(f"{name} {kernel} {r['label']} n={n}: {fits[r['label']][-1]}", flush=True)
+        entry["exponents"] = {
+            s: {"all": slope(f), "last_two": slope(f[-2:])} for s, f in fits.items()
+        }
+        args.save(series)
 
 
 def markdown(series: list[dict[str, Any]]) -> str:
@@ -151,40 +130,41 @@ def markdown(series: list[dict[str, Any]]) -> str:
               "whole-set passes", "objective, paper vs full"]  # fmt: skip
     exp_header = ["data", "kernel", "full: n", "exponent", "last two", "paper: n", "exponent",
                   "last two"]  # fmt: skip
-    tables = [markdown_table(header, rows, 2), markdown_table(exp_header, exp_rows, 2)]
+    tables = [
+        report.markdown_table(header, rows, 2),
+        report.markdown_table(exp_header, exp_rows, 2),
+    ]
     return "\n\n".join(tables) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--a9a-sizes", type=parse_int_list, default="2000,4000,8000,16000,32000")
-    parser.add_argument(
-        "--synthetic-sizes", type=parse_int_list, default="12500,25000,50000,100000,200000"
-    )
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--schemes", type=parse_str_list, default="full,paper")
-    parser.add_argument("--max-seconds", type=float, default=300.0)
-    parser.add_argument("--timeout", type=float, default=3600.0)
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--out", type=Path, default=RESULTS / "pu_scaling_selection.json")
-    args = parser.parse_args()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    head = {"machine": machine_info(), "load_start": load_snapshot()}
+def main(argv: list[str] | None = None) -> int:
+    p = harness.parser(__doc__, "pu_scaling_selection.json")
+    harness.options(p, a9a_sizes=[2000, 4000, 8000, 16000, 32000],
+                    synthetic_sizes=[12500, 25000, 50000, 100000, 200000],
+                    repeats=(3, "fits of a size under 10 s; median"),
+                    schemes=(list(SCHEMES), None, harness.strs),
+                    max_seconds=(300.0, "larger sizes skipped after"),
+                    timeout=(3600.0, "s per fit"))  # fmt: skip
+    args = p.parse_args(argv)
+    harness.known(p, "schemes", args.schemes, SCHEMES)
+    run, series = harness.Run(argv), []
 
     def save(series: list[Any]) -> None:
-        write_json(args.out, {**head, "load_now": load_snapshot(), "series": series})
-        args.out.with_suffix(".md").write_text(markdown(series))
+        run.write(args.out, run.record(series=series), markdown(series), echo=False)
 
-    args.save, series = save, []
-    if args.a9a_sizes:
-        pool = a9a_pool(args.data_dir)
-        for kernel in ("rbf", "linear"):
-            run_series("a9a", pool, kernel, args, series)
-    if args.synthetic_sizes:
-        run_series("make_classification", synthetic_pool(max(args.synthetic_sizes)), "linear",
-                   args, series)  # fmt: skip
+    args.save = save
+    with tempfile.TemporaryDirectory(prefix="kk_pu_scaling_") as tmp:
+        args.tmp = Path(tmp)
+        if args.a9a_sizes:
+            pool = a9a_pool(args.data)
+            for kernel in ("rbf", "linear"):
+                run_series("a9a", pool, kernel, args, series)
+        if args.synthetic_sizes:
+            pool = synthetic_pool(max(args.synthetic_sizes))
+            run_series("make_classification", pool, "linear", args, series)
     print(markdown(series))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
