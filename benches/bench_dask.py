@@ -6,12 +6,17 @@
   status, gap, clusters and the peak memory of every worker and of the client;
 * ``grid``: a 24-point RBF ``kernelkit.SVC`` grid, 3-fold CV on USPS: ``GridSearchCV`` one fit
   after the other (1 and 2 threads) against ``kernelkit.dask.grid_search`` on 2 workers; the
-  searches must agree.
+  searches must agree;
+* ``memory`` (not in the default ``--parts``): the in-memory estimator (``--kind``: the linear
+  AID SVM or LAD, ``tol=1e-4``) on the computed rows against the distributed one on the
+  persisted dask arrays: both times, the per-solve cluster and impurity counts, bounds and
+  objectives, and the differences of the models and of ``labels_``.
 
 Writes ``benches/results/dask.{json,md}``.
 
     python benches/bench_dask.py --rows 1000000            # quick
     python benches/bench_dask.py --rows 10000000           # the issue's size
+    python benches/bench_dask.py --rows 1000000 --parts memory --kind svm
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import harness
 import numpy as np
 from harness import data, report
 from harness.machine import current_rss_mb, package_versions, peak_rss_mb, reset_peak_rss
+
+PER_FIT = "thread(s) per fit"
 
 # -- data made inside the workers ------------------------------------------------------------
 
@@ -109,14 +116,11 @@ def run_aid(client: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
             "worker_peak_mb": sorted(peaks.values()), "client_peak_mb": peak_rss_mb(),
             "history": history
         }  # fmt: skip
-        print(
-            f"{row['problem']}: {seconds:.1f} s ({model.init_time_:.1f} s initial clusters), "
-            f"{model.n_iter_} solves, {model.status_}, gap {model.gap_:.2e}, clusters "
-            f"{row['clusters_first']} -> {row['clusters_last']}, worker peaks "
-            f"{[round(v) for v in row['worker_peak_mb']]} MiB, client {row['client_peak_mb']:.0f}"
-            " MiB",
-            flush=True,
-        )
+        print(f"{row['problem']}: {seconds:.1f} s ({model.init_time_:.1f} s initial clusters), "
+              f"{model.n_iter_} solves, {model.status_}, gap {model.gap_:.2e}, clusters "
+              f"{row['clusters_first']} -> {row['clusters_last']}, worker peaks "
+              f"{[round(v) for v in row['worker_peak_mb']]} MiB, client "
+              f"{row['client_peak_mb']:.0f} MiB", flush=True)  # fmt: skip
         out.append(row)
         del x, y
     return out
@@ -139,41 +143,56 @@ def run_grid(client: Any, args: argparse.Namespace) -> dict[str, Any]:
         search = GridSearchCV(kernelkit.SVC(n_jobs=threads), grid, cv=3, n_jobs=1)
         start = time.perf_counter()
         search.fit(x, y)
-        name = f"sequential, {threads} thread(s) per fit"
+        name = f"sequential, {threads} {PER_FIT}"
         timings[name] = time.perf_counter() - start
         searches[threads] = search
         print(f"{name}: {timings[name]:.1f} s", flush=True)
-    start = time.perf_counter()
-    distributed_search = grid_search(
-        kernelkit.SVC(), grid, x, y, cv=3, threads_per_fit=1, client=client
-    )
-    timings["kernelkit.dask.grid_search, 2 workers x 1 thread"] = time.perf_counter() - start
-    print(f"dask: {timings['kernelkit.dask.grid_search, 2 workers x 1 thread']:.1f} s", flush=True)
-    reference = searches[1]
-    same = bool(
-        reference.best_params_ == distributed_search.best_params_
-        and np.array_equal(
-            reference.cv_results_["mean_test_score"],
-            distributed_search.cv_results_["mean_test_score"],
-        )
-    )
-    base = timings["sequential, 1 thread(s) per fit"]
-    return {
-        "rows": int(x.shape[0]),
-        "features": int(x.shape[1]),
-        "grid": grid,
-        "points": 24,
-        "cv": 3,
-        "fits": 72,
-        "seconds": timings,
-        "speedup_vs_sequential_1_thread": base
-        / timings["kernelkit.dask.grid_search, 2 workers x 1 thread"],
-        "speedup_vs_sequential_2_threads": timings["sequential, 2 thread(s) per fit"]
-        / timings["kernelkit.dask.grid_search, 2 workers x 1 thread"],
-        "best_params": distributed_search.best_params_,
-        "best_score": float(distributed_search.best_score_),
-        "same_results_as_sequential": same,
-    }
+    start, dask_name = time.perf_counter(), "kernelkit.dask.grid_search, 2 workers x 1 thread"
+    distributed = grid_search(kernelkit.SVC(), grid, x, y, cv=3, threads_per_fit=1, client=client)
+    timings[dask_name] = time.perf_counter() - start
+    print(f"dask: {timings[dask_name]:.1f} s", flush=True)
+    ref, scores = searches[1].cv_results_["mean_test_score"], "mean_test_score"
+    same = bool(searches[1].best_params_ == distributed.best_params_
+                and np.array_equal(ref, distributed.cv_results_[scores]))  # fmt: skip
+    speedup = {f"speedup_vs_sequential_{t}_thread{'s' * (t > 1)}": timings[f"sequential, {t} "
+               f"{PER_FIT}"] / timings[dask_name] for t in (1, 2)}  # fmt: skip
+    return {"rows": int(x.shape[0]), "features": int(x.shape[1]), "grid": grid, "points": 24,
+            "cv": 3, "fits": 72, "seconds": timings, **speedup,
+            "best_params": distributed.best_params_, "best_score": float(distributed.best_score_),
+            "same_results_as_sequential": same}  # fmt: skip
+
+
+def run_memory(client: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The same rows fitted in memory and distributed; per solve the counts, bounds and
+    objectives of both."""
+    import dask
+
+    import kernelkit
+
+    warnings.simplefilter("ignore")
+    X, y = generated(args.kind, args.rows, args.features, args.chunk, args.seed)
+    svm = {"C": 0.1, "kernel": "linear"} if args.kind == "svm" else {}
+    make = kernelkit.AIDClassifier if svm else kernelkit.AIDRegressor
+    fits, seconds = [], []
+    for Xf, yf in (dask.compute(X, y), (X.persist(), y.persist())):
+        start = time.perf_counter()
+        fits.append(make(**svm, random_state=0, tol=1e-4).fit(Xf, yf))
+        seconds.append(time.perf_counter() - start)
+        print(f"{('in memory:', 'dask:     ')[len(fits) - 1]} {seconds[-1]:.1f} s, "
+              f"{fits[-1].n_iter_} solves, {fits[-1].status_}", flush=True)  # fmt: skip
+    memory, dist = fits
+    keys = ("n_clusters", "n_impure", "lower_bound", "full_objective")
+    solves = [{**{k: a[k] for k in keys}, **{f"dask_{k}": b[k] for k in keys[1:]}}
+              for a, b in zip(memory.history_, dist.history_, strict=False)]  # fmt: skip
+    for r in solves:
+        print(" ".join(f"{r[k]:.15g}" if isinstance(r[k], float) else str(r[k]) for k in r))
+    moved = int(np.sum(memory.labels_ != np.asarray(dist.labels_)))
+    out = {"kind": args.kind, "rows": args.rows, "memory_seconds": seconds[0],
+           "dask_seconds": seconds[1], "solves": solves, "rows_in_another_cluster": moved,
+           "max_abs_coef_diff": float(np.max(np.abs(memory.coef_ - dist.coef_)))}  # fmt: skip
+    print(f"max |coef difference|: {out['max_abs_coef_diff']}; rows in another cluster: "
+          f"{out['rows_in_another_cluster']} of {args.rows}")  # fmt: skip
+    return out
 
 
 AID_COLUMNS: list[report.Column] = [
@@ -197,49 +216,55 @@ def markdown(payload: dict[str, Any]) -> str:
             f"RBF kernelkit.SVC on USPS ({grid['rows']:,} × {grid['features']}); same results "
             f"as the sequential search: {grid['same_results_as_sequential']}.", "",
         ]  # fmt: skip
-        base = grid["seconds"]["sequential, 1 thread(s) per fit"]
+        base = grid["seconds"][f"sequential, 1 {PER_FIT}"]
         rows = [[name, f"{sec:.1f}", f"{base / sec:.2f}"] for name, sec in grid["seconds"].items()]
         lines += [report.markdown_table(["run", "time (s)", "speed-up"], rows), ""]
+    if mem := payload.get("memory"):
+        lines += [
+            f"{mem['kind']} on {mem['rows']:,} rows: {mem['memory_seconds']:.1f} s in memory, "
+            f"{mem['dask_seconds']:.1f} s distributed; max \\|coef difference\\| "
+            f"{mem['max_abs_coef_diff']:.1e}, {mem['rows_in_another_cluster']} rows in another "
+            "cluster.", "", report.table(mem["solves"], [(k, k) for k in mem["solves"][0]],
+                                         done=None) if mem["solves"] else "", "",
+        ]  # fmt: skip
     return "\n".join(lines)
 
 
 def main() -> None:
     p = harness.parser(__doc__, "dask.json", data=False)
-    p.add_argument("--rows", type=int, default=1_000_000)
-    p.add_argument("--features", type=int, default=10)
-    p.add_argument("--chunk", type=int, default=250_000)
-    p.add_argument("--seed", type=int, default=11)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--solve-threads", type=int, default=2)
+    harness.options(p, rows=1_000_000, features=10, chunk=250_000, seed=11, workers=2,
+                    solve_threads=2)  # fmt: skip
     p.add_argument("--persist", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--svm-time-limit", type=float, default=None, help="the AID SVM's (s)")
-    p.add_argument("--parts", default="aid,grid")
-    p.add_argument("--grid-rows", type=int, default=0, help="USPS rows (0: all)")
-    p.add_argument("--data-dir", default=str(data.DATA_DIR))
+    harness.options(p, svm_time_limit=(None, "the AID SVM's (s)", float),
+                    parts=("aid,grid", "aid, grid, memory"),
+                    kind=("svm", "of the memory part", ("svm", "lad")),
+                    grid_rows=(0, "USPS rows (0: all)"), data_dir=str(data.DATA_DIR))  # fmt: skip
     args = p.parse_args()
 
     from distributed import Client, LocalCluster
 
     run = harness.Run()
-    cluster = LocalCluster(
-        n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
-    )
-    client = Client(cluster)
-    parts = set(args.parts.split(","))
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None)  # fmt: skip
+    client, parts = Client(cluster), set(args.parts.split(","))
     payload: dict[str, Any] = {
         "versions": package_versions(("kernelkit", "numpy", "scikit-learn", "dask", "distributed")),
-        "cluster": f"LocalCluster, {args.workers} worker processes × 1 thread",
-        "args": vars(args),
-    }
+        "cluster": f"LocalCluster, {args.workers} worker processes × 1 thread", "args": vars(args),
+    }  # fmt: skip
     try:
         if "aid" in parts:
             payload["aid"] = run_aid(client, args)
         if "grid" in parts:
             payload["grid"] = run_grid(client, args)
+        if "memory" in parts:
+            payload["memory"] = run_memory(client, args)
     finally:
         client.close()
         cluster.close()
-    run.write(Path(args.out).with_suffix(""), run.record(**payload), markdown(payload))
+    out = Path(args.out)
+    if parts == {"memory"} and out == harness.RESULTS / "dask.json":  # keep dask.* whole
+        out = out.with_name("dask_vs_memory.json")
+    run.write(out.with_suffix(""), run.record(**payload), markdown(payload))
 
 
 if __name__ == "__main__":

@@ -6,22 +6,35 @@ fresh ``SVC`` per C, with the same cache (200 MB) and thread count, per ``--engi
 ``--threads``. Reported per C: fit time, SMO iterations and the dual objective of both (warm
 must equal cold within 1e-6 relative), and the path's total times and their ratio.
 
+``--limits``: why a warm start saves little on that path, on the same rows with the C-SVC dual
+solved by ``_core.solve_c_svc`` on the first of ``--threads`` (writes ``warm_start_limits.*``).
+``--tols``: cold fits at C = 1 and 30 stopped at each tolerance (what the last decades cost from
+any start). ``--starts``: along the path, the iterations from α = 0 (``cold``) and from the
+previous α' mapped to the new C and projected onto ``{0 ≤ α ≤ C, yᵀα = 0}``: ``projection``
+(α', what ``warm_start=True`` does), ``scaled`` (α'·C/C'), ``bound`` (α' at C' moved to C),
+``secant`` (the linear prediction from the last two solutions); in parentheses the KKT gap at
+the solver's first report.
+
     cd benches && python bench_warm_start.py --threads 1,2
+    cd benches && python bench_warm_start.py --limits --threads 2
 
 Writes ``<out>.json`` and ``<out>.md``.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
 import harness
 import numpy as np
 from harness import data, report
+from harness.report import markdown_table
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
 PARAMS = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
+STARTS = ("cold", "projection", "scaled", "bound", "secant")
 
 
 def run_path(X: Any, y: Any, engine: str, threads: int) -> list[dict[str, Any]]:
@@ -49,14 +62,76 @@ def run_path(X: Any, y: Any, engine: str, threads: int) -> list[dict[str, Any]]:
     return rows
 
 
+def start_from(strategy: str, C: float, history: list[tuple[float, Any]], y: Any) -> Any | None:
+    """The start of the fit at ``C`` from the previous solutions ``history`` (C, α)."""
+    from kernelkit._warm_start import project_onto
+
+    if strategy == "cold" or not history:
+        return None
+    (c1, a1), upper = history[-1], np.full(len(y), C)
+    guess = {"scaled": a1 * (C / c1), "bound": np.where(a1 >= c1 * (1 - 1e-12), C, a1)}.get(
+        strategy, a1
+    )
+    if strategy == "secant" and len(history) > 1:
+        c0, a0 = history[-2]
+        guess = a1 + (C - c1) / (c1 - c0) * (a1 - a0)
+    return project_onto(guess, upper, 0.0, y)
+
+
+def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
+    """``--limits``: cold fits per tolerance and the iterations from each start along the path."""
+    from kernelkit import _core
+
+    y, kernel = np.where(y > 0, 1.0, -1.0), _core.Kernel("rbf", gamma=0.5)
+
+    def solve(C: float, tol: float, alpha0: Any | None) -> tuple[Any, float, float]:
+        reports: list[float] = []
+        started = time.perf_counter()
+        solution = _core.solve_c_svc(
+            X, y, np.full(len(y), C), kernel, alpha0, tol=tol, cache_size=200.0,
+            n_jobs=a.threads[0], callback=lambda progress: reports.append(float(progress["gap"]))
+        )  # fmt: skip
+        return solution, time.perf_counter() - started, reports[0] if reports else float("nan")
+
+    tols, starts = [], []
+    for C, tol in ((C, tol) for C in (1.0, 30.0) for tol in a.tols):
+        solution, seconds, _ = solve(C, tol, None)
+        tols.append({"C": C, "tol": tol, "iterations": solution.iterations, "s": seconds})
+        print(tols[-1], flush=True)
+    for strategy in a.starts:
+        history: list[tuple[float, Any]] = []
+        for C in PATH:
+            solution, seconds, first_gap = solve(C, 1e-6, start_from(strategy, C, history, y))
+            history.append((C, np.asarray(solution.x)))
+            starts.append({"start": strategy, "C": C, "iterations": solution.iterations,
+                           "first_reported_gap": first_gap, "s": seconds,
+                           "objective": solution.objective})  # fmt: skip
+            print(starts[-1], flush=True)
+    by_tol = [[f"{r['C']:g}", f"{r['tol']:g}", str(r["iterations"]), f"{r['s']:.2f}"] for r in tols]
+    body = [[f"{C:g}", *(f"{r['iterations']} ({r['first_reported_gap']:.2g})" for r in starts
+                         if r["C"] == C)] for C in PATH]  # fmt: skip
+    body.append(["path", *(str(sum(r["iterations"] for r in starts if r["start"] == s))
+                           for s in a.starts)])  # fmt: skip
+    md = markdown_table(["C", "tol", "iterations", "s"], by_tol, n_text_cols=2) + "\n\n"
+    md += markdown_table(["C", *a.starts], body, n_text_cols=1)
+    return {"threads": a.threads[0], "tols": tols, "starts": starts}, md
+
+
 def main(argv: list[str] | None = None) -> None:
     p = harness.parser(__doc__, "warm_start")
-    p.add_argument("--threads", default=[1, 2], type=harness.ints)
-    p.add_argument("--engines", default=["auto"], type=harness.strs)
-    p.add_argument("--rows", default=16000, type=int)
+    harness.options(p, threads=[1, 2], engines=["auto"], rows=16000,
+                    limits=(False, "the solver's limits instead"),
+                    tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6],
+                    starts=(list(STARTS), None, harness.strs))  # fmt: skip
     a = p.parse_args(argv)
+    harness.known(p, "starts", a.starts, STARTS)
     run, ds = harness.Run(argv), data.load("a9a", a.data)
     X, y = ds.X[: a.rows], ds.y[: a.rows]
+    if a.limits:
+        out = a.out if "--out" in (argv or sys.argv) else a.out.with_name("warm_start_limits")
+        record, md = limits(X, y, a)
+        run.write(out, run.record(**record), md)
+        return
     paths = [run_path(X, y, e, t) for e in a.engines for t in a.threads]
     totals = [{**path[0], "C": "path", "cold_s": sum(r["cold_s"] for r in path),
                "warm_s": sum(r["warm_s"] for r in path)} for path in paths]  # fmt: skip

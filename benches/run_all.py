@@ -12,6 +12,12 @@ reported only.
     python benches/run_all.py --quick          # small subsets -> results/run_all_quick.*
     python benches/run_all.py --datasets a9a,usps --time-cap 600
     python benches/run_all.py --datasets "" --threads 1,2,4   # bench_scaling.py's table only
+    perf record -g python benches/run_all.py --profile 537_houses --profile-jobs 2,2
+
+``--profile DATASET``: no comparison, only kernelkit's fits of that dataset (same split, scaling
+and parameters, 200 MB cache) in this process, one per ``--profile-jobs`` entry, for profiling
+and scaling runs: each fit's time, iterations and cache misses, the best time per thread count
+and the ratio of 2 to 1 thread when both ran.
 """
 
 from __future__ import annotations
@@ -203,20 +209,23 @@ def skip_reason(peer: str, kk: Any, seen: dict[str, list[float]], cap: float | N
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__)
-    p.add_argument("--quick", action="store_true", help="2,000-row subsets; run_all_quick.*")
-    p.add_argument("--datasets", type=harness.strs, default=list(ALL_DATASETS))
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache MB (all)")
-    p.add_argument("--n-jobs", type=int, default=2, help="threads for kernelkit and sklearnex")
-    p.add_argument("--tol", type=float, default=1e-3)
-    p.add_argument("--threads", type=harness.ints, default=[], help="bench_scaling.py's threads")
-    p.add_argument("--scaling-cases", type=harness.strs, default=None, help="its cases (all)")
-    p.add_argument("--time-cap", type=float, default=None, help="skip a peer predicted slower")
-    p.add_argument("--timeout", type=float, default=3600.0, help="hard limit per fit (s)")
-    p.add_argument("--repeats", type=int, default=1, help="fits per solver (median time)")
-    p.add_argument("--out-dir", type=Path, default=harness.RESULTS)
-    p.add_argument("--baseline", type=Path, default=None, help="another build's kernelkit folder")
+    harness.options(p, quick=(False, "2,000-row subsets; run_all_quick.*"),
+                    datasets=(list(ALL_DATASETS), None, harness.strs),
+                    cache_size=(200.0, "kernel cache MB (all)"),
+                    n_jobs=(2, "threads for kernelkit and sklearnex"), tol=1e-3,
+                    threads=([], "bench_scaling.py's threads", harness.ints),
+                    scaling_cases=(None, "its cases (all)", harness.strs),
+                    time_cap=(None, "skip a peer predicted slower", float),
+                    timeout=(3600.0, "hard limit per fit (s)"),
+                    repeats=(1, "fits per solver (median time)"),
+                    out_dir=(harness.RESULTS, None, Path),
+                    baseline=(None, "another build's kernelkit folder", Path),
+                    profile=(None, "fits in this process", tuple(ALL_DATASETS)),
+                    profile_jobs=([1, 2], "one fit per entry"))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "datasets", a.datasets, ALL_DATASETS)
+    if a.profile:
+        return profile(a)
     if a.repeats < 1:
         p.error("--repeats must be >= 1")
     code = run_issue9(a) if a.datasets else 0
@@ -226,6 +235,33 @@ def main(argv: list[str] | None = None) -> int:
         more += ["--cases", ",".join(a.scaling_cases)] if a.scaling_cases is not None else []
         code = max(code, bench_scaling.main(more))
     return code
+
+
+def profile(a: Any) -> int:
+    """``--profile``: kernelkit fitted once per ``--profile-jobs`` entry in this process."""
+    import kernelkit
+
+    loaded = load_dataset(a.profile, a.data, quick=False)
+    meta, arrays, best = loaded["meta"], loaded["arrays"], {}
+    params = {"C": meta["C"], "gamma": meta["gamma"], "tol": 1e-3, "cache_size": 200.0}
+    params |= {"epsilon": meta["epsilon"]} if meta["epsilon"] else {}
+    estimator = kernelkit.SVR if a.profile in SVR_DATASETS else kernelkit.SVC
+    for n_jobs in a.profile_jobs:
+        clock = time.perf_counter()
+        model = estimator(**params, kernel="rbf", n_jobs=n_jobs).fit(
+            arrays["X_train"], arrays["y_train"]
+        )
+        elapsed = time.perf_counter() - clock
+        best[n_jobs] = min(best.get(n_jobs, elapsed), elapsed)
+        stats = model.solver_stats_
+        stats = stats if isinstance(stats, list) else [stats]
+        misses = sum(int(s["cache_misses"]) for s in stats)
+        print(f"n_jobs={n_jobs}: {elapsed:.3f} s, {int(np.sum(model.n_iter_))} iterations, "
+              f"{misses} cache misses", flush=True)  # fmt: skip
+    print("best:", {k: round(v, 3) for k, v in best.items()})
+    if 1 in best and 2 in best:
+        print(f"time(2 threads) / time(1 thread): {best[2] / best[1]:.3f}")
+    return 0
 
 
 def dataset_cases(ds: str, meta: dict[str, Any], folder: str, a: Any) -> list[list[runner.Case]]:
