@@ -42,6 +42,7 @@ from harness.svm import estimator
 
 QR, KKSVC, SKSVC = "QuantileRegressor(highs)", "kernelkit.SVC", "sklearn SVC"
 LINSVC, SKLEARNEX = "LinearSVC*", "sklearnex SVC"
+LADDER = [10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
 HISTORY = ("n_clusters", "lower_bound", "upper_bound", "gap", "time", "aggregated_objective",
            "full_objective", "n_impure")  # fmt: skip
 NOTES = [
@@ -99,11 +100,8 @@ def fit_job(case: runner.Case) -> dict[str, Any]:
         warnings.simplefilter("always")
         rng = np.random.default_rng(0)
         Xw = rng.normal(size=(300, 3))
-        yw = (
-            Xw @ np.ones(3) + rng.normal(size=300)
-            if job["part"] == "lad"
-            else np.sign(Xw[:, 0] + 0.1)
-        )
+        lad = job["part"] == "lad"
+        yw = Xw @ np.ones(3) + rng.normal(size=300) if lad else np.sign(Xw[:, 0] + 0.1)
         with contextlib.suppress(Exception):  # warm-up only
             make(dict(job, time_cap=30.0)).fit(Xw, yw)
 
@@ -115,9 +113,8 @@ def fit_job(case: runner.Case) -> dict[str, Any]:
             est.fit(X, y)
             seconds = time.perf_counter() - t0
             warn = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
-            return {
-                "seconds": seconds, "est": est, "peak_rss_mb": peak_rss_mb(), "warnings": warn[:6]
-            }  # fmt: skip
+            return {"seconds": seconds, "est": est, "peak_rss_mb": peak_rss_mb(),
+                    "warnings": warn[:6]}  # fmt: skip
 
         out = runner.median_time(one)
         est, method, part, C = out.pop("est"), job["method"], job["part"], job.get("C")
@@ -366,11 +363,8 @@ def aid_cell(r: dict[str, Any]) -> str:
 
 
 def rho(c: dict[str, Any]) -> str:
-    return (
-        f"< {c['rho_upper']:.3g}"
-        if "rho" not in c and "rho_upper" in c
-        else fmt(c.get("rho"), ".3g")
-    )
+    bound = "rho" not in c and "rho_upper" in c
+    return f"< {c['rho_upper']:.3g}" if bound else fmt(c.get("rho"), ".3g")
 
 
 def comparisons(result: dict[str, Any]) -> str:
@@ -507,35 +501,17 @@ def plots(result: dict[str, Any], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, data=False)
-    p.add_argument("--quick", action="store_true", help="smoke run on tiny sizes (*_quick files)")
-    p.add_argument("--parts", type=harness.strs, default=["lad", "svm", "rbf"])
-    p.add_argument("--max-rows", type=int, default=None, help="cap n of every instance")
-    p.add_argument("--time-cap", type=float, default=300.0, help="s per solve")
-    p.add_argument("--budget", type=float, default=2400.0, help="s; no new instance after")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--cache-size", type=float, default=200.0, help="MB (every SVC, AID)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--aid-max-iter", type=int, default=500)
-    p.add_argument(
-        "--lad-sizes", type=harness.ints, default=[10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
-    )
-    p.add_argument("--lad-ms", type=harness.ints, default=[10, 50])
-    p.add_argument("--lad-tols", type=harness.floats, default=[1e-3, 1e-6])
-    p.add_argument("--lad-real", type=harness.strs, default=["344_mv", "564_fried"])
-    p.add_argument("--lad-trend-m", type=int, default=200, help="larger m (0: none)")
-    p.add_argument("--lad-trend-sizes", type=harness.ints, default=[10000, 30000, 100000])
-    p.add_argument(
-        "--svm-sizes", type=harness.ints, default=[10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
-    )
-    p.add_argument("--svm-ms", type=harness.ints, default=[10])
-    p.add_argument("--svm-real", type=harness.strs, default=["a9a", "w8a", "kddcup"])
-    p.add_argument("--kdd-sizes", type=harness.ints, default=[30000, 100000, 494020])
-    p.add_argument("--C", type=float, default=0.1, help="linear SVM C (the paper's M)")
-    p.add_argument("--svm-tol", type=float, default=1e-4)
-    p.add_argument("--rbf-sizes", type=harness.ints, default=[2000, 4000, 8000])
-    p.add_argument("--rbf-C", type=float, default=1.0)
-    p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--out", type=Path, default=None)
+    harness.options(p, quick=(False, "smoke run on tiny sizes (*_quick files)"),
+                    parts=["lad", "svm", "rbf"], max_rows=(None, "cap n of every instance", int),
+                    time_cap=(300.0, "s per solve"), budget=(2400.0, "s; no new instance after"),
+                    threads=1, cache_size=(200.0, "MB (every SVC, AID)"), seed=0, aid_max_iter=500,
+                    lad_sizes=(LADDER, None, harness.ints), lad_ms=[10, 50], lad_tols=[1e-3, 1e-6],
+                    lad_real=["344_mv", "564_fried"], lad_trend_m=(200, "larger m (0: none)"),
+                    lad_trend_sizes=[10000, 30000, 100000], svm_sizes=(LADDER, None, harness.ints),
+                    svm_ms=[10], svm_real=["a9a", "w8a", "kddcup"],
+                    kdd_sizes=[30000, 100000, 494020], C=(0.1, "linear SVM C (the paper's M)"),
+                    svm_tol=1e-4, rbf_sizes=[2000, 4000, 8000], rbf_C=1.0, no_plots=False,
+                    out=(None, None, Path))  # fmt: skip
     a = p.parse_args(argv)
     if a.quick:
         a.lad_sizes = a.svm_sizes = a.kdd_sizes = [2000, 5000]
@@ -546,11 +522,8 @@ def main(argv: list[str] | None = None) -> int:
     harness.known(p, "parts", a.parts, ("lad", "svm", "rbf"))
     out = a.out or harness.RESULTS / ("aid_quick.json" if a.quick else "aid.json")
     run, notes = harness.Run(argv), list(NOTES)
-    notes += (
-        []
-        if importable("sklearnex")
-        else ["scikit-learn-intelex not importable: its SVC was skipped."]
-    )
+    if not importable("sklearnex"):
+        notes.append("scikit-learn-intelex not importable: its SVC was skipped.")
     result: dict[str, Any] = {"config": vars(a), "notes": notes, "instances": [], "checks": []}
     seen: dict[Any, Any] = {}
     cache: dict[str, Any] = {}
@@ -572,11 +545,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     record = run.record(**result)
-    changed = [
-        f"{i['group']} n={i['n']:,}"
-        for i in result["instances"]
-        if i["kernelkit_build"] != run.build
-    ]
+    changed = [f"{i['group']} n={i['n']:,}" for i in result["instances"]
+               if i["kernelkit_build"] != run.build]  # fmt: skip
     if changed or "build_note" in record:
         notes.append("WARNING: the kernelkit extension changed during the run; instances on a "
                      f"different build than at the start: {changed or 'none'}")  # fmt: skip

@@ -55,9 +55,7 @@ def primal(X: Any, y: Any, beta: Any, b0: float, eps: float, C: float, nu: float
     """P(β, β0, ε) with the optimal slacks ξ_i + ξ*_i = max(0, |r_i| − ε) (ε clipped at 0)."""
     eps = max(float(eps), 0.0)
     r = (beta if X is None else X @ beta) + b0 - y
-    return float(
-        0.5 * beta @ beta + C * (y.size * nu * eps + np.maximum(np.abs(r) - eps, 0.0).sum())
-    )
+    return float(0.5 * beta @ beta + C * (y.size * nu * eps + np.maximum(np.abs(r) - eps, 0).sum()))
 
 
 def violation(problem: str, beta: Any) -> float:
@@ -158,8 +156,7 @@ def run_size(problem: str, n: int, p: int, a: Any, skip: dict[str, str]) -> list
         if "beta" in row:
             b = row["beta"]
             error = float(np.linalg.norm(b - beta_true) / np.linalg.norm(beta_true))
-            row |= {"coef_rel_error": error,
-                    "violation": violation(problem, b)}  # fmt: skip
+            row |= {"coef_rel_error": error, "violation": violation(problem, b)}
             if "b0" in row:
                 row["primal"] = primal(X, y, b, row["b0"], row["eps"], a.C, a.nu)
         rows.append(row)
@@ -177,10 +174,8 @@ def run_size(problem: str, n: int, p: int, a: Any, skip: dict[str, str]) -> list
 
 
 def status(r: dict[str, Any]) -> str:
-    extra = (f", Δ {r['delta']:.1e}" if "delta" in r else "") + (
-        f", {r['method']}" if "method" in r else ""
-    )
-    return str(r["status"]) + extra
+    delta = f", Δ {r['delta']:.1e}" if "delta" in r else ""
+    return str(r["status"]) + delta + (f", {r['method']}" if "method" in r else "")
 
 
 COLUMNS: list[report.Column] = [
@@ -189,67 +184,49 @@ COLUMNS: list[report.Column] = [
     ("Clarabel solve (s)", "solver_seconds:.4f"),
     ("objective P", "primal:.8g"), ("rel. diff vs Clarabel", "primal_rel_diff:+.2e"),
     ("max violation", "violation:.1e"), ("‖β−β*‖/‖β*‖", "coef_rel_error:.4f"),
-    ("iterations", "n_iter:,"),
-    ("status", status),
+    ("iterations", "n_iter:,"), ("status", status),
 ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "constrained_svr_bench.json", data=False)
-    p.add_argument("--quick", action="store_true", help="smoke run (< 1 min)")
-    p.add_argument("--problems", type=harness.strs, default=list(PROBLEMS))
-    p.add_argument("--sizes", type=harness.ints, default=[200, 1000, 5000, 20000], help="n")
-    p.add_argument(
-        "--ps", type=harness.ints, default=[10, 50, 200], help="p (nonnegative, simplex)"
-    )
-    p.add_argument("--iso-sizes", type=harness.ints, default=[50, 200, 1000, 5000], help="n = p")
-    p.add_argument("--C", type=float, default=1.0, help="sklearn-convention C")
-    p.add_argument("--nu", type=float, default=0.5)
-    p.add_argument("--no-default", action="store_true", help="no run of the default method")
-    p.add_argument("--tols", type=harness.floats, default=[1e-3, 1e-6], help="the first: baseline")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernelkit MB")
-    p.add_argument("--cvxpy-cap", type=float, default=60.0, help="s; skip larger n after")
-    p.add_argument("--kk-cap", type=float, default=300.0, help="kernelkit time_limit (s)")
-    p.add_argument("--kk-skip", type=float, default=60.0, help="s; skip larger n after")
-    p.add_argument("--seed", type=int, default=0)
+    harness.options(p, quick=(False, "smoke run (< 1 min)"),
+                    problems=(list(PROBLEMS), None, harness.strs),
+                    sizes=([200, 1000, 5000, 20000], "n"), ps=([10, 50, 200], "p (not isotonic)"),
+                    iso_sizes=([50, 200, 1000, 5000], "n = p"), C=(1.0, "sklearn-convention C"),
+                    nu=0.5, no_default=(False, "no run of the default method"),
+                    tols=([1e-3, 1e-6], "the first: baseline"), threads=1,
+                    cache_size=(200.0, "kernelkit MB"), cvxpy_cap=(60.0, "s; skip larger n after"),
+                    kk_cap=(300.0, "kernelkit time_limit (s)"),
+                    kk_skip=(60.0, "s; skip larger n after"), seed=0)  # fmt: skip
     a = p.parse_args(argv)
     if a.quick:
         a.sizes, a.ps, a.iso_sizes, a.tols = [200, 1000], [10, 50], [50, 200], [1e-3]
         a.cvxpy_cap, a.kk_skip, a.kk_cap = 10.0, 10.0, 20.0
     harness.known(p, "problems", a.problems, PROBLEMS)
     a.have_cvxpy = importable("cvxpy", "clarabel")
-    notes = (
-        []
-        if a.have_cvxpy
-        else ["cvxpy or clarabel not installed: the same-QP reference was skipped."]
-    )
+    notes = [] if a.have_cvxpy else ["cvxpy or clarabel not installed: the same-QP reference "
+                                     "was skipped."]  # fmt: skip
     run, rows = harness.Run(argv), []
     with blas_threads(a.threads):
         for problem in a.problems:
-            grid = (
-                [(n, n) for n in a.iso_sizes]
-                if problem == "isotonic"
-                else [(n, q) for q in a.ps for n in a.sizes]
-            )
+            grid = [(n, n) for n in a.iso_sizes] if problem == "isotonic" else [
+                (n, q) for q in a.ps for n in a.sizes]  # fmt: skip
             slow: dict[int, dict[str, str]] = {}  # p -> solver -> why it is skipped from now on
             for n, q in grid:
                 skip = slow.setdefault(0 if problem == "isotonic" else q, {})
                 for r in run_size(problem, n, q, a, skip):
                     rows.append(r)
-                    cap, took = (
-                        a.cvxpy_cap if r["solver"] == CVX else a.kk_skip,
-                        r.get("seconds", 0.0),
-                    )
+                    cap = a.cvxpy_cap if r["solver"] == CVX else a.kk_skip
+                    took = r.get("seconds", 0.0)
                     if r["solver"].startswith((KK, CVX)) and r["solver"] not in skip and took > cap:
                         skip[r["solver"]] = f"skipped: n={n} took {took:.0f} s > {cap:g} s"
                     print(report.table([r], COLUMNS, done="seconds").splitlines()[-1], flush=True)
     ratios = [f"{r['problem']} n={r['n']} p={r['p']}: {r['time_ratio_vs_kernelkit']:.3g}"
               for r in rows if r["solver"] == CVX and "time_ratio_vs_kernelkit" in r]  # fmt: skip
     notes += ["time(cvxpy+Clarabel) / time(kernelkit): " + ", ".join(ratios)] if ratios else []
-    if diffs := [
-        abs(r["primal_rel_diff"]) for r in rows if r["solver"] == KK and "primal_rel_diff" in r
-    ]:
+    if diffs := [abs(r["primal_rel_diff"]) for r in rows if r["solver"] == KK
+                 and "primal_rel_diff" in r]:  # fmt: skip
         notes.append(f"kernelkit vs Clarabel objective: max |rel. diff| {max(diffs):.2e}.")
     png = a.out.with_suffix(".png")
     panels: dict[str, dict[str, Any]] = {}
@@ -259,12 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         line = r["solver"] + ("" if iso else f", p={r['p']}")
         style = {"ls": "--" if "tol=" in r["solver"] else "-"}
         panel.setdefault(line, ([], style))[0].append((r["n"], r.get("seconds")))
-    drew = report.lines(
-        png, panels, f"ConstrainedSVR vs peers, C = {a.C:g}, ν = {a.nu:g}", "n", "fit time (s)"
-    )
-    record = run.record(
-        protocol_text=__doc__.split("\n\n    python")[0], config=vars(a), rows=rows, notes=notes
-    )
+    title = f"ConstrainedSVR vs peers, C = {a.C:g}, ν = {a.nu:g}"
+    drew = report.lines(png, panels, title, "n", "fit time (s)")
+    text = (__doc__ or "").split("\n\n    python")[0]
+    record = run.record(protocol_text=text, config=vars(a), rows=rows, notes=notes)
     m = record["machine"]
     md = ["# ConstrainedSVR benchmark: GSMO vs cvxpy+Clarabel (same QP) and problem-specific "
           "peers", "",

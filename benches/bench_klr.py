@@ -65,9 +65,7 @@ def run_svc(Xtr: Any, ytr: Any, Xte: Any, yte: Any, C: float, a: Any) -> dict[st
             "points": len(est.support_) / len(ytr), "n_iter": int(np.sum(est.n_iter_))}  # fmt: skip
 
 
-def run_nystroem(
-    Xtr: Any, ytr: Any, Xte: Any, yte: Any, C: float, m: int, a: Any
-) -> dict[str, Any]:
+def run_nystroem(Xtr: Any, ytr: Any, Xte: Any, yte: Any, C: float, m: int, a: Any) -> Any:
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import LogisticRegression
 
@@ -75,9 +73,8 @@ def run_nystroem(
         ny = Nystroem(kernel="rbf", gamma=0.5, n_components=m, random_state=a.seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ny, LogisticRegression(C=C, max_iter=10_000, tol=1e-6).fit(
-                ny.fit_transform(Xtr), ytr
-            )
+            lr = LogisticRegression(C=C, max_iter=10_000, tol=1e-6)
+            return ny, lr.fit(ny.fit_transform(Xtr), ytr)
 
     (ny, lr), sec = timed(fit, a.repeats)
     return {
@@ -101,14 +98,10 @@ def run_dataset(name: str, a: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         for frac in np.linspace(0.0, 1.0, a.n_lam):
             out["klr"].append(run_klr(Xtr, ytr, Xte, yte, C, float(frac * C), a))
         out["svc"].append(run_svc(Xtr, ytr, Xte, yte, C, a))
-        out["nystroem"] += [
-            run_nystroem(Xtr, ytr, Xte, yte, C, m, a) for m in a.nystroem if m <= len(tr)
-        ]
-        print(
-            f"  {name} C={C:g}: "
-            + ", ".join(f"{r.get('accuracy', 'error')}" for r in out["klr"][-a.n_lam :]),
-            flush=True,
-        )
+        out["nystroem"] += [run_nystroem(Xtr, ytr, Xte, yte, C, m, a) for m in a.nystroem
+                            if m <= len(tr)]  # fmt: skip
+        accuracies = ", ".join(f"{r.get('accuracy', 'error')}" for r in out["klr"][-a.n_lam :])
+        print(f"  {name} C={C:g}: {accuracies}", flush=True)
     return out
 
 
@@ -123,22 +116,15 @@ def summary(per: dict[str, Any]) -> list[dict[str, Any]]:
             if path:
                 sparse = min(path[1:] or path, key=lambda r: (r["points"], -r["accuracy"]))
                 best = max(path, key=lambda r: (r["accuracy"], -r["points"]))
-                mean = {
-                    k: float(np.mean([r[k] for r in path]))
-                    for k in ("accuracy", "points", "seconds", "n_iter")
-                }
-                picks += [
-                    ("S-KLR λ=0", path[0]),
-                    (f"S-KLR most accurate (λ/C={best['lam_over_C']:.2f})", best),
-                    (f"S-KLR sparsest (λ/C={sparse['lam_over_C']:.2f})", sparse),
-                    ("S-KLR path mean", mean),
-                ]
+                mean = {k: float(np.mean([r[k] for r in path]))
+                        for k in ("accuracy", "points", "seconds", "n_iter")}  # fmt: skip
+                picks += [("S-KLR λ=0", path[0]),
+                          (f"S-KLR most accurate (λ/C={best['lam_over_C']:.2f})", best),
+                          (f"S-KLR sparsest (λ/C={sparse['lam_over_C']:.2f})", sparse),
+                          ("S-KLR path mean", mean)]  # fmt: skip
             picks.append(("SVC", svc))
-            picks += [
-                (f"Nyström {r['n_components']} + LR", r)
-                for r in d["nystroem"]
-                if r["C"] == svc["C"]
-            ]
+            picks += [(f"Nyström {r['n_components']} + LR", r) for r in d["nystroem"]
+                      if r["C"] == svc["C"]]  # fmt: skip
             rows += [{"dataset": name, "C": svc["C"], "method": label, **r,
                       "vs_svc": r["seconds"] / svc["seconds"]} for label, r in picks]  # fmt: skip
     return rows
@@ -154,35 +140,24 @@ COLUMNS: list[report.Column] = [
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__)
-    p.add_argument("--datasets", type=harness.strs, default=None)
-    p.add_argument("--quick", action="store_true", help="< 1 min: wisconsin + spambase (1500 rows)")
-    p.add_argument("--C", type=harness.floats, default=None, help="C values (1, 10, 100, 1000)")
-    p.add_argument("--n-lam", type=int, default=None, help="λ/C values (default 10)")
-    p.add_argument(
-        "--nystroem", type=harness.ints, default=None, help="n_components (100,300,1000)"
-    )
-    p.add_argument("--max-rows", default=None, help="'magic=8000', one int, or 'none'")
-    p.add_argument("--repeats", type=int, default=1, help="timing: median over repeats")
-    p.add_argument("--threads", type=int, default=1, help="S-KLR n_jobs")
-    p.add_argument("--tol", type=float, default=1e-5)
-    p.add_argument("--max-iter", type=int, default=10_000_000)
-    p.add_argument("--time-limit", type=float, default=600.0, help="S-KLR s per fit")
-    p.add_argument("--cache-size", type=float, default=1000.0, help="MB, S-KLR and SVC")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=harness.Path, default=None)
+    harness.options(p, datasets=(None, None, harness.strs),
+                    quick=(False, "< 1 min: wisconsin + spambase (1500 rows)"),
+                    C=(None, "C values (1, 10, 100, 1000)", harness.floats),
+                    n_lam=(None, "λ/C values (default 10)", int),
+                    nystroem=(None, "n_components (100,...)", harness.ints),
+                    max_rows=(None, "'magic=8000', one int, or 'none'"),
+                    repeats=(1, "timing: median over repeats"), threads=(1, "S-KLR n_jobs"),
+                    tol=1e-5, max_iter=10_000_000, time_limit=(600.0, "S-KLR s per fit"),
+                    cache_size=(1000.0, "MB, S-KLR and SVC"), seed=0,
+                    out=(None, None, harness.Path))  # fmt: skip
     a = p.parse_args(argv)
-    names = a.datasets or (
-        ["wisconsin", "spambase"] if a.quick else ["wisconsin", "spambase", "twonorm", "magic"]
-    )
+    names = a.datasets or ["wisconsin", "spambase", *([] if a.quick else ["twonorm", "magic"])]
     harness.known(p, "datasets", names, list(DATASETS))
     a.C = a.C or ([1.0, 100.0] if a.quick else [1.0, 10.0, 100.0, 1000.0])
     a.n_lam = a.n_lam or (4 if a.quick else 10)
     a.nystroem = a.nystroem or ([100, 300] if a.quick else [100, 300, 1000])
-    caps = (
-        {"spambase": 1500}
-        if a.quick and a.max_rows is None
-        else parse_max_rows(a.max_rows or "magic=6000")
-    )
+    quick_caps = a.quick and a.max_rows is None
+    caps = {"spambase": 1500} if quick_caps else parse_max_rows(a.max_rows or "magic=6000")
     out = a.out or harness.RESULTS / ("klr_bench_quick.json" if a.quick else "klr_bench.json")
     run, per = harness.Run(argv), {}
     cfg = {"data_dir": a.data, "max_rows": caps, "seed": a.seed}
@@ -190,10 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(a.seed)  # an untimed warm-up fit of each method first
         Xw = rng.random((60, 4))
         yw = (Xw[:, 0] > 0.5).astype(np.int64)
-        (
-            run_klr(Xw, yw, Xw, yw, 1.0, 0.1, a), run_svc(Xw, yw, Xw, yw, 1.0, a),
-            run_nystroem(Xw, yw, Xw, yw, 1.0, 20, a)
-        )  # fmt: skip
+        run_klr(Xw, yw, Xw, yw, 1.0, 0.1, a)
+        run_svc(Xw, yw, Xw, yw, 1.0, a)
+        run_nystroem(Xw, yw, Xw, yw, 1.0, 20, a)
         for name in names:
             per[name] = run_dataset(name, a, cfg)
     rows = summary(per)
@@ -204,64 +178,37 @@ def main(argv: list[str] | None = None) -> int:
                 lam0.append(ks[0]["seconds"] / svc["seconds"])
                 path.append(float(np.mean([r["seconds"] for r in ks])) / svc["seconds"])
     geo = lambda v: float(np.exp(np.mean(np.log(v)))) if v else None  # noqa: E731
-    ratios = {
-        "klr_lam0_over_svc_geomean": geo(lam0), "klr_path_mean_over_svc_geomean": geo(path),
-        "pairs": len(lam0)
-    }  # fmt: skip
-    settings = (
-        f"gamma 0.5; C {a.C}; λ/C linspace(0, 1, {a.n_lam}); Nyström {a.nystroem}; S-KLR tol "
-        f"{a.tol:g}, max_iter {a.max_iter:,}, n_jobs {a.threads}; row caps {caps or 'none'}; 80/20 "
-        f"stratified split, seed {a.seed}; time = median over {a.repeats} run(s)"
-    )
-    record = run.record(
-        title="S-KLR vs SVC vs Nyström + LogisticRegression", settings=settings, ratios=ratios,
-        summary_rows=rows, datasets=per
-    )  # fmt: skip
+    ratios = {"klr_lam0_over_svc_geomean": geo(lam0), "pairs": len(lam0),
+              "klr_path_mean_over_svc_geomean": geo(path)}  # fmt: skip
+    settings = (f"gamma 0.5; C {a.C}; λ/C linspace(0, 1, {a.n_lam}); Nyström {a.nystroem}; S-KLR "
+                f"tol {a.tol:g}, max_iter {a.max_iter:,}, n_jobs {a.threads}; row caps "
+                f"{caps or 'none'}; 80/20 stratified split, seed {a.seed}; time = median over "
+                f"{a.repeats} run(s)")  # fmt: skip
+    record = run.record(title="S-KLR vs SVC vs Nyström + LogisticRegression", settings=settings,
+                        ratios=ratios, summary_rows=rows, datasets=per)  # fmt: skip
     png = out.with_suffix(".png")
     panels: dict[str, dict[str, Any]] = {}
     for name, d in per.items():
         for r in d["klr"] + d["svc"] + d["nystroem"]:
-            kind = (
-                "S-KLR"
-                if "lam" in r
-                else "SVC"
-                if "n_components" not in r
-                else f"Nyström {r['n_components']} + LR"
-            )
+            kind = "S-KLR" if "lam" in r else "SVC" if "n_components" not in r else (
+                f"Nyström {r['n_components']} + LR")  # fmt: skip
             line = panels.setdefault(f"{name} (n_train {d['n_train']:,})", {}).setdefault(
                 f"{kind} C={r['C']:g}", ([], {"ls": "-" if kind == "S-KLR" else ""}))  # fmt: skip
             line[0].append((100 * r["points"], r.get("accuracy")))
-    drew = report.lines(
-        png, panels, "test accuracy vs % training points used (S-KLR: λ/C from 0 to 1)",
-        "% training points used (log)", "test accuracy", logy=False, ncols=2
-    )  # fmt: skip
-    geo_text = (
-        f"λ = 0 ×{report.fmt(ratios['klr_lam0_over_svc_geomean'], '.2f')}, mean over the λ path "
-        f"×{report.fmt(ratios['klr_path_mean_over_svc_geomean'], '.2f')}"
-    )
-    md = [
-        "# S-KLR benchmark: SVC and Nyström + LogisticRegression",
-        "",
-        f"Started {run.started}; wall time {run.wall:.0f} s.",
-        "",
-        f"Settings: {settings}.",
-        "",
-        "% points: S-KLR sparsity_ (α > γ), SVC n_SV/n_train, Nyström n_components/n_train. "
-        "'÷ SVC time': fit time divided by SVC's at the same C.",
-        "",
-        report.table(rows, COLUMNS, 3, done=None),
-        "",
-        f"S-KLR / SVC fit time, geometric mean over (dataset, C): {geo_text}.",
-        "",
-        f"![accuracy vs sparsity]({png.name})" if drew else "(no plot)",
-        "",
-        "## Machine",
-        "",
-        "```",
-        str(record["machine"]),
-        "```",
-        "",
-    ]
+    drew = report.lines(png, panels, "test accuracy vs % training points used (S-KLR: λ/C from "
+                        "0 to 1)", "% training points used (log)", "test accuracy", logy=False,
+                        ncols=2)  # fmt: skip
+    lam0_text, path_text = (report.fmt(ratios[f"klr_{k}_over_svc_geomean"], ".2f")
+                            for k in ("lam0", "path_mean"))  # fmt: skip
+    geo_text = f"λ = 0 ×{lam0_text}, mean over the λ path ×{path_text}"
+    md = ["# S-KLR benchmark: SVC and Nyström + LogisticRegression", "",
+          f"Started {run.started}; wall time {run.wall:.0f} s.", "", f"Settings: {settings}.", "",
+          "% points: S-KLR sparsity_ (α > γ), SVC n_SV/n_train, Nyström n_components/n_train. "
+          "'÷ SVC time': fit time divided by SVC's at the same C.", "",
+          report.table(rows, COLUMNS, 3, done=None), "",
+          f"S-KLR / SVC fit time, geometric mean over (dataset, C): {geo_text}.", "",
+          f"![accuracy vs sparsity]({png.name})" if drew else "(no plot)", "",
+          "## Machine", "", "```", str(record["machine"]), "```", ""]  # fmt: skip
     run.write(out, record, "\n".join(md))
     return 0
 

@@ -37,13 +37,9 @@ COLUMNS: list[report.Column] = [
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, data=False)
-    p.add_argument("--sizes", type=harness.ints, default=[25_000, 50_000, 100_000, 200_000])
-    p.add_argument("--cache-sizes", type=harness.ints, default=[50, 200])
-    p.add_argument("--features", type=int, default=20)
-    p.add_argument("--max-iter", type=int, default=4000)
-    p.add_argument("--peers", type=harness.strs, default=["kernelkit", "sklearn"])
-    p.add_argument("--timeout", type=float, default=1800.0)
-    p.add_argument("--out", type=Path, default=harness.RESULTS)
+    harness.options(p, sizes=[25_000, 50_000, 100_000, 200_000], cache_sizes=[50, 200],
+                    features=20, max_iter=4000, peers=["kernelkit", "sklearn"], timeout=1800.0,
+                    out=(harness.RESULTS, None, Path))  # fmt: skip
     a = p.parse_args(argv)
     run, d, rows = harness.Run(argv), a.features, []
     for n in a.sizes:

@@ -44,11 +44,8 @@ def prepare(name: str, a: Any, tmp: str) -> tuple[dict[str, Any], Any, Any]:
         if a.w8a_order == "shuffled":
             perm = np.random.default_rng(0).permutation(X.shape[0])
             X, y = X[perm], y[perm]
-        desc["row_order"] = (
-            "permuted with numpy default_rng(0).permutation"
-            if a.w8a_order == "shuffled"
-            else "file order (sorted by label)"
-        )
+        desc["row_order"] = "permuted with numpy default_rng(0).permutation" if (
+            a.w8a_order == "shuffled") else "file order (sorted by label)"  # fmt: skip
         cut = X.shape[0] - W8A_N_TEST
         X, Xt, y, yt = X[:cut], X[cut:], y[:cut], y[cut:]
         desc["test"] = f"last {W8A_N_TEST:,} rows"
@@ -66,18 +63,13 @@ def growth(r: dict[str, Any]) -> float | None:
     return None if peak is None or start is None else peak - start
 
 
-def rss(r: dict[str, Any]) -> str:
-    g = growth(r)
-    return f"{r['peak_rss_fit_mb']:.0f}" + ("" if g is None else f" (+{g:.0f})")
-
-
 RESULTS: list[report.Column] = [
     ("dataset", "dataset"), ("n", "n:,"), ("solver", "label"), ("input", "layout"),
     ("reps", "ok_repeats"), ("fit s (median)", "~fit_s:.3f"), ("time / kernelkit", "fit_ratio:.2f"),
     ("predict s", "~predict_s:.3f"), ("#SV", "n_sv:,"), ("test acc", "score:.5f"),
     ("dual objective (C form)", "objective:.4f"),
     ("rel. obj. diff vs sklearn", "objective_rel_diff:+.2e"), ("agree w/ sklearn", "agreement:.5f"),
-    ("fit peak RSS MB (+growth)", rss),
+    ("fit peak RSS MB (+growth)", report.rss),
     ("dense copy n·d·8 MB", lambda r: f"{r['dense_copy_mb']:.1f}" if r["layout"] == "csr" else ""),
     ("iters / backend", lambda r: r.get("backend") or "/".join(f"{i:.0f}" for i in r["n_iter"])),
 ]  # fmt: skip
@@ -112,11 +104,9 @@ def markdown(record: dict[str, Any], a: Any) -> str:
     md = [f"## ν-SVC (dense) and sparse-input SVC (CSR): {record['description']}", ""]
     md += [harness.Run.load_line(record), ""]
     for ds, info in record["data"].items():
-        sizes = ", ".join(
-            f"n={int(k):,}: ν={v['nu']:.4f} (max {v['nu_max']:.4f}), {v['n_positive']:,} "
-            f"positive, {v['empty_rows']:,} all-zero rows"
-            for k, v in info["by_size"].items()
-        )
+        sizes = ", ".join(f"n={int(k):,}: ν={v['nu']:.4f} (max {v['nu_max']:.4f}), "
+                          f"{v['n_positive']:,} positive, {v['empty_rows']:,} all-zero rows"
+                          for k, v in info["by_size"].items())  # fmt: skip
         order = f"rows {info['row_order']}; " if "row_order" in info else ""
         test = f"{info['test']} ({info['n_test']:,} rows, {info['test_positive_fraction']:.1%}"
         md.append(f"- **{ds}**: gamma={info['gamma']:g}; {order}test: {test} positive); "
@@ -182,19 +172,16 @@ def cases(ds: str, n: int, task: str, nu: float, nu_max: float, a: Any, tmp: str
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "nu_sparse.json")
-    p.add_argument("--sizes", type=harness.ints, default=[4000, 16000], help="first n rows")
-    p.add_argument("--quick", action="store_true", help="size 2000 only")
-    p.add_argument("--datasets", type=harness.strs, default=list(DATASETS))
-    p.add_argument("--tasks", type=harness.strs, default=["nu", "sparse"])
-    p.add_argument("--solvers", type=harness.strs, default=list(SOLVERS))
-    p.add_argument("--repeats", type=int, default=1, help="timings per fit (median reported)")
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache in MB (all)")
-    p.add_argument("--n-jobs", type=int, default=2, help="threads for kernelkit and sklearnex")
-    p.add_argument("--C", type=float, default=1.0, help="C of the sparse-input SVC")
-    p.add_argument("--tol", type=float, default=1e-3)
-    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per fit")
-    p.add_argument("--w8a-order", choices=("shuffled", "file"), default="shuffled")
-    p.add_argument("--no-isolate", action="store_true", help="fit in this process (no RSS)")
+    harness.options(p, sizes=([4000, 16000], "first n rows"), quick=(False, "size 2000 only"),
+                    datasets=(list(DATASETS), None, harness.strs), tasks=["nu", "sparse"],
+                    solvers=(list(SOLVERS), None, harness.strs),
+                    repeats=(1, "timings per fit (median reported)"),
+                    cache_size=(200.0, "kernel cache in MB (all)"),
+                    n_jobs=(2, "threads for kernelkit and sklearnex"),
+                    C=(1.0, "C of the sparse-input SVC"), tol=1e-3,
+                    timeout=(3600.0, "seconds per fit"),
+                    w8a_order=("shuffled", None, ("shuffled", "file")),
+                    no_isolate=(False, "fit in this process (no RSS)"))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "datasets", a.datasets, list(DATASETS))
     harness.known(p, "tasks", a.tasks, ("nu", "sparse"))

@@ -71,9 +71,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "probability")
-    p.add_argument("--cases", type=harness.strs, default=["a9a", "usps", "mc"])
-    p.add_argument("--threads", type=harness.ints, default=[1, 2])
-    p.add_argument("--repeats", type=int, default=1)
+    harness.options(p, cases=["a9a", "usps", "mc"], threads=[1, 2], repeats=1)  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "cases", a.cases, ("a9a", "usps", "mc"))
     run, rows = harness.Run(argv), []

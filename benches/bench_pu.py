@@ -208,10 +208,8 @@ def run_dataset(meta: dict[str, Any], solvers: list[str], a: Any) -> list[dict[s
     QP also where its dense matrices would not fit in memory."""
     rows, ram = [], os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     timeouts = {"kernelkit": a.timeout, "cvxpy": a.qp_timeout, "pulearn": a.pulearn_timeout}
-    config = {
-        k: getattr(a, k)
-        for k in ("lam", "tol", "cache_size", "n_jobs", "svc_C", "calib_cv", "qp_tol", "seed")
-    }
+    config = {k: getattr(a, k) for k in ("lam", "tol", "cache_size", "n_jobs", "svc_C",
+                                         "calib_cv", "qp_tol", "seed")}  # fmt: skip
     config["svc_class_weight"] = None if a.svc_class_weight == "none" else a.svc_class_weight
     for kernel in a.kernels:
         stopped: dict[str, str] = {}
@@ -223,13 +221,9 @@ def run_dataset(meta: dict[str, Any], solvers: list[str], a: Any) -> list[dict[s
                     f"skipped: 3 x n^2 x 8 B = {need:.1f} GiB > {QP_MEMORY:.0%} of the RAM"
                 )
             params = {**config, "kernel": kernel, "n": n, "prior": meta["prior"],
-                      "data": meta["folder"],
-                      "gamma": meta["gamma"]}  # fmt: skip
-            cases = [
-                Case(s, fit_pu, {**params, "solver": s}, keys, timeouts[s])
-                for s in solvers
-                if s not in stopped
-            ]
+                      "data": meta["folder"], "gamma": meta["gamma"]}  # fmt: skip
+            cases = [Case(s, fit_pu, {**params, "solver": s}, keys, timeouts[s]) for s in solvers
+                     if s not in stopped]  # fmt: skip
             done = {r["label"]: r for r in runner.run(cases, a.repeats, not a.no_isolate)}
             for s in solvers:
                 r = done.get(s) or {
@@ -238,9 +232,8 @@ def run_dataset(meta: dict[str, Any], solvers: list[str], a: Any) -> list[dict[s
                 r["gamma"] = meta["gamma"] if kernel == "rbf" else None
                 rows.append(r)
                 if "error" in r and s != "kernelkit":
-                    stopped[s] = (
-                        f"skipped: {'timed out' if r.get('timed_out') else 'failed'} at n={n:,}"
-                    )
+                    why = "timed out" if r.get("timed_out") else "failed"
+                    stopped[s] = f"skipped: {why} at n={n:,}"
     return rows
 
 
@@ -254,9 +247,8 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for s, by in zip(out, runner.groups(rows, keys).values(), strict=True):
         kk, qp = by.get("kernelkit", {}), by.get("cvxpy", {})
         if "objective" in kk and "objective" in qp:
-            kk["objective_rel_diff"] = s["rel"] = relative_difference(
-                kk["objective"], qp["objective"]
-            )
+            rel = relative_difference(kk["objective"], qp["objective"])
+            kk["objective_rel_diff"] = s["rel"] = rel
             s["dsigma"] = float(np.max(np.abs(kk["sigma"] - qp["sigma"]))) / kk["c2"]
             s["agreement"] = float(np.mean(kk["y_pred"] == qp["y_pred"]))
     return out
@@ -288,38 +280,31 @@ RATIOS: list[report.Column] = [
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "pu_scaling.json")
-    p.add_argument("--rbf-sizes", type=harness.ints, default=SIZES["rbf"])
-    p.add_argument("--linear-sizes", type=harness.ints, default=SIZES["linear"])
-    p.add_argument("--quick", action="store_true", help="sizes 1000,2000 for both kernels")
-    p.add_argument("--kernels", type=harness.strs, default=["rbf", "linear"])
-    p.add_argument("--dataset", type=harness.strs, default=["synthetic"], help="synthetic, a9a")
-    p.add_argument("--solvers", type=harness.strs, default=list(SOLVERS))
-    p.add_argument("--repeats", type=int, default=1, help="timings per (size, solver); median")
-    p.add_argument("--n-labeled", type=int, default=100, help="labeled positives p")
-    p.add_argument("--lam", type=float, default=0.01, help="λ")
-    p.add_argument("--gamma", type=float, default=None, help="RBF gamma (default: 1/(d Var X))")
-    p.add_argument("--tol", type=float, default=1e-3, help="kernelkit tol (τ); SVC tol")
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache MB (kk, SVC)")
-    p.add_argument("--n-jobs", type=int, default=2, help="kernelkit threads")
-    p.add_argument("--svc-C", type=float, default=1.0, help="C of the SVC inside pulearn")
-    p.add_argument("--svc-class-weight", choices=("balanced", "none"), default="balanced")
-    p.add_argument("--calib-cv", type=int, default=5, help="folds of CalibratedClassifierCV")
-    p.add_argument("--qp-tol", type=float, default=1e-8, help="Clarabel gap/feasibility tols")
-    p.add_argument("--qp-timeout", type=float, default=300.0, help="s per cvxpy fit")
-    p.add_argument("--pulearn-timeout", type=float, default=600.0, help="s per pulearn fit")
-    p.add_argument("--timeout", type=float, default=3600.0, help="s per kernelkit fit")
-    p.add_argument("--n-test", type=int, default=10000, help="synthetic test points")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-isolate", action="store_true", help="fit in this process (no RSS)")
+    harness.options(p, rbf_sizes=(SIZES["rbf"], None, harness.ints),
+                    linear_sizes=(SIZES["linear"], None, harness.ints),
+                    quick=(False, "sizes 1000,2000 for both kernels"), kernels=["rbf", "linear"],
+                    dataset=(["synthetic"], "synthetic, a9a"),
+                    solvers=(list(SOLVERS), None, harness.strs),
+                    repeats=(1, "timings per (size, solver); median"),
+                    n_labeled=(100, "labeled positives p"), lam=(0.01, "λ"),
+                    gamma=(None, "RBF gamma (default: 1/(d Var X))", float),
+                    tol=(1e-3, "kernelkit tol (τ); SVC tol"),
+                    cache_size=(200.0, "kernel cache MB (kk, SVC)"),
+                    n_jobs=(2, "kernelkit threads"), svc_C=(1.0, "C of the SVC inside pulearn"),
+                    svc_class_weight=("balanced", None, ("balanced", "none")),
+                    calib_cv=(5, "folds of CalibratedClassifierCV"),
+                    qp_tol=(1e-8, "Clarabel gap/feasibility tols"),
+                    qp_timeout=(300.0, "s per cvxpy fit"),
+                    pulearn_timeout=(600.0, "s per pulearn fit"),
+                    timeout=(3600.0, "s per kernelkit fit"),
+                    n_test=(10000, "synthetic test points"), seed=0,
+                    no_isolate=(False, "fit in this process (no RSS)"))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "solvers", a.solvers, list(SOLVERS))
     harness.known(p, "datasets", a.dataset, ("synthetic", "a9a"))
     harness.known(p, "kernels", a.kernels, ("rbf", "linear"))
-    a.sizes = (
-        {"rbf": [1000, 2000], "linear": [1000, 2000]}
-        if a.quick
-        else {"rbf": a.rbf_sizes, "linear": a.linear_sizes}
-    )
+    a.sizes = {"rbf": a.rbf_sizes, "linear": a.linear_sizes}
+    a.sizes = {k: [1000, 2000] for k in a.sizes} if a.quick else a.sizes
     solvers = [s for s in a.solvers if importable(*SOLVERS[s])]
     missing = {s: "not installed: " + ", ".join(m for m in SOLVERS[s] if not importable(m))
                for s in a.solvers if s not in solvers}  # fmt: skip

@@ -92,10 +92,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "scaling")
-    p.add_argument("--cases", type=harness.strs, default=list(CASES))
-    p.add_argument("--threads", type=harness.ints, default=[1, 2])
-    p.add_argument("--repeats", type=int, default=1)
-    p.add_argument("--engines", type=harness.strs, default=["auto"], help="auto, libsvm, batched")
+    harness.options(p, cases=(list(CASES), None, harness.strs), threads=[1, 2], repeats=1,
+                    engines=(["auto"], "auto, libsvm, batched"))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "cases", a.cases, CASES)
     peers = ["sklearnex"] if importable("sklearnex") else []

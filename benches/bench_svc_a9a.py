@@ -41,17 +41,13 @@ def ratios(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "svc_a9a.json")
-    p.add_argument("--sizes", type=harness.ints, default=[4000, 8000, 16000, 32561])
-    p.add_argument("--quick", action="store_true", help="sizes 2000,4000 only")
-    p.add_argument("--solvers", type=harness.strs, default=list(SOLVERS))
-    p.add_argument("--repeats", type=int, default=None, help="default 3 for n <= 8000, else 1")
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache in MB (all)")
-    p.add_argument("--n-jobs", type=int, default=2, help="threads for kernelkit and sklearnex")
-    p.add_argument("--C", type=float, default=1.0)
-    p.add_argument("--gamma", type=float, default=0.5)
-    p.add_argument("--tol", type=float, default=1e-3)
-    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per fit")
-    p.add_argument("--no-isolate", action="store_true", help="fit in this process (no RSS)")
+    harness.options(p, sizes=[4000, 8000, 16000, 32561], quick=(False, "sizes 2000,4000 only"),
+                    solvers=(list(SOLVERS), None, harness.strs),
+                    repeats=(None, "default 3 for n <= 8000, else 1", int),
+                    cache_size=(200.0, "kernel cache in MB (all)"),
+                    n_jobs=(2, "threads for kernelkit and sklearnex"), C=1.0, gamma=0.5, tol=1e-3,
+                    timeout=(3600.0, "seconds per fit"),
+                    no_isolate=(False, "fit in this process (no RSS)"))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "solvers", a.solvers, SOLVERS)
     solvers = [s for s in a.solvers if importable(s)]

@@ -18,9 +18,7 @@ noise, GSMO (simplex) vs SMO (none), ``record_history``. Metrics: 'paper' RMSE =
 from __future__ import annotations
 
 import math
-import sys
 import time
-import traceback
 import warnings
 from collections import Counter
 from typing import Any
@@ -187,13 +185,8 @@ def fig4_rep(setting: str, rep: int, cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_task(task: list[Any], cfg: dict[str, Any]) -> dict[str, Any]:
-    """One repetition of one setting; never raises (errors are returned)."""
-    t0 = time.perf_counter()
-    try:
-        res = fig4_rep(*task[1:], cfg) if task[0] == "fig4" else table_rep(*task, cfg)
-    except Exception as exc:
-        res = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-    return res | {"task": list(task), "seconds": time.perf_counter() - t0}
+    """One repetition of one setting."""
+    return fig4_rep(*task[1:], cfg) if task[0] == "fig4" else table_rep(*task, cfg)
 
 
 # --------------------------------------------------------------------------- the tables
@@ -403,17 +396,14 @@ def part_section(
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "constrained_svr_tables.json", data=False)
-    p.add_argument("--reps", type=int, default=None, help="repetitions (default 50; quick 3)")
-    p.add_argument("--quick", action="store_true", help="smoke run: 3 reps, small CV grids")
-    p.add_argument("--parts", type=harness.strs, default=list(PARTS), help="table1,table2,fig4")
-    p.add_argument("--jobs", type=int, default=1, help="processes over repetitions")
-    p.add_argument("--threads", type=int, default=1, help="ConstrainedSVR n_jobs per fit")
-    p.add_argument("--tol", type=float, default=1e-3, help="GSMO tolerance in CV / refits")
-    p.add_argument("--max-iter", type=int, default=10_000_000)
-    p.add_argument("--t1-grid", default="10x10", help="Table 1 grid 'nCxnNu' (paper 10x10)")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--beta", choices=("matched", "per-rep"), default="matched", help="Table 1 β*")
-    p.add_argument("--seed", type=int, default=0)
+    harness.options(p, reps=(None, "repetitions (default 50; quick 3)", int),
+                    quick=(False, "smoke run: 3 reps, small CV grids"),
+                    parts=(list(PARTS), "table1,table2,fig4", harness.strs),
+                    jobs=(1, "processes over repetitions"),
+                    threads=(1, "ConstrainedSVR n_jobs per fit"),
+                    tol=(1e-3, "GSMO tolerance in CV / refits"), max_iter=10_000_000,
+                    t1_grid=("10x10", "Table 1 grid 'nCxnNu' (paper 10x10)"), folds=5,
+                    beta=("matched", "Table 1 β*", ("matched", "per-rep")), seed=0)  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "parts", a.parts, PARTS)
     reps = a.reps if a.reps is not None else (3 if a.quick else 50)
@@ -431,19 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hyperparameters: {cv_text}", flush=True)
     tasks = [[part, nz, snr, r] for part in a.parts if part != "fig4" for r in range(reps)
              for nz in NOISES for snr in SNRS]  # fmt: skip
-    tasks += (
-        [["fig4", s, r] for r in range(reps) for s in ("noiseless", "SNR 30")]
-        if "fig4" in a.parts
-        else []
-    )
-    run, results = harness.Run(argv), []
-    for i, res in enumerate(run_tasks(run_task, tasks, a.jobs, cfg, threads=a.threads), 1):
-        results.append(res)
-        left = run.wall / i * (len(tasks) - i)
-        error = f"  ERROR {res['error']}" if "error" in res else ""
-        print(f"[{i}/{len(tasks)}] {res['task']} {res['seconds']:.1f} s{error}  (elapsed "
-              f"{run.wall:.0f} s, eta {left:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
-    results.sort(key=lambda r: [str(t) for t in r["task"]])
+    tasks += [["fig4", s, r] for r in range(reps) for s in ("noiseless", "SNR 30")
+              if "fig4" in a.parts]  # fmt: skip
+    run, results = harness.Run(argv), run_tasks(run_task, tasks, a.jobs, cfg, threads=a.threads)
     md, checks, summaries = [], [], {}
     for part in (x for x in ("table1", "table2") if x in a.parts):
         section, summaries[part] = part_section(part, results, cfg)
@@ -459,11 +439,8 @@ def main(argv: list[str] | None = None) -> int:
                   "final Δ (max)", "objective increases", "GSMO ≤ SMO iterations"]  # fmt: skip
         md += ["## Fig. 4: GSMO (simplex) vs SMO (no constraint)", "", setup, "",
                report.markdown_table(header, f4["rows"], 2), ""]  # fmt: skip
-        md += (
-            [f"![Fig. 4]({png.name})", ""]
-            if f4["histories"] and plot_fig4(f4["histories"], png)
-            else []
-        )
+        drew = f4["histories"] and plot_fig4(f4["histories"], png)
+        md += [f"![Fig. 4]({png.name})", ""] if drew else []
         checks += f4["checks"]
     errors = [{"task": r["task"], "error": r["error"]} for r in results if "error" in r]
     costs = [

@@ -21,7 +21,6 @@ Writes ``results/klr_tables.{json,md,png}`` (``klr_tables_quick.*``).
 from __future__ import annotations
 
 import time
-import traceback
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -83,18 +82,16 @@ def fit_one(X: Any, y: Any, Xe: Any, ye: Any, C: float, lam: float, selection: s
                     "accuracy": float(np.mean(np.asarray(est.predict(Xe)) == ye))}  # fmt: skip
         except Exception as exc:
             infeasible = isinstance(exc, ValueError) and "infeasible" in str(exc)
-            return rec | (
-                {"infeasible": True} if infeasible else {"error": f"{type(exc).__name__}: {exc}"}
-            )
+            return rec | ({"infeasible": True} if infeasible else
+                          {"error": f"{type(exc).__name__}: {exc}"})  # fmt: skip
     return rec | {"ratio": float(est.sparsity_), "n_iter": int(est.n_iter_),
                   "status": str(est.status_), "kkt_gap": float(est.kkt_gap_)}  # fmt: skip
 
 
 def select(records: Sequence[dict[str, Any]], rule: str) -> dict[str, Any] | None:
     """ "best", "sparsest3" or "best_sparse_ties" (the tie rules of the module docstring)."""
-    rank = sorted(
-        (r for r in records if "accuracy" in r), key=lambda r: (-r["accuracy"], r["ci"], r["li"])
-    )
+    rank = sorted((r for r in records if "accuracy" in r),
+                  key=lambda r: (-r["accuracy"], r["ci"], r["li"]))  # fmt: skip
     if not rank:
         return None
     if rule == "sparsest3":
@@ -149,37 +146,31 @@ PLANS = {  # method -> (grid, rule, selection)
 def run_task(task: list[Any], cfg: dict[str, Any]) -> dict[str, Any]:
     """One (dataset, fold, part): "main" (the 2ord grid, the λ-choice column, the 1ord λ = 0
     column, the selections and their refits) or "ord1" (the λ > 0 part of the 1ord grid)."""
-    t0 = time.perf_counter()
-    try:
-        with blas_threads(1):
-            d = split(task[0], task[1], cfg)
-            if task[2] == "ord1":
-                res: dict[str, Any] = {"grid1": grid(d, cfg, "first_order", "positive")}
-            else:
-                g = {
-                    "g2": grid(d, cfg, "second_order", "all"),
-                    "g1": grid(d, cfg, "first_order", "zero"),
-                }
-                g["gc"] = grid(d, cfg, "second_order", "choice") if cfg["lam_choice"] else []
-                g["g2-zero"] = [r for r in g["g2"] if r["li"] == 0]
-                refits: dict[tuple[float, float, str], dict[str, Any]] = {}
-                methods = {}
-                for method, (which, rule, selection) in PLANS.items():
-                    if (chosen := select(g[which], rule)) is None:
-                        continue
-                    key = (chosen["C"], chosen["lam"], selection)
-                    if key not in refits:
-                        refits[key] = fit_one(d["Xtr"], d["ytr"], d["Xte"], d["yte"], *key, cfg)
-                    methods[method] = {"C": chosen["C"], "lam": chosen["lam"], "refit": refits[key],
-                                       "val_accuracy": chosen["accuracy"],
-                                       "val_ratio": chosen["ratio"]}  # fmt: skip
-                res = {"n_train": len(d["ytr"]), "n_fit": len(d["yf"]), "n_val": len(d["yv"]),
-                       "n_test": len(d["yte"]), "grid2": g["g2"], "grid1": g["g1"],
-                       "lam_choice": g["gc"], "methods": methods,
-                       "refits": list(refits.values())}  # fmt: skip
-    except Exception as exc:
-        res = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
-    return res | {"task": list(task), "seconds": time.perf_counter() - t0}
+    with blas_threads(1):
+        d = split(task[0], task[1], cfg)
+        if task[2] == "ord1":
+            res: dict[str, Any] = {"grid1": grid(d, cfg, "first_order", "positive")}
+        else:
+            g = {"g2": grid(d, cfg, "second_order", "all"),
+                 "g1": grid(d, cfg, "first_order", "zero")}  # fmt: skip
+            g["gc"] = grid(d, cfg, "second_order", "choice") if cfg["lam_choice"] else []
+            g["g2-zero"] = [r for r in g["g2"] if r["li"] == 0]
+            refits: dict[tuple[float, float, str], dict[str, Any]] = {}
+            methods = {}
+            for method, (which, rule, selection) in PLANS.items():
+                if (chosen := select(g[which], rule)) is None:
+                    continue
+                key = (chosen["C"], chosen["lam"], selection)
+                if key not in refits:
+                    refits[key] = fit_one(d["Xtr"], d["ytr"], d["Xte"], d["yte"], *key, cfg)
+                methods[method] = {"C": chosen["C"], "lam": chosen["lam"], "refit": refits[key],
+                                   "val_accuracy": chosen["accuracy"],
+                                   "val_ratio": chosen["ratio"]}  # fmt: skip
+            res = {"n_train": len(d["ytr"]), "n_fit": len(d["yf"]), "n_val": len(d["yv"]),
+                   "n_test": len(d["yte"]), "grid2": g["g2"], "grid1": g["g1"],
+                   "lam_choice": g["gc"], "methods": methods,
+                   "refits": list(refits.values())}  # fmt: skip
+    return res
 
 
 # --------------------------------------------------------------------------- the tables
@@ -216,9 +207,8 @@ def aggregate(results: list[dict[str, Any]], names: Sequence[str], cfg: dict[str
                 "errors": sum(1 for f in every if "error" in f),
                 "not_converged": sum(1 for f in done if f["status"] != "converged"),
                 "max_iter_seen": max((f["n_iter"] for f in done), default=0)}  # fmt: skip
-        about = {
-            "rows": X.shape[0], "features": X.shape[1], "source": source, "rows_in_file": n_file
-        }  # fmt: skip
+        about = {"rows": X.shape[0], "features": X.shape[1], "source": source,
+                 "rows_in_file": n_file}  # fmt: skip
         per[name] = {"data": about, "methods": methods, "cost": cost}
     return per
 
@@ -231,11 +221,8 @@ def table4(results: list[dict[str, Any]], names: Sequence[str]) -> dict[str, Any
         g = {o: {(r["task"][1], f["ci"], f["li"]): f for r in results if r["task"][0] == name
                  for f in r.get(f"grid{o}", [])} for o in (1, 2)}  # fmt: skip
         folds = {k[0] for k in g[1] if k[2] > 0}
-        keys = [
-            k
-            for k in g[1]
-            if k[0] in folds and "accuracy" in g[1][k] and "accuracy" in g[2].get(k, {})
-        ]
+        keys = [k for k in g[1] if k[0] in folds and "accuracy" in g[1][k]
+                and "accuracy" in g[2].get(k, {})]  # fmt: skip
         if not keys:
             continue
         mean = {(o, f): float(np.mean([g[o][k][f] for k in keys])) for o in (1, 2)
@@ -307,12 +294,8 @@ def acceptance_checks(per: dict[str, Any], t4: dict[str, Any]) -> list[dict[str,
         out.append(check(name, rel <= 0.75, detail))
     else:
         out.append(check("λ > 0 sparsifies (S-KLR vs KLR-2ord ratio)", None, "no data"))
-    if (
-        sp["ratio"] is not None
-        and k2["ratio"]
-        and sp["accuracy"] is not None
-        and best["paper_accuracy"]
-    ):
+    if sp["ratio"] is not None and k2["ratio"] and sp["accuracy"] is not None and (
+            best["paper_accuracy"]):  # fmt: skip
         # The paper's "best" is the most accurate setting on a 5% validation set, where tens of
         # the 90 (C, λ) settings tie; it does not say how ties are broken.
         diff, rel = sp["accuracy"] - best["paper_accuracy"], sp["ratio"] / k2["ratio"]
@@ -439,24 +422,19 @@ def protocol(a: Any, cfg: dict[str, Any], mode: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__)
-    p.add_argument("--datasets", type=harness.strs, default=None, help="default: all 12")
-    p.add_argument("--quick", action="store_true", help="3 datasets, 4 C, 4 λ, Table 4 on 1 fold")
-    p.add_argument("--paper-mode", action="store_true", help="max_iter = 10000 (paper)")
-    p.add_argument("--jobs", type=int, default=2, help="processes over dataset folds")
-    p.add_argument("--threads", type=int, default=1, help="solver n_jobs per fit")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--val-fraction", type=float, default=0.05)
-    p.add_argument("--c-grid", type=harness.floats, default=None, help="C values")
-    p.add_argument("--n-lam", type=int, default=None, help="λ values per C (paper 10)")
-    p.add_argument("--tol", type=float, default=1e-5)
-    p.add_argument("--max-iter", type=int, default=None, help="1e7 (converged), 1e4 (paper mode)")
-    p.add_argument("--time-limit", type=float, default=600.0, help="s per fit, a guard (0: none)")
-    p.add_argument("--cache-size", type=float, default=1000.0, help="kernel cache MB")
-    p.add_argument("--table4-folds", type=int, default=None, help="whole 1ord grid (2; quick 1)")
-    p.add_argument("--no-lam-choice", action="store_true", help="skip Table 5")
-    p.add_argument("--max-rows", default=None, help="'magic=6000,ring=4000', an int, or 'none'")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=harness.Path, default=None)
+    harness.options(p, datasets=(None, "default: all 12", harness.strs),
+                    quick=(False, "3 datasets, 4 C, 4 λ, Table 4 on 1 fold"),
+                    paper_mode=(False, "max_iter = 10000 (paper)"),
+                    jobs=(2, "processes over dataset folds"), threads=(1, "solver n_jobs per fit"),
+                    folds=5, val_fraction=0.05, c_grid=(None, "C values", harness.floats),
+                    n_lam=(None, "λ values per C (paper 10)", int), tol=1e-5,
+                    max_iter=(None, "1e7 (converged), 1e4 (paper mode)", int),
+                    time_limit=(600.0, "s per fit, a guard (0: none)"),
+                    cache_size=(1000.0, "kernel cache MB"),
+                    table4_folds=(None, "whole 1ord grid (2; quick 1)", int),
+                    no_lam_choice=(False, "skip Table 5"),
+                    max_rows=(None, "'magic=6000,ring=4000', an int, or 'none'"), seed=0,
+                    out=(None, None, harness.Path))  # fmt: skip
     a = p.parse_args(argv)
     names = a.datasets or (["wisconsin", "monk2", "sonar"] if a.quick else list(DATASETS))
     harness.known(p, "datasets", names, list(DATASETS))
@@ -487,12 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks.sort(key=lambda t: (-sizes[t[0]], t[2] != "ord1", t[1]))
     print(f"{len(tasks)} tasks over {len(sizes)} dataset(s), {a.jobs} process(es); {mode}")
     print("\n".join([*(f"  {x}" for x in text), *(f"  reduction: {x}" for x in reductions)]))
-    run, results = harness.Run(argv), []
-    for i, res in enumerate(run_tasks(run_task, tasks, a.jobs, cfg, threads=a.threads), 1):
-        results.append(res)
-        error = f"  ERROR {res['error']}" if "error" in res else ""
-        print(f"[{i}/{len(tasks)}] {res['task']} {res['seconds']:.1f} s{error}", flush=True)
-    results.sort(key=lambda r: tuple(r["task"]))
+    run, results = harness.Run(argv), run_tasks(run_task, tasks, a.jobs, cfg, threads=a.threads)
     per, t4 = aggregate(results, list(sizes), cfg), table4(results, list(sizes))
     errors = [{"task": r["task"], "error": f.get("error", r.get("error"))} for r in results
               for f in [*fits_of(r), r] if "error" in f]  # fmt: skip
