@@ -14,7 +14,7 @@ certified bound, gap, status, iterations, aggregation rates and history; checks 
 Each fit in a fresh process, one thread by default; a fit under 1 s is repeated (median of 3);
 ``--time-cap`` per solve (a time_limit where the solver has one), larger n of a ladder skipped
 once a method cannot finish; ``--budget`` stops starting instances. Writes
-``results/aid.{json,md}`` (``aid_quick.*``), ``aid_time_vs_n.png``, ``aid_gap_vs_iter.png``.
+``results/aid.{json,md}`` (``aid_quick.*``) and ``aid_gap_vs_iter.png``.
 
     python benches/bench_aid.py --quick
     python benches/bench_aid.py --parts lad --lad-ms 10 --max-rows 100000 --time-cap 120
@@ -468,23 +468,14 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def plots(result: dict[str, Any], out: Path) -> None:
-    """Fit time against n per ladder (finished solves; the cap dotted), and AID's certified gap
-    and aggregation rate against the aggregated solve for the largest instance of each group."""
-    cap, ladders, top = result["config"]["time_cap"], {}, {}
+    """AID's certified gap and aggregation rate against the aggregated solve for the largest
+    instance of each group."""
+    top: dict[str, Any] = {}
     for inst in result["instances"]:
-        ladders.setdefault(f"{inst['group']} (m = {inst['m']})", []).append(inst)
         with_history = any(is_aid(k) and r.get("history") for k, r in inst["results"].items())
         if with_history and inst["n"] > top.get(inst["group"], {}).get("n", -1):
             top[inst["group"]] = inst
     panels: dict[str, dict[str, Any]] = {}
-    for g, insts in ((g, v) for g, v in ladders.items() if len({i["n"] for i in v}) >= 2):
-        for inst, (m, r) in ((i, mr) for i in insts for mr in i["results"].items()):
-            line = panels.setdefault(g, {}).setdefault(m, [])
-            line += [(inst["n"], r["seconds"])] if finished(r, cap) else []
-    title = "AID vs direct solvers: time against n (dotted: the per-solve cap)"
-    report.lines(out.parent / f"{out.stem}_time_vs_n.png", panels, title, "n (rows)",
-                 "fit time (s)", hlines=[cap])  # fmt: skip
-    panels = {}
     for g, inst in sorted(top.items(), key=lambda t: ("lad" not in t[0], t[0])):
         what = "LAD (AIDRegressor)" if g.startswith("lad") else "SVM (AIDClassifier)"
         aids = [k for k, r in inst["results"].items() if is_aid(k) and r.get("history")]

@@ -228,16 +228,6 @@ def main(argv: list[str] | None = None) -> int:
     if diffs := [abs(r["primal_rel_diff"]) for r in rows if r["solver"] == KK
                  and "primal_rel_diff" in r]:  # fmt: skip
         notes.append(f"kernelkit vs Clarabel objective: max |rel. diff| {max(diffs):.2e}.")
-    png = a.out.with_suffix(".png")
-    panels: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        iso = r["problem"] == "isotonic"
-        panel = panels.setdefault(r["problem"] + (" (X = I, n = p)" if iso else ""), {})
-        line = r["solver"] + ("" if iso else f", p={r['p']}")
-        style = {"ls": "--" if "tol=" in r["solver"] else "-"}
-        panel.setdefault(line, ([], style))[0].append((r["n"], r.get("seconds")))
-    title = f"ConstrainedSVR vs peers, C = {a.C:g}, ν = {a.nu:g}"
-    drew = report.lines(png, panels, title, "n", "fit time (s)")
     text = (__doc__ or "").split("\n\n    python")[0]
     record = run.record(protocol_text=text, config=vars(a), rows=rows, notes=notes)
     m = record["machine"]
@@ -246,7 +236,6 @@ def main(argv: list[str] | None = None) -> int:
           f"Generated {run.started} by `benches/bench_constrained_svr.py {' '.join(run.argv)}` in "
           f"{run.wall:.0f} s.", "", record["protocol_text"], "",
           report.table(rows, COLUMNS, 1, done="seconds"), ""]  # fmt: skip
-    md += [f"![time vs n]({png.name})", ""] if drew else []
     md += [f"- {n}" for n in notes]
     md += ["", f"Machine: {m['cpu_model']}, {m['cpu_affinity']} CPU(s), "
            f"{m['mem_total_gb']} GB; load at start {run.load_before['loadavg']}, at end "

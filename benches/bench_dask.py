@@ -7,10 +7,8 @@
 * ``grid``: a 24-point RBF ``kernelkit.SVC`` grid, 3-fold CV on USPS: ``GridSearchCV`` one fit
   after the other (1 and 2 threads) against ``kernelkit.dask.grid_search`` on 2 workers; the
   searches must agree;
-* ``memory`` (not in the default ``--parts``): the in-memory estimator (``--kind``: the linear
-  AID SVM or LAD, ``tol=1e-4``) on the computed rows against the distributed one on the
-  persisted dask arrays: both times, the per-solve cluster and impurity counts, bounds and
-  objectives, and the differences of the models and of ``labels_``.
+* ``memory`` (not by default; ``dask_vs_memory.*``): ``--kind`` (the linear AID SVM or LAD,
+  ``tol=1e-4``) in memory against distributed on the same rows, per solve and in the end.
 
 Writes ``benches/results/dask.{json,md}``.
 

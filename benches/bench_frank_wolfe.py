@@ -19,12 +19,9 @@ Protocol (digest §4.3, ../shared/BENCHMARKS.md):
   (``--n-jobs``, default 1) for everyone. Each fit in a fresh process, the peak-RSS mark reset
   just before ``fit``; fit time excludes loading and the γ rule (digest P17).
 
-Data (../shared/data): a9a / a9a.t (not in the paper, whose largest Adult set is a7a); w8a's
-training file, a seeded 70/30 split (no w8a.t offline); USPS's official split; letter (PMLB,
-first 15,000 rows / last 5,000: LIBSVM's sizes, not its rows) and shuttle (PMLB = Statlog
-shuttle.trn then shuttle.tst) min-max scaled on the training rows; kddcup (PMLB, 494,020 rows)
-normal vs attack (``--kdd-task 5class``: the paper's DoS/Probe/R2L/U2R), a seeded 80/20 split,
-protocol/service/flag one-hot (``--kdd-encoding ordinal``: PMLB's codes), min-max scaled.
+Data (../shared/data; the report states each split and scaling): a9a (not in the paper, whose
+largest Adult set is a7a), w8a (no w8a.t offline: a seeded 70/30 split), USPS, letter, shuttle,
+kddcup (normal vs attack; ``--kdd-task 5class``: the paper's classes; ``--kdd-encoding``).
 ``--max-train``/``--max-test`` cap the rows (seeded random subsets, order kept); ``--quick`` is
 a smoke run (1,000 / 1,000 rows, max_iter 100,000 per pair, 120 s timeouts).
 
@@ -508,10 +505,9 @@ def build_report(args: Any, datasets: Rows, rows: Rows, raw: Rows, missing: dict
         "", paper_table(rows),
     ]  # fmt: skip
     if len(builds) > 1:
-        lines.append(
-            f"\nwarning: the installed kernelkit extension changed during this run (fits used "
-            f"{len(builds)} builds: {builds}); rerun for comparable numbers"
-        )
+        lines.append(f"\nwarning: the installed kernelkit extension changed during this run "
+                     f"(fits used {len(builds)} builds: {builds}); rerun for comparable "
+                     "numbers")  # fmt: skip
     for r in rows:
         who, g = f"{r['dataset']} {r['solver']}", r.get("gap_check")
         if g and (g["R_rel_diff"] is None or abs(g["R_rel_diff"]) > 1e-6):

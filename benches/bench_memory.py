@@ -7,7 +7,7 @@ for both libraries, enough to fill the cache (the objective is not compared here
     python benches/bench_memory.py                      # n = 25k, 50k, 100k, 200k; 50 and 200 MB
     python benches/bench_memory.py --sizes 20000 --cache-sizes 50 --peers kernelkit
 
-Writes ``benches/results/memory.{json,md,png}``.
+Writes ``benches/results/memory.{json,md}``.
 """
 
 from __future__ import annotations
@@ -62,17 +62,6 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(r)
     ok = [r for r in rows if "error" not in r]
     run.write(a.out / "memory", run.record(rows=rows), report.table(ok, COLUMNS, done=None))
-    lines = {f"{r['label']}, cache_size={r['cache_size_mb']:g} MB": [] for r in ok}
-    for r in ok:
-        lines[f"{r['label']}, cache_size={r['cache_size_mb']:g} MB"].append(
-            (r["n"], r.get("fit_peak_mb"))
-        )
-    ylabel = "peak RSS during the fit above the pre-fit RSS (MiB)"
-    panels = {"Memory of a fit (dotted: cache_size)": lines}
-    hlines = [float(c) for c in a.cache_sizes]
-    report.lines(
-        a.out / "memory.png", panels, "", "training rows n", ylabel, True, False, 3, hlines
-    )
     return 0
 
 

@@ -205,14 +205,8 @@ def main(argv: list[str] | None = None) -> int:
              "sklearnex; sklearn is single-threaded)")  # fmt: skip
     record = run.record(description=title, data=info, config=vars(a), results=rows)
     md = markdown(record, a)
-    summary = ratios(rows)
-    cats = [f"{s['dataset']} {s['task']}\n{s['n']:,}" for s in summary]
-    series = {k: [s[k] for s in summary] for k in RATIOS if "time" in k}
     report.strip(rows)
     run.write(a.out, record, md)
-    panels = {"fit time / kernelkit's (>1: kernelkit faster)": (cats, series)}
-    title = f"ν-SVC (dense) and SVC on CSR, a9a/w8a: {title}"
-    report.bars(a.out.with_suffix(".png"), panels, title, "", logy=True)
     return 0 if all("error" not in r for r in rows) else 2
 
 

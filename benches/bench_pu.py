@@ -125,10 +125,8 @@ def fit_pu(case: Case) -> dict[str, Any]:
     p = case.params
     X_pos, X_unl = data.unstash(p["data"], "X_pos"), data.unstash(p["data"], "X_unl", p["n"])
     X_test, y_test = data.unstash(p["data"], "X_test"), data.unstash(p["data"], "y_test")
-    X, y = (
-        np.ascontiguousarray(np.vstack([X_pos, X_unl])),
-        np.r_[np.ones(len(X_pos)), np.zeros(p["n"])],
-    )
+    X, y = np.ascontiguousarray(np.vstack([X_pos, X_unl])), np.r_[np.ones(len(X_pos)),
+                                                                   np.zeros(p["n"])]  # fmt: skip
     c1, c2 = constants(p["prior"], p["lam"], len(X_pos), p["n"])
     if p["solver"] == "cvxpy":  # imports are not fit time
         import cvxpy  # noqa: F401
@@ -343,18 +341,8 @@ def main(argv: list[str] | None = None) -> int:
             md += ["", f"warning: kernelkit {r['dataset']} {r['kernel']} n={r['n']:,}: reported "
                    f"objective_ {r['reported_objective']:.10g} vs recomputed {r['objective']:.10g} "
                    f"({rel:+.1e})"]  # fmt: skip
-    panels: dict[str, dict[str, Any]] = {"fit time (s)": {}, "peak RSS during fit (MiB)": {}}
-    for r in rows:
-        line = f"{r['label']} {r['kernel']}" + (f" ({r['dataset']})" if len(metas) > 1 else "")
-        panels["fit time (s)"].setdefault(line, []).append((r["n"], r.get("fit_s")))
-        panels["peak RSS during fit (MiB)"].setdefault(line, []).append(
-            (r["n"], r.get("peak_rss_fit_mb"))
-        )
     report.strip(rows)
     run.write(a.out, record, "\n".join(md))
-    title = "PUClassifier vs the dense QP (cvxpy+Clarabel) and pulearn"
-    xlabel = "unlabeled points n (p labeled positives fixed)"
-    report.lines(a.out.with_suffix(".png"), panels, title, xlabel, "", ncols=2, ticks=True)
     return 2 if any("error" in r for r in rows if r["label"] == "kernelkit") else 0
 
 

@@ -12,7 +12,7 @@ objectives, ``parallel_passes``, ``serial_seconds`` and the Amdahl bound T_first
     python benches/bench_scaling.py --threads 1,2
     python benches/bench_scaling.py --cases fried,fried-nu --threads 2 --engines auto,libsvm
 
-Writes ``<out>.json``, ``<out>.md`` and ``<out>.png`` (time against threads).
+Writes ``<out>.json`` and ``<out>.md``.
 """
 
 from __future__ import annotations
@@ -131,17 +131,8 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(row)
                     print(table([row]).splitlines()[-1], flush=True)
     md = table(rows)
-    panels: dict[str, dict[str, Any]] = {c: {} for c in a.cases}
-    for r in rows:
-        line = panels[r["case"]].setdefault(f"kernelkit {r['engine']}", [])
-        line.append((r["threads"], r["kk"].get("fit_s")))
-        if r["engine"] == a.engines[0]:
-            panels[r["case"]].setdefault("sklearnex", []).append(
-                (r["threads"], r["ex"].get("fit_s"))
-            )
     report.strip([r["kk"] for r in rows] + [r["ex"] for r in rows])
     run.write(a.out, run.record(rows=rows), md)
-    report.lines(a.out.with_suffix(".png"), panels, "", "threads", "fit seconds", ncols=6)
     return 0
 
 

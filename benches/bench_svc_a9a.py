@@ -3,7 +3,7 @@
 Protocol (../shared/BENCHMARKS.md): the first n rows of a9a (densified, float64), the same C,
 numeric gamma, tol and cache budget for every solver, in one run; each fit in a fresh process
 (peak RSS per fit); beside every time the dual objective recomputed from ``support_vectors_``
-and ``dual_coef_``, #SV and the accuracy on a9a.t. Writes ``results/svc_a9a.{json,md,png}``.
+and ``dual_coef_``, #SV and the accuracy on a9a.t. Writes ``results/svc_a9a.{json,md}``.
 
     python benches/bench_svc_a9a.py --quick
     python benches/bench_svc_a9a.py --sizes 4000,8000,16000,32561 --cache-size 200
@@ -86,11 +86,6 @@ def main(argv: list[str] | None = None) -> int:
             md += ["", f"warning: sklearnex fell back to scikit-learn at n={r['n']:,}"]
     report.strip(rows)
     run.write(a.out, record, "\n".join(md))
-    times = {s: [(r["n"], r.get("fit_s")) for r in rows if r["label"] == s] for s in solvers}
-    report.lines(a.out.with_suffix(".png"), {"": times},
-                 f"kernelkit vs peers: SVC fit on a9a (dense)\nRBF gamma={a.gamma:g}, C={a.C:g}, "
-                 f"tol={a.tol:g}, cache {a.cache_size:g} MB, n_jobs={a.n_jobs}",
-                 "training rows n", "fit time (s)", ticks=True)  # fmt: skip
     return 0 if all("error" not in r for r in rows) else 2
 
 

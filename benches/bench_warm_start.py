@@ -6,14 +6,12 @@ fresh ``SVC`` per C, with the same cache (200 MB) and thread count, per ``--engi
 ``--threads``. Reported per C: fit time, SMO iterations and the dual objective of both (warm
 must equal cold within 1e-6 relative), and the path's total times and their ratio.
 
-``--limits``: why a warm start saves little on that path, on the same rows with the C-SVC dual
-solved by ``_core.solve_c_svc`` on the first of ``--threads`` (writes ``warm_start_limits.*``).
-``--tols``: cold fits at C = 1 and 30 stopped at each tolerance (what the last decades cost from
-any start). ``--starts``: along the path, the iterations from α = 0 (``cold``) and from the
-previous α' mapped to the new C and projected onto ``{0 ≤ α ≤ C, yᵀα = 0}``: ``projection``
-(α', what ``warm_start=True`` does), ``scaled`` (α'·C/C'), ``bound`` (α' at C' moved to C),
-``secant`` (the linear prediction from the last two solutions); in parentheses the KKT gap at
-the solver's first report.
+``--limits`` (``warm_start_limits.*``): why that saves little, with ``_core.solve_c_svc`` on the
+first of ``--threads``: cold fits at C = 1 and 30 per ``--tols``, and along the path the
+iterations (the KKT gap at the first report) from each of ``--starts``: α = 0 (``cold``), or the
+previous α' projected onto ``{0 ≤ α ≤ C, yᵀα = 0}`` as is (``projection``, what
+``warm_start=True`` does), scaled by C/C' (``scaled``), moved from C' to C at the bound
+(``bound``), or the secant of the last two solutions (``secant``).
 
     cd benches && python bench_warm_start.py --threads 1,2
     cd benches && python bench_warm_start.py --limits --threads 2

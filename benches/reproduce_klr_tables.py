@@ -12,7 +12,7 @@ the smaller C then λ; "sparsest of 3" = of the first 3 so ranked, the smallest 
 λ = 0 column (1st / 2nd-order working sets), Table 4 compares their per-fit CPU time and
 iterations over the grid, Table 5 fixes λ = C/10. "ratio" = ``sparsity_`` of the refitted
 model. By default the six sets over 2,500 rows are subsampled to 2,500 (``--max-rows none``).
-Writes ``results/klr_tables.{json,md,png}`` (``klr_tables_quick.*``).
+Writes ``results/klr_tables.{json,md}`` (``klr_tables_quick.*``).
 
     python benches/reproduce_klr_tables.py --quick
     python benches/reproduce_klr_tables.py --jobs 2 --table4-folds 2
@@ -371,7 +371,7 @@ def table4_md(t4: dict[str, Any]) -> str:
     return report.table(rows, cols, done=None)
 
 
-def markdown(record: dict[str, Any], png: str | None) -> str:
+def markdown(record: dict[str, Any]) -> str:
     per, t4 = record["per_dataset"], record["table4"]
     lines = ["# Sparse KLR (seed paper 004): reproduction of Tables 2–5", "",
              f"Started {record['started']}; wall time {record['wall_seconds']:.0f} s with "
@@ -395,7 +395,6 @@ def markdown(record: dict[str, Any], png: str | None) -> str:
     ]  # fmt: skip
     rows = [{"name": n, **d, **d["data"], **d["cost"]} for n, d in per.items()]
     lines += ["## Data and cost", "", report.table(rows, cols, 4, done=None), ""]
-    lines += [f"![accuracy and sparsity]({png})", ""] if png else []
     return "\n".join([*lines, "## Machine", "", "```", str(record["machine"]), "```", ""])
 
 
@@ -474,26 +473,9 @@ def main(argv: list[str] | None = None) -> int:
                         reductions=reductions, checks=acceptance_checks(per, t4),
                         averages={m: averages(per, m) for m in PAIRS}, per_dataset=per,
                         table4=t4, errors=errors, results=results)  # fmt: skip
-    png = out.with_suffix(".png")
-    run.write(out, record, markdown(record, png.name if plot(per, t4, png, mode) else None), False)
+    run.write(out, record, markdown(record), False)
     report.print_checks(record["checks"])
     return 0
-
-
-def plot(per: dict[str, Any], t4: dict[str, Any], png: Any, mode: str) -> bool:
-    """The ratio of selected points at λ = 0 and λ > 0, ours beside the paper's; Table 4."""
-    names = list(per)
-    ratios = {f"{m} {who}": [((ours(per, n, m) if who == "ours" else paper_value(m, n)) or
-                              (0, None))[1] for n in names]
-              for m in ("KLR-2ord", "S-KLR best") for who in ("ours", "paper")}  # fmt: skip
-    panels = {"ratio of selected points: λ = 0 vs λ > 0": (names, ratios)}
-    if t4n := list(t4["per_dataset"]):
-        rows = [t4["per_dataset"][n] for n in t4n]
-        panels["Table 4: 2nd order / 1st order per fit"] = (t4n, {
-            "CPU time ratio (ours)": [r["time_ratio"] for r in rows],
-            "iteration ratio (ours)": [r["iter_ratio"] for r in rows],
-            "time ratio (paper)": [PAPER[n][16] for n in t4n]})  # fmt: skip
-    return bool(names) and report.bars(png, panels, f"Sparse KLR reproduction ({mode})", "")
 
 
 def parse_max_rows(text: str | None) -> dict[str, int]:

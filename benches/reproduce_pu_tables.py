@@ -78,9 +78,8 @@ def f1_positive(true: Any, pred: Any) -> float:
 def run_split(X: Any, y: Any, prior: float, kernel: str, lam: float, seed: int) -> dict[str, Any]:
     """One demo2.m run: split, fit on (labeled positives, D_n), predict on the full X."""
     labeled = labeled_mask(y, prior, seed)
-    rbf = (
-        {"kernel": "rbf", "gamma": GAUSSIAN_GAMMA} if kernel == "gaussian" else {"kernel": "linear"}
-    )
+    gaussian = kernel == "gaussian"
+    rbf = {"kernel": "rbf", "gamma": GAUSSIAN_GAMMA} if gaussian else {"kernel": "linear"}
     model = PUClassifier(prior=prior, lam=lam, tol=TOL, **rbf)
     start = time.perf_counter()
     model.fit(X, labeled.astype(np.int64))
@@ -151,10 +150,8 @@ def cell(kernel: str, name: str, lam: float, runs: list[dict[str, Any]]) -> dict
     """The means over the splits of one (kernel, data set, λ) beside the paper's values."""
     mean = {k: float(np.mean([r[k] for r in runs])) for k in runs[0] if k not in ("status", "seed")}
     printed = PAPER[kernel][name].get(lam)
-    dev, sd = (
-        None if printed is None else mean["paper_f"] - printed[3],
-        np.std([r["paper_f"] for r in runs]),
-    )
+    dev = None if printed is None else mean["paper_f"] - printed[3]
+    sd = np.std([r["paper_f"] for r in runs])
     out = {"kernel": kernel, "dataset": name, "lam": lam, "prior": PRIORS[name],
            "paper": dict(zip(METHODS, printed, strict=True)) if printed else None,
            "paper_f_mean": mean["paper_f"], "paper_f_std": float(sd), "deviation": dev,
@@ -176,7 +173,7 @@ def prior(a: Any, argv: list[str] | None) -> int:
     """``--prior``: every method of ``estimate_prior`` on ``--seeds`` labelings of every set."""
     from kernelkit.pu import estimate_prior
 
-    run, rows, table, notes = harness.Run(argv), [], [], []
+    run, rows, table = harness.Run(argv), [], []
     close, close_mean = dict.fromkeys(a.methods, 0), dict.fromkeys(a.methods, 0)
     for name in DATASETS:
         X, y = load_dataset(a.data, name)

@@ -12,12 +12,10 @@ reported only.
     python benches/run_all.py --quick          # small subsets -> results/run_all_quick.*
     python benches/run_all.py --datasets a9a,usps --time-cap 600
     python benches/run_all.py --datasets "" --threads 1,2,4   # bench_scaling.py's table only
-    perf record -g python benches/run_all.py --profile 537_houses --profile-jobs 2,2
+    perf record -g python benches/run_all.py --profile 537_houses --profile-jobs 2,2  # no peers
 
-``--profile DATASET``: no comparison, only kernelkit's fits of that dataset (same split, scaling
-and parameters, 200 MB cache) in this process, one per ``--profile-jobs`` entry, for profiling
-and scaling runs: each fit's time, iterations and cache misses, the best time per thread count
-and the ratio of 2 to 1 thread when both ran.
+``--profile``: kernelkit's fits of one dataset in this process, one per ``--profile-jobs`` entry
+(time, iterations, cache misses; the best time per thread count).
 """
 
 from __future__ import annotations
@@ -69,14 +67,11 @@ def load_dataset(name: str, data_dir: Path, quick: bool) -> dict[str, Any]:
     elif name == "kddcup":
         ya = np.where(d.y == data.KDD_NORMAL_ID, -1.0, 1.0)
         n, m = (QUICK_TRAIN, QUICK_TEST) if quick else (KDD_N, KDD_N)
-        X, Xt, y, yt = train_test_split(
-            d.X, ya, train_size=n, test_size=m, stratify=ya, random_state=SEED
-        )
+        X, Xt, y, yt = train_test_split(d.X, ya, train_size=n, test_size=m, stratify=ya,
+                                        random_state=SEED)  # fmt: skip
         X, Xt = data.standardize(X, Xt)
-        split = (
-            f"stratified {n:,} train + {m:,} disjoint test rows of 494,020 (seed {SEED}); "
-            f"binary normal (PMLB id {data.KDD_NORMAL_ID}) = -1, attack = +1"
-        )
+        split = (f"stratified {n:,} train + {m:,} disjoint test rows of 494,020 (seed {SEED}); "
+                 f"binary normal (PMLB id {data.KDD_NORMAL_ID}) = -1, attack = +1")  # fmt: skip
         scaling = "PMLB integer codes for protocol/service/flag; standardized on train"
     else:
         X, Xt, y, yt = train_test_split(d.X, d.y, test_size=0.2, random_state=SEED)
@@ -327,7 +322,7 @@ def run_issue9(a: Any) -> int:
     record = run.record(benchmark="run_all", config=config, machine_scaling=gemm, data=info,
                         results=rows, checks=checks, exit_code=int(failed),
                         targets=targets(rows, a.quick, gemm["gemm_ratio_2_over_1"]))  # fmt: skip
-    md = markdown(record, a, [p.name for p in plots(rows, stem, a)])
+    md = markdown(record, a)
     report.strip(rows)
     run.write(stem, record, md)
     report.print_checks(checks)
@@ -354,7 +349,7 @@ TEXT = (
 )
 
 
-def markdown(record: dict[str, Any], a: Any, pngs: list[str]) -> str:
+def markdown(record: dict[str, Any], a: Any) -> str:
     m, rows, checks = record["machine"], record["results"], record["checks"]
     versions = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
     lines = [
@@ -382,44 +377,15 @@ def markdown(record: dict[str, Any], a: Any, pngs: list[str]) -> str:
             worst = max((abs(x - y) / abs(y) for x, y in pairs if y), default=None)
             gap = max(r.get("reported_kkt_gap") or [np.nan])
             status = "/".join(sorted({str(s) for s in r.get("reported_status") or []})) or "—"
-            cross.append(
-                f"- {r['dataset']} {name_of(r)}: objective_ sum {sum(rep):.6f}, independent "
-                f"{r['objective']:.6f}, worst per-pair relative diff {fmt(worst, '.2e')}; max "
-                f"kkt_gap_ {gap:.2e}; status_ {status}"
-            )
+            cross.append(f"- {r['dataset']} {name_of(r)}: objective_ sum {sum(rep):.6f}, "
+                         f"independent {r['objective']:.6f}, worst per-pair relative diff "
+                         f"{fmt(worst, '.2e')}; max kkt_gap_ {gap:.2e}; status_ "
+                         f"{status}")  # fmt: skip
     if cross:
         lines += ["## kernelkit's reported objective_ (cross-check)", "", *cross, ""]
-    if pngs:
-        lines += ["## Plots", "", *[f"![{n}]({n})" for n in pngs], ""]
     n_fail = sum(c["status"] == "FAIL" for c in checks)
     verdict = f"**{n_fail} correctness check(s) FAILED**" if n_fail else "all gates passed"
     return "\n".join([*lines, f"Exit code {record['exit_code']}: {verdict}."])
-
-
-def plots(rows: list[dict[str, Any]], prefix: Path, a: Any) -> list[Path]:
-    """``<prefix>_ratios.png`` (fit-time ratios, fit times) and ``<prefix>_memory.png``."""
-    by = runner.groups(rows, ["dataset"])
-    cats = [k[0] for k in by]
-    labels = [s for s in (KK, KK_1T, KK_BASE, *PEERS) if any(s in g for g in by.values())]
-
-    def get(label: str, key: str) -> list[Any]:
-        return [g.get(label, {}).get(key) for g in by.values()]
-
-    title = f"kernelkit vs peers: RBF, tol={a.tol:g}, cache {a.cache_size:g} MB, n_jobs={a.n_jobs}"
-    ratio = {f"{p} / kernelkit": get(p, "fit_ratio") for p in PEERS if p in labels}
-    figures = {
-        "ratios": {"fit time / kernelkit's (log; issue-9 targets 1.5 and 8)": (cats, ratio),
-                   "fit time per solver (s, log)": (cats, {s: get(s, "fit_s") for s in labels})},
-        "memory": {"peak RSS during fit (MiB)":
-                   (cats, {s: get(s, "peak_rss_fit_mb") for s in labels})},
-    }  # fmt: skip
-    out = []
-    for suffix, panels in figures.items():
-        path = prefix.parent / f"{prefix.name}_{suffix}.png"
-        logy = suffix == "ratios"
-        if by and report.bars(path, panels, title + (" (quick)" if a.quick else ""), "", logy):
-            out.append(path)
-    return out
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """One report writer: Markdown tables declared as columns, PASS/FAIL checks, the JSON record,
-and the PNG figures (lines against a size, grouped bars)."""
+and the PNG figures (lines against a size or an iteration)."""
 
 from __future__ import annotations
 
@@ -144,9 +144,8 @@ Points = Sequence[tuple[float, float]]
 
 def lines(path: Path, panels: Mapping[str, Mapping[str, Points | tuple[Points, dict[str, Any]]]],
           title: str, xlabel: str, ylabel: str, logx: bool = True, logy: bool = True,
-          ncols: int = 3, hlines: Sequence[float] = (), ticks: bool = False) -> bool:  # fmt: skip
-    """Panels of y against x, one line per series (``points`` or ``(points, plot options)``);
-    ``ticks``: only the measured x values on the x axis."""
+          ncols: int = 3, hlines: Sequence[float] = ()) -> bool:  # fmt: skip
+    """Panels of y against x, one line per series (``points`` or ``(points, plot options)``)."""
     plt = pyplot()
     if plt is None or not panels:
         return False
@@ -154,56 +153,19 @@ def lines(path: Path, panels: Mapping[str, Mapping[str, Points | tuple[Points, d
     nrow = -(-len(panels) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(5.6 * ncol, 4.4 * nrow), squeeze=False)
     for ax, (name, series) in zip(axes.ravel(), panels.items(), strict=False):
-        xs: set[float] = set()
         for label, spec in series.items():
             pts, style = spec if isinstance(spec, tuple) else (spec, {})
             pts = sorted(p for p in pts if p[1] is not None and np.isfinite(p[1]))
             if pts:
                 ax.plot(*zip(*pts, strict=True), **{"marker": "o", "label": label, **style})
-                xs.update(p[0] for p in pts)
         for y in hlines:
             ax.axhline(y, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log" if logx else "linear")
         ax.set_yscale("log" if logy else "linear")
-        if ticks and xs:
-            ax.set_xticks(sorted(xs), [f"{x:,.0f}" for x in sorted(xs)], rotation=45, fontsize=7)
-            ax.set_xticks([], minor=True)
         ax.set(title=name, xlabel=xlabel, ylabel=ylabel)
         ax.grid(True, which="both", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
-    for ax in axes.ravel()[len(panels) :]:
-        ax.set_axis_off()
-    return _save(plt, fig, path, title)
-
-
-Groups = tuple[Sequence[str], Mapping[str, Sequence[float | None]]]
-
-
-def bars(path: Path, panels: Mapping[str, Groups], title: str, ylabel: str, logy: bool = False,
-         ncols: int = 2) -> bool:  # fmt: skip
-    """Panels of grouped bars: per panel the categories and, per series, one value each (its
-    value on top); a line at 1 on a log axis."""
-    plt = pyplot()
-    if plt is None or not panels:
-        return False
-    ncol = min(ncols, len(panels))
-    width_in = max(6.4, max(len(c) for c, _ in panels.values()) * 1.1 + 2)
-    fig, axes = plt.subplots(-(-len(panels) // ncol), ncol, figsize=(width_in * ncol, 4.8),
-                             squeeze=False)  # fmt: skip
-    for ax, (name, (cats, series)) in zip(axes.ravel(), panels.items(), strict=False):
-        x, width = np.arange(len(cats), dtype=np.float64), 0.8 / max(1, len(series))
-        for k, (label, values) in enumerate(series.items()):
-            vals = [np.nan if v is None else float(v) for v in values]
-            b = ax.bar(x + (k - (len(series) - 1) / 2) * width, vals, width, label=label)
-            ax.bar_label(b, labels=["" if v != v else f"{v:.3g}" for v in vals], fontsize=7)
-        if logy:
-            ax.set_yscale("log")
-            ax.axhline(1.0, color="black", lw=0.8)
-        ax.set_xticks(x, list(cats), fontsize=8, rotation=30 if len(cats) > 6 else 0)
-        ax.set(title=name, ylabel=ylabel)
-        ax.grid(True, axis="y", which="both", alpha=0.3)
-        ax.legend(fontsize=7)
     for ax in axes.ravel()[len(panels) :]:
         ax.set_axis_off()
     return _save(plt, fig, path, title)
