@@ -227,10 +227,8 @@ def instance_checks(inst: dict[str, Any]) -> list[dict[str, Any]]:
         rel = abs(ra["objective_reported"] - e) / max(abs(e), 1e-300)
         g = max((e - lb) / abs(e), 0.0) if e else 0.0  # from the numpy objective, not gap_
         out.append(check(f"{name}: objective_ = numpy objective", rel <= 1e-8, f"rel {rel:.1e}"))
-        ok, detail = (
-            abs(ra["gap"] - g) <= 1e-9 + 1e-6 * g,
-            f"gap_ {ra['gap']:.3e}, recomputed {g:.3e}",
-        )
+        ok, detail = abs(ra["gap"] - g) <= 1e-9 + 1e-6 * g, (
+            f"gap_ {ra['gap']:.3e}, recomputed {g:.3e}")  # fmt: skip
         out.append(check(f"{name}: gap_ = (objective_ − lower_bound_)/objective_", ok, detail))
         if ra["status"] == "gap":
             tol = float(inst["tols"].get(a, 0.0))

@@ -118,10 +118,8 @@ def fit_peer(problem: str, X: Any, y: Any) -> dict[str, Any]:
         from sklearn.isotonic import IsotonicRegression
 
         grid = np.arange(y.size, dtype=np.float64)
-        coef, status = (
-            IsotonicRegression(increasing=True).fit(grid, y).predict(grid),
-            "IR (other problem)",
-        )
+        coef = IsotonicRegression(increasing=True).fit(grid, y).predict(grid)
+        status = "IR (other problem)"
     return {"seconds": time.perf_counter() - t0, "beta": coef, "status": status}
 
 
@@ -149,10 +147,8 @@ def run_size(problem: str, n: int, p: int, a: Any, skip: dict[str, str]) -> list
             try:
                 row |= runner.median_time(job)
             except Exception as exc:
-                row |= {
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(),
-                }
+                row |= {"error": f"{type(exc).__name__}: {exc}",
+                        "traceback": traceback.format_exc()}  # fmt: skip
         if "beta" in row:
             b = row["beta"]
             error = float(np.linalg.norm(b - beta_true) / np.linalg.norm(beta_true))

@@ -36,10 +36,8 @@ def prepare(name: str, a: Any, tmp: str) -> tuple[dict[str, Any], Any, Any]:
     """Split one dataset, stash its CSR and dense copies; its description, y_train, row nnz."""
     d = data.load(name, a.data, dense=False)
     X, y, Xt, yt = d.X, d.y, d.X_test, d.y_test
-    desc: dict[str, Any] = {
-        "train": str(a.data / d.source),
-        "test": str(a.data / "a9a/a9a.test.svm"),
-    }
+    desc: dict[str, Any] = {"train": str(a.data / d.source),
+                            "test": str(a.data / "a9a/a9a.test.svm")}  # fmt: skip
     if Xt is None:
         if a.w8a_order == "shuffled":
             perm = np.random.default_rng(0).permutation(X.shape[0])
