@@ -11,7 +11,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, KernelSvmMixin, _check_positive, store_solve_record
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
@@ -288,12 +288,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ]
         self.intercept_ = np.array([solution.bias])
         self.sigma_ = sigma
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
+        store_solve_record(self, solution)
         self._warn_unconverged([solution.status])
         return self
 
