@@ -268,18 +268,6 @@ def test_non_finite_values_rejected(where: str, bad: float) -> None:
     raises_naming(where, lambda: ConstrainedSVR(**params).fit(x, y), also=r"(?i)nan|inf|finite")
 
 
-def test_mismatched_x_y_rejected() -> None:
-    x, y = data()
-    with pytest.raises(ValueError, match=r"(?i)inconsistent|length|samples|mismatch"):
-        ConstrainedSVR().fit(x, y[:-2])
-
-
-def test_single_sample_rejected() -> None:
-    x, y = data()
-    with pytest.raises(ValueError, match=r"(?i)sample"):
-        ConstrainedSVR().fit(x[:1], y[:1])
-
-
 @pytest.mark.parametrize(
     "params",
     [
