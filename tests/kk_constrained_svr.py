@@ -45,6 +45,27 @@ KINDS = ("none", "nonnegative", "simplex", "increasing", "decreasing", "general"
 # arithmetic, so free variables share one gradient value up to rounding.
 TIE_RTOL = 1e-9
 
+#: The fitted attributes of a ConstrainedSVR that two fits of the same problem must share,
+#: value for value.
+FITTED = (
+    "coef_",
+    "intercept_",
+    "epsilon_",
+    "dual_alpha_",
+    "dual_alpha_star_",
+    "dual_gamma_",
+    "dual_mu_",
+    "b_",
+    "d_",
+    "dual_objective_",
+    "primal_objective_",
+    "relative_gap_",
+    "constraint_violation_",
+    "delta_",
+    "n_iter_",
+    "status_",
+)
+
 
 # --------------------------------------------------------------------------------------------
 # constraints

@@ -29,6 +29,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from kk_estimators import assert_same_attributes
 from kk_oracles import svc_pairs
 from numpy.typing import NDArray
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
@@ -303,5 +304,4 @@ FITTED = ("dual_coef_", "support_", "intercept_", "n_iter_", "objective_", "n_su
 
 
 def assert_same_model(a: Any, b: Any) -> None:
-    for name in FITTED:
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert_same_attributes(a, b, FITTED)
