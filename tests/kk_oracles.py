@@ -1,4 +1,5 @@
-"""Independent NumPy oracles shared by the test modules.
+"""Independent NumPy oracles shared by the test modules, and the Clarabel solve of the cvxpy
+oracles (:func:`solve_optimal`).
 
 Everything here is computed from the *fitted attributes* of a model (scikit-learn layout), so
 the same functions are applied to kernelkit's estimators and to scikit-learn's LIBSVM ones.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +33,9 @@ from sklearn.metrics.pairwise import (
     rbf_kernel,
     sigmoid_kernel,
 )
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 Array = NDArray[np.float64]
 # gram(rows, cols) -> K[rows][:, cols] (training indices)
@@ -342,3 +346,13 @@ def support_mismatch(
 
 def agreement(a: NDArray[Any], b: NDArray[Any]) -> float:
     return float(np.mean(np.asarray(a) == np.asarray(b)))
+
+
+def solve_optimal(problem: cp.Problem, tol: float, **options: Any) -> None:
+    """Solves a cvxpy ``problem`` by Clarabel at the gap and feasibility tolerances ``tol``
+    (and Clarabel's ``options``, such as ``tol_ktratio`` or ``max_iter``); it must end
+    OPTIMAL. (cvxpy is imported here, not by every test module that reads this one.)"""
+    import cvxpy
+
+    problem.solve(solver=cvxpy.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, **options)
+    assert problem.status == cvxpy.OPTIMAL, problem.status
