@@ -11,7 +11,8 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, KernelSvmMixin, _check_positive, store_solve_record
+from ._docstrings import shared_docstrings
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 
+@shared_docstrings
 class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """Positive-unlabeled classifier trained by USMO (Sansone, De Natale & Zhou, TPAMI 2019).
 
@@ -244,9 +246,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on labeled positives and unlabeled rows.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Training rows (scipy.sparse input is used as CSR, never densified).
         y : array-like of shape (n_samples,)
             1 for a labeled positive, 0 for an unlabeled row; both must occur.
@@ -292,21 +292,14 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ]
         self.intercept_ = np.array([solution.bias])
         self.sigma_ = sigma
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
+        store_solve_record(self, solution)
         self._warn_unconverged([solution.status])
         return self
 
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function ``f`` on the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Rows to evaluate.
 
         Returns
@@ -324,9 +317,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def predict(self, X: Any) -> NDArray[np.int64]:
         """Predict the class of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Rows to classify.
 
         Returns
