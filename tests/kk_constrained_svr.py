@@ -35,6 +35,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from kk_oracles import solve_optimal
 from numpy.typing import NDArray
 
 Array = NDArray[np.float64]
@@ -44,6 +45,27 @@ KINDS = ("none", "nonnegative", "simplex", "increasing", "decreasing", "general"
 # systematic, not accidental: after an unclipped pair step the two gradients are equal in exact
 # arithmetic, so free variables share one gradient value up to rounding.
 TIE_RTOL = 1e-9
+
+#: The fitted attributes of a ConstrainedSVR that two fits of the same problem must share,
+#: value for value.
+FITTED = (
+    "coef_",
+    "intercept_",
+    "epsilon_",
+    "dual_alpha_",
+    "dual_alpha_star_",
+    "dual_gamma_",
+    "dual_mu_",
+    "b_",
+    "d_",
+    "dual_objective_",
+    "primal_objective_",
+    "relative_gap_",
+    "constraint_violation_",
+    "delta_",
+    "n_iter_",
+    "status_",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,8 +226,11 @@ class QpSolution:
     objective: float
 
 
-def solve_qp(x: Array, y: Array, cons: Constraints, c: float, nu: float) -> QpSolution:
-    """The constrained ν-SVR primal (sklearn C) by cvxpy + Clarabel at tolerances 1e-13."""
+def qp_problem(
+    x: Array, y: Array, cons: Constraints, c: float, nu: float
+) -> tuple[cp.Problem, cp.Variable, cp.Variable, cp.Variable]:
+    """The constrained ν-SVR primal (sklearn C) as a cvxpy problem, with its variables β, β0
+    and ε (the slacks ξ, ξ* are not returned)."""
     n, p = x.shape
     beta = cp.Variable(p)
     beta0 = cp.Variable()
@@ -219,16 +244,13 @@ def solve_qp(x: Array, y: Array, cons: Constraints, c: float, nu: float) -> QpSo
     if cons.k2:
         constraints.append(cons.G @ beta == cons.d)
     objective = 0.5 * cp.sum_squares(beta) + c * (n * nu * eps + cp.sum(xi) + cp.sum(xis))
-    problem = cp.Problem(cp.Minimize(objective), constraints)
-    problem.solve(
-        solver=cp.CLARABEL,
-        tol_gap_abs=1e-13,
-        tol_gap_rel=1e-13,
-        tol_feas=1e-13,
-        tol_ktratio=1e-10,
-        max_iter=400,
-    )
-    assert problem.status == cp.OPTIMAL, problem.status
+    return cp.Problem(cp.Minimize(objective), constraints), beta, beta0, eps
+
+
+def solve_qp(x: Array, y: Array, cons: Constraints, c: float, nu: float) -> QpSolution:
+    """The constrained ν-SVR primal (sklearn C) by cvxpy + Clarabel at tolerances 1e-13."""
+    problem, beta, beta0, eps = qp_problem(x, y, cons, c, nu)
+    solve_optimal(problem, 1e-13, tol_ktratio=1e-10, max_iter=400)
     b = np.asarray(beta.value, dtype=np.float64)
     b0, e = float(beta0.value), float(eps.value)
     # P recomputed in float64 from (β, β0, ε): the slacks are the optimal ones for them.

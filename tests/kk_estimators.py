@@ -1,17 +1,35 @@
-"""Checks shared by the estimator tests: errors that name the bad parameter, and the progress
-callback (called during a fit; returning True stops the fit at its first report, with status
-"stopped", a ConvergenceWarning and fewer iterations)."""
+"""Checks shared by the estimator tests: a fit that must converge, two fits that must be equal,
+errors that name the bad parameter, and the progress callback (called during a fit; returning
+True stops the fit at its first report, with status "stopped", a ConvergenceWarning and fewer
+iterations)."""
 
 from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kernelkit import ConvergenceWarning
+
+
+def fit_converged(model: Any, x: Any, y: Any) -> Any:
+    """Fits ``model`` on ``(x, y)`` with a ConvergenceWarning raised as an error; its ``status_``
+    must be "converged". Returns the model."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model.fit(x, y)
+    assert model.status_ == "converged", model.status_
+    return model
+
+
+def assert_same_attributes(a: Any, b: Any, names: Iterable[str]) -> None:
+    """The attributes ``names`` of two fitted models are equal, value for value."""
+    for name in names:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
 def fit_stopped_by_callback(make: Callable[..., Any], x: Any, y: Any) -> tuple[Any, Any, int]:
@@ -23,11 +41,7 @@ def fit_stopped_by_callback(make: Callable[..., Any], x: Any, y: Any) -> tuple[A
     def record(progress: Any) -> None:
         calls.append(dict(progress))
 
-    full = make(callback=record)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        full.fit(x, y)
-    assert full.status_ == "converged", full.status_
+    full = fit_converged(make(callback=record), x, y)
     if not calls:
         pytest.fail(f"no progress report in a {full.n_iter_}-iteration fit")
     assert all("iteration" in c for c in calls)

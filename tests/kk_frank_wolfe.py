@@ -29,7 +29,8 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from kk_oracles import svc_pairs
+from kk_estimators import assert_same_attributes
+from kk_oracles import solve_optimal, svc_pairs
 from numpy.typing import NDArray
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
@@ -178,8 +179,7 @@ def _solve_reference(kt: Array) -> Reference:
     factor = v * np.sqrt(np.clip(w, 0.0, None))  # K̃ = factor factorᵀ
     a = cp.Variable(n)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(factor.T @ a)), [a >= 0, cp.sum(a) == 1])
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    assert problem.status == cp.OPTIMAL, problem.status
+    solve_optimal(problem, 1e-12)
     alpha = _polish(kt, np.asarray(a.value, dtype=np.float64))
     r, gap, _ = fw_gap(kt, alpha)
     ref = Reference(alpha=alpha, r=r, gap=max(gap, 0.0), delta2=float(np.diag(kt).max()))
@@ -303,5 +303,4 @@ FITTED = ("dual_coef_", "support_", "intercept_", "n_iter_", "objective_", "n_su
 
 
 def assert_same_model(a: Any, b: Any) -> None:
-    for name in FITTED:
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert_same_attributes(a, b, FITTED)

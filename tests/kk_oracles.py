@@ -1,4 +1,5 @@
-"""Independent NumPy oracles shared by the test modules.
+"""Independent NumPy oracles shared by the test modules, and the Clarabel solve of the cvxpy
+oracles (:func:`solve_optimal`).
 
 Everything here is computed from the *fitted attributes* of a model (scikit-learn layout), so
 the same functions are applied to kernelkit's estimators and to scikit-learn's LIBSVM ones.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +33,9 @@ from sklearn.metrics.pairwise import (
     rbf_kernel,
     sigmoid_kernel,
 )
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 Array = NDArray[np.float64]
 # gram(rows, cols) -> K[rows][:, cols] (training indices)
@@ -288,19 +292,21 @@ def rel_diff(a: float, b: float) -> float:
     return abs(a - b) / max(1.0, abs(a), abs(b))
 
 
-def objective_f32_slack(gram: Gram, sv: NDArray[np.intp], coef: Array) -> float:
-    """Bound on the error of a dual objective evaluated with a float32 kernel cache:
-    F32_FACTOR * 1/2 |c|' |K| |c| (the solver's ``objective_`` is computed from its cache)."""
-    if len(sv) == 0:
-        return 0.0
-    c = np.abs(np.asarray(coef, dtype=np.float64))
-    return float(F32_FACTOR * 0.5 * c @ np.abs(gram(sv, sv)) @ c)
-
-
-def reported_objective_ok(reported: float, recomputed: float, f32_slack: float) -> bool:
-    """The solver's own objective equals the float64 recomputation up to 1e-6 relative or
-    the float32-cache bound, whichever is larger."""
-    return abs(reported - recomputed) <= max(1e-6 * max(1.0, abs(recomputed)), f32_slack)
+def assert_reported_objective(
+    reported: Any, recomputed: float, gram: Gram, sv: NDArray[np.intp], coef: Array, *context: Any
+) -> None:
+    """The solver's own objective ``reported`` equals the float64 recomputation up to 1e-6
+    relative or the bound on the error of the objective evaluated with a float32 kernel cache
+    (the solver computes ``objective_`` from its cache), whichever is larger: with ``c`` the
+    coefficients ``coef`` of the support vectors ``sv``, F32_FACTOR * 1/2 |c|' |K| |c|.
+    ``context`` goes into the assertion's message."""
+    f32_slack = 0.0
+    if len(sv) > 0:
+        c = np.abs(np.asarray(coef, dtype=np.float64))
+        f32_slack = float(F32_FACTOR * 0.5 * c @ np.abs(gram(sv, sv)) @ c)
+    allowed = max(1e-6 * max(1.0, abs(recomputed)), f32_slack)
+    reported = float(reported)
+    assert abs(reported - recomputed) <= allowed, (*context, reported, recomputed, allowed)
 
 
 def row_groups(x: Array) -> NDArray[np.intp]:
@@ -342,3 +348,13 @@ def support_mismatch(
 
 def agreement(a: NDArray[Any], b: NDArray[Any]) -> float:
     return float(np.mean(np.asarray(a) == np.asarray(b)))
+
+
+def solve_optimal(problem: cp.Problem, tol: float, **options: Any) -> None:
+    """Solves a cvxpy ``problem`` by Clarabel at the gap and feasibility tolerances ``tol``
+    (and Clarabel's ``options``, such as ``tol_ktratio`` or ``max_iter``); it must end
+    OPTIMAL. (cvxpy is imported here, not by every test module that reads this one.)"""
+    import cvxpy
+
+    problem.solve(solver=cvxpy.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, **options)
+    assert problem.status == cvxpy.OPTIMAL, problem.status

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kk_oracles import kkt_residual
+from kk_oracles import kkt_residual, solve_optimal
 
 from kernelkit import solvers
 
@@ -53,15 +53,7 @@ def _cvxpy_solve(prob: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
         a <= prob["upper"],
     ]
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    problem.solve(
-        solver=cp.CLARABEL,
-        tol_gap_abs=1e-11,
-        tol_gap_rel=1e-11,
-        tol_feas=1e-11,
-        tol_ktratio=1e-9,
-        max_iter=500,
-    )
-    assert problem.status == cp.OPTIMAL, problem.status
+    solve_optimal(problem, 1e-11, tol_ktratio=1e-9, max_iter=500)
     x = np.clip(np.asarray(a.value), 0.0, prob["upper"])
     return x, float(0.5 * x @ prob["Q"] @ x + prob["p"] @ x)
 

@@ -24,13 +24,13 @@ Helpers and the oracle: ``kk_constrained_svr.py``. Digest:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 from kk_constrained_svr import (
+    FITTED,
     Array,
     Constraints,
     QpSolution,
@@ -46,6 +46,7 @@ from kk_constrained_svr import (
     problem_constraints,
     qp_reference,
 )
+from kk_estimators import assert_same_attributes, fit_converged
 from sklearn.svm import NuSVR
 
 from kernelkit import ConstrainedSVR, ConvergenceWarning
@@ -102,15 +103,6 @@ def estimator(kind: str, cons: Constraints, c: float, nu: float, **kw: Any) -> C
     if kind == "general":
         return ConstrainedSVR(C=c, nu=nu, A=cons.A, b=cons.b, Gamma=cons.G, d=cons.d, **kw)
     return ConstrainedSVR(C=c, nu=nu, constraint=None if kind == "none" else kind, **kw)
-
-
-def fit_converged(model: ConstrainedSVR, x: Array, y: Array) -> ConstrainedSVR:
-    """Fit, failing on a ConvergenceWarning; status_ must be "converged"."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        model.fit(x, y)
-    assert model.status_ == "converged", model.status_
-    return model
 
 
 def fit_iterate(model: ConstrainedSVR, x: Array, y: Array, k: int, n_iter: int) -> ConstrainedSVR:
@@ -547,18 +539,8 @@ def test_n_jobs_bitwise_identical(method: str) -> None:
     again = fit_converged(ConstrainedSVR(n_jobs=2, **params), x, y)
     assert one.n_iter_ == two.n_iter_ == again.n_iter_
     assert one.n_iter_ > 10
-    for name in (
-        "coef_",
-        "intercept_",
-        "epsilon_",
-        "dual_alpha_",
-        "dual_alpha_star_",
-        "dual_gamma_",
-        "dual_objective_",
-        "delta_",
-    ):
-        np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=name)
-        np.testing.assert_array_equal(getattr(two, name), getattr(again, name), err_msg=name)
+    assert_same_attributes(one, two, FITTED)
+    assert_same_attributes(two, again, FITTED)
     # and the result is a feasible, near-optimal point (tol 1e-3)
     assert np.all(one.coef_ >= -1e-3)
     assert_dual_feasible(*duals(one)[:3], 0.01, 0.5, "n_jobs=1")

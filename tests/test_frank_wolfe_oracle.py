@@ -58,6 +58,22 @@ import kernelkit
 # --------------------------------------------------------------------------------------------
 # (method, ε): the paper's three methods at ε = 1e-4, and MFW (linear rate) tight at 1e-8.
 METHODS = [("cvm", 1e-4), ("fw", 1e-4), ("mfw", 1e-4), ("mfw", 1e-8)]
+#: Iteration limit of the solves here: far above what they need (they must converge).
+MAX_ITER = 5_000_000
+
+
+def full_scan_estimator(method: str, c: float, eps: float, **kernel: Any) -> Any:
+    """FrankWolfeSVC solving what the low-level ``solve`` calls here solve: every point scanned
+    (``sample_size=None``), seed 0, at most MAX_ITER iterations."""
+    return kernelkit.FrankWolfeSVC(
+        method=method,
+        C=c,
+        epsilon=eps,
+        sample_size=None,
+        random_state=0,
+        max_iter=MAX_ITER,
+        **kernel,
+    )
 
 
 @pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: f"{p[0]}-{p[1]}-C{p[4]:g}")
@@ -69,7 +85,7 @@ def test_oracle_bound_low_level(
     from α in NumPy and g* from the certified cvxpy + Clarabel optimum (digest A1, T6)."""
     x, y, gamma, kt = rbf_problem(problem)
     ref = reference(("rbf", *problem), kt)
-    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=5_000_000)
+    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=MAX_ITER)
     assert sol.status == "converged", sol.status
     alpha = np.asarray(sol.x)
     assert alpha.shape == (len(y),)
@@ -91,16 +107,7 @@ def test_oracle_bound_estimator(
     ref = reference(("rbf", *problem), kt)
     # Labels 3 / 7: classes_[1] = 7 is the positive class of decision_function.
     labels = np.where(y > 0, 7, 3)
-    model = kernelkit.FrankWolfeSVC(
-        method=method,
-        C=c,
-        kernel="rbf",
-        gamma=gamma,
-        epsilon=eps,
-        sample_size=None,
-        random_state=0,
-        max_iter=5_000_000,
-    ).fit(x, labels)
+    model = full_scan_estimator(method, c, eps, kernel="rbf", gamma=gamma).fit(x, labels)
     assert list(model.classes_) == [3, 7]
     assert list(np.ravel(model.status_)) == ["converged"]
     alpha, s = estimator_alpha(model, labels)
@@ -143,7 +150,7 @@ def test_termination_certificate(
     """At exit in full-scan mode every point lies in B(c, (1+ε) r) and the maintained R, r²
     equal their float64 recomputation to 1e-10 relative (digest A2)."""
     x, y, gamma, kt = rbf_problem(problem)
-    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=5_000_000)
+    sol = solve(x, y, core_kernel("rbf", gamma), problem[4], method, eps, max_iter=MAX_ITER)
     assert sol.status == "converged"
     assert sol.iterations > 0
     assert_certificate(sol, kt, y, eps)
@@ -179,7 +186,7 @@ def test_the_noncore_pool_stops_fw_early_and_only_on_points_outside_the_core_set
     ref = reference(("rbf", "random", 300, 3, 11, c), kt)
     kw: dict[str, Any] = {"sample_size": 59, "seed": 5, "sample_trials": 50}
     early = solve(x, y, kernel, c, "fw", eps, sample_pool="noncore", **kw)
-    full = solve(x, y, kernel, c, "fw", eps, sample_pool="all", max_iter=5_000_000, **kw)
+    full = solve(x, y, kernel, c, "fw", eps, sample_pool="all", max_iter=MAX_ITER, **kw)
     assert early.status == full.status == "converged"
     alpha = np.asarray(early.x)
     assert_simplex(alpha, "fw noncore")
@@ -267,8 +274,8 @@ def test_mfw_needs_far_fewer_iterations_than_fw() -> None:
     kt = modified_kernel(x, y, rbf(gamma), c)
     ref = reference(("toy-xor-80",), kt)
     kernel = core_kernel("rbf", gamma)
-    fw = solve(x, y, kernel, c, "fw", eps, max_iter=5_000_000, n_jobs=1)
-    mfw = solve(x, y, kernel, c, "mfw", eps, max_iter=5_000_000, n_jobs=1)
+    fw = solve(x, y, kernel, c, "fw", eps, max_iter=MAX_ITER, n_jobs=1)
+    mfw = solve(x, y, kernel, c, "mfw", eps, max_iter=MAX_ITER, n_jobs=1)
     assert fw.status == "converged" and mfw.status == "converged"
     assert_oracle_bound(kt, np.asarray(fw.x), ref, eps, "fw")
     assert_oracle_bound(kt, np.asarray(mfw.x), ref, eps, "mfw")
@@ -299,24 +306,14 @@ def test_polynomial_kernel(
     assert np.ptp(np.diag(kt)) > 0.1 * np.diag(kt).max()
     ref = reference(("poly", gamma, degree, coef0), kt)
     kernel = core_kernel("poly", gamma, degree, coef0)
-    sol = solve(x, y, kernel, c, method, eps, max_iter=5_000_000)
+    sol = solve(x, y, kernel, c, method, eps, max_iter=MAX_ITER)
     assert sol.status == "converged"
     assert sol.iterations > 0
     assert_oracle_bound(kt, np.asarray(sol.x), ref, eps, f"poly {method}")
     assert_certificate(sol, kt, y, eps, constant_diagonal=False)
 
-    model = kernelkit.FrankWolfeSVC(
-        method=method,
-        C=c,
-        kernel="poly",
-        gamma=gamma,
-        degree=degree,
-        coef0=coef0,
-        epsilon=eps,
-        sample_size=None,
-        random_state=0,
-        max_iter=5_000_000,
-    ).fit(x, y)
+    kernel_params = {"kernel": "poly", "gamma": gamma, "degree": degree, "coef0": coef0}
+    model = full_scan_estimator(method, c, eps, **kernel_params).fit(x, y)
     alpha, s = estimator_alpha(model, y)
     np.testing.assert_array_equal(s, y)
     assert_oracle_bound(kt, alpha, ref, eps, f"estimator poly {method}")

@@ -29,11 +29,11 @@ Helpers and the oracles: ``kk_klr.py``. Digest: ``shared/papers/seed-004-sparse-
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import pytest
+from kk_estimators import fit_converged
 from kk_klr import (
     BOUND_EPS,
     PAPER_GAMMA,
@@ -66,17 +66,6 @@ def model(c: float, lam: float, **kw: Any) -> SparseKernelLogisticRegression:
     digest pitfall 17) into a ConvergenceWarning instead of a hang."""
     kw.setdefault("max_iter", 1_000_000)
     return SparseKernelLogisticRegression(C=c, lam=lam, kernel="rbf", gamma=PAPER_GAMMA, **kw)
-
-
-def fit_converged(
-    est: SparseKernelLogisticRegression, x: Array, y: Any
-) -> SparseKernelLogisticRegression:
-    """Fit, failing on a ConvergenceWarning; status_ must be "converged"."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        est.fit(x, y)
-    assert est.status_ == "converged", est.status_
-    return est
 
 
 def small() -> tuple[Array, Array]:

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -127,23 +128,16 @@ SIGINT_SCRIPT = textwrap.dedent(
     import json, os, signal, threading, time, warnings
     # Python's own handler, even when pytest was started with SIGINT ignored (kk_interrupt.py).
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    import numpy as np
     import kernelkit
     from kernelkit.solvers import Smo
+    # This file's data (the script runs in the tests folder): the same rows for every kind.
+    from test_limits_every_estimator import _problem
 
-    rng = np.random.default_rng(0)
-    n = 6000
-    x = rng.normal(size=(n, 40))
-    labels = rng.integers(0, 2, n)
-    targets = {
-        "classes": labels,
-        "regression": rng.normal(size=n),
-        "none": None,
-        "pu": np.where((labels == 1) & (np.arange(n) % 3 == 0), 1, 0),
-        "semi": np.where(np.arange(n) % 5 == 0, labels, -1),
-    }
+    kinds = ("classes", "regression", "pu", "semi")
+    targets = {kind: _problem(kind, n=6000, d=40)[1] for kind in kinds}
+    x = _problem("none", n=6000, d=40)[0]
     # One-class problems converge in a few thousand iterations: more rows (8 s uninterrupted).
-    wide = rng.normal(size=(20000, 40))
+    wide = _problem("none", n=20000, d=40)[0]
     hard = dict(tol=1e-12, cache_size=1, n_jobs=1)
     cases = [
         ("SVC", dict(C=1000.0, gamma=0.05, **hard), "classes"),
@@ -166,7 +160,7 @@ SIGINT_SCRIPT = textwrap.dedent(
     warnings.simplefilter("ignore")
     for name, params, kind in cases:
         model = getattr(kernelkit, name)(**params)
-        y = targets[kind]
+        y = targets.get(kind)
         data = wide if kind == "none" else x
         sent = []
         def interrupt():
@@ -189,7 +183,11 @@ SIGINT_SCRIPT = textwrap.dedent(
 
 def test_ctrl_c_interrupts_every_estimator() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", SIGINT_SCRIPT], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", SIGINT_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).parent,
     )
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]

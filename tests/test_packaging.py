@@ -78,34 +78,27 @@ def _libsvm_same(ours: Any, theirs: Any, x: np.ndarray, y: np.ndarray | None) ->
     np.testing.assert_allclose(d_ours, d_theirs, rtol=0, atol=1e-3 * scale)
 
 
-def _svc() -> None:
-    x, y = _blobs()
-    _libsvm_same(kernelkit.SVC(C=2.0), sklearn.svm.SVC(C=2.0), x, y)
-
-
-def _nu_svc() -> None:
-    x, y = _blobs()
-    _libsvm_same(kernelkit.NuSVC(nu=0.3), sklearn.svm.NuSVC(nu=0.3), x, y)
-
-
 def _regression() -> tuple[np.ndarray, np.ndarray]:
     x, y = make_regression(n_samples=120, n_features=3, noise=5.0, random_state=0)
     return x, y / np.std(y)
 
 
-def _svr() -> None:
-    x, y = _regression()
-    _libsvm_same(kernelkit.SVR(C=3.0), sklearn.svm.SVR(C=3.0), x, y)
+def _unlabeled() -> tuple[np.ndarray, None]:
+    return _blobs()[0], None
 
 
-def _nu_svr() -> None:
-    x, y = _regression()
-    _libsvm_same(kernelkit.NuSVR(nu=0.4), sklearn.svm.NuSVR(nu=0.4), x, y)
+def _libsvm(
+    name: str, params: dict[str, Any], data: Callable[[], tuple[np.ndarray, np.ndarray | None]]
+) -> Callable[[], None]:
+    """The fit of a LIBSVM-family estimator: the same decision values as scikit-learn's
+    estimator of the same name and parameters, on ``data()``."""
 
+    def fit() -> None:
+        x, y = data()
+        ours, theirs = getattr(kernelkit, name)(**params), getattr(sklearn.svm, name)(**params)
+        _libsvm_same(ours, theirs, x, y)
 
-def _one_class() -> None:
-    x, _ = _blobs()
-    _libsvm_same(kernelkit.OneClassSVM(nu=0.2), sklearn.svm.OneClassSVM(nu=0.2), x, None)
+    return fit
 
 
 def _pu() -> None:
@@ -164,11 +157,11 @@ def _aid_semi_supervised() -> None:
 
 
 FITS: dict[type[Any], Callable[[], None]] = {
-    kernelkit.SVC: _svc,
-    kernelkit.NuSVC: _nu_svc,
-    kernelkit.SVR: _svr,
-    kernelkit.NuSVR: _nu_svr,
-    kernelkit.OneClassSVM: _one_class,
+    kernelkit.SVC: _libsvm("SVC", {"C": 2.0}, _blobs),
+    kernelkit.NuSVC: _libsvm("NuSVC", {"nu": 0.3}, _blobs),
+    kernelkit.SVR: _libsvm("SVR", {"C": 3.0}, _regression),
+    kernelkit.NuSVR: _libsvm("NuSVR", {"nu": 0.4}, _regression),
+    kernelkit.OneClassSVM: _libsvm("OneClassSVM", {"nu": 0.2}, _unlabeled),
     kernelkit.PUClassifier: _pu,
     kernelkit.FrankWolfeSVC: _frank_wolfe,
     kernelkit.ConstrainedSVR: _constrained_svr,

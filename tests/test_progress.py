@@ -58,6 +58,17 @@ def _fit(name: str, params: dict[str, Any], data: str, **extra: Any) -> Any:
     return model.fit(x) if name == "OneClassSVM" else model.fit(x, y)
 
 
+def _quiet_and_loud(
+    name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
+) -> tuple[Any, Any, str]:
+    """The model fitted without and with ``verbose=True``, and what the verbose fit wrote to
+    stderr."""
+    quiet = _fit(name, params, data)
+    capfd.readouterr()
+    loud = _fit(name, params, data, verbose=True)
+    return quiet, loud, capfd.readouterr().err
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (list, np.ndarray)) else value
 
@@ -66,10 +77,7 @@ def _first(value: Any) -> Any:
 def test_the_bar_ends_on_the_solves_final_state(
     name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    quiet = _fit(name, params, data)
-    capfd.readouterr()
-    loud = _fit(name, params, data, verbose=True)
-    err = capfd.readouterr().err
+    quiet, loud, err = _quiet_and_loud(name, params, data, capfd)
     states = list(BAR.finditer(err))
     assert states, f"no progress bar on stderr: {err!r}"
     last = states[-1]
@@ -107,10 +115,8 @@ def test_one_bar_per_class_pair(capfd: pytest.CaptureFixture[str]) -> None:
 def test_aid_prints_each_aggregated_solve(
     name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    quiet = _fit(name, params, data)
-    capfd.readouterr()
-    loud = _fit(name, params, data, verbose=True)
-    lines = list(AID_LINE.finditer(capfd.readouterr().err))
+    quiet, loud, err = _quiet_and_loud(name, params, data, capfd)
+    lines = list(AID_LINE.finditer(err))
     assert len(lines) == len(loud.history_)
     for line, entry in zip(lines, loud.history_, strict=True):
         assert int(line["clusters"]) == entry["n_clusters"]

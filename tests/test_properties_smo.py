@@ -57,6 +57,9 @@ import kernelkit
 
 Array = NDArray[np.float64]
 
+#: Sample weights, one for each row of a problem of up to 40 rows (zeros included).
+WEIGHT_VALUES = st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40)
+
 
 def _no_phantom_increases(model: Any, x: Array) -> None:
     """objective_increases_ == 0: the monotone decrease SMO guarantees, duplicated rows
@@ -75,7 +78,7 @@ def _no_phantom_increases(model: Any, x: Array) -> None:
     c=log_uniform(1e-3, 1e3),
     tol=st.sampled_from([1e-3, 1e-5]),
     weighting=st.sampled_from(["none", "balanced", "sample"]),
-    sample_weight_values=st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40),
+    sample_weight_values=WEIGHT_VALUES,
     shrinking=st.booleans(),
 )
 def test_svc_kkt(
@@ -157,7 +160,7 @@ def _nu_feasibility(nu: float, w: Array, y: NDArray[Any]) -> float:
     nu_value=st.floats(0.01, 1.0),
     tol=st.sampled_from([1e-3, 1e-5]),
     weighted=st.booleans(),
-    sample_weight_values=st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40),
+    sample_weight_values=WEIGHT_VALUES,
 )
 def test_nu_svc_kkt(
     problem: tuple[KernelParams, Array, NDArray[np.int64]],
@@ -321,7 +324,7 @@ def _assert_tube_kkt(beta: Array, residual: Array, eps: float, upper: Array, all
     epsilon=st.one_of(st.just(0.0), st.floats(0.0, 1.0)),
     tol=st.sampled_from([1e-3, 1e-5]),
     weighted=st.booleans(),
-    sample_weight_values=st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40),
+    sample_weight_values=WEIGHT_VALUES,
 )
 def test_svr_kkt(
     problem: tuple[KernelParams, Array, Array],
@@ -336,14 +339,11 @@ def test_svr_kkt(
     w = np.asarray(sample_weight_values[:n]) if weighted else np.ones(n)
     model = kernelkit.SVR(C=c, epsilon=epsilon, tol=tol, max_iter=MAX_ITER, **kp.params())
     reference = sk_svm.SVR(C=c, epsilon=epsilon, tol=tol, **kp.params())
-    sw = w if weighted else None
-    if _refuses_zero_weights(model, w, x, z):
-        return
-    assume(_well_conditioned(kp, x))
-    k = kp.gram(x)
     upper = c * w
-    assume(_resolvable(k, upper, tol, extra=float(np.abs(z).max()) + epsilon))
-    _fit_smo(model, reference, x, z, sample_weight=sw)
+    extra = float(np.abs(z).max()) + epsilon
+    k = _fit_weighted(model, reference, kp, x, (z,), w if weighted else None, upper, extra)
+    if k is None:
+        return
     pred = model.predict(x)
     _finite(pred, model.dual_coef_, model.intercept_, model.objective_, model.kkt_gap_)
     _no_phantom_increases(model, x)
@@ -366,14 +366,31 @@ def test_svr_kkt(
     _assert_tube_kkt(beta, z - kb - intercept, epsilon, upper, tol + 2 * slack)
 
 
-def _refuses_zero_weights(model: Any, w: Array, x: Array, *target: Array) -> bool:
-    """When every sample weight is 0, asserts that the fit refuses them and returns True."""
-    if np.any(w > 0):
-        return False
-    with pytest.raises(ValueError, match=SAMPLE_WEIGHT_ERROR):
-        model.fit(x, *target, sample_weight=w)
-    event("ValueError: every weight is 0")
-    return True
+def _fit_weighted(
+    model: Any,
+    reference: Any,
+    kp: KernelParams,
+    x: Array,
+    target: tuple[Array, ...],
+    sample_weight: Array | None,
+    upper: Array,
+    extra: float,
+) -> Array | None:
+    """Fits a single-problem ``model`` on ``x`` and ``target`` (none for OneClassSVM) with
+    ``sample_weight`` by :func:`_fit_smo`, and returns the Gram matrix; ``upper`` holds the
+    bounds of the dual variables and ``extra`` the size of the linear term (for
+    :func:`_resolvable`). Weights that are all 0 must be refused (None is returned then); an
+    ill-conditioned kernel or a problem unresolvable at the model's ``tol`` rejects the draw."""
+    if sample_weight is not None and not np.any(sample_weight > 0):
+        with pytest.raises(ValueError, match=SAMPLE_WEIGHT_ERROR):
+            model.fit(x, *target, sample_weight=sample_weight)
+        event("ValueError: every weight is 0")
+        return None
+    assume(_well_conditioned(kp, x))
+    k = kp.gram(x)
+    assume(_resolvable(k, upper, model.tol, extra=extra))
+    _fit_smo(model, reference, x, *target, sample_weight=sample_weight)
+    return k
 
 
 @_settings(max_examples=100)
@@ -383,7 +400,7 @@ def _refuses_zero_weights(model: Any, w: Array, x: Array, *target: Array) -> boo
     nu=st.floats(0.01, 1.0),
     tol=st.sampled_from([1e-3, 1e-5]),
     weighted=st.booleans(),
-    sample_weight_values=st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40),
+    sample_weight_values=WEIGHT_VALUES,
 )
 def test_nu_svr_kkt(
     problem: tuple[KernelParams, Array, Array],
@@ -402,14 +419,12 @@ def test_nu_svr_kkt(
     w = np.asarray(sample_weight_values[:n]) if weighted else np.ones(n)
     model = kernelkit.NuSVR(C=c, nu=nu, tol=tol, max_iter=MAX_ITER, **kp.params())
     reference = sk_svm.NuSVR(C=c, nu=nu, tol=tol, **kp.params())
-    sw = w if weighted else None
-    if _refuses_zero_weights(model, w, x, z):
-        return
-    assume(_well_conditioned(kp, x))
-    k = kp.gram(x)
     upper = c * w
-    assume(_resolvable(k, upper, tol, extra=float(np.abs(z).max())))
-    _fit_smo(model, reference, x, z, sample_weight=sw)
+    k = _fit_weighted(
+        model, reference, kp, x, (z,), w if weighted else None, upper, np.abs(z).max()
+    )
+    if k is None:
+        return
     pred = model.predict(x)
     _finite(pred, model.dual_coef_, model.intercept_, model.epsilon_, model.objective_)
     _no_phantom_increases(model, x)
@@ -444,7 +459,7 @@ def test_nu_svr_kkt(
     nu=st.floats(0.01, 1.0),
     tol=st.sampled_from([1e-3, 1e-5]),
     weighted=st.booleans(),
-    sample_weight_values=st.lists(st.sampled_from([0.0, 0.3, 1.0, 2.5]), min_size=40, max_size=40),
+    sample_weight_values=WEIGHT_VALUES,
 )
 def test_one_class_kkt(
     kernel: KernelParams,
@@ -460,13 +475,9 @@ def test_one_class_kkt(
     w = np.asarray(sample_weight_values[:n]) if weighted else np.ones(n)
     model = kernelkit.OneClassSVM(nu=nu, tol=tol, max_iter=MAX_ITER, **kp.params())
     reference = sk_svm.OneClassSVM(nu=nu, tol=tol, **kp.params())
-    sw = w if weighted else None
-    if _refuses_zero_weights(model, w, x):
+    k = _fit_weighted(model, reference, kp, x, (), w if weighted else None, w, 0.0)
+    if k is None:
         return
-    assume(_well_conditioned(kp, x))
-    k = kp.gram(x)
-    assume(_resolvable(k, w, tol, extra=0.0))
-    _fit_smo(model, reference, x, sample_weight=sw)
     dec = model.decision_function(x)
     _finite(dec, model.dual_coef_, model.intercept_, model.objective_, model.kkt_gap_)
     assert set(np.unique(model.predict(x))) <= {-1, 1}

@@ -27,6 +27,7 @@ from kk_constrained_svr import (
     beta_from_dual,
     constraint_violation,
     dual_objective,
+    qp_problem,
 )
 from kk_constrained_svr import named_constraints as named_svr_constraints
 from kk_constrained_svr import primal_objective as svr_primal_objective
@@ -324,24 +325,10 @@ def _gsmo_violation(
 
 
 def _constrained_svr_optimum(x: Array, z: Array, cons: Any, c: float, nu: float) -> float:
-    """P* of the constrained ν-SVR primal (the QP of ``kk_constrained_svr.solve_qp``), by
-    cvxpy + Clarabel with ``kk_klr.clarabel``'s tolerance loosening (degenerate draws, such as
-    X = 0, leave Clarabel "optimal_inaccurate" at 1e-13); P recomputed in float64."""
-    n, p = x.shape
-    beta, beta0 = cp.Variable(p), cp.Variable()
-    xi, xi_star, eps = (
-        cp.Variable(n, nonneg=True),
-        cp.Variable(n, nonneg=True),
-        cp.Variable(nonneg=True),
-    )
-    pred = x @ beta + beta0
-    constraints = [pred - z <= eps + xi, z - pred <= eps + xi_star]
-    if cons.k1:
-        constraints.append(cons.A @ beta <= cons.b)
-    if cons.k2:
-        constraints.append(cons.G @ beta == cons.d)
-    objective = 0.5 * cp.sum_squares(beta) + c * (n * nu * eps + cp.sum(xi) + cp.sum(xi_star))
-    problem = cp.Problem(cp.Minimize(objective), constraints)
+    """P* of the constrained ν-SVR primal (``kk_constrained_svr.qp_problem``, the QP of
+    ``solve_qp``), by cvxpy + Clarabel with ``kk_klr.clarabel``'s tolerance loosening
+    (degenerate draws, such as X = 0, leave Clarabel "optimal_inaccurate" at 1e-13)."""
+    problem = qp_problem(x, z, cons, c, nu)[0]
     clarabel(problem)
     return float(problem.value)
 

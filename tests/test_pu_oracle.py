@@ -8,6 +8,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 import pytest
+from kk_oracles import solve_optimal
 from numpy.typing import NDArray
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
@@ -58,8 +59,7 @@ def cvxpy_dual(x: Array, y: Any, k: Any, prior: float, lam: float) -> tuple[floa
         + cp.sum(cp.maximum(-sigma, sigma - c2))
     )
     problem = cp.Problem(cp.Minimize(objective), [sigma >= 0, sigma <= c2, cp.sum(sigma) == c1 * p])
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    assert problem.status == cp.OPTIMAL
+    solve_optimal(problem, 1e-12)
     return float(problem.value), np.asarray(sigma.value)
 
 
@@ -183,8 +183,7 @@ def cvxpy_primal(x: Array, y: Any, k: Any, prior: float, lam: float) -> tuple[Ar
     )
     constraints = [xi >= 0, xi >= f_unlabeled, xi >= 0.5 + 0.5 * f_unlabeled]
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    assert problem.status == cp.OPTIMAL
+    solve_optimal(problem, 1e-12)
     return np.asarray(alpha.value), float(beta.value)
 
 

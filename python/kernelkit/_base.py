@@ -593,11 +593,18 @@ class SingleProblemSvm(KernelSvmMixin):
         )
         self.dual_coef_ = coef[support][np.newaxis, :]
         self.intercept_ = np.array([solution.bias])
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
+        store_solve_record(self, solution)
         self.fit_status_ = 0 if solution.status == "converged" else 1
         self._warn_unconverged([solution.status])
+
+
+def store_solve_record(model: Any, solution: _core.Solution) -> None:
+    """Sets the fitted attributes of ``model`` that record how its single dual problem's solve
+    went: the objective, KKT gap, iterations, objective increases, status and solver statistics
+    (the per-pair estimators hold these as arrays, one entry per pair)."""
+    model.objective_ = float(solution.objective)
+    model.kkt_gap_ = float(solution.gap)
+    model.n_iter_ = int(solution.iterations)
+    model.objective_increases_ = int(solution.stats["objective_increases"])
+    model.status_ = solution.status
+    model.solver_stats_ = dict(solution.stats)

@@ -15,25 +15,27 @@ which is how an estimator adds a sentence of its own to a shared entry::
     {{warm_start}}
         Meant for a refit on the same rows with another ``C``.
 
-The tables ``fit`` and ``predict`` hold a whole section, ``{{predict: Parameters}}`` (the title
-and ``X``), which a ``fit`` continues with its ``y`` and ``sample_weight``.
+The tables ``fit``, ``predict``, ``rows`` and ``pu_score`` hold a whole section,
+``{{predict: Parameters}}`` (the title and ``X``), which a ``fit`` continues with its ``y`` and
+``sample_weight``.
 
 The classes apply it with the decorator :func:`shared_docstrings`, to their own docstring and
-those of the methods and properties they define, so that ``help()``, numpydoc and doctest see
-the entries. The API reference reads the sources statically (griffe, without importing
-kernelkit): its extension, ``docs/hooks/griffe_sklearn_style.py``, loads this file by its path
-and applies the same :func:`fill` to every docstring, so this module imports nothing but the
-standard library.
+those of the methods and properties they define (a function decorated with it, to its own), so
+that ``help()``, numpydoc and doctest see the entries. The API reference reads the sources
+statically (griffe, without importing kernelkit): its extension,
+``docs/hooks/griffe_sklearn_style.py``, loads this file by its path and applies the same
+:func:`fill` to every docstring, so this module imports nothing but the standard library.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["SHARED", "TABLES", "fill", "shared_docstrings"]
 
-_T = TypeVar("_T", bound=type)
+_T = TypeVar("_T", bound=type | Callable[..., Any])
 
 #: A placeholder line: ``{{names}}`` or ``{{table: names}}``, with its indentation.
 _PLACEHOLDER = re.compile(
@@ -251,6 +253,21 @@ X : {array-like, sparse matrix} of shape (n_samples, n_features)
     (n_samples, n_train), when ``kernel="precomputed"``.
 """)
 
+#: The Parameters section of a method on rows alone (no precomputed kernel): its title and the
+#: type of ``X``, whose description the docstring writes under the placeholder.
+ROWS = _parameters("""
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+""")
+
+#: The PU scores (``pu_accuracy_score``, ``lee_liu_score``): their Parameters section up to
+#: ``y_pred``.
+PU_SCORE = _parameters("""
+y : array-like of shape (n_samples,)
+    1 for a labeled positive, 0 for an unlabeled row.
+y_pred : array-like of shape (n_samples,)
+    Predicted classes, 1 (positive) or 0 (negative).
+""")
+
 #: The ``callback`` of ``solve`` of the solvers (``kernelkit.solvers``).
 SOLVE = _entries("""
 callback : callable or None, default=None
@@ -267,6 +284,8 @@ TABLES: dict[str, dict[str, str]] = {
     "regression": REGRESSION,
     "fit": FIT,
     "predict": PREDICT,
+    "rows": ROWS,
+    "pu_score": PU_SCORE,
     "solve": SOLVE,
 }
 
@@ -310,17 +329,17 @@ def fill(doc: str | None) -> str | None:
 
 
 def shared_docstrings(cls: _T) -> _T:
-    """Class decorator: fills the docstring of ``cls`` and those of the methods, properties and
-    other descriptors that ``cls`` itself defines (see the module's docstring).
+    """Class or function decorator: fills the docstring of ``cls`` and those of the methods,
+    properties and other descriptors that ``cls`` itself defines (see the module's docstring).
 
     Parameters
     ----------
-    cls : type
-        The class.
+    cls : type or callable
+        The class, or a function (whose own docstring is filled).
 
     Returns
     -------
-    type
+    type or callable
         ``cls``, its docstrings filled.
     """
     cls.__doc__ = fill(cls.__doc__)

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ._docstrings import shared_docstrings
+
 __all__ = ["lee_liu_score", "make_pu_scorer", "pu_accuracy_score"]
 
 METRICS = ("accuracy", "lee_liu")
@@ -55,15 +57,11 @@ def _split(y: Any, y_pred: Any) -> tuple[Any, Any]:
     return labels.astype(np.intp), predicted.astype(np.intp)
 
 
+@shared_docstrings
 def pu_accuracy_score(y: Any, y_pred: Any, prior: float) -> float:
     """The unbiased estimate of the accuracy on the unlabeled rows, ``1 − R̂`` (module doc).
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        1 for a labeled positive, 0 for an unlabeled row.
-    y_pred : array-like of shape (n_samples,)
-        Predicted classes, 1 (positive) or 0 (negative).
+    {{pu_score: Parameters}}
     prior : float
         The class prior of the unlabeled rows, in (0, 1) (as ``PUClassifier``'s ``prior``).
 
@@ -85,16 +83,12 @@ def pu_accuracy_score(y: Any, y_pred: Any, prior: float) -> float:
     return 1.0 - (2.0 * float(prior) * missed + flagged - float(prior))
 
 
+@shared_docstrings
 def lee_liu_score(y: Any, y_pred: Any) -> float:
     """Lee & Liu's criterion ``recall² / P(ŷ = 1)`` (module doc); 0 when nothing is predicted
     positive.
 
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        1 for a labeled positive, 0 for an unlabeled row.
-    y_pred : array-like of shape (n_samples,)
-        Predicted classes, 1 (positive) or 0 (negative).
+    {{pu_score: Parameters}}
 
     Returns
     -------

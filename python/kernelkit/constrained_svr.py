@@ -378,9 +378,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     def fit(self, X: Any, y: Any) -> ConstrainedSVR:
         """Fit the model.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Training rows, at least two (sparse input is densified).
         y : array-like of shape (n_samples,)
             Numeric targets.
@@ -484,9 +482,7 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     def predict(self, X: Any) -> NDArray[np.float64]:
         """Predict the target of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Rows to evaluate.
 
         Returns

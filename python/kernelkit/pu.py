@@ -11,7 +11,8 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, KernelSvmMixin, _check_positive, store_solve_record
+from ._docstrings import shared_docstrings
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 
+@shared_docstrings
 class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """Positive-unlabeled classifier trained by USMO (Sansone, De Natale & Zhou, TPAMI 2019).
 
@@ -66,9 +68,13 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
     coef0 : float, default=0.0
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
-    tol : float, default=1e-3
+    tol : float, default=1e-5
         The τ of the optimality conditions, > 0: the solve stops when the largest of the four
-        optimality gaps is at most ``tol``.
+        optimality gaps is at most ``tol``. At ``1e-3`` (``SVC``'s default) the decision values
+        are fixed only to about ``1e-3 · max|d|``, so two correct solves (the two
+        ``selection`` schemes) can differ near the boundary; at ``1e-5`` they agree within
+        ``1e-4 · max|d|`` on the paper's data sets, for about 10 % more time
+        (``docs/pu_classifier.md``, "Working-set selection").
     cache_size : float, default=200
         Size of the kernel cache in MB (> 0).
     verbose : bool or int, default=False
@@ -187,7 +193,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,
-        tol: float = 1e-3,
+        tol: float = 1e-5,
         cache_size: float = 200,
         verbose: bool | int = False,
         max_iter: int = -1,
@@ -240,9 +246,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on labeled positives and unlabeled rows.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Training rows (scipy.sparse input is used as CSR, never densified).
         y : array-like of shape (n_samples,)
             1 for a labeled positive, 0 for an unlabeled row; both must occur.
@@ -288,21 +292,14 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ]
         self.intercept_ = np.array([solution.bias])
         self.sigma_ = sigma
-        self.objective_ = float(solution.objective)
-        self.kkt_gap_ = float(solution.gap)
-        self.n_iter_ = int(solution.iterations)
-        self.objective_increases_ = int(solution.stats["objective_increases"])
-        self.status_ = solution.status
-        self.solver_stats_ = dict(solution.stats)
+        store_solve_record(self, solution)
         self._warn_unconverged([solution.status])
         return self
 
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function ``f`` on the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Rows to evaluate.
 
         Returns
@@ -320,9 +317,7 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     def predict(self, X: Any) -> NDArray[np.int64]:
         """Predict the class of the samples in X.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        {{rows: Parameters}}
             Rows to classify.
 
         Returns
