@@ -14,12 +14,20 @@ tuned) on ``--seeds`` such labelings of every set; the truth is the positive fra
 unlabeled rows (the ``prior`` ``PUClassifier`` needs). Per set and method: the mean and standard
 deviation of the estimates and how many labelings land within 0.05 (``pu_prior.{json,md}``).
 
+``--selection-tols 1e-3,1e-4,1e-5``: instead, how close ``selection="full"`` and ``"paper"``
+are at each tol (issue 45) on the 96 problems (12 sets, seed-0 split of ⌊0.2·π·N⌋ positives, π
+the positive fraction of the unlabeled rows, both kernels, Gaussian γ = 0.5, the four λ), one
+thread: the largest max|d_paper − d_full| / max|d_full|, how many exceed 1e-4 and the CPU
+seconds of all fits per selection (``pu_selection_tol.{json,md}``).
+
     python benches/reproduce_pu_tables.py [--splits 10]
     python benches/reproduce_pu_tables.py --prior [--seeds 5] [--methods km2,km1,elkan_noto]
+    python benches/reproduce_pu_tables.py --selection-tols 1e-3,1e-4,1e-5
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import platform
 import sys
@@ -208,15 +216,51 @@ def prior(a: Any, argv: list[str] | None) -> int:
     return 0
 
 
+def selection_tols(a: Any, argv: list[str] | None) -> int:
+    """``--selection-tols``: the two selections' decision values compared at each tol."""
+    sets = []
+    for name in DATASETS:
+        X, labels = load_dataset(a.data, name)
+        y = np.zeros(len(labels), dtype=np.int64)
+        count = int(0.2 * np.mean(labels == 1) * len(labels))
+        y[np.random.default_rng(0).choice(np.flatnonzero(labels == 1), count, replace=False)] = 1
+        sets.append((X, y, float(np.mean(labels[y == 0] == 1))))
+    run, rows = harness.Run(argv), []
+    for tol in a.selection_tols:
+        diffs, seconds = [], {"full": 0.0, "paper": 0.0}
+        for (X, y, pi), kernel, lam in itertools.product(sets, ("linear", "rbf"), LAMS):
+            d = {}
+            for selection in seconds:
+                model = PUClassifier(prior=pi, lam=lam, kernel=kernel, gamma=GAUSSIAN_GAMMA,
+                                     tol=tol, selection=selection, n_jobs=1)  # fmt: skip
+                start = time.process_time()
+                model.fit(X, y)
+                seconds[selection] += time.process_time() - start
+                d[selection] = model.decision_function(X)
+            diffs.append(float(np.abs(d["paper"] - d["full"]).max() / np.abs(d["full"]).max()))
+        rows.append({"tol": tol, "problems": len(diffs), "largest": max(diffs),
+                     "above_1e-4": sum(v > 1e-4 for v in diffs), "full_cpu_s": seconds["full"],
+                     "paper_cpu_s": seconds["paper"]})  # fmt: skip
+    cols: list[harness.report.Column] = [
+        ("tol", "tol:g"), ("problems", "problems"), ("largest Δd / max|d|", "largest:.1e"),
+        ("above 1e-4", "above_1e-4"), ("full CPU s", "full_cpu_s:.2f"),
+        ("paper CPU s", "paper_cpu_s:.2f"),
+    ]  # fmt: skip
+    out = a.out if "--out" in (argv or sys.argv) else a.out.with_name("pu_selection_tol.json")
+    run.write(out, run.record(rows=rows), harness.report.table(rows, cols, 3, done=None))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = harness.parser(__doc__, "pu_tables.json")
     harness.options(p, splits=(10, "seeded splits per cell"),
                     datasets=(list(PRIORS), None, harness.strs), kernels=["linear", "gaussian"],
                     lams=(list(LAMS), None, harness.floats), prior=False, seeds=5,
-                    methods=["km2", "km1", "elkan_noto"])  # fmt: skip
+                    methods=["km2", "km1", "elkan_noto"],
+                    selection_tols=([], None, harness.floats))  # fmt: skip
     a = p.parse_args(argv)
-    if a.prior:
-        return prior(a, argv)
+    if a.prior or a.selection_tols:
+        return (prior if a.prior else selection_tols)(a, argv)
     if a.splits < 1:
         p.error("--splits must be >= 1")
     harness.known(p, "datasets", a.datasets, list(PRIORS))
