@@ -11,9 +11,9 @@ Protocol (digest §4.3, ../shared/BENCHMARKS.md):
   training rows (closed form): rule (a) 1/(2d̄) by default (the paper's text), ``--gamma-rule b``
   1/d̄ (LibCVM help), ``c`` 2/d̄ (LibCVM code); digest P8. Once per data set, for every solver.
 * C: the paper tunes C on [2^0, 2^12] with CVM on a 30% validation split but does not report it.
-  Default: ``DEFAULT_C`` (that selection done once with CVM on 5,000 rows); ``--select-C`` redoes
-  it in the run. The L2-SVM C (squared slack) is not sklearn's hinge-loss C: the peers get the
-  same γ and ``--svc-C`` (default 1; ``same`` = our C).
+  ``DEFAULT_C`` is that selection done once with CVM on 5,000 rows (``--C``: one for all). The
+  L2-SVM C (squared slack) is not sklearn's hinge-loss C: the peers get the same γ and
+  ``--svc-C`` (default 1; ``same`` = our C).
 * Peers: ``sklearn.svm.SVC`` (tol 1e-3) and ``sklearnex.svm.SVC`` (explicit large max_iter);
   "not installed" is recorded when they cannot be imported. Same cache (200 MB) and threads
   (``--n-jobs``, default 1) for everyone. Each fit in a fresh process, the peak-RSS mark reset
@@ -21,7 +21,7 @@ Protocol (digest §4.3, ../shared/BENCHMARKS.md):
 
 Data (../shared/data; the report states each split and scaling): a9a (not in the paper, whose
 largest Adult set is a7a), w8a (no w8a.t offline: a seeded 70/30 split), USPS, letter, shuttle,
-kddcup (normal vs attack; ``--kdd-task 5class``: the paper's classes; ``--kdd-encoding``).
+kddcup (normal vs attack; the paper's had the 5 classes).
 ``--max-train``/``--max-test`` cap the rows (seeded random subsets, order kept); ``--quick`` is
 a smoke run (1,000 / 1,000 rows, max_iter 100,000 per pair, 120 s timeouts).
 
@@ -53,17 +53,15 @@ from harness.svm import SKLEARNEX_MAX_ITER, estimator
 DATASETS = ("a9a", "w8a", "usps", "letter", "shuttle", "kddcup")
 METHODS, PEERS = ("cvm", "fw", "mfw"), ("sklearn", "sklearnex")
 LABELS = {**{m: f"kernelkit {m.upper()}" for m in METHODS}, **{p: f"{p} SVC" for p in PEERS}}
-# C per data set without --C / --select-C: the paper's selection redone once with CVM
-# (``--select-C 1,4,16,64,256,1024,4096 --select-max-train 5000``, rule (a), seed 0; ties → the
-# smaller C). Validation accuracy was flat from 16 (w8a, kddcup) or 64 (shuttle) upwards.
+# C per data set without --C: the paper's selection redone once with CVM on a random 30% of 5,000
+# training rows, C in {1, 4, ..., 4096}, rule (a), seed 0, ties → the smaller C (this script's
+# --select-C up to commit 69ce424). Validation accuracy was flat from 16 (w8a, kddcup) or 64
+# (shuttle) upwards.
 DEFAULT_C = dict(zip(DATASETS, (4.0, 16.0, 16.0, 64.0, 64.0, 16.0), strict=True))
 GAMMA_RULES = {"a": 0.5, "b": 1.0, "c": 2.0}  # γ = factor / d̄
 GAMMA_MAX_POINTS = 5000
 LIBCVM_ALPHA_THRESHOLD = 1e-5  # LibCVM zeroes α < 1e-5/|I| (digest §2.3, P13)
 QUICK_ROWS, QUICK_TIMEOUT, QUICK_MAX_ITER = 1000, 120.0, 100_000
-# PMLB kddcup ids are the 23 labels in alphabetical order; the paper's 5 classes (KDD'99 tasks):
-# 0 normal, 1 DoS, 2 Probe, 3 R2L, 4 U2R, one digit per label.
-KDD_CLASS = "14333214312043124213133"
 KDD_CATEGORICAL = (1, 2, 3)  # protocol_type, service, flag
 SPLITS = {
     "a9a": ("official a9a / a9a.t", "none (binary features)"),
@@ -129,17 +127,10 @@ def load_dataset(name: str, args: Any) -> dict[str, Any]:
         n = 15_000 if name == "letter" else 43_500
         X, y, Xt, yt = ds.X[:n], ds.y[:n], ds.X[n:], ds.y[n:]
     else:  # kddcup
-        Xa, ids = ds.X, ds.y.astype(np.int64)
-        enc = "protocol/service/flag as PMLB integer codes"
-        if args.kdd_encoding == "onehot":
-            Xa, levels = one_hot(Xa, KDD_CATEGORICAL)
-            enc = f"one-hot protocol/service/flag ({'+'.join(map(str, levels))} levels)"
-        if args.kdd_task == "binary":
-            ya = np.where(ids == data.KDD_NORMAL_ID, -1.0, 1.0)
-            task = f"binary: normal (PMLB id {data.KDD_NORMAL_ID}) = −1, attack = +1"
-        else:
-            ya = np.array([int(c) for c in KDD_CLASS], dtype=np.float64)[ids]
-            task = "5 classes: 0 normal, 1 DoS, 2 Probe, 3 R2L, 4 U2R"
+        Xa, levels = one_hot(ds.X, KDD_CATEGORICAL)
+        ya = np.where(ds.y.astype(np.int64) == data.KDD_NORMAL_ID, -1.0, 1.0)
+        task = f"binary: normal (PMLB id {data.KDD_NORMAL_ID}) = −1, attack = +1"
+        enc = f"one-hot protocol/service/flag ({'+'.join(map(str, levels))} levels)"
         tr, te = split_rows(Xa.shape[0], 0.2, rng)
         X, y, Xt, yt = Xa[tr], ya[tr], Xa[te], ya[te]
         split, scaling = (
@@ -302,30 +293,6 @@ def case(solver: str, params: dict[str, Any], args: Any, seed: int) -> Case:
     return Case(solver, fit, p, timeout=timeout)
 
 
-def select_C(arrays: dict[str, Any], params: dict[str, Any], tmp: Path, args: Any) -> float:
-    """The paper's C selection: a random 30% of the training rows as validation, ``--select-method``
-    fitted for each C of the grid; the best validation accuracy wins (ties: the smaller C)."""
-    rng = np.random.default_rng([args.seed, 99])
-    X, y = arrays["X"], arrays["y"]
-    if X.shape[0] > args.select_max_train:
-        keep = np.sort(rng.choice(X.shape[0], args.select_max_train, replace=False))
-        X, y = X[keep], y[keep]
-    tr, va = split_rows(X.shape[0], 0.3, rng)
-    folder = data.stash(tmp / "select", X=X[tr], y=y[tr], Xt=X[va], yt=y[va])
-    trials = []
-    for C in args.select_C:
-        p = {**params, "C": C, "gap_budget": 0, "folder": folder}
-        res = run_one(case(args.select_method, p, args, args.seed), not args.no_isolate)
-        acc = res.get("test_accuracy")
-        if acc is not None:
-            trials.append((acc, -C))
-        said = f"val acc {acc:.4f} in {res['fit_s']:.2f} s" if acc is not None else res["error"]
-        print(f"  select C: {args.select_method} C={C:g}: {said}", file=sys.stderr, flush=True)
-    if not trials:
-        raise RuntimeError("C selection: every fit failed")
-    return -max(trials)[1]
-
-
 def aggregate(key: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Mean ± std of time and accuracy over the successful repeats; the rest from the first."""
     ok = [r for r in runs if "error" not in r]
@@ -357,9 +324,6 @@ def run_dataset(name: str, solvers: list[str], base: dict[str, Any], args: Any, 
     print(f"{name}: {meta['n_train']:,} train / {meta['n_test']:,} test, {meta['n_features']} "
           f"features, {meta['n_classes']} classes, d̄ = {d_bar:.4g}, γ = {gamma:.4g}",
           file=sys.stderr, flush=True)  # fmt: skip
-    if args.select_C:
-        p["C"] = select_C(arrays, p, tmp, args)
-        meta["C_selection"] = {"method": args.select_method, "grid": args.select_C}
     p["svc_C"] = p["C"] if args.svc_C == "same" else float(args.svc_C)
     meta.update({"C": p["C"], "svc_C": p["svc_C"]})
     p["folder"] = data.stash(tmp / "fit", **arrays)
@@ -534,8 +498,6 @@ def parse_args(argv: Sequence[str] | None) -> Any:
                     quick=(False, "smoke run (see above)"),
                     repeats=(1, "fits per solver (seed + repeat)"),
                     C=(None, "L2-SVM C for every dataset", float),
-                    select_C=(None, "C grid (see above)", harness.floats),
-                    select_method=("cvm", None, tuple(METHODS)), select_max_train=20_000,
                     svc_C=("1", "C of the peers; 'same' = the L2-SVM C"),
                     gamma_rule=("a", None, tuple(GAMMA_RULES)),
                     gamma=(None, "numeric γ (overrides the rule)", float), epsilon=1e-6,
@@ -547,8 +509,6 @@ def parse_args(argv: Sequence[str] | None) -> Any:
                     cache_size=(200.0, "MB, every solver"),
                     n_jobs=(1, "threads (kernelkit, sklearnex)"), tol=(1e-3, "peers' tol"),
                     gap_budget=(5e9, "full-scan n·#SV (0: off)"),
-                    kdd_task=("binary", None, ("binary", "5class")),
-                    kdd_encoding=("onehot", None, ("onehot", "ordinal")),
                     timeout=(3600.0, "s per fit of our methods"),
                     peer_timeout=(3600.0, "s per peer fit"), seed=0,
                     no_isolate=(False, "fit in this process (no RSS)"),
