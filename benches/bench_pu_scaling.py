@@ -29,7 +29,7 @@ import numpy as np
 from harness import data, report, runner
 
 SCHEMES = ("full", "paper")
-N_LABELED, LAM, SEED = 100, 0.01, 0
+N_LABELED, LAM, SEED, TOL = 100, 0.01, 0, 1e-3
 
 
 def a9a_pool(data_dir: Path) -> tuple[Any, Any, float, float]:
@@ -58,8 +58,8 @@ def fit(case: runner.Case) -> dict[str, Any]:
         [data.unstash(p["pool"], "positive"), data.unstash(p["pool"], "unlabeled", p["n"])]
     )
     y = np.r_[np.ones(N_LABELED, dtype=int), np.zeros(p["n"], dtype=int)]
-    model = PUClassifier(prior=p["prior"], lam=LAM, kernel=p["kernel"], gamma=p["gamma"], n_jobs=1,
-                         selection=case.label)  # fmt: skip
+    model = PUClassifier(prior=p["prior"], lam=LAM, kernel=p["kernel"], gamma=p["gamma"], tol=TOL,
+                         n_jobs=1, selection=case.label)  # fmt: skip
     out = runner.timed_fit(model, X, y)
     return out | {"steps": model.n_iter_, "passes": model.solver_stats_["whole_set_passes"],
                   "status": model.status_, "objective": model.objective_}  # fmt: skip

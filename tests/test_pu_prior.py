@@ -369,7 +369,7 @@ def hidden_labels(name: str, seed: int) -> tuple[Array, NDArray[np.int64], float
 def test_km2_within_005_on_three_of_the_twelve_sets() -> None:
     """The issue's acceptance: KM2, with its published defaults, is within 0.05 of the truth
     on at least three of the 12 sets, here the mean of its estimates over labelings 0-2.
-    Measured with benches/estimate_prior_pu.py (docs/pu_classifier.md, "The prior"): that
+    Measured with benches/reproduce_pu_tables.py --prior (docs/pu_classifier.md, "The prior"): that
     mean is within 0.05 on exactly three sets, House, Isolet and Krvskp. It does not hold on
     every labeling: of labelings 0-4, 3, 1, 4, 4 and 3 sets are within 0.05 (on labeling 1
     only Krvskp)."""
