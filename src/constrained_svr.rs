@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, vector};
-use crate::errors::CoreError;
+use crate::errors::{parse_choice, CoreError};
 use crate::options::parse_options;
 use crate::solve::{run_with_extra, Solution, WithPath};
 
@@ -78,25 +78,20 @@ pub(crate) fn solve_constrained_svr(
     method: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Py<PyArray1<f64>>, f64, Option<Py<PyDict>>)> {
-    let gamma_rule = match gamma_rule {
-        "projected" => GammaRule::ProjectedGradient,
-        "paper" => GammaRule::Paper,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "gamma_rule must be 'projected' or 'paper', got {other:?}"
-            )))
-        }
-    };
-    let preference = match method {
-        "auto" => ConstrainedSvrMethodPreference::Auto,
-        "gsmo" => ConstrainedSvrMethodPreference::Gsmo,
-        "interior_point" => ConstrainedSvrMethodPreference::InteriorPoint,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "method must be 'auto', 'gsmo' or 'interior_point', got {other:?}"
-            )))
-        }
-    };
+    let gamma_rule = parse_choice(
+        "gamma_rule",
+        gamma_rule,
+        &[("projected", GammaRule::ProjectedGradient), ("paper", GammaRule::Paper)],
+    )?;
+    let preference = parse_choice(
+        "method",
+        method,
+        &[
+            ("auto", ConstrainedSvrMethodPreference::Auto),
+            ("gsmo", ConstrainedSvrMethodPreference::Gsmo),
+            ("interior_point", ConstrainedSvrMethodPreference::InteriorPoint),
+        ],
+    )?;
     let options = parse_options(options)?;
     let x = matrix(&x);
     let p = x.cols;

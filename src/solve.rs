@@ -20,7 +20,7 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, signs, vector};
 use crate::callable::{raise_kept, CallableKernel};
-use crate::errors::CoreError;
+use crate::errors::{parse_choice, CoreError};
 use crate::kernel::Kernel;
 use crate::options::{parse_options, Options};
 use crate::progress::{run_interruptible, PythonMonitor};
@@ -567,43 +567,26 @@ pub(crate) fn solve_frank_wolfe(
     sample_pool: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    let sample_pool = match sample_pool {
-        "all" => SamplePool::All,
-        "noncore" => SamplePool::NonCore,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "sample_pool must be 'all' or 'noncore', got {other:?}"
-            )))
-        }
-    };
-    let start = match init {
-        "random" => Start::RandomMeb,
-        "furthest" => Start::FurthestPair,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "init must be 'random' or 'furthest', got {other:?}"
-            )))
-        }
-    };
-    let method = match method {
-        "cvm" => Method::Cvm,
-        "fw" => Method::Fw,
-        "mfw" => Method::Mfw,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "method must be 'cvm', 'fw' or 'mfw', got {other:?}"
-            )))
-        }
-    };
-    let radius_rule = match radius_rule {
-        "exact" => RadiusRule::Exact,
-        "paper" => RadiusRule::PaperPrinted,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "radius_rule must be 'exact' or 'paper', got {other:?}"
-            )))
-        }
-    };
+    let sample_pool = parse_choice(
+        "sample_pool",
+        sample_pool,
+        &[("all", SamplePool::All), ("noncore", SamplePool::NonCore)],
+    )?;
+    let start = parse_choice(
+        "init",
+        init,
+        &[("random", Start::RandomMeb), ("furthest", Start::FurthestPair)],
+    )?;
+    let method = parse_choice(
+        "method",
+        method,
+        &[("cvm", Method::Cvm), ("fw", Method::Fw), ("mfw", Method::Mfw)],
+    )?;
+    let radius_rule = parse_choice(
+        "radius_rule",
+        radius_rule,
+        &[("exact", RadiusRule::Exact), ("paper", RadiusRule::PaperPrinted)],
+    )?;
     let solver = FrankWolfe {
         method,
         epsilon,
@@ -661,15 +644,14 @@ pub(crate) fn solve_klr(
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Option<Py<PyDict>>)> {
-    let rule = match selection {
-        "second_order" => WorkingSetRule::SecondOrder,
-        "first_order" => WorkingSetRule::FirstOrder,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "selection must be 'second_order' or 'first_order', got {other:?}"
-            )))
-        }
-    };
+    let rule = parse_choice(
+        "selection",
+        selection,
+        &[
+            ("second_order", WorkingSetRule::SecondOrder),
+            ("first_order", WorkingSetRule::FirstOrder),
+        ],
+    )?;
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
     let weights = sample_weight.as_ref().map(|w| vector(w).into_owned());
