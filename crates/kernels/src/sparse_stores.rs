@@ -84,23 +84,45 @@ fn average_nnz(rows: &CsrRows<'_>) -> usize {
     rows.nnz() / rows.n_rows().max(1) + 1
 }
 
+/// The [`RowStore`] methods that a store over its `rows` field ([`CsrRows`]) answers from those
+/// rows: their number and width, and the requested rows gathered from them.
+macro_rules! csr_rows_shape {
+    () => {
+        fn n_rows(&self) -> usize {
+            self.rows.n_rows()
+        }
+
+        fn n_features(&self) -> usize {
+            self.rows.n_features()
+        }
+
+        fn gather(&self, positions: &[usize]) -> CsrLeft {
+            CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
+        }
+    };
+}
+
+/// The [`RowStore`] costs of a store over its `rows` field ([`CsrRows`]): a value costs the
+/// rows' stored values, and blocks are bitwise up to [`BITWISE_ROWS`] rows.
+macro_rules! csr_rows_costs {
+    () => {
+        fn cost_per_value(&self) -> usize {
+            average_nnz(&self.rows)
+        }
+
+        fn bitwise_rows(&self) -> usize {
+            BITWISE_ROWS
+        }
+    };
+}
+
 impl RowStore for CsrStore<'_> {
     type Left = CsrLeft;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
+    csr_rows_shape!();
 
     fn sq_norms(&self) -> &[f64] {
         &self.sq_norms
-    }
-
-    fn gather(&self, positions: &[usize]) -> CsrLeft {
-        CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
     }
 
     fn inner_products(&self, left: &CsrLeft, first: usize, window: &mut Window<'_>) {
@@ -125,13 +147,7 @@ impl RowStore for CsrStore<'_> {
         self.sq_norms.swap(i, j);
     }
 
-    fn cost_per_value(&self) -> usize {
-        average_nnz(&self.rows)
-    }
-
-    fn bitwise_rows(&self) -> usize {
-        BITWISE_ROWS
-    }
+    csr_rows_costs!();
 
     fn path(&self) -> KernelPath {
         KernelPath::Csr
@@ -158,20 +174,10 @@ impl<'a> PaddedStore<'a> {
 impl RowStore for PaddedStore<'_> {
     type Left = CsrLeft;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
+    csr_rows_shape!();
 
     fn sq_norms(&self) -> &[f64] {
         self.padded.sq_norms()
-    }
-
-    fn gather(&self, positions: &[usize]) -> CsrLeft {
-        CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
     }
 
     fn inner_products(&self, left: &CsrLeft, first: usize, window: &mut Window<'_>) {
@@ -195,13 +201,7 @@ impl RowStore for PaddedStore<'_> {
         self.padded.swap(i, j);
     }
 
-    fn cost_per_value(&self) -> usize {
-        average_nnz(&self.rows)
-    }
-
-    fn bitwise_rows(&self) -> usize {
-        BITWISE_ROWS
-    }
+    csr_rows_costs!();
 
     fn path(&self) -> KernelPath {
         KernelPath::CsrPadded
