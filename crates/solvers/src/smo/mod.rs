@@ -311,13 +311,13 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    active_size =
-                        S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol, &*monitor);
-                    if monitor.interrupted() {
+                    let Some(shrunk) =
+                        self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
+                    else {
                         status = Status::Stopped;
                         break;
-                    }
-                    stats.min_active_size = stats.min_active_size.min(active_size as u64);
+                    };
+                    active_size = shrunk;
                     // Positions moved and the gradient may have been rebuilt.
                     first = None;
                 }
@@ -391,6 +391,25 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             x[original] = self.v.alpha[position];
         }
         (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
+    }
+
+    /// One shrinking of the active set ([`Strategy::shrink`]), counted in
+    /// `stats.min_active_size`: the new active-set size, or `None` when the monitor was
+    /// interrupted during it.
+    fn shrink(
+        &mut self,
+        shrinker: &mut Shrinker,
+        active_size: usize,
+        tol: f64,
+        monitor: &dyn Monitor,
+        stats: &mut SolveStats,
+    ) -> Option<usize> {
+        let active_size = S::shrink(shrinker, self.q, &mut self.v, active_size, tol, monitor);
+        if monitor.interrupted() {
+            return None;
+        }
+        stats.min_active_size = stats.min_active_size.min(active_size as u64);
+        Some(active_size)
     }
 
     /// The time limit, then the monitor's report: how the solve ends now, if it does.
