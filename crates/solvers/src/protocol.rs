@@ -255,6 +255,18 @@ impl Monitor for NoMonitor {
     }
 }
 
+/// Checks that the problem parameter `name` (`C`, `lam`) is finite and `> 0`: else
+/// [`SolveError::InvalidProblem`] "`name` = `value` must be finite and > 0".
+pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<(), SolveError> {
+    if value.is_finite() && value > 0.0 {
+        return Ok(());
+    }
+    Err(SolveError::InvalidProblem {
+        name,
+        reason: format!("{name} = {value} must be finite and > 0"),
+    })
+}
+
 /// Invalid problems and options. Every variant names what is wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SolveError {

@@ -121,12 +121,7 @@ impl<'a> ConstrainedSvrProblem<'a> {
                 reason: format!("y[{i}] = {} is not finite", y[i]),
             });
         }
-        if !(c.is_finite() && c > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: format!("C = {c} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("C", c)?;
         if !(nu > 0.0 && nu <= 1.0) {
             return Err(SolveError::InvalidProblem {
                 name: "nu",

@@ -102,12 +102,7 @@ impl<K: KernelSource> SimplexQp<K> {
                 reason: format!("y[{i}] = {} is not -1 or +1", labels[i]),
             });
         }
-        if !(c.is_finite() && c > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: format!("C = {c} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("C", c)?;
         let q = MebQ::modified(kernel, labels.to_vec(), c, cache_bytes);
         if let Some(i) = q.diagonal().iter().position(|v| !v.is_finite()) {
             return Err(SolveError::InvalidProblem {

@@ -114,9 +114,7 @@ impl<K: KernelSource> KlrProblem<K> {
         if positives == 0 || negatives == 0 {
             return invalid("y", "both classes must be present".into());
         }
-        if !(c.is_finite() && c > 0.0) {
-            return invalid("C", format!("C = {c} must be finite and > 0"));
-        }
+        crate::protocol::check_positive("C", c)?;
         if !(lambda.is_finite() && lambda >= 0.0) {
             return invalid("lam", format!("lam = {lambda} must be finite and >= 0"));
         }

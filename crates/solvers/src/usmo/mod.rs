@@ -97,12 +97,7 @@ impl<K: UnlabeledKernel> PuProblem<K> {
                 reason: format!("prior = {prior} must be in (0, 1)"),
             });
         }
-        if !(lam.is_finite() && lam > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "lam",
-                reason: format!("lam = {lam} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("lam", lam)?;
         if n_positive == 0 || n == 0 {
             return Err(SolveError::InvalidProblem {
                 name: "y",
