@@ -1,6 +1,6 @@
 //! The uniform solver protocol shared by every engine (DESIGN.md, "The uniform Solver protocol").
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kernelkit_kernels::{CacheStats, KernelError, KernelPath, Level};
 
@@ -253,6 +253,21 @@ impl Monitor for NoMonitor {
     fn report(&mut self, _progress: &Progress) -> Control {
         Control::Continue
     }
+}
+
+/// What every few steps of a solve checks (every [`SolveOptions::report_every`] iterations):
+/// the time limit, then the monitor, given the `progress` only when the time is not up.
+/// `Some(status)` ends the solve.
+pub(crate) fn checkpoint(
+    options: &SolveOptions,
+    started: Instant,
+    monitor: &mut dyn Monitor,
+    progress: impl FnOnce() -> Progress,
+) -> Option<Status> {
+    if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
+        return Some(Status::TimeLimit);
+    }
+    (monitor.report(&progress()) == Control::Stop).then_some(Status::Stopped)
 }
 
 /// Checks that the problem parameter `name` (`C`, `lam`) is finite and `> 0`: else

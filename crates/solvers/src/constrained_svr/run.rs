@@ -8,7 +8,7 @@ use super::state::State;
 use super::step::{constraint_step, pair_step, Data, Scratch};
 use super::{ConstrainedSvrProblem, Gsmo, GsmoReport, HistoryPoint};
 use crate::protocol::{
-    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
+    checkpoint, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
 };
 
 /// Relative slack allowed in the per-step decrease test (round-off of `½‖β‖² + lᵀθ`).
@@ -68,18 +68,15 @@ pub(super) fn solve(
             break Status::MaxIterations;
         }
         if iterations > 0 && iterations.is_multiple_of(options.report_every) {
-            if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
-                break Status::TimeLimit;
-            }
-            let progress = Progress {
+            let stop = checkpoint(options, started, monitor, || Progress {
                 iteration: iterations,
                 gap: violation,
                 objective,
                 active_size: n,
                 cache: gram.stats(),
-            };
-            if monitor.report(&progress) == Control::Stop {
-                break Status::Stopped;
+            });
+            if let Some(stop) = stop {
+                break stop;
             }
         }
         match block {

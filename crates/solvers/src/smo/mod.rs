@@ -82,7 +82,7 @@ use kernelkit_kernels::QMatrixPasses;
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
-    Control, Engine, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
+    checkpoint, Engine, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
     Status,
 };
 use gradient_update::{
@@ -414,13 +414,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
 
     /// The time limit, then the monitor's report: how the solve ends now, if it does.
     fn time_or_report(&self, progress: &Progress, monitor: &mut dyn Monitor) -> Option<Status> {
-        if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-            Some(Status::TimeLimit)
-        } else if monitor.report(progress) == Control::Stop {
-            Some(Status::Stopped)
-        } else {
-            None
-        }
+        checkpoint(self.options, self.started, monitor, || *progress)
     }
 
     /// The result of a solve interrupted (Ctrl-C, or a `StopFlag`) after `iterations` steps:
