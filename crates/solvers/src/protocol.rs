@@ -18,6 +18,31 @@ pub trait Solver<P> {
     ) -> Result<Solution, SolveError>;
 }
 
+/// Implements [`Solver`]`<$problem>` for `$solver` (with the impl's generic parameters in the
+/// brackets) by its inherent method `$method`, which solves and returns the solution with
+/// something more (a report, a scale): [`Solver::solve`] keeps the solution. [`Solver::name`]
+/// is `$name` (a `fn(&Self) -> &'static str`) of the solver.
+macro_rules! solver_by_method {
+    (impl[$($generics:tt)*] $problem:ty => $solver:ty, $method:ident, $name:expr) => {
+        impl<$($generics)*> $crate::protocol::Solver<$problem> for $solver {
+            fn name(&self) -> &'static str {
+                let name: fn(&Self) -> &'static str = $name;
+                name(self)
+            }
+
+            fn solve(
+                &self,
+                problem: &mut $problem,
+                options: &$crate::protocol::SolveOptions,
+                monitor: &mut dyn $crate::protocol::Monitor,
+            ) -> Result<$crate::protocol::Solution, $crate::protocol::SolveError> {
+                Ok(self.$method(problem, options, monitor)?.0)
+            }
+        }
+    };
+}
+pub(crate) use solver_by_method;
+
 /// Options common to every solver.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolveOptions {

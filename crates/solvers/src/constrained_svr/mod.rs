@@ -79,7 +79,7 @@ pub use constraints::{LinearConstraints, SparseMatrix};
 use gram::GramColumns;
 pub use select::{Block, GammaRule};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 
 /// The constrained ν-SVR (see the module documentation).
 #[derive(Debug)]
@@ -358,17 +358,6 @@ impl Gsmo {
     }
 }
 
-impl Solver<ConstrainedSvrProblem<'_>> for Gsmo {
-    fn name(&self) -> &'static str {
-        "gsmo"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut ConstrainedSvrProblem<'_>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[] ConstrainedSvrProblem<'_> => Gsmo, solve_with_report, |_| "gsmo"
+);

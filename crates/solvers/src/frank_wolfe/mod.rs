@@ -68,7 +68,7 @@ pub(crate) mod search;
 
 use kernelkit_kernels::{KernelSource, MebQ};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 pub use iterate::RadiusRule;
 use run::Run;
 
@@ -300,21 +300,12 @@ impl FrankWolfe {
     }
 }
 
-impl<K: KernelSource> Solver<SimplexQp<K>> for FrankWolfe {
-    fn name(&self) -> &'static str {
-        match self.method {
-            Method::Cvm => "cvm",
-            Method::Fw => "frank_wolfe",
-            Method::Mfw => "modified_frank_wolfe",
-        }
+crate::protocol::solver_by_method!(
+    impl[K: KernelSource] SimplexQp<K> => FrankWolfe,
+    solve_with_report,
+    |solver| match solver.method {
+        Method::Cvm => "cvm",
+        Method::Fw => "frank_wolfe",
+        Method::Mfw => "modified_frank_wolfe",
     }
-
-    fn solve(
-        &self,
-        problem: &mut SimplexQp<K>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+);

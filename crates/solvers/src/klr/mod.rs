@@ -59,7 +59,7 @@ mod subproblem;
 
 use kernelkit_kernels::{CachedColumns, KernelSource};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 
 /// Problem (22) over a kernel source (see the module documentation).
 #[derive(Debug)]
@@ -254,17 +254,6 @@ impl KlrSmo {
     }
 }
 
-impl<K: KernelSource> Solver<KlrProblem<K>> for KlrSmo {
-    fn name(&self) -> &'static str {
-        "klr_smo"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut KlrProblem<K>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[K: KernelSource] KlrProblem<K> => KlrSmo, solve_with_report, |_| "klr_smo"
+);

@@ -126,20 +126,9 @@ impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for Smo {
     }
 }
 
-impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for NuSmo {
-    fn name(&self) -> &'static str {
-        "smo_nu"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut BoxQp<Q>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_scale(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[Q: QMatrixPasses] BoxQp<Q> => NuSmo, solve_with_scale, |_| "smo_nu"
+);
 
 impl NuSmo {
     /// Solves and also returns `r = (r⁺ + r⁻)/2` (Chang & Lin 2001: the ν-SVC dual is the
