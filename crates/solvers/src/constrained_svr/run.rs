@@ -80,38 +80,16 @@ pub(super) fn solve(
             }
         }
         match block {
-            Block::Alpha => pair_step(
-                &mut state,
-                gram,
-                &data,
-                &mut scratch,
-                block,
-                selection.alpha.expect("scored"),
-            ),
-            Block::AlphaStar => pair_step(
-                &mut state,
-                gram,
-                &data,
-                &mut scratch,
-                block,
-                selection.alpha_star.expect("scored"),
-            ),
-            Block::Gamma => constraint_step(
-                &mut state,
-                gram.rows(),
-                &data,
-                &mut scratch,
-                block,
-                selection.gamma.expect("scored").0,
-            ),
-            Block::Mu => constraint_step(
-                &mut state,
-                gram.rows(),
-                &data,
-                &mut scratch,
-                block,
-                selection.mu.expect("scored").0,
-            ),
+            Block::Alpha | Block::AlphaStar => {
+                let pair =
+                    if block == Block::Alpha { selection.alpha } else { selection.alpha_star };
+                pair_step(&mut state, gram, &data, &mut scratch, block, pair.expect("scored"))
+            }
+            Block::Gamma | Block::Mu => {
+                let multiplier = if block == Block::Gamma { selection.gamma } else { selection.mu };
+                let (u, _) = multiplier.expect("scored");
+                constraint_step(&mut state, gram.rows(), &data, &mut scratch, block, u)
+            }
         }
         fresh = false;
         iterations += 1;
