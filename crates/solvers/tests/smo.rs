@@ -12,15 +12,17 @@ use kernelkit_solvers::{
     SolveOptions, Solver, Status,
 };
 
+#[path = "common/kkt.rs"]
+mod kkt;
+#[path = "common/xorshift.rs"]
+mod xorshift;
+use kkt::max_violation;
+use xorshift::XorShift;
+
 /// A reproducible two-class problem: two overlapping Gaussian-ish clouds.
 fn two_clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut uniform = || random.uniform();
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);
     for i in 0..n {
@@ -58,20 +60,7 @@ fn kkt_violation(q: &[Vec<f64>], p: &[f64], y: &[i8], upper: &[f64], alpha: &[f6
     let n = alpha.len();
     let gradient: Vec<f64> =
         (0..n).map(|i| p[i] + (0..n).map(|j| q[i][j] * alpha[j]).sum::<f64>()).collect();
-    let mut up = f64::NEG_INFINITY;
-    let mut low = f64::INFINITY;
-    for t in 0..n {
-        let v = -f64::from(y[t]) * gradient[t];
-        let below_upper = alpha[t] < upper[t];
-        let above_lower = alpha[t] > 0.0;
-        if (y[t] == 1 && below_upper) || (y[t] == -1 && above_lower) {
-            up = up.max(v);
-        }
-        if (y[t] == 1 && above_lower) || (y[t] == -1 && below_upper) {
-            low = low.min(v);
-        }
-    }
-    up - low
+    max_violation(y, upper, alpha, |t| -f64::from(y[t]) * gradient[t])
 }
 
 #[test]
