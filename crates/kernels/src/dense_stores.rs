@@ -17,7 +17,7 @@ use crate::feature_major::FeatureMajor;
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::plan::KernelPath;
-use crate::row_store::{RowStore, Window};
+use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::source::Finish;
 
 /// Below this many rows a block is computed by direct dot products instead of a GEMM (a GEMM
@@ -78,16 +78,10 @@ impl<'a> Rows<'a> {
 }
 
 /// The [`RowStore`] methods that a store over its `rows` field (a [`DenseRows`] or a [`Rows`])
-/// answers from those rows: their number, width and norms.
+/// answers from those rows: their number and width ([`size_of_rows`]), and their norms.
 macro_rules! shape_of_rows {
     () => {
-        fn n_rows(&self) -> usize {
-            self.rows.n_rows()
-        }
-
-        fn n_features(&self) -> usize {
-            self.rows.n_features()
-        }
+        size_of_rows!();
 
         fn sq_norms(&self) -> &[f64] {
             self.rows.sq_norms()

@@ -17,7 +17,7 @@ use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::plan::KernelPath;
 use crate::rbf_table::IntegerRbf;
-use crate::row_store::{RowStore, Window};
+use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::sparse::{merge_dot, scatter_dot, CsrRows, SCATTER_MAX_FEATURES};
 
 /// [`RowStore::bitwise_rows`] of CSR rows: every value of a block is one row's sparse dot
@@ -85,16 +85,10 @@ fn average_nnz(rows: &CsrRows<'_>) -> usize {
 }
 
 /// The [`RowStore`] methods that a store over its `rows` field ([`CsrRows`]) answers from those
-/// rows: their number and width, and the requested rows gathered from them.
+/// rows: their number and width ([`size_of_rows`]), and the requested rows gathered from them.
 macro_rules! csr_rows_shape {
     () => {
-        fn n_rows(&self) -> usize {
-            self.rows.n_rows()
-        }
-
-        fn n_features(&self) -> usize {
-            self.rows.n_features()
-        }
+        size_of_rows!();
 
         fn gather(&self, positions: &[usize]) -> CsrLeft {
             CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
