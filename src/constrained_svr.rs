@@ -47,6 +47,16 @@ fn constraints(
         .map_err(CoreError::from)?)
 }
 
+/// The accepted values of `solve_constrained_svr`'s `gamma_rule` and `method`
+/// ([`parse_choice`]).
+const GAMMA_RULES: &[(&str, GammaRule)] =
+    &[("projected", GammaRule::ProjectedGradient), ("paper", GammaRule::Paper)];
+const METHODS: &[(&str, ConstrainedSvrMethodPreference)] = &[
+    ("auto", ConstrainedSvrMethodPreference::Auto),
+    ("gsmo", ConstrainedSvrMethodPreference::Gsmo),
+    ("interior_point", ConstrainedSvrMethodPreference::InteriorPoint),
+];
+
 /// Solves the constrained ν-SVR on dense `x` (n × p) with scikit-learn's `c`; `A` and `Γ` are
 /// given as CSR arrays (indptr, indices, data); `method` is `"auto"`, `"gsmo"` or
 /// `"interior_point"` (the core decides for `"auto"`, and `solver_stats["method"]` says which
@@ -78,20 +88,8 @@ pub(crate) fn solve_constrained_svr(
     method: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Py<PyArray1<f64>>, f64, Option<Py<PyDict>>)> {
-    let gamma_rule = parse_choice(
-        "gamma_rule",
-        gamma_rule,
-        &[("projected", GammaRule::ProjectedGradient), ("paper", GammaRule::Paper)],
-    )?;
-    let preference = parse_choice(
-        "method",
-        method,
-        &[
-            ("auto", ConstrainedSvrMethodPreference::Auto),
-            ("gsmo", ConstrainedSvrMethodPreference::Gsmo),
-            ("interior_point", ConstrainedSvrMethodPreference::InteriorPoint),
-        ],
-    )?;
+    let gamma_rule = parse_choice("gamma_rule", gamma_rule, GAMMA_RULES)?;
+    let preference = parse_choice("method", method, METHODS)?;
     let options = parse_options(options)?;
     let x = matrix(&x);
     let p = x.cols;
