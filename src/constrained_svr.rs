@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, vector};
-use crate::errors::CoreError;
+use crate::errors::{parse_choice, CoreError};
 use crate::options::parse_options;
 use crate::solve::{run_with_extra, Solution, WithPath};
 
@@ -47,6 +47,16 @@ fn constraints(
         .map_err(CoreError::from)?)
 }
 
+/// The accepted values of `solve_constrained_svr`'s `gamma_rule` and `method`
+/// ([`parse_choice`]).
+const GAMMA_RULES: &[(&str, GammaRule)] =
+    &[("projected", GammaRule::ProjectedGradient), ("paper", GammaRule::Paper)];
+const METHODS: &[(&str, ConstrainedSvrMethodPreference)] = &[
+    ("auto", ConstrainedSvrMethodPreference::Auto),
+    ("gsmo", ConstrainedSvrMethodPreference::Gsmo),
+    ("interior_point", ConstrainedSvrMethodPreference::InteriorPoint),
+];
+
 /// Solves the constrained ν-SVR on dense `x` (n × p) with scikit-learn's `c`; `A` and `Γ` are
 /// given as CSR arrays (indptr, indices, data); `method` is `"auto"`, `"gsmo"` or
 /// `"interior_point"` (the core decides for `"auto"`, and `solver_stats["method"]` says which
@@ -78,25 +88,8 @@ pub(crate) fn solve_constrained_svr(
     method: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Py<PyArray1<f64>>, f64, Option<Py<PyDict>>)> {
-    let gamma_rule = match gamma_rule {
-        "projected" => GammaRule::ProjectedGradient,
-        "paper" => GammaRule::Paper,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "gamma_rule must be 'projected' or 'paper', got {other:?}"
-            )))
-        }
-    };
-    let preference = match method {
-        "auto" => ConstrainedSvrMethodPreference::Auto,
-        "gsmo" => ConstrainedSvrMethodPreference::Gsmo,
-        "interior_point" => ConstrainedSvrMethodPreference::InteriorPoint,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "method must be 'auto', 'gsmo' or 'interior_point', got {other:?}"
-            )))
-        }
-    };
+    let gamma_rule = parse_choice("gamma_rule", gamma_rule, GAMMA_RULES)?;
+    let preference = parse_choice("method", method, METHODS)?;
     let options = parse_options(options)?;
     let x = matrix(&x);
     let p = x.cols;

@@ -33,3 +33,23 @@ impl From<CoreError> for PyErr {
         }
     }
 }
+
+/// The enum value that a string parameter names, from `choices` (`(name, value)` pairs in the
+/// order the message lists them); any other string is a `ValueError` naming `parameter` and the
+/// accepted names: "`parameter` must be 'a', 'b' or 'c', got \"other\"".
+pub(crate) fn parse_choice<T: Copy>(
+    parameter: &str,
+    value: &str,
+    choices: &[(&str, T)],
+) -> Result<T, PyErr> {
+    if let Some(&(_, chosen)) = choices.iter().find(|(name, _)| *name == value) {
+        return Ok(chosen);
+    }
+    let quoted: Vec<String> = choices.iter().map(|(name, _)| format!("'{name}'")).collect();
+    let accepted = match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    Err(PyValueError::new_err(format!("{parameter} must be {accepted}, got {value:?}")))
+}

@@ -20,7 +20,7 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{matrix, signs, vector};
 use crate::callable::{raise_kept, CallableKernel};
-use crate::errors::CoreError;
+use crate::errors::{parse_choice, CoreError};
 use crate::kernel::Kernel;
 use crate::options::{parse_options, Options};
 use crate::progress::{run_interruptible, PythonMonitor};
@@ -539,6 +539,18 @@ pub(crate) fn solve_pu(
     Ok((solution, c1))
 }
 
+/// The accepted values of `solve_frank_wolfe`'s `sample_pool`, `init`, `method` and
+/// `radius_rule`, and of `solve_klr`'s `selection` ([`parse_choice`]).
+const SAMPLE_POOLS: &[(&str, SamplePool)] =
+    &[("all", SamplePool::All), ("noncore", SamplePool::NonCore)];
+const STARTS: &[(&str, Start)] = &[("random", Start::RandomMeb), ("furthest", Start::FurthestPair)];
+const METHODS: &[(&str, Method)] =
+    &[("cvm", Method::Cvm), ("fw", Method::Fw), ("mfw", Method::Mfw)];
+const RADIUS_RULES: &[(&str, RadiusRule)] =
+    &[("exact", RadiusRule::Exact), ("paper", RadiusRule::PaperPrinted)];
+const KLR_SELECTIONS: &[(&str, WorkingSetRule)] =
+    &[("second_order", WorkingSetRule::SecondOrder), ("first_order", WorkingSetRule::FirstOrder)];
+
 /// The L2-SVM through the minimum enclosing ball (Frank–Wolfe family) on rows `x` with labels
 /// `y ∈ {−1, +1}`. The solution's `x` is `α` on the unit simplex, `objective` is `αᵀK̃α`, `bias`
 /// is `Σ α_i y_i`, `gap` the Frank–Wolfe gap; `stats` also holds `radius2`, `delta2`,
@@ -567,43 +579,10 @@ pub(crate) fn solve_frank_wolfe(
     sample_pool: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    let sample_pool = match sample_pool {
-        "all" => SamplePool::All,
-        "noncore" => SamplePool::NonCore,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "sample_pool must be 'all' or 'noncore', got {other:?}"
-            )))
-        }
-    };
-    let start = match init {
-        "random" => Start::RandomMeb,
-        "furthest" => Start::FurthestPair,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "init must be 'random' or 'furthest', got {other:?}"
-            )))
-        }
-    };
-    let method = match method {
-        "cvm" => Method::Cvm,
-        "fw" => Method::Fw,
-        "mfw" => Method::Mfw,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "method must be 'cvm', 'fw' or 'mfw', got {other:?}"
-            )))
-        }
-    };
-    let radius_rule = match radius_rule {
-        "exact" => RadiusRule::Exact,
-        "paper" => RadiusRule::PaperPrinted,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "radius_rule must be 'exact' or 'paper', got {other:?}"
-            )))
-        }
-    };
+    let sample_pool = parse_choice("sample_pool", sample_pool, SAMPLE_POOLS)?;
+    let start = parse_choice("init", init, STARTS)?;
+    let method = parse_choice("method", method, METHODS)?;
+    let radius_rule = parse_choice("radius_rule", radius_rule, RADIUS_RULES)?;
     let solver = FrankWolfe {
         method,
         epsilon,
@@ -661,15 +640,7 @@ pub(crate) fn solve_klr(
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, Option<Py<PyDict>>)> {
-    let rule = match selection {
-        "second_order" => WorkingSetRule::SecondOrder,
-        "first_order" => WorkingSetRule::FirstOrder,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "selection must be 'second_order' or 'first_order', got {other:?}"
-            )))
-        }
-    };
+    let rule = parse_choice("selection", selection, KLR_SELECTIONS)?;
     let solver = KlrSmo { rule, record_history };
     let labels = vector(&y).into_owned();
     let weights = sample_weight.as_ref().map(|w| vector(w).into_owned());

@@ -15,6 +15,12 @@ fn data(n: usize, d: usize) -> Vec<f64> {
     data_with_density(n, d, 9)
 }
 
+/// The RBF kernel (γ = 0.5) over the dense rows `values` (`n × d`).
+fn rbf(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
+    DenseKernel::new(DenseRows::new(values, n, d).unwrap(), KernelFunction::Rbf { gamma: 0.5 })
+        .unwrap()
+}
+
 /// `n × d` binary data with about one value in `one_in` non-zero.
 fn data_with_density(n: usize, d: usize, one_in: u64) -> Vec<f64> {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -35,11 +41,7 @@ fn data_with_density(n: usize, d: usize, one_in: u64) -> Vec<f64> {
 fn kernel_block_fill(c: &mut Criterion) {
     let (n, d) = (8000, 123);
     let values = data(n, d);
-    let kernel = DenseKernel::new(
-        DenseRows::new(&values, n, d).unwrap(),
-        KernelFunction::Rbf { gamma: 0.5 },
-    )
-    .unwrap();
+    let kernel = rbf(&values, n, d);
     let mut group = c.benchmark_group("fill_block_rbf_8000x123");
     for threads in [1usize, 2] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -64,11 +66,7 @@ fn kernel_block_fill(c: &mut Criterion) {
 fn cache_hit_and_miss(c: &mut Criterion) {
     let (n, d) = (4000, 123);
     let values = data(n, d);
-    let kernel = DenseKernel::new(
-        DenseRows::new(&values, n, d).unwrap(),
-        KernelFunction::Rbf { gamma: 0.5 },
-    )
-    .unwrap();
+    let kernel = rbf(&values, n, d);
     let signs: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
     let mut group = c.benchmark_group("signed_q_column_4000");
     let mut q = SignedQ::new(kernel.clone(), signs.clone(), 1 << 30);

@@ -38,10 +38,7 @@ impl<'a> DenseRows<'a> {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self, KernelError> {
-        let expected = n_rows.saturating_mul(n_features);
-        if values.len() != expected {
-            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
-        }
+        check_shape(values.len(), n_rows, n_features)?;
         check_finite("X", &values)?;
         let sq_norms = sq_norms(&values, n_rows, n_features);
         Ok(DenseRows { values, n_rows, n_features, sq_norms })
@@ -124,6 +121,15 @@ impl<'a> DenseRows<'a> {
         swap_row_slices(self.values.to_mut(), i, j, self.n_features);
         self.sq_norms.swap(i, j);
     }
+}
+
+/// `len` values are `n_rows` rows of `n_features`: else the shape error naming `X`.
+pub(crate) fn check_shape(len: usize, n_rows: usize, n_features: usize) -> Result<(), KernelError> {
+    let expected = n_rows.saturating_mul(n_features);
+    if len != expected {
+        return Err(KernelError::ShapeMismatch { name: "X", expected, actual: len });
+    }
+    Ok(())
 }
 
 /// `‖x_i‖²` of every row of the row-major `values`, each summed in the row's order (so a row's

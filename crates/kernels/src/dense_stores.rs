@@ -17,7 +17,7 @@ use crate::feature_major::FeatureMajor;
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::plan::KernelPath;
-use crate::row_store::{RowStore, Window};
+use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::source::Finish;
 
 /// Below this many rows a block is computed by direct dot products instead of a GEMM (a GEMM
@@ -58,6 +58,10 @@ impl<'a> Rows<'a> {
         }
     }
 
+    fn n_rows(&self) -> usize {
+        self.sq_norms().len()
+    }
+
     fn sq_norms(&self) -> &[f64] {
         match self {
             Rows::Double(rows) => rows.sq_norms(),
@@ -71,6 +75,18 @@ impl<'a> Rows<'a> {
             Rows::NormsOnly { sq_norms, .. } => sq_norms.swap(i, j),
         }
     }
+}
+
+/// The [`RowStore`] methods that a store over its `rows` field (a [`DenseRows`] or a [`Rows`])
+/// answers from those rows: their number and width ([`size_of_rows`]), and their norms.
+macro_rules! shape_of_rows {
+    () => {
+        size_of_rows!();
+
+        fn sq_norms(&self) -> &[f64] {
+            self.rows.sq_norms()
+        }
+    };
 }
 
 /// The rows `positions` of the row-major `values` (`d` wide), one after the other.
@@ -124,17 +140,7 @@ impl<'a> F64Rows<'a> {
 impl RowStore for F64Rows<'_> {
     type Left = Vec<f64>;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
-
-    fn sq_norms(&self) -> &[f64] {
-        self.rows.sq_norms()
-    }
+    shape_of_rows!();
 
     fn gather(&self, positions: &[usize]) -> Vec<f64> {
         let d = self.rows.n_features();
@@ -207,17 +213,7 @@ impl<'a> F32Rows<'a> {
 impl RowStore for F32Rows<'_> {
     type Left = F32Left;
 
-    fn n_rows(&self) -> usize {
-        self.rows.sq_norms().len()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
-
-    fn sq_norms(&self) -> &[f64] {
-        self.rows.sq_norms()
-    }
+    shape_of_rows!();
 
     fn gather(&self, positions: &[usize]) -> F32Left {
         let d = self.rows.n_features();
@@ -300,17 +296,7 @@ impl<'a> FixedPointRows<'a> {
 impl RowStore for FixedPointRows<'_> {
     type Left = Vec<i16>;
 
-    fn n_rows(&self) -> usize {
-        self.rows.sq_norms().len()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
-
-    fn sq_norms(&self) -> &[f64] {
-        self.rows.sq_norms()
-    }
+    shape_of_rows!();
 
     fn gather(&self, positions: &[usize]) -> Vec<i16> {
         gather_rows(&self.fixed.values, self.rows.n_features(), positions)
@@ -404,17 +390,7 @@ impl<'a> FeatureMajorRows<'a> {
 impl RowStore for FeatureMajorRows<'_> {
     type Left = FeatureMajorLeft;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
-
-    fn sq_norms(&self) -> &[f64] {
-        self.rows.sq_norms()
-    }
+    shape_of_rows!();
 
     fn gather(&self, positions: &[usize]) -> FeatureMajorLeft {
         let d = self.rows.n_features();

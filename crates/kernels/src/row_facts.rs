@@ -82,10 +82,7 @@ impl RowFacts {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self, KernelError> {
-        let expected = n_rows.saturating_mul(n_features);
-        if values.len() != expected {
-            return Err(KernelError::ShapeMismatch { name: "X", expected, actual: values.len() });
-        }
+        crate::dense::check_shape(values.len(), n_rows, n_features)?;
         let d = n_features;
         if d == 0 {
             return Ok(RowFacts {

@@ -307,6 +307,21 @@ impl<S: RowStore> KernelSource for Kernel<S> {
     }
 }
 
+/// The [`RowStore::n_rows`] and [`RowStore::n_features`] of a store over its `rows` field (any
+/// rows with those two methods: dense, norms only, CSR), inside the store's `impl RowStore`.
+macro_rules! size_of_rows {
+    () => {
+        fn n_rows(&self) -> usize {
+            self.rows.n_rows()
+        }
+
+        fn n_features(&self) -> usize {
+            self.rows.n_features()
+        }
+    };
+}
+pub(crate) use size_of_rows;
+
 /// Implements [`KernelSource`] for `$wrapper<'_>`, a tuple struct over the enum `$planned` whose
 /// every variant holds one [`Kernel`] (the representation the plan chose), by forwarding each
 /// method to that kernel.

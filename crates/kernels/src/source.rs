@@ -167,11 +167,7 @@ impl<'a> DenseKernel<'a> {
         n_features: usize,
         function: KernelFunction,
     ) -> Result<Self, KernelError> {
-        assert!(
-            !reads_feature_major(sq_norms.len(), n_features),
-            "single_only: rows read row-major"
-        );
-        let rows = Rows::NormsOnly { n_features, sq_norms };
+        let rows = norms_only(sq_norms, n_features, "single_only");
         Ok(DenseKernel(Dense::F32(Kernel::new(F32Rows::new(rows, single, false), function)?)))
     }
 
@@ -187,11 +183,7 @@ impl<'a> DenseKernel<'a> {
         n_features: usize,
         function: KernelFunction,
     ) -> Result<Self, KernelError> {
-        assert!(
-            !reads_feature_major(sq_norms.len(), n_features),
-            "fixed_only: rows read row-major"
-        );
-        let rows = Rows::NormsOnly { n_features, sq_norms };
+        let rows = norms_only(sq_norms, n_features, "fixed_only");
         Ok(DenseKernel(Dense::FixedPoint(Kernel::new(FixedPointRows::new(rows, fixed), function)?)))
     }
 
@@ -322,6 +314,13 @@ impl DenseKernel<'_> {
             other => DenseKernel(other),
         }
     }
+}
+
+/// Rows known only by their norms, for `who` ([`DenseKernel::single_only`],
+/// [`DenseKernel::fixed_only`]), which must read them row-major.
+fn norms_only(sq_norms: Vec<f64>, n_features: usize, who: &str) -> Rows<'static> {
+    assert!(!reads_feature_major(sq_norms.len(), n_features), "{who}: rows read row-major");
+    Rows::NormsOnly { n_features, sq_norms }
 }
 
 /// `values` in `f32` when every one is exactly an `f32` (`None` at the first that is not).

@@ -17,7 +17,7 @@ use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::plan::KernelPath;
 use crate::rbf_table::IntegerRbf;
-use crate::row_store::{RowStore, Window};
+use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::sparse::{merge_dot, scatter_dot, CsrRows, SCATTER_MAX_FEATURES};
 
 /// [`RowStore::bitwise_rows`] of CSR rows: every value of a block is one row's sparse dot
@@ -84,23 +84,39 @@ fn average_nnz(rows: &CsrRows<'_>) -> usize {
     rows.nnz() / rows.n_rows().max(1) + 1
 }
 
+/// The [`RowStore`] methods that a store over its `rows` field ([`CsrRows`]) answers from those
+/// rows: their number and width ([`size_of_rows`]), and the requested rows gathered from them.
+macro_rules! csr_rows_shape {
+    () => {
+        size_of_rows!();
+
+        fn gather(&self, positions: &[usize]) -> CsrLeft {
+            CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
+        }
+    };
+}
+
+/// The [`RowStore`] costs of a store over its `rows` field ([`CsrRows`]): a value costs the
+/// rows' stored values, and blocks are bitwise up to [`BITWISE_ROWS`] rows.
+macro_rules! csr_rows_costs {
+    () => {
+        fn cost_per_value(&self) -> usize {
+            average_nnz(&self.rows)
+        }
+
+        fn bitwise_rows(&self) -> usize {
+            BITWISE_ROWS
+        }
+    };
+}
+
 impl RowStore for CsrStore<'_> {
     type Left = CsrLeft;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
+    csr_rows_shape!();
 
     fn sq_norms(&self) -> &[f64] {
         &self.sq_norms
-    }
-
-    fn gather(&self, positions: &[usize]) -> CsrLeft {
-        CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
     }
 
     fn inner_products(&self, left: &CsrLeft, first: usize, window: &mut Window<'_>) {
@@ -125,13 +141,7 @@ impl RowStore for CsrStore<'_> {
         self.sq_norms.swap(i, j);
     }
 
-    fn cost_per_value(&self) -> usize {
-        average_nnz(&self.rows)
-    }
-
-    fn bitwise_rows(&self) -> usize {
-        BITWISE_ROWS
-    }
+    csr_rows_costs!();
 
     fn path(&self) -> KernelPath {
         KernelPath::Csr
@@ -158,20 +168,10 @@ impl<'a> PaddedStore<'a> {
 impl RowStore for PaddedStore<'_> {
     type Left = CsrLeft;
 
-    fn n_rows(&self) -> usize {
-        self.rows.n_rows()
-    }
-
-    fn n_features(&self) -> usize {
-        self.rows.n_features()
-    }
+    csr_rows_shape!();
 
     fn sq_norms(&self) -> &[f64] {
         self.padded.sq_norms()
-    }
-
-    fn gather(&self, positions: &[usize]) -> CsrLeft {
-        CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
     }
 
     fn inner_products(&self, left: &CsrLeft, first: usize, window: &mut Window<'_>) {
@@ -195,13 +195,7 @@ impl RowStore for PaddedStore<'_> {
         self.padded.swap(i, j);
     }
 
-    fn cost_per_value(&self) -> usize {
-        average_nnz(&self.rows)
-    }
-
-    fn bitwise_rows(&self) -> usize {
-        BITWISE_ROWS
-    }
+    csr_rows_costs!();
 
     fn path(&self) -> KernelPath {
         KernelPath::CsrPadded

@@ -154,15 +154,21 @@ fn a_source_without_its_own_finishing_finishes_after_filling() {
     check_bitwise_rows(&mut source, "precomputed");
 }
 
+/// `n × d` 0/1 rows (about two values in eleven are 1) and the signs `−1` at every third
+/// position, `+1` elsewhere: the signed matrices' tests.
+fn binary_rows_and_signs(n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+    let values = (0..n * d).map(|k| f64::from(u8::from((k * 5 + k / d) % 11 < 2))).collect();
+    let signs = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    (values, signs)
+}
+
 #[test]
 fn signed_columns_stored_from_the_windows_are_the_signed_kernel_in_f32() {
     // Two columns computed as one pair, and a column extended after shrinking, against
     // s_i s_t K_it rounded to f32 from a plain fill_block.
     let (n, d) = (5000, 150);
-    let values: Vec<f64> =
-        (0..n * d).map(|k| f64::from(u8::from((k * 5 + k / d) % 11 < 2))).collect();
+    let (values, signs) = binary_rows_and_signs(n, d);
     let kernel = || SparseKernel::new(CsrRows::from_dense(&values, n, d).unwrap(), RBF).unwrap();
-    let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
     let reference = kernel();
     let expected = |i: usize, len: usize| -> Vec<f32> {
         let mut k = vec![0.0; len];
@@ -278,10 +284,8 @@ fn columns_from_gives_each_column_bitwise_and_stores_none_it_computed() {
     // `from..n` in blocks, counted as misses, not stored), after position swaps; against the
     // columns a twin matrix computes one by one.
     let (n, d) = (3000, 150);
-    let values: Vec<f64> =
-        (0..n * d).map(|k| f64::from(u8::from((k * 5 + k / d) % 11 < 2))).collect();
+    let (values, signs) = binary_rows_and_signs(n, d);
     let kernel = || SparseKernel::new(CsrRows::from_dense(&values, n, d).unwrap(), RBF).unwrap();
-    let signs: Vec<f64> = (0..n).map(|t| if t % 3 == 0 { -1.0 } else { 1.0 }).collect();
     let mut q = SignedQ::new(kernel(), signs.clone(), 64 << 20);
     let mut twin = SignedQ::new(kernel(), signs, 64 << 20);
     assert_eq!(q.block_columns(), 16);

@@ -12,15 +12,14 @@ use kernelkit_solvers::{
     SparseMatrix,
 };
 
+#[path = "../tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// Gaussian-like rows (sums of uniforms), a positive β* and noise, as the paper's §4.1.
 fn problem(n: usize, p: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut uniform = move || random.uniform();
     let mut normal = move || (0..12).map(|_| uniform()).sum::<f64>() - 6.0;
     let x: Vec<f64> = (0..n * p).map(|_| normal()).collect();
     let beta: Vec<f64> = (0..p).map(|_| normal().exp()).collect();

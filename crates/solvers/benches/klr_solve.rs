@@ -12,15 +12,14 @@ use kernelkit_solvers::{
     with_thread_pool, KlrProblem, KlrSmo, NoMonitor, SolveOptions, WorkingSetRule,
 };
 
+#[path = "../tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// twonorm-like data (Breiman): N(±a·1, I) in `d` dimensions, a = 2/√d, scaled to about [0, 1].
 fn twonorm(n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut uniform = move || random.uniform();
     let shift = 2.0 / (d as f64).sqrt();
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);

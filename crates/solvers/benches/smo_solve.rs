@@ -11,15 +11,14 @@ use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction};
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr};
 use kernelkit_solvers::{with_thread_pool, NoMonitor, SolveOptions};
 
+#[path = "../tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// a9a-like binary features with a label that depends on a few of them, plus noise.
 fn problem(n: usize, d: usize) -> (Vec<f64>, Vec<i8>) {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut next = || random.next_u64();
     let x: Vec<f64> = (0..n * d).map(|_| if next() % 9 == 0 { 1.0 } else { 0.0 }).collect();
     let y = (0..n)
         .map(|i| {
@@ -65,13 +64,8 @@ fn smo_solve(c: &mut Criterion) {
 
 /// Smooth targets of 8 features in [−1, 1], plus noise.
 fn regression(n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
+    let mut uniform = || random.uniform() * 2.0 - 1.0;
     let x: Vec<f64> = (0..n * d).map(|_| uniform()).collect();
     let y = (0..n)
         .map(|i| (2.0 * x[i * d]).sin() + x[i * d + 1] * x[i * d + 2] + 0.3 * uniform())

@@ -136,18 +136,10 @@ pub fn epsilon_svr_from<K: KernelSource>(
         });
     }
     let l = kernel.len();
-    check_len("y", l, targets.len())?;
-    check_len("sample bounds", l, upper.len())?;
-    if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
-        return Err(SolveError::InvalidProblem {
-            name: "y",
-            reason: format!("y[{i}] is not finite"),
-        });
-    }
+    check_regression(l, targets, &upper)?;
     let p =
         targets.iter().map(|z| epsilon - z).chain(targets.iter().map(|z| epsilon + z)).collect();
-    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
-    let upper2 = upper.iter().chain(&upper).copied().collect();
+    let (y, upper2) = svr_labels_and_bounds(&upper);
     if let Some(alpha0) = &alpha0 {
         check_len("alpha0", 2 * l, alpha0.len())?;
         let (above, below) = alpha0.split_at(l);
@@ -156,9 +148,35 @@ pub fn epsilon_svr_from<K: KernelSource>(
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?;
     let mut solution = Smo.solve(&mut problem, options, monitor)?;
-    let beta = (0..l).map(|i| solution.x[i] - solution.x[i + l]).collect();
-    solution.x = beta;
+    solution.x = alpha_minus_alpha_star(&solution.x);
     Ok(solution)
+}
+
+/// The checks of both regressions' data: `l` targets, all finite, and `l` sample bounds.
+fn check_regression(l: usize, targets: &[f64], upper: &[f64]) -> Result<(), SolveError> {
+    check_len("y", l, targets.len())?;
+    check_len("sample bounds", l, upper.len())?;
+    if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
+        return Err(SolveError::InvalidProblem {
+            name: "y",
+            reason: format!("y[{i}] is not finite"),
+        });
+    }
+    Ok(())
+}
+
+/// The labels `(+e, −e)` and the bounds `(upper, upper)` of the `2l` variables `(α, α*)` of an
+/// SVR dual.
+fn svr_labels_and_bounds(upper: &[f64]) -> (Vec<i8>, Vec<f64>) {
+    let l = upper.len();
+    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
+    (y, upper.iter().chain(upper).copied().collect())
+}
+
+/// `β = α − α*` from the `2l` variables `(α, α*)` of an SVR dual.
+fn alpha_minus_alpha_star(x: &[f64]) -> Vec<f64> {
+    let (alpha, alpha_star) = x.split_at(x.len() / 2);
+    alpha.iter().zip(alpha_star).map(|(a, b)| a - b).collect()
 }
 
 /// A warm start's equality constraint: `value` must be `target` up to rounding (`1e-9` of the
@@ -304,14 +322,7 @@ pub fn nu_svr_from<K: KernelSource>(
 ) -> Result<(Solution, f64), SolveError> {
     check_nu(nu)?;
     let l = kernel.len();
-    check_len("y", l, targets.len())?;
-    check_len("sample bounds", l, upper.len())?;
-    if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
-        return Err(SolveError::InvalidProblem {
-            name: "y",
-            reason: format!("y[{i}] is not finite"),
-        });
-    }
+    check_regression(l, targets, &upper)?;
     let mut remaining = upper.iter().fold(0.0, |sum, &u| sum + u * nu) / 2.0;
     let alpha0 = match alpha0 {
         Some(alpha0) => {
@@ -334,12 +345,11 @@ pub fn nu_svr_from<K: KernelSource>(
         }
     };
     let p = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
-    let y = std::iter::repeat_n(1i8, l).chain(std::iter::repeat_n(-1i8, l)).collect();
-    let upper2 = upper.iter().chain(&upper).copied().collect();
+    let (y, upper2) = svr_labels_and_bounds(&upper);
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?;
     let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
-    solution.x = (0..l).map(|i| solution.x[i] - solution.x[i + l]).collect();
+    solution.x = alpha_minus_alpha_star(&solution.x);
     Ok((solution, -r))
 }
 

@@ -1,6 +1,6 @@
 //! The uniform solver protocol shared by every engine (DESIGN.md, "The uniform Solver protocol").
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kernelkit_kernels::{CacheStats, KernelError, KernelPath, Level};
 
@@ -17,6 +17,31 @@ pub trait Solver<P> {
         monitor: &mut dyn Monitor,
     ) -> Result<Solution, SolveError>;
 }
+
+/// Implements [`Solver`]`<$problem>` for `$solver` (with the impl's generic parameters in the
+/// brackets) by its inherent method `$method`, which solves and returns the solution with
+/// something more (a report, a scale): [`Solver::solve`] keeps the solution. [`Solver::name`]
+/// is `$name` (a `fn(&Self) -> &'static str`) of the solver.
+macro_rules! solver_by_method {
+    (impl[$($generics:tt)*] $problem:ty => $solver:ty, $method:ident, $name:expr) => {
+        impl<$($generics)*> $crate::protocol::Solver<$problem> for $solver {
+            fn name(&self) -> &'static str {
+                let name: fn(&Self) -> &'static str = $name;
+                name(self)
+            }
+
+            fn solve(
+                &self,
+                problem: &mut $problem,
+                options: &$crate::protocol::SolveOptions,
+                monitor: &mut dyn $crate::protocol::Monitor,
+            ) -> Result<$crate::protocol::Solution, $crate::protocol::SolveError> {
+                Ok(self.$method(problem, options, monitor)?.0)
+            }
+        }
+    };
+}
+pub(crate) use solver_by_method;
 
 /// Options common to every solver.
 #[derive(Debug, Clone, PartialEq)]
@@ -253,6 +278,33 @@ impl Monitor for NoMonitor {
     fn report(&mut self, _progress: &Progress) -> Control {
         Control::Continue
     }
+}
+
+/// What every few steps of a solve checks (every [`SolveOptions::report_every`] iterations):
+/// the time limit, then the monitor, given the `progress` only when the time is not up.
+/// `Some(status)` ends the solve.
+pub(crate) fn checkpoint(
+    options: &SolveOptions,
+    started: Instant,
+    monitor: &mut dyn Monitor,
+    progress: impl FnOnce() -> Progress,
+) -> Option<Status> {
+    if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
+        return Some(Status::TimeLimit);
+    }
+    (monitor.report(&progress()) == Control::Stop).then_some(Status::Stopped)
+}
+
+/// Checks that the problem parameter `name` (`C`, `lam`) is finite and `> 0`: else
+/// [`SolveError::InvalidProblem`] "`name` = `value` must be finite and > 0".
+pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<(), SolveError> {
+    if value.is_finite() && value > 0.0 {
+        return Ok(());
+    }
+    Err(SolveError::InvalidProblem {
+        name,
+        reason: format!("{name} = {value} must be finite and > 0"),
+    })
 }
 
 /// Invalid problems and options. Every variant names what is wrong.

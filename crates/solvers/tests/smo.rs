@@ -8,19 +8,21 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
-    with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, Progress, Smo, SolveError,
-    SolveOptions, Solver, Status,
+    with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, Progress, Smo, Solution,
+    SolveError, SolveOptions, Solver, Status,
 };
+
+#[path = "common/kkt.rs"]
+mod kkt;
+#[path = "common/xorshift.rs"]
+mod xorshift;
+use kkt::max_violation;
+use xorshift::XorShift;
 
 /// A reproducible two-class problem: two overlapping Gaussian-ish clouds.
 fn two_clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut uniform = || random.uniform();
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);
     for i in 0..n {
@@ -58,20 +60,7 @@ fn kkt_violation(q: &[Vec<f64>], p: &[f64], y: &[i8], upper: &[f64], alpha: &[f6
     let n = alpha.len();
     let gradient: Vec<f64> =
         (0..n).map(|i| p[i] + (0..n).map(|j| q[i][j] * alpha[j]).sum::<f64>()).collect();
-    let mut up = f64::NEG_INFINITY;
-    let mut low = f64::INFINITY;
-    for t in 0..n {
-        let v = -f64::from(y[t]) * gradient[t];
-        let below_upper = alpha[t] < upper[t];
-        let above_lower = alpha[t] > 0.0;
-        if (y[t] == 1 && below_upper) || (y[t] == -1 && above_lower) {
-            up = up.max(v);
-        }
-        if (y[t] == 1 && above_lower) || (y[t] == -1 && below_upper) {
-            low = low.min(v);
-        }
-    }
-    up - low
+    max_violation(y, upper, alpha, |t| -f64::from(y[t]) * gradient[t])
 }
 
 #[test]
@@ -426,12 +415,7 @@ impl<Q: QMatrixPasses> QMatrixPasses for Without<Q> {
 /// a cache small enough to evict, shrinking on) on `threads` threads, `SignedQ` without its
 /// fusion or its blocks as asked; with `binary`, of 0/1 rows instead (the sparse kernel, whose
 /// blocks hold 16 columns).
-fn solve_without(
-    threads: usize,
-    fusion: bool,
-    blocks: bool,
-    binary: bool,
-) -> kernelkit_solvers::Solution {
+fn solve_without(threads: usize, fusion: bool, blocks: bool, binary: bool) -> Solution {
     let (n, d) = (6000, 16);
     let (x, y) = two_clouds(n, d, 4);
     let upper: Vec<f64> = (0..n).map(|i| if i % 5 == 0 { 0.3 } else { 1.0 }).collect();
@@ -559,88 +543,54 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
     let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
 
-    let cold = one_class(rbf(&x, n, d), 0.3, vec![1.0; n], &options, &mut NoMonitor).unwrap();
-    let warm = one_class_from(
-        rbf(&x, n, d),
-        0.3,
-        vec![1.0; n],
-        Some(cold.x.clone()),
-        &options,
-        &mut NoMonitor,
-    )
-    .unwrap();
-    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
-    let bad = one_class_from(
-        rbf(&x, n, d),
-        0.3,
-        vec![1.0; n],
-        Some(vec![0.0; n]),
-        &options,
-        &mut NoMonitor,
-    );
-    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
-
-    let cold =
-        epsilon_svr(rbf(&x, n, d), &targets, 0.1, vec![3.0; n], &options, &mut NoMonitor).unwrap();
-    let split: Vec<f64> =
-        cold.x.iter().map(|b| b.max(0.0)).chain(cold.x.iter().map(|b| (-b).max(0.0))).collect();
-    let warm = epsilon_svr_from(
-        rbf(&x, n, d),
-        &targets,
-        0.1,
-        vec![3.0; n],
-        Some(split),
-        &options,
-        &mut NoMonitor,
-    )
-    .unwrap();
-    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+    // Each formulation as `solve(alpha0) -> (solution, scale)`: solved cold, then warm from
+    // `start(cold, scale)`, then from `bad` (when given), which must be refused.
+    type Solve<'s> = dyn Fn(Option<Vec<f64>>) -> Result<(Solution, f64), SolveError> + 's;
+    let check =
+        |solve: &Solve<'_>, start: fn(&Solution, f64) -> Vec<f64>, bad: Option<Vec<f64>>| {
+            let (cold, r) = solve(None).unwrap();
+            let (warm, _) = solve(Some(start(&cold, r))).unwrap();
+            assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+            if let Some(bad) = bad {
+                let refused = solve(Some(bad));
+                assert!(matches!(refused, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
+            }
+        };
+    // β = α − α* with α α* = 0 at an SVR optimum (ε > 0), so (β⁺, β⁻) is its (α, α*).
+    let split = |cold: &Solution, _: f64| -> Vec<f64> {
+        cold.x.iter().map(|b| b.max(0.0)).chain(cold.x.iter().map(|b| (-b).max(0.0))).collect()
+    };
     let mut unbalanced = vec![0.0; 2 * n];
     unbalanced[0] = 1.0;
-    let bad = epsilon_svr_from(
-        rbf(&x, n, d),
-        &targets,
-        0.1,
-        vec![3.0; n],
+
+    check(
+        &|start| {
+            one_class_from(rbf(&x, n, d), 0.3, vec![1.0; n], start, &options, &mut NoMonitor)
+                .map(|solution| (solution, 1.0))
+        },
+        |cold, _| cold.x.clone(),
+        Some(vec![0.0; n]),
+    );
+    check(
+        &|start| {
+            let upper = vec![3.0; n];
+            epsilon_svr_from(rbf(&x, n, d), &targets, 0.1, upper, start, &options, &mut NoMonitor)
+                .map(|solution| (solution, 1.0))
+        },
+        split,
         Some(unbalanced),
-        &options,
-        &mut NoMonitor,
     );
-    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
-
-    let (cold, r) =
-        nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], None, &options, &mut NoMonitor).unwrap();
-    let raw: Vec<f64> = cold.x.iter().map(|a| a * r).collect();
-    let (warm, _) =
-        nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], Some(raw), &options, &mut NoMonitor)
-            .unwrap();
-    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
-    let bad = nu_svc_from(
-        rbf(&x, n, d),
-        &y,
-        0.4,
-        vec![1.0; n],
+    check(
+        &|start| nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], start, &options, &mut NoMonitor),
+        |cold, r| cold.x.iter().map(|a| a * r).collect(),
         Some(vec![0.1; n]),
-        &options,
-        &mut NoMonitor,
     );
-    assert!(matches!(bad, Err(SolveError::InvalidProblem { name: "alpha0", .. })));
-
-    let (cold, _) =
-        nu_svr_from(rbf(&x, n, d), &targets, 0.3, vec![2.0; n], None, &options, &mut NoMonitor)
-            .unwrap();
-    // β = α − α* with α α* = 0 at this optimum (ε > 0), so (β⁺, β⁻) is its (α, α*).
-    let split: Vec<f64> =
-        cold.x.iter().map(|b| b.max(0.0)).chain(cold.x.iter().map(|b| (-b).max(0.0))).collect();
-    let (warm, _) = nu_svr_from(
-        rbf(&x, n, d),
-        &targets,
-        0.3,
-        vec![2.0; n],
-        Some(split),
-        &options,
-        &mut NoMonitor,
-    )
-    .unwrap();
-    assert!(warm.iterations <= 2 && close(warm.objective, cold.objective));
+    check(
+        &|start| {
+            let upper = vec![2.0; n];
+            nu_svr_from(rbf(&x, n, d), &targets, 0.3, upper, start, &options, &mut NoMonitor)
+        },
+        split,
+        None,
+    );
 }

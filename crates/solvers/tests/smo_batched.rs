@@ -3,10 +3,13 @@
 //! independence from the thread count (its limits and interruptions: `smo.rs`).
 
 mod common;
+#[path = "common/kkt.rs"]
+mod kkt;
 use common::Random;
 use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, nu_svc, nu_svr, one_class};
 use kernelkit_solvers::{with_thread_pool, Engine, NoMonitor, Solution, SolveOptions, Status};
+use kkt::max_violation;
 
 /// Two overlapping clouds, labels `+1` for a third of the points.
 fn clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
@@ -57,21 +60,12 @@ fn same_optimum(libsvm: &Solution, batched: &Solution) {
 fn c_svc_violation(kernel: &DenseKernel<'_>, y: &[i8], upper: &[f64], alpha: &[f64]) -> f64 {
     let n = alpha.len();
     let mut row = vec![0.0; n];
-    let (mut up, mut low) = (f64::NEG_INFINITY, f64::INFINITY);
-    for t in 0..n {
+    max_violation(y, upper, alpha, |t| {
         kernel.fill_block(&[t], 0, n, &mut row);
         let s_t = f64::from(y[t]);
         let q_alpha: f64 = (0..n).map(|j| s_t * f64::from(y[j]) * row[j] * alpha[j]).sum();
-        let value = -s_t * (q_alpha - 1.0);
-        let (below, above) = (alpha[t] < upper[t], alpha[t] > 0.0);
-        if (y[t] == 1 && below) || (y[t] == -1 && above) {
-            up = up.max(value);
-        }
-        if (y[t] == 1 && above) || (y[t] == -1 && below) {
-            low = low.min(value);
-        }
-    }
-    up - low
+        -s_t * (q_alpha - 1.0)
+    })
 }
 
 #[test]

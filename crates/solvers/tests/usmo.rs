@@ -8,14 +8,13 @@ use kernelkit_solvers::{
     KernelColumns, LinearRows, NoMonitor, PuProblem, Solution, SolveOptions, Solver, Status, Usmo,
 };
 
+#[path = "common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 fn gaussian_rows(n: usize, d: usize, shift: f64, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut uniform = || random.uniform();
     (0..n * d).map(|_| shift + (uniform() + uniform() + uniform() - 1.5)).collect()
 }
 

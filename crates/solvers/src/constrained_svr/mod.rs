@@ -79,7 +79,7 @@ pub use constraints::{LinearConstraints, SparseMatrix};
 use gram::GramColumns;
 pub use select::{Block, GammaRule};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 
 /// The constrained ν-SVR (see the module documentation).
 #[derive(Debug)]
@@ -121,12 +121,7 @@ impl<'a> ConstrainedSvrProblem<'a> {
                 reason: format!("y[{i}] = {} is not finite", y[i]),
             });
         }
-        if !(c.is_finite() && c > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: format!("C = {c} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("C", c)?;
         if !(nu > 0.0 && nu <= 1.0) {
             return Err(SolveError::InvalidProblem {
                 name: "nu",
@@ -363,17 +358,6 @@ impl Gsmo {
     }
 }
 
-impl Solver<ConstrainedSvrProblem<'_>> for Gsmo {
-    fn name(&self) -> &'static str {
-        "gsmo"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut ConstrainedSvrProblem<'_>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[] ConstrainedSvrProblem<'_> => Gsmo, solve_with_report, |_| "gsmo"
+);

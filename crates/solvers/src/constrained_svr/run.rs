@@ -8,7 +8,7 @@ use super::state::State;
 use super::step::{constraint_step, pair_step, Data, Scratch};
 use super::{ConstrainedSvrProblem, Gsmo, GsmoReport, HistoryPoint};
 use crate::protocol::{
-    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
+    checkpoint, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
 };
 
 /// Relative slack allowed in the per-step decrease test (round-off of `½‖β‖² + lᵀθ`).
@@ -68,53 +68,28 @@ pub(super) fn solve(
             break Status::MaxIterations;
         }
         if iterations > 0 && iterations.is_multiple_of(options.report_every) {
-            if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
-                break Status::TimeLimit;
-            }
-            let progress = Progress {
+            let stop = checkpoint(options, started, monitor, || Progress {
                 iteration: iterations,
                 gap: violation,
                 objective,
                 active_size: n,
                 cache: gram.stats(),
-            };
-            if monitor.report(&progress) == Control::Stop {
-                break Status::Stopped;
+            });
+            if let Some(stop) = stop {
+                break stop;
             }
         }
         match block {
-            Block::Alpha => pair_step(
-                &mut state,
-                gram,
-                &data,
-                &mut scratch,
-                block,
-                selection.alpha.expect("scored"),
-            ),
-            Block::AlphaStar => pair_step(
-                &mut state,
-                gram,
-                &data,
-                &mut scratch,
-                block,
-                selection.alpha_star.expect("scored"),
-            ),
-            Block::Gamma => constraint_step(
-                &mut state,
-                gram.rows(),
-                &data,
-                &mut scratch,
-                block,
-                selection.gamma.expect("scored").0,
-            ),
-            Block::Mu => constraint_step(
-                &mut state,
-                gram.rows(),
-                &data,
-                &mut scratch,
-                block,
-                selection.mu.expect("scored").0,
-            ),
+            Block::Alpha | Block::AlphaStar => {
+                let pair =
+                    if block == Block::Alpha { selection.alpha } else { selection.alpha_star };
+                pair_step(&mut state, gram, &data, &mut scratch, block, pair.expect("scored"))
+            }
+            Block::Gamma | Block::Mu => {
+                let multiplier = if block == Block::Gamma { selection.gamma } else { selection.mu };
+                let (u, _) = multiplier.expect("scored");
+                constraint_step(&mut state, gram.rows(), &data, &mut scratch, block, u)
+            }
         }
         fresh = false;
         iterations += 1;

@@ -68,7 +68,7 @@ pub(crate) mod search;
 
 use kernelkit_kernels::{KernelSource, MebQ};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 pub use iterate::RadiusRule;
 use run::Run;
 
@@ -102,12 +102,7 @@ impl<K: KernelSource> SimplexQp<K> {
                 reason: format!("y[{i}] = {} is not -1 or +1", labels[i]),
             });
         }
-        if !(c.is_finite() && c > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: format!("C = {c} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("C", c)?;
         let q = MebQ::modified(kernel, labels.to_vec(), c, cache_bytes);
         if let Some(i) = q.diagonal().iter().position(|v| !v.is_finite()) {
             return Err(SolveError::InvalidProblem {
@@ -305,21 +300,12 @@ impl FrankWolfe {
     }
 }
 
-impl<K: KernelSource> Solver<SimplexQp<K>> for FrankWolfe {
-    fn name(&self) -> &'static str {
-        match self.method {
-            Method::Cvm => "cvm",
-            Method::Fw => "frank_wolfe",
-            Method::Mfw => "modified_frank_wolfe",
-        }
+crate::protocol::solver_by_method!(
+    impl[K: KernelSource] SimplexQp<K> => FrankWolfe,
+    solve_with_report,
+    |solver| match solver.method {
+        Method::Cvm => "cvm",
+        Method::Fw => "frank_wolfe",
+        Method::Mfw => "modified_frank_wolfe",
     }
-
-    fn solve(
-        &self,
-        problem: &mut SimplexQp<K>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+);

@@ -10,7 +10,7 @@ use super::iterate::{argmax, argmin, Iterate, StepKind};
 use super::search::{best_of_sample, best_outside_basis, Random, Vertex};
 use super::{FrankWolfe, FrankWolfeReport, Method, SamplePool, Start};
 use crate::protocol::{
-    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
+    checkpoint, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Status,
 };
 
 /// Iterations between renormalisations of the iterate.
@@ -249,19 +249,13 @@ impl<'a, K: KernelSource> Run<'a, K> {
             return Some(Status::MaxIterations);
         }
         if self.iterations > 0 && self.iterations.is_multiple_of(self.options.report_every) {
-            if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-                return Some(Status::TimeLimit);
-            }
-            let progress = Progress {
+            return checkpoint(self.options, self.started, monitor, || Progress {
                 iteration: self.iterations,
                 gap: self.gap,
                 objective: self.it.r_big,
                 active_size: self.it.support,
                 cache: self.meb.cache_stats(),
-            };
-            if monitor.report(&progress) == Control::Stop {
-                return Some(Status::Stopped);
-            }
+            });
         }
         None
     }

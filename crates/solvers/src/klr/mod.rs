@@ -59,7 +59,7 @@ mod subproblem;
 
 use kernelkit_kernels::{CachedColumns, KernelSource};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver};
+use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
 
 /// Problem (22) over a kernel source (see the module documentation).
 #[derive(Debug)]
@@ -114,9 +114,7 @@ impl<K: KernelSource> KlrProblem<K> {
         if positives == 0 || negatives == 0 {
             return invalid("y", "both classes must be present".into());
         }
-        if !(c.is_finite() && c > 0.0) {
-            return invalid("C", format!("C = {c} must be finite and > 0"));
-        }
+        crate::protocol::check_positive("C", c)?;
         if !(lambda.is_finite() && lambda >= 0.0) {
             return invalid("lam", format!("lam = {lambda} must be finite and >= 0"));
         }
@@ -256,17 +254,6 @@ impl KlrSmo {
     }
 }
 
-impl<K: KernelSource> Solver<KlrProblem<K>> for KlrSmo {
-    fn name(&self) -> &'static str {
-        "klr_smo"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut KlrProblem<K>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_report(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[K: KernelSource] KlrProblem<K> => KlrSmo, solve_with_report, |_| "klr_smo"
+);

@@ -7,7 +7,7 @@ use kernelkit_kernels::KernelSource;
 use super::state::State;
 use super::subproblem::PairSubproblem;
 use super::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
-use crate::protocol::{Control, Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
+use crate::protocol::{checkpoint, Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
 
 /// Relative slack of the per-step decrease count (round-off of `f`).
 const DECREASE_SLACK: f64 = 1e-12;
@@ -84,18 +84,15 @@ pub(super) fn solve<K: KernelSource>(
             break Status::Stalled;
         }
         if iterations > 0 && iterations.is_multiple_of(options.report_every) {
-            if options.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
-                break Status::TimeLimit;
-            }
-            let progress = Progress {
+            let stop = checkpoint(options, started, monitor, || Progress {
                 iteration: iterations,
                 gap: m - big_m,
                 objective: state.objective(),
                 active_size: n,
                 cache: columns.cache_stats(),
-            };
-            if monitor.report(&progress) == Control::Stop {
-                break Status::Stopped;
+            });
+            if let Some(stop) = stop {
+                break stop;
             }
         }
         let i = up.index;

@@ -105,13 +105,13 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
                     active_size = l;
                 }
                 shrinker.unshrunk |= gap_now <= 10.0 * tol;
-                active_size =
-                    S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol, &*monitor);
-                if monitor.interrupted() {
+                let Some(shrunk) =
+                    self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
+                else {
                     status = Status::Stopped;
                     break;
-                }
-                stats.min_active_size = stats.min_active_size.min(active_size as u64);
+                };
+                active_size = shrunk;
                 // Positions moved.
                 previous.clear();
                 sub_q.forget();

@@ -82,7 +82,7 @@ use kernelkit_kernels::QMatrixPasses;
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{
-    Control, Engine, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
+    checkpoint, Engine, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver,
     Status,
 };
 use gradient_update::{
@@ -126,20 +126,9 @@ impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for Smo {
     }
 }
 
-impl<Q: QMatrixPasses> Solver<BoxQp<Q>> for NuSmo {
-    fn name(&self) -> &'static str {
-        "smo_nu"
-    }
-
-    fn solve(
-        &self,
-        problem: &mut BoxQp<Q>,
-        options: &SolveOptions,
-        monitor: &mut dyn Monitor,
-    ) -> Result<Solution, SolveError> {
-        Ok(self.solve_with_scale(problem, options, monitor)?.0)
-    }
-}
+crate::protocol::solver_by_method!(
+    impl[Q: QMatrixPasses] BoxQp<Q> => NuSmo, solve_with_scale, |_| "smo_nu"
+);
 
 impl NuSmo {
     /// Solves and also returns `r = (r⁺ + r⁻)/2` (Chang & Lin 2001: the ν-SVC dual is the
@@ -311,13 +300,13 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    active_size =
-                        S::shrink(&mut shrinker, self.q, &mut self.v, active_size, tol, &*monitor);
-                    if monitor.interrupted() {
+                    let Some(shrunk) =
+                        self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
+                    else {
                         status = Status::Stopped;
                         break;
-                    }
-                    stats.min_active_size = stats.min_active_size.min(active_size as u64);
+                    };
+                    active_size = shrunk;
                     // Positions moved and the gradient may have been rebuilt.
                     first = None;
                 }
@@ -393,15 +382,28 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
     }
 
+    /// One shrinking of the active set ([`Strategy::shrink`]), counted in
+    /// `stats.min_active_size`: the new active-set size, or `None` when the monitor was
+    /// interrupted during it.
+    fn shrink(
+        &mut self,
+        shrinker: &mut Shrinker,
+        active_size: usize,
+        tol: f64,
+        monitor: &dyn Monitor,
+        stats: &mut SolveStats,
+    ) -> Option<usize> {
+        let active_size = S::shrink(shrinker, self.q, &mut self.v, active_size, tol, monitor);
+        if monitor.interrupted() {
+            return None;
+        }
+        stats.min_active_size = stats.min_active_size.min(active_size as u64);
+        Some(active_size)
+    }
+
     /// The time limit, then the monitor's report: how the solve ends now, if it does.
     fn time_or_report(&self, progress: &Progress, monitor: &mut dyn Monitor) -> Option<Status> {
-        if self.options.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-            Some(Status::TimeLimit)
-        } else if monitor.report(progress) == Control::Stop {
-            Some(Status::Stopped)
-        } else {
-            None
-        }
+        checkpoint(self.options, self.started, monitor, || *progress)
     }
 
     /// The result of a solve interrupted (Ctrl-C, or a `StopFlag`) after `iterations` steps:

@@ -76,7 +76,7 @@ impl Shrinker {
         &mut self,
         q: &mut Q,
         v: &mut Variables,
-        mut active_size: usize,
+        active_size: usize,
         tol: f64,
         monitor: &dyn Monitor,
     ) -> usize {
@@ -100,26 +100,10 @@ impl Shrinker {
                 }
             }
         }
-        if !self.unshrunk && g_max1 + g_max2 <= tol * 10.0 {
-            self.unshrunk = true;
-            self.reconstruct_gradient(q, v, active_size, monitor);
-            active_size = v.len();
-        }
-        let mut i = 0;
-        while i < active_size {
-            if be_shrunk(v, i, g_max1, g_max2) {
-                active_size -= 1;
-                while active_size > i {
-                    if !be_shrunk(v, active_size, g_max1, g_max2) {
-                        v.swap_index(q, i, active_size);
-                        break;
-                    }
-                    active_size -= 1;
-                }
-            }
-            i += 1;
-        }
-        active_size
+        let near_optimum = g_max1 + g_max2 <= tol * 10.0;
+        self.shrink_by(q, v, active_size, near_optimum, monitor, |v, t| {
+            be_shrunk(v, t, g_max1, g_max2)
+        })
     }
 
     /// LIBSVM's `Solver_NU::do_shrinking`: the same as [`Shrinker::shrink`] with the extremes
@@ -128,7 +112,7 @@ impl Shrinker {
         &mut self,
         q: &mut Q,
         v: &mut Variables,
-        mut active_size: usize,
+        active_size: usize,
         tol: f64,
         monitor: &dyn Monitor,
     ) -> usize {
@@ -150,17 +134,34 @@ impl Shrinker {
                 }
             }
         }
-        if !self.unshrunk && (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0 {
+        let near_optimum = (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0;
+        self.shrink_by(q, v, active_size, near_optimum, monitor, |v, t| be_shrunk_nu(v, t, g_max))
+    }
+
+    /// The part of [`Shrinker::shrink`] and [`Shrinker::shrink_nu`] after the extremes: the
+    /// first time the gap is `near_optimum`, the gradient is rebuilt and every position made
+    /// active again; then each active position that `be_shrunk` is swapped behind the last
+    /// one kept (LIBSVM's order). Returns the new active-set size.
+    fn shrink_by<Q: QMatrixPasses>(
+        &mut self,
+        q: &mut Q,
+        v: &mut Variables,
+        mut active_size: usize,
+        near_optimum: bool,
+        monitor: &dyn Monitor,
+        be_shrunk: impl Fn(&Variables, usize) -> bool,
+    ) -> usize {
+        if !self.unshrunk && near_optimum {
             self.unshrunk = true;
             self.reconstruct_gradient(q, v, active_size, monitor);
             active_size = v.len();
         }
         let mut i = 0;
         while i < active_size {
-            if be_shrunk_nu(v, i, g_max) {
+            if be_shrunk(v, i) {
                 active_size -= 1;
                 while active_size > i {
-                    if !be_shrunk_nu(v, active_size, g_max) {
+                    if !be_shrunk(v, active_size) {
                         v.swap_index(q, i, active_size);
                         break;
                     }

@@ -165,13 +165,10 @@ mod tests {
 
     #[test]
     fn skipping_groups_finds_the_candidates_of_the_full_loop() {
-        let mut state = 17u64;
-        let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
+        let mut next = crate::smo::state::test_draws(17);
         for n in [0, 1, 3, 4, 9, 64, 333, 1000] {
-            let y: Vec<i8> = (0..n).map(|_| if next() % 2 == 0 { 1 } else { -1 }).collect();
+            let y: Vec<i8> =
+                (0..n).map(|_| if next().is_multiple_of(2) { 1 } else { -1 }).collect();
             let mut v = Variables::new(
                 vec![1.0; n],
                 y,
@@ -186,7 +183,7 @@ mod tests {
                 // A coarse grid: many ties, which go to the last position.
                 v.gradient[t] = (next() % 7) as f64 * 0.5 - 1.5;
             }
-            let cached: Vec<bool> = (0..n).map(|_| next() % 3 == 0).collect();
+            let cached: Vec<bool> = (0..n).map(|_| next().is_multiple_of(3)).collect();
             for needed in [0, n / 2, n.saturating_sub(1)] {
                 let consider_t = |best: &mut Candidates, t: usize| {
                     consider(best, &v, t, needed, |t| cached[t]);

@@ -121,16 +121,24 @@ impl Variables {
     }
 }
 
+/// The test data of the scans: Knuth's MMIX linear congruential generator from `seed`, its
+/// top 31 bits per draw.
+#[cfg(test)]
+pub(crate) fn test_draws(seed: u64) -> impl FnMut() -> usize {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    }
+}
+
 /// Variables for tests of the scans, with many ties: gradients on a coarse grid, every bound,
 /// and labels `±1` at random or all `only`.
 #[cfg(test)]
 pub(crate) fn tied_variables(n: usize, seed: u64, only: Option<i8>) -> Variables {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
-    let y: Vec<i8> = (0..n).map(|_| only.unwrap_or(if next() % 2 == 0 { 1 } else { -1 })).collect();
+    let mut next = test_draws(seed);
+    let y: Vec<i8> =
+        (0..n).map(|_| only.unwrap_or(if next().is_multiple_of(2) { 1 } else { -1 })).collect();
     let mut v = Variables::new(
         (0..n).map(|_| [0.5, 1.0, 1.0, 2.0][next() % 4]).collect(),
         y,

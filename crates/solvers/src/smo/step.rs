@@ -25,6 +25,21 @@ pub(crate) struct Step {
     pub increase_threshold: f64,
 }
 
+/// One half of LIBSVM's clipping of a step between two variables of the same label (their
+/// `sum` kept): `first` back to its bound `c_first` when the sum can exceed it, else `second`
+/// back to 0; the other takes the rest of the sum. Called for `(i, j)`, then for `(j, i)`.
+fn clip_same_label(first: &mut f64, second: &mut f64, sum: f64, c_first: f64) {
+    if sum > c_first {
+        if *first > c_first {
+            *first = c_first;
+            *second = sum - c_first;
+        }
+    } else if *second < 0.0 {
+        *second = 0.0;
+        *first = sum;
+    }
+}
+
 /// Updates `α_i`, `α_j` (not their bounds or the gradient) and returns the step.
 pub(crate) fn take_step(
     v: &mut Variables,
@@ -68,24 +83,8 @@ pub(crate) fn take_step(
         let sum = a_i + a_j;
         a_i -= delta;
         a_j += delta;
-        if sum > c_i {
-            if a_i > c_i {
-                a_i = c_i;
-                a_j = sum - c_i;
-            }
-        } else if a_j < 0.0 {
-            a_j = 0.0;
-            a_i = sum;
-        }
-        if sum > c_j {
-            if a_j > c_j {
-                a_j = c_j;
-                a_i = sum - c_j;
-            }
-        } else if a_i < 0.0 {
-            a_i = 0.0;
-            a_j = sum;
-        }
+        clip_same_label(&mut a_i, &mut a_j, sum, c_i);
+        clip_same_label(&mut a_j, &mut a_i, sum, c_j);
     }
     v.alpha[i] = a_i;
     v.alpha[j] = a_j;

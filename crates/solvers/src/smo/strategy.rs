@@ -191,36 +191,17 @@ impl Strategy for TwoEqualities {
         tol: f64,
         (positive, negative): (ArgMax, ArgMax),
     ) -> working_set::Selection {
-        match (positive.1, negative.1) {
+        // The columns of the labels that have a first index: both in one pass when both do.
+        let (q_ip, q_in) = match (positive.1, negative.1) {
             (Some(ip), Some(i_n)) => {
                 let (q_ip, q_in) = q.column_pair(ip, i_n, active_size);
-                super::working_set_nu::select_second(
-                    v,
-                    (positive, Some(q_ip)),
-                    (negative, Some(q_in)),
-                    tol,
-                )
+                (Some(q_ip), Some(q_in))
             }
-            (Some(ip), None) => {
-                let q_ip = q.column(ip, active_size);
-                super::working_set_nu::select_second(
-                    v,
-                    (positive, Some(q_ip)),
-                    (negative, None),
-                    tol,
-                )
-            }
-            (None, Some(i_n)) => {
-                let q_in = q.column(i_n, active_size);
-                super::working_set_nu::select_second(
-                    v,
-                    (positive, None),
-                    (negative, Some(q_in)),
-                    tol,
-                )
-            }
-            (None, None) => working_set::Selection { pair: None, gap: 0.0 },
-        }
+            (Some(ip), None) => (Some(q.column(ip, active_size)), None),
+            (None, Some(i_n)) => (None, Some(q.column(i_n, active_size))),
+            (None, None) => return working_set::Selection { pair: None, gap: 0.0 },
+        };
+        super::working_set_nu::select_second(v, (positive, q_ip), (negative, q_in), tol)
     }
 
     fn shrink<Q: QMatrixPasses>(

@@ -175,11 +175,7 @@ mod tests {
 
     #[test]
     fn the_per_label_scans_are_libsvm_nu_scans() {
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
+        let mut next = super::super::state::test_draws(7);
         // Lengths around the vector widths and past the parallel threshold; a coarse grid of
         // gradients and columns, so that ties are everywhere; sets with one label only.
         for (n, only) in [(1, None), (7, None), (9, Some(1)), (33, Some(-1)), (40_000, None)] {

@@ -56,7 +56,7 @@ pub use oracle::{KernelColumns, LinearRows, UnlabeledKernel};
 use std::time::Instant;
 
 use crate::protocol::{
-    Control, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
+    checkpoint, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
 };
 
 /// Positions per parallel task in the scans and the cache update.
@@ -97,12 +97,7 @@ impl<K: UnlabeledKernel> PuProblem<K> {
                 reason: format!("prior = {prior} must be in (0, 1)"),
             });
         }
-        if !(lam.is_finite() && lam > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "lam",
-                reason: format!("lam = {lam} must be finite and > 0"),
-            });
-        }
+        crate::protocol::check_positive("lam", lam)?;
         if n_positive == 0 || n == 0 {
             return Err(SolveError::InvalidProblem {
                 name: "y",
@@ -400,19 +395,6 @@ fn take_step<K: UnlabeledKernel>(
         return Some(Taken { delta, objective_change: step.objective_change });
     }
     None
-}
-
-/// What every few steps of a solve checks: the time limit, then the monitor.
-fn checkpoint(
-    options: &SolveOptions,
-    started: Instant,
-    monitor: &mut dyn Monitor,
-    progress: impl FnOnce() -> Progress,
-) -> Option<Status> {
-    if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
-        return Some(Status::TimeLimit);
-    }
-    (monitor.report(&progress()) == Control::Stop).then_some(Status::Stopped)
 }
 
 /// The largest of the four gaps, or `None` when it is at most `tol` (or no gap is finite).

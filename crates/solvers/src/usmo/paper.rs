@@ -55,10 +55,10 @@
 use std::time::Instant;
 
 use super::{
-    bias, checkpoint, critical_values, objective, take_step, violation, Critical, Duals, PuProblem,
-    Taken, UnlabeledKernel, BOUND_TOLERANCE,
+    bias, critical_values, objective, take_step, violation, Critical, Duals, PuProblem, Taken,
+    UnlabeledKernel, BOUND_TOLERANCE,
 };
-use crate::protocol::{Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
+use crate::protocol::{checkpoint, Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
 
 /// The rows by position, with the function cache current on the active prefix `0..len`.
 struct Rows<'k, K> {
