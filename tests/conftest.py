@@ -28,7 +28,11 @@ CPU_ACT_ROWS = 2000
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: heavier test (still well under a minute)")
+    config.addinivalue_line(
+        "markers",
+        "slow: a paper-scale acceptance run (up to minutes); CI runs these once, in the README's"
+        " test command, and skips them in the wheel's venvs (.ci/wheel)",
+    )
 
 
 #: The LIBSVM-family oracle modules, which run once per SMO engine: the default ("auto"), and
