@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kernelkit_solvers::aid::{
-    assign, group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition,
-    search_labels, share, svm_partition, AggregatedGram, AggregatedModel, Aid, AidIteration,
-    AidMonitor, AidOptions, AidResult, ClarabelLp, Initial, KMeansSeeding, LadModel, Partition,
-    S3vmBalance, S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
+    assign, centres_from_sums, evaluate_block, group_seed, initial_sample, lad_partition,
+    random_labels_from, s3vm_partition, search_labels, share, svm_partition, AggregatedGram,
+    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, Block, BlockSolution,
+    ClarabelLp, Formulation, Initial, KMeansSeeding, KeySums, LadModel, Partition, S3vmBalance,
+    S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -550,4 +551,213 @@ pub(crate) fn aid_s3vm_search<'py>(
     out.set_item("svm_solves", found.solves)?;
     out.set_item("cut", found.cut)?;
     Ok(out)
+}
+
+/// Cluster ids (`int64`, each in `0..bound`) as `u32`, or a `ValueError` naming `name`.
+fn ids(values: &PyReadonlyArray1<'_, i64>, bound: usize, name: &str) -> PyResult<Vec<u32>> {
+    values
+        .as_array()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match u32::try_from(v) {
+            Ok(id) if (id as usize) < bound => Ok(id),
+            _ => Err(PyValueError::new_err(format!("{name}[{i}] = {v} is not in 0..{bound}"))),
+        })
+        .collect()
+}
+
+/// `count`, `min_first` (`2^63 − 1` for a key without rows), `sum_x` (`n_keys × d`, when
+/// `x` was summed: `d` is `Some`) and any `sum_y` of `sums` into `out`.
+fn put_key_sums(
+    py: Python<'_>,
+    out: &Bound<'_, PyDict>,
+    sums: KeySums,
+    d: Option<usize>,
+) -> PyResult<()> {
+    let to_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    let n_keys = sums.count.len();
+    out.set_item("count", PyArray1::from_vec(py, sums.count.into_iter().map(to_i64).collect()))?;
+    out.set_item(
+        "min_first",
+        PyArray1::from_vec(py, sums.first.into_iter().map(to_i64).collect()),
+    )?;
+    if let Some(d) = d {
+        out.set_item("sum_x", PyArray1::from_vec(py, sums.sum_x).reshape([n_keys, d])?)?;
+    }
+    if !sums.sum_y.is_empty() {
+        out.set_item("sum_y", PyArray1::from_vec(py, sums.sum_y))?;
+    }
+    Ok(())
+}
+
+/// One AID iteration's work on a block of rows (`kernelkit.dask`): the round's solution
+/// (`beta` for `"lad"`, with the intercept last when it has `d + 1` values; `w` and `bias`, or
+/// `support`, `coef`, `kernel` and `bias`, for `"svm"` and `"s3vm"`) evaluated on rows `x`
+/// with targets or labels `y` (S3VM: 0 unlabeled) in clusters `clusters` (`0..n_clusters`);
+/// `start` is the global index of the block's first row. Returns a dict: per row `keys`
+/// (`cluster · n_cells + cell`); `lack` (`n_cells × n_clusters`), `loss`, `sum_f` (SVM), and
+/// per key `count`, `min_first`, `sum_x` (with `sums_x`) and `sum_y` (LAD).
+#[pyfunction]
+#[pyo3(signature = (
+    formulation, x, y, clusters, n_clusters, start, tol, sums_x, beta=None, w=None, bias=0.0,
+    support=None, coef=None, kernel=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn aid_evaluate_block<'py>(
+    py: Python<'py>,
+    formulation: &str,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    clusters: PyReadonlyArray1<'_, i64>,
+    n_clusters: usize,
+    start: u64,
+    tol: f64,
+    sums_x: bool,
+    beta: Option<PyReadonlyArray1<'_, f64>>,
+    w: Option<PyReadonlyArray1<'_, f64>>,
+    bias: f64,
+    support: Option<PyReadonlyArray2<'_, f64>>,
+    coef: Option<PyReadonlyArray1<'_, f64>>,
+    kernel: Option<&Kernel>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let formulation = match formulation {
+        "lad" => Formulation::Lad,
+        "svm" => Formulation::Svm,
+        "s3vm" => Formulation::S3vm,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "formulation must be 'lad', 'svm' or 's3vm', got {other:?}"
+            )))
+        }
+    };
+    let x = matrix(&x);
+    let y = vector(&y);
+    if y.len() != x.rows {
+        return Err(PyValueError::new_err(format!("x has {} rows but y has {}", x.rows, y.len())));
+    }
+    let clusters = ids(&clusters, n_clusters, "clusters")?;
+    let beta = beta.as_ref().map(vector);
+    let w = w.as_ref().map(vector);
+    let support = support.as_ref().map(matrix);
+    let coef = coef.as_ref().map(vector);
+    let solution = match (&beta, &w, &support, &coef, kernel) {
+        (Some(beta), None, None, None, None) => BlockSolution::Lad { beta },
+        (None, Some(w), None, None, None) => BlockSolution::Linear { w, bias },
+        (None, None, Some(support), Some(coef), Some(kernel)) => {
+            if support.cols != x.cols {
+                return Err(PyValueError::new_err(format!(
+                    "support has {} columns but x has {}",
+                    support.cols, x.cols
+                )));
+            }
+            BlockSolution::Kernel {
+                support: &support.values,
+                coef,
+                kernel: kernel.function()?,
+                bias,
+            }
+        }
+        _ => {
+            return Err(PyValueError::new_err(
+                "give beta (LAD), w (linear), or support, coef and kernel (kernel expansion)",
+            ))
+        }
+    };
+    let block = Block { x: &x.values, d: x.cols, y: &y, clusters: &clusters, n_clusters, start };
+    let stats = py.detach(|| evaluate_block(&block, formulation, &solution, tol, sums_x));
+    let stats = stats.map_err(CoreError::from)?;
+    let out = PyDict::new(py);
+    let keys: Vec<i64> = stats.keys.iter().map(|&key| i64::from(key)).collect();
+    out.set_item("keys", PyArray1::from_vec(py, keys))?;
+    let lack: Vec<i64> = stats.lack.iter().map(|&v| v as i64).collect();
+    let n_cells = formulation.n_cells();
+    out.set_item("lack", PyArray1::from_vec(py, lack).reshape([n_cells, n_clusters])?)?;
+    out.set_item("loss", PyArray1::from_vec(py, stats.loss))?;
+    if formulation == Formulation::Svm {
+        out.set_item("sum_f", PyArray1::from_vec(py, stats.sum_f))?;
+    }
+    put_key_sums(py, &out, stats.key_sums, sums_x.then_some(x.cols))?;
+    Ok(out)
+}
+
+/// Per key (`keys`: `int64` in `0..n_keys`) of a block whose first row is row `start`: the
+/// rows `count`, the first row `min_first`, and the sums of the rows of `x` (`sum_x`) and of
+/// `y` (`sum_y`) when given, each summed in row order.
+#[pyfunction]
+#[pyo3(signature = (keys, n_keys, start, x=None, y=None))]
+pub(crate) fn aid_key_sums<'py>(
+    py: Python<'py>,
+    keys: PyReadonlyArray1<'_, i64>,
+    n_keys: usize,
+    start: u64,
+    x: Option<PyReadonlyArray2<'_, f64>>,
+    y: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let keys = ids(&keys, n_keys, "keys")?;
+    let x = x.as_ref().map(matrix);
+    let y = y.as_ref().map(vector);
+    let sums =
+        KeySums::new(&keys, n_keys, start, x.as_ref().map(|m| (&*m.values, m.cols)), y.as_deref())
+            .map_err(CoreError::from)?;
+    let out = PyDict::new(py);
+    put_key_sums(py, &out, sums, x.as_ref().map(|m| m.cols))?;
+    Ok(out)
+}
+
+/// A split's per-key cluster ids and per-cluster parents.
+type TableAndParents<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+
+/// AID's split of the impure `clusters` from per-key (`cluster · n_cells + cell`) row counts
+/// and first rows: per key the id of the cluster its rows join (−1: no rows), and per new
+/// cluster the cluster it came from (the core's `Partition::split` numbering).
+#[pyfunction]
+#[pyo3(signature = (count, first, clusters, n_clusters, n_cells))]
+pub(crate) fn aid_split<'py>(
+    py: Python<'py>,
+    count: PyReadonlyArray1<'_, i64>,
+    first: PyReadonlyArray1<'_, i64>,
+    clusters: PyReadonlyArray1<'_, i64>,
+    n_clusters: usize,
+    n_cells: usize,
+) -> PyResult<TableAndParents<'py>> {
+    let n_keys = n_clusters * n_cells;
+    let unsigned = |values: &PyReadonlyArray1<'_, i64>, name: &str| -> PyResult<Vec<u64>> {
+        let values: Vec<u64> = values.as_array().iter().map(|&v| v.max(0) as u64).collect();
+        if values.len() != n_keys {
+            return Err(PyValueError::new_err(format!(
+                "{name} has {} values, expected n_clusters * n_cells = {n_keys}",
+                values.len()
+            )));
+        }
+        Ok(values)
+    };
+    let (count, first) = (unsigned(&count, "count")?, unsigned(&first, "first")?);
+    let clusters: Vec<usize> =
+        ids(&clusters, n_clusters, "clusters")?.into_iter().map(|c| c as usize).collect();
+    let (table, parent) = Partition::split_keyed(&count, &first, &clusters, n_clusters, n_cells);
+    let parent = parent.into_iter().map(|p| p as i64).collect();
+    Ok((PyArray1::from_vec(py, table), PyArray1::from_vec(py, parent)))
+}
+
+/// k-means' Lloyd update: the centres (`k' × d`, centres without mass dropped) from the sums
+/// of the points nearest each centre (`k × d`) and their numbers or masses (`k`).
+#[pyfunction]
+#[pyo3(signature = (sums, mass))]
+pub(crate) fn aid_kmeans_centres<'py>(
+    py: Python<'py>,
+    sums: PyReadonlyArray2<'_, f64>,
+    mass: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (sums, mass) = (matrix(&sums), vector(&mass));
+    if sums.rows != mass.len() {
+        return Err(PyValueError::new_err(format!(
+            "sums has {} rows but mass has {} values",
+            sums.rows,
+            mass.len()
+        )));
+    }
+    let d = sums.cols;
+    let centres = centres_from_sums(&sums.values, &mass, d);
+    let rows = centres.len().checked_div(d).unwrap_or(0);
+    PyArray1::from_vec(py, centres).reshape([rows, d])
 }

@@ -64,6 +64,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_kmeans_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_kmeans_assign, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_s3vm_search, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_evaluate_block, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_key_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_split, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kmeans_centres, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())

@@ -19,14 +19,18 @@ __all__ = [
     "_simulate_interrupt_at",
     "aggregated_kernel",
     "aid_cluster_shares",
+    "aid_evaluate_block",
     "aid_initial_sample",
+    "aid_key_sums",
     "aid_kmeans_assign",
+    "aid_kmeans_centres",
     "aid_kmeans_positions",
     "aid_kmeans_seed",
     "aid_lad",
     "aid_random_labels",
     "aid_s3vm",
     "aid_s3vm_search",
+    "aid_split",
     "aid_svm",
     "first_occurrences",
     "kernel_matrix",
@@ -358,5 +362,38 @@ def aid_s3vm_search(
     remaining: float | None = None,
     **options: Unpack[_SolverOptions],
 ) -> dict[str, Any]: ...
+def aid_evaluate_block(
+    formulation: str,
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    clusters: NDArray[np.int64],
+    n_clusters: int,
+    start: int,
+    tol: float,
+    sums_x: bool,
+    beta: NDArray[np.float64] | None = None,
+    w: NDArray[np.float64] | None = None,
+    bias: float = 0.0,
+    support: NDArray[np.float64] | None = None,
+    coef: NDArray[np.float64] | None = None,
+    kernel: Kernel | None = None,
+) -> dict[str, NDArray[Any]]: ...
+def aid_key_sums(
+    keys: NDArray[np.int64],
+    n_keys: int,
+    start: int,
+    x: NDArray[np.float64] | None = None,
+    y: NDArray[np.float64] | None = None,
+) -> dict[str, NDArray[Any]]: ...
+def aid_split(
+    count: NDArray[np.int64],
+    first: NDArray[np.int64],
+    clusters: NDArray[np.int64],
+    n_clusters: int,
+    n_cells: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def aid_kmeans_centres(
+    sums: NDArray[np.float64], mass: NDArray[np.float64]
+) -> NDArray[np.float64]: ...
 def _panic_in_solver_thread() -> None: ...
 def _simulate_interrupt_at(point: str | None) -> None: ...

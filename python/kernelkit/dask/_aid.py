@@ -29,9 +29,7 @@ from ._engine import (
     Rows,
     Stats,
     as_float_block,
-    key_stats,
     run_pass,
-    seqdot,
     split,
     tree_reduce,
 )
@@ -136,73 +134,30 @@ def s3vm_search(
 # -- the pass over the rows -----------------------------------------------------------------
 
 
-def unlabeled_cells(f: Float64Array, tol: float) -> tuple[Any, Any]:
-    """Cells 2..5 of unlabeled rows, ``(−∞,−1]``, ``(−1,0]``, ``(0,1)``, ``[1,∞)``, and their
-    masks (rows within ``tol`` of a boundary fit both sides)."""
-    cell = np.where(f <= -1.0, 2, np.where(f <= 0.0, 3, np.where(f < 1.0, 4, 5))).astype(np.uint8)
-    mask = (np.uint8(1) << cell).astype(np.uint8)
-    for boundary, low in ((-1.0, 2), (0.0, 3), (1.0, 4)):
-        near = np.abs(f - boundary) <= tol
-        mask[near] |= np.uint8((1 << low) | (1 << (low + 1)))
-    return mask, cell
-
-
 def evaluate_block(
     x: Any, y: Any, start: int, shared: dict[str, Any], key: IntArray, offset: int
 ) -> tuple[IntArray, Stats]:
-    """Evaluates the aggregated solution on one block: per row the cell, per cluster the purity
-    flags and the sums of the next partition's clusters (per cluster and cell)."""
+    """Evaluates the aggregated solution on one block by the core's per-block step
+    (``_core.aid_evaluate_block``): per row the key ``cluster · n_cells + cell``, per cluster
+    the purity counts and the losses, per key the sums of the next partition's clusters."""
     spec: ini.Spec = shared["spec"]
-    xb = as_float_block(x)
-    labels = np.asarray(shared["table"][key + offset], dtype=np.int64)
-    k, n_cells, n_bits = shared["k"], shared["n_cells"], shared["n_bits"]
-    tol = shared["tol"]
-    stats: Stats = {}
-    core = ini.core_labels(y, spec)
-    if spec.kind == "lad":
-        r = ini.lad_residuals(xb, core, shared["beta"], spec.intercept)
-        masks = (r > -tol).astype(np.uint8) | ((r <= tol).astype(np.uint8) << 1)
-        cells = (r <= 0.0).astype(np.uint8)
-        stats["loss"] = np.array([np.abs(r).sum()])
-    else:
-        if "sv" in shared:
-            f = np.full(xb.shape[0], shared["b"])
-            kernel = ini.kernel_object(spec.kernel)
-            coef = shared["coef"]
-            for lo in range(0, shared["sv"].shape[0], 2048):
-                block = _core.kernel_matrix(xb, shared["sv"][lo : lo + 2048], kernel, 1)
-                for j in range(block.shape[1]):
-                    f += coef[lo + j] * block[:, j]
-        else:
-            f = seqdot(xb, shared["w"]) + shared["b"]
-        signs = np.where(core == 0, 1.0, core)
-        g = 1.0 - signs * f
-        masks = (g >= -tol).astype(np.uint8) | ((g <= tol).astype(np.uint8) << 1)
-        cells = (g <= 0.0).astype(np.uint8)
-        if spec.kind == "svm":
-            stats["loss"] = np.array([np.maximum(g, 0.0).sum()])
-            stats["sum_f"] = np.bincount(labels, weights=f, minlength=k)
-        else:
-            unl = core == 0
-            masks[unl], cells[unl] = unlabeled_cells(f[unl], tol)
-            stats["loss"] = np.array(
-                [np.maximum(g[~unl], 0.0).sum(), np.maximum(1.0 - np.abs(f[unl]), 0.0).sum()]
-            )
-    lack = np.empty((n_bits, k))
-    for bit in range(n_bits):
-        lack[bit] = np.bincount(labels[((masks >> bit) & 1) == 0], minlength=k)
-    stats["lack"] = lack
-    new_key = labels * n_cells + cells
-    stats.update(
-        key_stats(
-            new_key,
-            k * n_cells,
+    solution = dict(shared["solution"])
+    if "support" in solution:
+        solution["kernel"] = ini.kernel_object(spec.kernel)
+    stats = dict(
+        _core.aid_evaluate_block(
+            spec.kind,
+            as_float_block(x),
+            ini.core_labels(y, spec),
+            np.asarray(shared["table"][key + offset], dtype=np.int64),
+            shared["k"],
             start,
-            xb if spec.sums_x else None,
-            core if spec.kind == "lad" else None,
+            shared["tol"],
+            spec.sums_x,
+            **solution,
         )
     )
-    return new_key, stats
+    return stats.pop("keys"), stats
 
 
 def gram_pair(
@@ -266,7 +221,6 @@ class Fit(dict[str, Any]):
 
 class LadModel:
     n_cells = 2
-    n_bits = 2
     certifies = True
 
     def __init__(self, spec: ini.Spec, tol: float, options: dict[str, Any]) -> None:
@@ -284,7 +238,7 @@ class LadModel:
         return Fit(beta=beta, F=objective, lower=lower)
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        return {"beta": fit["beta"], "tol": self.tol}
+        return {"solution": {"beta": fit["beta"]}, "tol": self.tol}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(stats["loss"][0])
@@ -292,7 +246,6 @@ class LadModel:
 
 class SvmModel:
     n_cells = 2
-    n_bits = 2
     certifies = True
 
     def __init__(self, spec: ini.Spec, c: float, options: dict[str, Any]) -> None:
@@ -353,13 +306,13 @@ class SvmModel:
         return np.asarray(dask.compute(tree_reduce(pieces))[0]["gram"], dtype=np.float64)
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        out: dict[str, Any] = {"b": fit["b"], "tol": PURITY_TOL}
+        solution: dict[str, Any] = {"bias": fit["b"]}
         if "w" in fit:
-            out["w"] = fit["w"]
+            solution["w"] = fit["w"]
         else:
             sv, coef, _ = dask.compute(fit["support"])[0]
-            out["sv"], out["coef"] = sv, coef
-        return out
+            solution["support"], solution["coef"] = sv, coef
+        return {"solution": solution, "tol": PURITY_TOL}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(0.5 * fit["w_norm2"] + self.c * stats["loss"][0])
@@ -373,7 +326,6 @@ class SvmModel:
 
 class S3vmModel:
     n_cells = 6
-    n_bits = 6
     certifies = False
 
     def __init__(
@@ -407,7 +359,7 @@ class S3vmModel:
         )
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        return {"w": fit["w"], "b": fit["b"], "tol": PURITY_TOL}
+        return {"solution": {"w": fit["w"], "bias": fit["b"]}, "tol": PURITY_TOL}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         labeled, unlabeled = stats["loss"]
@@ -441,14 +393,7 @@ def run_aid(
     offsets = part.offsets
     while True:
         fit = model.solve(rows, part)
-        shared = {
-            "spec": spec,
-            "table": part.table,
-            "k": part.k,
-            "n_cells": model.n_cells,
-            "n_bits": model.n_bits,
-            **model.shared(fit),
-        }
+        shared = {"spec": spec, "table": part.table, "k": part.k, **model.shared(fit)}
         keys, stats = run_pass(
             evaluate_block, rows, shared, [part.keys, [int(o) for o in offsets]], keep=True
         )

@@ -190,11 +190,9 @@ def lloyd_block(x: Any, y: Any, start: int, shared: dict[str, Any]) -> Stats:
     for group, c in enumerate(centres):
         if c is None:
             continue
-        rows = np.flatnonzero(g == group)
-        label = _core.aid_kmeans_assign(np.ascontiguousarray(pts[rows]), c)
-        mass[group] = np.bincount(label, minlength=width)
-        for j in range(pts.shape[1]):
-            sums[group, :, j] = np.bincount(label, weights=pts[rows, j], minlength=width)
+        points = np.ascontiguousarray(pts[g == group])
+        found = key_stats(_core.aid_kmeans_assign(points, c), width, start, points, None)
+        mass[group], sums[group] = found["count"], found["sum_x"]
     return {"sums": sums, "mass": mass}
 
 
@@ -320,7 +318,7 @@ def _kmeans(
     width = max(c.shape[0] for c in centres if c is not None)
     stats = run_pass(lloyd_block, rows, {**shared, "centres": centres, "width": width})
     moved: list[Float64Array | None] = [
-        None if c is None else _means(stats["sums"][g], stats["mass"][g])
+        None if c is None else _core.aid_kmeans_centres(stats["sums"][g], stats["mass"][g])
         for g, c in enumerate(centres)
     ]
     width = max(c.shape[0] for c in moved if c is not None)
@@ -335,12 +333,6 @@ def _kmeans(
         st.get("sum_x"),
         st.get("sum_y"),
     )
-
-
-def _means(sums: Float64Array, mass: Float64Array) -> Float64Array:
-    """The reduced Lloyd step: the centres of the non-empty clusters, in centre order."""
-    keep = mass > 0
-    return np.asarray(sums[keep] / mass[keep, None], dtype=np.float64)
 
 
 def block_group_counts(rows: Rows, spec: Spec, scans: list[dict[str, Any]]) -> IntArray:

@@ -208,6 +208,12 @@ impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
     }
 }
 
+/// The mask and cell of a row with residual `r`: cell 0 holds `r > 0`, cell 1 `r ≤ 0`; bit
+/// `c` of the mask is set when the row fits cell `c` (rows within `tol` of 0 fit both).
+pub(crate) fn lad_cell(r: f64, tol: f64) -> (u8, u8) {
+    (u8::from(r > -tol) | (u8::from(r <= tol) << 1), u8::from(r <= 0.0))
+}
+
 /// The fitted coefficients of one LAD round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LadFit {
@@ -248,10 +254,7 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
         let beta = solution.x;
         let residuals = self.residuals(&beta);
         let full_objective = residuals.iter().map(|r| r.abs()).sum();
-        let tol = self.purity_tol;
-        let masks =
-            residuals.iter().map(|&r| u8::from(r > -tol) | (u8::from(r <= tol) << 1)).collect();
-        let cells = residuals.iter().map(|&r| u8::from(r <= 0.0)).collect();
+        let (masks, cells) = residuals.iter().map(|&r| lad_cell(r, self.purity_tol)).unzip();
         // Only a converged LP's dual value is a bound: an interior-point iterate stopped early
         // (time limit, iteration cap, "almost solved") need not be dual feasible.
         let solved = solution.status == Status::Converged;

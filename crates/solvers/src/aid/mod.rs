@@ -28,6 +28,7 @@
 //! ([`ClarabelLp`] by default), SVM and S3VM by a [`BoxQp`](crate::BoxQp) solver
 //! ([`Smo`](crate::Smo) by default; one bound `C·|C_k|` per aggregated point).
 
+pub mod block;
 pub mod driver;
 pub mod init;
 pub mod kernel_gram;
@@ -37,6 +38,7 @@ pub mod partition;
 pub mod s3vm;
 pub mod svm;
 
+pub use block::{evaluate_block, Block, BlockSolution, BlockStats, Formulation, KeySums, NO_ROW};
 pub use driver::{
     AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, NoAidMonitor,
     Round,
@@ -46,7 +48,7 @@ pub use init::{
     svm_partition, Initial,
 };
 pub use kernel_gram::AggregatedGram;
-pub use kmeans::{assign, weighted_kmeans, KMeansSeeding};
+pub use kmeans::{assign, centres_from_sums, weighted_kmeans, KMeansSeeding};
 pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
 pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};

@@ -103,9 +103,14 @@ impl SvmData<'_> {
 /// `g_i = 1 − y_i f_i` (bit 0: `g ≥ 0` side, bit 1: `g ≤ 0` side), and `Σ_i max(0, g_i)`.
 pub(crate) fn hinge_cells(decision: &[f64], y: &[i8], tol: f64) -> (Vec<u8>, Vec<u8>, f64) {
     let g: Vec<f64> = decision.iter().zip(y).map(|(f, &l)| 1.0 - f64::from(l) * f).collect();
-    let masks = g.iter().map(|&g| u8::from(g >= -tol) | (u8::from(g <= tol) << 1)).collect();
-    let cells = g.iter().map(|&g| u8::from(g <= 0.0)).collect();
+    let (masks, cells) = g.iter().map(|&g| hinge_cell(g, tol)).unzip();
     (masks, cells, g.iter().map(|g| g.max(0.0)).sum())
+}
+
+/// The mask and cell of a row with `g = 1 − y f`: cell 0 holds `g > 0`, cell 1 `g ≤ 0`; bit `c`
+/// of the mask is set when the row fits cell `c` (rows within `tol` of 0 fit both).
+pub(crate) fn hinge_cell(g: f64, tol: f64) -> (u8, u8) {
+    (u8::from(g >= -tol) | (u8::from(g <= tol) << 1), u8::from(g <= 0.0))
 }
 
 /// `Σ_k α_k y_k x̄_k` for dense centroids.
