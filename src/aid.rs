@@ -9,11 +9,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use kernelkit_kernels::KernelFunction;
 use kernelkit_solvers::aid::{
-    assign, centres_from_sums, evaluate_block, group_seed, initial_sample, lad_partition,
-    random_labels_from, s3vm_partition, search_labels, share, svm_partition, AggregatedGram,
-    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, Block, BlockSolution,
-    ClarabelLp, Formulation, Initial, KMeansSeeding, KeySums, LadModel, Partition, S3vmBalance,
+    aggregated_objective, assign, centres_from_sums, evaluate_block, group_seed, initial_sample,
+    lad_partition, random_labels_from, s3vm_partition, search_labels, share, solve_aggregated,
+    svm_partition, warm_start, AggregatedGram, AggregatedModel, AggregatedPoints, Aid,
+    AidIteration, AidMonitor, AidOptions, AidResult, AidTracker, Block, BlockSolution, ClarabelLp,
+    Formulation, Initial, KMeansSeeding, KeySums, LadModel, Partition, RoundSummary, S3vmBalance,
     S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
@@ -545,6 +547,7 @@ pub(crate) fn aid_s3vm_search<'py>(
     let found = outcome.map_err(CoreError::from)?;
     let out = PyDict::new(py);
     out.set_item("objective", found.objective)?;
+    out.set_item("w_norm2", found.w.iter().map(|v| v * v).sum::<f64>())?;
     out.set_item("coef", PyArray1::from_vec(py, found.w))?;
     out.set_item("bias", found.bias)?;
     out.set_item("lower_bound", found.lower_bound)?;
@@ -760,4 +763,206 @@ pub(crate) fn aid_kmeans_centres<'py>(
     let centres = centres_from_sums(&sums.values, &mass, d);
     let rows = centres.len().checked_div(d).unwrap_or(0);
     PyArray1::from_vec(py, centres).reshape([rows, d])
+}
+
+/// AID's bookkeeping between aggregated solves, for a driver that evaluates the solutions
+/// itself (`kernelkit.dask`): the core's `AidTracker`, which `Aid::run` drives in memory. The
+/// clock starts at construction.
+#[pyclass(module = "kernelkit._core")]
+pub(crate) struct AidDriver {
+    tracker: AidTracker,
+}
+
+#[pymethods]
+impl AidDriver {
+    #[new]
+    #[pyo3(signature = (tol, max_iter, time_limit, certifies))]
+    fn new(tol: f64, max_iter: usize, time_limit: Option<f64>, certifies: bool) -> PyResult<Self> {
+        let time_limit = match time_limit {
+            None => None,
+            Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
+                Some(Duration::from_secs_f64(seconds))
+            }
+            Some(seconds) => {
+                return Err(PyValueError::new_err(format!(
+                    "time_limit must be finite and >= 0, got {seconds}"
+                )))
+            }
+        };
+        let options = AidOptions { tol, max_iter, time_limit };
+        let tracker = AidTracker::new(options, certifies).map_err(CoreError::from)?;
+        Ok(AidDriver { tracker })
+    }
+
+    /// Records one aggregated solve; returns its history entry and whether its full
+    /// objective is the best so far.
+    #[pyo3(signature = (
+        aggregated_objective, lower_bound, full_objective, solved, n_clusters, n_impure
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn record<'py>(
+        &mut self,
+        py: Python<'py>,
+        aggregated_objective: f64,
+        lower_bound: f64,
+        full_objective: f64,
+        solved: bool,
+        n_clusters: usize,
+        n_impure: usize,
+    ) -> PyResult<(Bound<'py, PyDict>, bool)> {
+        let round = RoundSummary {
+            aggregated_objective,
+            lower_bound,
+            full_objective,
+            solved,
+            n_clusters,
+            n_impure,
+        };
+        let (record, improved) = self.tracker.record(&round).map_err(CoreError::from)?;
+        Ok((history_entry(py, &record)?, improved))
+    }
+
+    /// How the run ends after the last recorded solve (`stop`: the callback asked to stop),
+    /// or `None` to go on.
+    fn status(&self, stop: bool) -> Option<&'static str> {
+        let control = if stop { Control::Stop } else { Control::Continue };
+        self.tracker.status(control).map(|status| status.as_str())
+    }
+
+    /// The best full objective so far.
+    #[getter]
+    fn objective(&self) -> f64 {
+        self.tracker.best_objective()
+    }
+
+    /// The certified lower bound so far.
+    #[getter]
+    fn lower_bound(&self) -> f64 {
+        self.tracker.lower_bound()
+    }
+}
+
+/// Whether a pure partition certifies an AID-SVM run with `kernel` optimal (Props. 3–4 need a
+/// positive semidefinite kernel).
+#[pyfunction]
+#[pyo3(signature = (kernel))]
+pub(crate) fn aid_kernel_certifies(kernel: &Kernel) -> PyResult<bool> {
+    Ok(kernel.function()?.positive_semidefinite())
+}
+
+/// One AID-SVM aggregated solve, as the core's rounds do it: the dual (21) on `points` (the
+/// centroids, `K × d`, for the linear kernel; `K̄`, `K × K`, for any other `kernel`) with
+/// cluster labels ±1 `labels`, bounds `C · sizes` and the warm start of clusters split from
+/// the previous round's (`shares`: its `α_p/|C_p|`; `parent`: each cluster's previous cluster;
+/// none: a cold start), by SMO with the keyword options. Returns a dict: `alpha`, `bias`,
+/// `coef` (`w`; linear kernel), `w_norm2`, `lower_bound` (the dual value; `−∞` for a kernel
+/// that is not PSD), `shares` (`α_k/|C_k|`) and `solved`.
+#[pyfunction]
+#[pyo3(signature = (points, labels, sizes, c, kernel, shares=None, parent=None, **options))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn aid_svm_aggregated<'py>(
+    py: Python<'py>,
+    points: PyReadonlyArray2<'_, f64>,
+    labels: PyReadonlyArray1<'_, f64>,
+    sizes: PyReadonlyArray1<'_, f64>,
+    c: f64,
+    kernel: &Kernel,
+    shares: Option<PyReadonlyArray1<'_, f64>>,
+    parent: Option<PyReadonlyArray1<'_, i64>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let function = kernel.function()?;
+    let points = matrix(&points);
+    let labels = crate::arrays::signs(&labels, "labels")?;
+    let sizes = vector(&sizes).into_owned();
+    let k = labels.len();
+    if sizes.len() != k || points.rows != k {
+        return Err(PyValueError::new_err(format!(
+            "labels has {k} values, sizes {} and points {} rows",
+            sizes.len(),
+            points.rows
+        )));
+    }
+    let gram = function != KernelFunction::Linear;
+    if gram && points.cols != k {
+        return Err(PyValueError::new_err(format!(
+            "points must be the {k} x {k} aggregated Gram matrix for a non-linear kernel, got {} \
+             columns",
+            points.cols
+        )));
+    }
+    let upper: Vec<f64> = sizes.iter().map(|size| c * size).collect();
+    let alpha0 = match (&shares, &parent) {
+        (Some(shares), Some(parent)) => {
+            let shares = vector(shares);
+            let parent = ids(parent, shares.len(), "parent")?;
+            if parent.len() != k {
+                return Err(PyValueError::new_err(format!(
+                    "parent has {} values, expected {k}",
+                    parent.len()
+                )));
+            }
+            let parent: Vec<usize> = parent.into_iter().map(|p| p as usize).collect();
+            let counts: Vec<usize> = sizes.iter().map(|&size| size as usize).collect();
+            warm_start(&shares, &parent, &counts, &upper)
+        }
+        (None, None) => vec![0.0; k],
+        _ => return Err(PyValueError::new_err("give both shares and parent, or neither")),
+    };
+    let parsed = parse_options(options)?;
+    let interrupted = parsed.interrupted();
+    let solve = parsed.solve;
+    let values = points.values.into_owned();
+    let d = points.cols;
+    let mut monitor = PythonMonitor::new(None, Arc::clone(&interrupted));
+    let (outcome, signal) = run_interruptible(py, &interrupted, solve.n_threads, || {
+        let points = if gram {
+            AggregatedPoints::Gram(&values)
+        } else {
+            AggregatedPoints::Centroids { values: &values, d }
+        };
+        solve_aggregated(points, labels, upper, alpha0, &Smo, &solve, &mut monitor)
+    })?;
+    if let Some(error) = signal.or_else(|| monitor.error.take()) {
+        return Err(error);
+    }
+    let found = outcome.map_err(CoreError::from)?;
+    let lower = if function.positive_semidefinite() {
+        found.alpha.iter().sum::<f64>() - 0.5 * found.w_norm2
+    } else {
+        f64::NEG_INFINITY
+    };
+    let out = PyDict::new(py);
+    let shares: Vec<f64> = found.alpha.iter().zip(&sizes).map(|(a, size)| a / size).collect();
+    out.set_item("shares", PyArray1::from_vec(py, shares))?;
+    out.set_item("alpha", PyArray1::from_vec(py, found.alpha))?;
+    out.set_item("bias", found.bias)?;
+    out.set_item("coef", PyArray1::from_vec(py, found.w))?;
+    out.set_item("w_norm2", found.w_norm2)?;
+    out.set_item("lower_bound", lower)?;
+    out.set_item("solved", found.converged)?;
+    Ok(out)
+}
+
+/// The aggregated SVM's objective `½‖w‖² + C Σ_k |C_k| max(0, 1 − y_k f̄_k)` from the clusters'
+/// sizes, labels ±1 and sums of the rows' decision values `sum_f`.
+#[pyfunction]
+#[pyo3(signature = (w_norm2, c, sizes, labels, sum_f))]
+pub(crate) fn aid_svm_aggregated_objective(
+    w_norm2: f64,
+    c: f64,
+    sizes: PyReadonlyArray1<'_, f64>,
+    labels: PyReadonlyArray1<'_, f64>,
+    sum_f: PyReadonlyArray1<'_, f64>,
+) -> PyResult<f64> {
+    let (sizes, signs, sum_f) = (vector(&sizes), vector(&labels), vector(&sum_f));
+    if signs.len() != sizes.len() || sum_f.len() != sizes.len() {
+        return Err(PyValueError::new_err(format!(
+            "sizes has {} values, labels {} and sum_f {}",
+            sizes.len(),
+            signs.len(),
+            sum_f.len()
+        )));
+    }
+    Ok(aggregated_objective(w_norm2, c, &sizes, &signs, &sum_f))
 }

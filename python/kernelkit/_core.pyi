@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 from typing_extensions import Unpack
 
 __all__ = [
+    "AidDriver",
     "CsrMatrix",
     "DenseRowFacts",
     "Kernel",
@@ -21,6 +22,7 @@ __all__ = [
     "aid_cluster_shares",
     "aid_evaluate_block",
     "aid_initial_sample",
+    "aid_kernel_certifies",
     "aid_key_sums",
     "aid_kmeans_assign",
     "aid_kmeans_centres",
@@ -32,6 +34,8 @@ __all__ = [
     "aid_s3vm_search",
     "aid_split",
     "aid_svm",
+    "aid_svm_aggregated",
+    "aid_svm_aggregated_objective",
     "first_occurrences",
     "kernel_matrix",
     "kernel_matrix_product",
@@ -395,5 +399,44 @@ def aid_split(
 def aid_kmeans_centres(
     sums: NDArray[np.float64], mass: NDArray[np.float64]
 ) -> NDArray[np.float64]: ...
+def aid_kernel_certifies(kernel: Kernel) -> bool: ...
+def aid_svm_aggregated(
+    points: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    sizes: NDArray[np.float64],
+    c: float,
+    kernel: Kernel,
+    shares: NDArray[np.float64] | None = None,
+    parent: NDArray[np.int64] | None = None,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
+def aid_svm_aggregated_objective(
+    w_norm2: float,
+    c: float,
+    sizes: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    sum_f: NDArray[np.float64],
+) -> float: ...
+
+@final
+class AidDriver:
+    def __new__(
+        cls, tol: float, max_iter: int, time_limit: float | None, certifies: bool
+    ) -> AidDriver: ...
+    def record(
+        self,
+        aggregated_objective: float,
+        lower_bound: float,
+        full_objective: float,
+        solved: bool,
+        n_clusters: int,
+        n_impure: int,
+    ) -> tuple[dict[str, Any], bool]: ...
+    def status(self, stop: bool) -> str | None: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def lower_bound(self) -> float: ...
+
 def _panic_in_solver_thread() -> None: ...
 def _simulate_interrupt_at(point: str | None) -> None: ...

@@ -40,8 +40,8 @@ pub mod svm;
 
 pub use block::{evaluate_block, Block, BlockSolution, BlockStats, Formulation, KeySums, NO_ROW};
 pub use driver::{
-    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, NoAidMonitor,
-    Round,
+    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, AidTracker,
+    NoAidMonitor, Round, RoundSummary,
 };
 pub use init::{
     group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, share,
@@ -52,4 +52,7 @@ pub use kmeans::{assign, centres_from_sums, weighted_kmeans, KMeansSeeding};
 pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
 pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};
-pub use svm::{SvmData, SvmFit, SvmModel};
+pub use svm::{
+    aggregated_objective, solve_aggregated, warm_start, AggregatedPoints, AggregatedSvm, SvmData,
+    SvmFit, SvmModel,
+};

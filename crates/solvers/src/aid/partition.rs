@@ -23,6 +23,21 @@ pub struct Split {
     pub parts: Vec<usize>,
 }
 
+impl Split {
+    /// The cluster each of the `k` clusters after `splits` comes from among the `k_old` before
+    /// (itself for a cluster that did not split).
+    pub fn parents(k_old: usize, k: usize, splits: &[Split]) -> Vec<usize> {
+        let mut parent: Vec<usize> = (0..k).collect();
+        for split in splits {
+            for &part in &split.parts {
+                parent[part] = split.parent;
+            }
+        }
+        debug_assert!(parent.iter().all(|&p| p < k_old.max(1)));
+        parent
+    }
+}
+
 impl Partition {
     /// The partition given by any per-row labels: rows with equal labels share a cluster. Ids are
     /// renumbered `0..K` in order of first appearance.
@@ -269,6 +284,13 @@ mod tests {
                 assert_eq!(parent[part], split.parent);
             }
         }
+    }
+
+    #[test]
+    fn parents_follow_the_splits() {
+        let mut p = Partition::from_labels(&[0, 1, 0, 1, 2]).unwrap();
+        let splits = p.split(&[0, 1], &[0, 1, 1, 0, 0]);
+        assert_eq!(Split::parents(3, p.len(), &splits), vec![0, 1, 2, 0, 1]);
     }
 
     #[test]
