@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use kernelkit_kernels::KernelFunction;
 use kernelkit_solvers::aid::{
     aggregated_objective, assign, centres_from_sums, evaluate_block, group_seed, initial_sample,
-    lad_partition, random_labels_from, s3vm_partition, search_labels, share, solve_aggregated,
-    svm_partition, warm_start, AggregatedGram, AggregatedModel, AggregatedPoints, Aid,
-    AidIteration, AidMonitor, AidOptions, AidResult, AidTracker, Block, BlockSolution, ClarabelLp,
-    Formulation, Initial, KMeansSeeding, KeySums, LadModel, Partition, RoundSummary, S3vmBalance,
-    S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
+    lad_partition, random_labels_from, residual, s3vm_partition, sample_decision, search_labels,
+    share, solve_aggregated, svm_partition, warm_start, AggregatedGram, AggregatedModel,
+    AggregatedPoints, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidTracker, Block,
+    BlockSolution, ClarabelLp, Formulation, Initial, KMeansSeeding, KeySums, LadModel, Partition,
+    RoundSummary, S3vmBalance, S3vmData, S3vmModel, SvmData, SvmModel, WeightedLad,
 };
 use kernelkit_solvers::{Control, Monitor, Smo, SolveError, Solver};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -467,9 +467,13 @@ pub(crate) fn aid_kmeans_seed<'py>(
     let d = points.cols;
     let seeding = KMeansSeeding::new(n, group_seed(seed, group));
     let centres = py.detach(|| seeding.centres(&points.values, d, n_clusters));
-    let centres = centres.map_err(CoreError::from)?;
-    let rows = centres.len().checked_div(d).unwrap_or(0);
-    PyArray1::from_vec(py, centres).reshape([rows, d])
+    rows_array(py, centres.map_err(CoreError::from)?, d)
+}
+
+/// Row-major values of `d` columns as a 2-D array.
+fn rows_array(py: Python<'_>, values: Vec<f64>, d: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    let rows = values.len().checked_div(d).unwrap_or(0);
+    PyArray1::from_vec(py, values).reshape([rows, d])
 }
 
 /// The nearest of `centres` to every row of `points` (lowest index on ties): the k-means
@@ -623,16 +627,11 @@ pub(crate) fn aid_evaluate_block<'py>(
     coef: Option<PyReadonlyArray1<'_, f64>>,
     kernel: Option<&Kernel>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let formulation = match formulation {
-        "lad" => Formulation::Lad,
-        "svm" => Formulation::Svm,
-        "s3vm" => Formulation::S3vm,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "formulation must be 'lad', 'svm' or 's3vm', got {other:?}"
-            )))
-        }
-    };
+    let formulation = Formulation::parse(formulation).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "formulation must be 'lad', 'svm' or 's3vm', got {formulation:?}"
+        ))
+    })?;
     let x = matrix(&x);
     let y = vector(&y);
     if y.len() != x.rows {
@@ -759,10 +758,7 @@ pub(crate) fn aid_kmeans_centres<'py>(
             mass.len()
         )));
     }
-    let d = sums.cols;
-    let centres = centres_from_sums(&sums.values, &mass, d);
-    let rows = centres.len().checked_div(d).unwrap_or(0);
-    PyArray1::from_vec(py, centres).reshape([rows, d])
+    rows_array(py, centres_from_sums(&sums.values, &mass, sums.cols), sums.cols)
 }
 
 /// AID's bookkeeping between aggregated solves, for a driver that evaluates the solutions
@@ -965,4 +961,59 @@ pub(crate) fn aid_svm_aggregated_objective(
         )));
     }
     Ok(aggregated_objective(w_norm2, c, &sizes, &signs, &sum_f))
+}
+
+/// `y − x·β` for every row of `x` (`β` with `d` values, or `d + 1` with the intercept last):
+/// the residuals the LAD k-means start standardises, the same bits as in memory.
+#[pyfunction]
+#[pyo3(signature = (x, y, beta))]
+pub(crate) fn aid_lad_residuals<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    beta: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (x, y, beta) = (matrix(&x), vector(&y), vector(&beta));
+    if y.len() != x.rows || (beta.len() != x.cols && beta.len() != x.cols + 1) {
+        return Err(PyValueError::new_err(format!(
+            "x is {} x {}, y has {} values and beta {} (expected d or d + 1)",
+            x.rows,
+            x.cols,
+            y.len(),
+            beta.len()
+        )));
+    }
+    let rows = x.values.chunks_exact(x.cols.max(1)).take(x.rows);
+    let residuals = rows.zip(y.iter()).map(|(row, &t)| residual(row, t, &beta)).collect();
+    Ok(PyArray1::from_vec(py, residuals))
+}
+
+/// `bias + Σ_s coef_s K(support_s, x_i)` for every row of `x`: the decision values of the SVM
+/// on the k-means start's sample, the points the SVM's k-means start clusters (the same bits
+/// as in memory, in any block of rows).
+#[pyfunction]
+#[pyo3(signature = (x, support, coef, bias, kernel))]
+pub(crate) fn aid_sample_decision<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'_, f64>,
+    support: PyReadonlyArray2<'_, f64>,
+    coef: PyReadonlyArray1<'_, f64>,
+    bias: f64,
+    kernel: &Kernel,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let function = kernel.function()?;
+    let (x, support, coef) = (matrix(&x), matrix(&support), vector(&coef));
+    if support.cols != x.cols || support.rows != coef.len() {
+        return Err(PyValueError::new_err(format!(
+            "support is {} x {} and coef has {} values, for x with {} columns",
+            support.rows,
+            support.cols,
+            coef.len(),
+            x.cols
+        )));
+    }
+    let decision = py
+        .detach(|| sample_decision(&x.values, x.cols, &support.values, &coef, bias, function))
+        .map_err(CoreError::from)?;
+    Ok(PyArray1::from_vec(py, decision))
 }

@@ -72,6 +72,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated_objective, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_kernel_certifies, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_lad_residuals, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_sample_decision, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())

@@ -197,6 +197,25 @@ def test_kmeans_update_is_the_mean_of_the_nonempty_centres() -> None:
     )
 
 
+def test_start_points_are_the_in_memory_values() -> None:
+    """The LAD residuals (features summed left to right, the intercept last) and the sample
+    SVM's decision values that the k-means starts cluster."""
+    rng = np.random.default_rng(5)
+    x, y, beta = rng.normal(size=(40, 3)), rng.normal(size=40), rng.normal(size=4)
+    fit = np.zeros(40)
+    for j in range(3):
+        fit = fit + x[:, j] * beta[j]
+    np.testing.assert_array_equal(_core.aid_lad_residuals(x, y, beta), y - (fit + beta[3]))
+    np.testing.assert_array_equal(_core.aid_lad_residuals(x, y, beta[:3]), y - fit)
+    with pytest.raises(ValueError, match="beta"):
+        _core.aid_lad_residuals(x, y, beta[:2])
+    support, coef = rng.normal(size=(6, 3)), rng.normal(size=6)
+    kernel = _core.Kernel("poly", gamma=0.5, degree=2, coef0=1.0)
+    expected = (0.5 * x @ support.T + 1.0) ** 2 @ coef + 0.25
+    decision = _core.aid_sample_decision(x, support, coef, 0.25, kernel)
+    np.testing.assert_allclose(decision, expected, rtol=1e-12, atol=1e-12)
+
+
 def test_driver_keeps_bounds_and_stops_as_algorithm_1() -> None:
     driver = _core.AidDriver(1e-3, 3, None, True)
     assert driver.status(False) is None  # nothing recorded yet

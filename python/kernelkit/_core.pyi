@@ -29,9 +29,11 @@ __all__ = [
     "aid_kmeans_positions",
     "aid_kmeans_seed",
     "aid_lad",
+    "aid_lad_residuals",
     "aid_random_labels",
     "aid_s3vm",
     "aid_s3vm_search",
+    "aid_sample_decision",
     "aid_split",
     "aid_svm",
     "aid_svm_aggregated",
@@ -438,5 +440,15 @@ class AidDriver:
     @property
     def lower_bound(self) -> float: ...
 
+def aid_lad_residuals(
+    x: NDArray[np.float64], y: NDArray[np.float64], beta: NDArray[np.float64]
+) -> NDArray[np.float64]: ...
+def aid_sample_decision(
+    x: NDArray[np.float64],
+    support: NDArray[np.float64],
+    coef: NDArray[np.float64],
+    bias: float,
+    kernel: Kernel,
+) -> NDArray[np.float64]: ...
 def _panic_in_solver_thread() -> None: ...
 def _simulate_interrupt_at(point: str | None) -> None: ...

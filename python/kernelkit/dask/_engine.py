@@ -50,15 +50,6 @@ def as_float_block(block: Any) -> Float64Array:
     return np.ascontiguousarray(block, dtype=np.float64)
 
 
-def seqdot(x: Float64Array, w: Float64Array) -> Float64Array:
-    """``x @ w`` summed over the features left to right, as the core's row loops do (so a row
-    gets the same value in any block)."""
-    acc = np.zeros(x.shape[0])
-    for j in range(x.shape[1]):
-        acc += x[:, j] * w[j]
-    return acc
-
-
 def combine(a: Stats, b: Stats) -> Stats:
     """Merges two blocks' statistics: ``min_*`` by minimum, ``max_*`` by maximum, the rest by
     sum."""

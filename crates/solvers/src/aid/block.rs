@@ -14,7 +14,7 @@
 
 use kernelkit_kernels::{kernel_block, DenseRows, KernelFunction};
 
-use crate::aid::lad::lad_cell;
+use crate::aid::lad::{lad_cell, residual};
 use crate::aid::s3vm::unlabeled_cell;
 use crate::aid::svm::hinge_cell;
 use crate::protocol::SolveError;
@@ -24,6 +24,25 @@ pub const NO_ROW: u64 = u64::MAX;
 
 /// Support rows per kernel block of [`BlockSolution::Kernel`]'s decision values.
 const SUPPORT_BLOCK: usize = 2048;
+
+/// `Ok` when `name` has `expected` values, else [`SolveError::LengthMismatch`].
+fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), SolveError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(SolveError::LengthMismatch { name, expected, actual })
+    }
+}
+
+/// `Ok` when every id of `name` is below `bound`, else [`SolveError::InvalidProblem`].
+fn check_ids(name: &'static str, ids: &[u32], bound: usize) -> Result<(), SolveError> {
+    match ids.iter().find(|&&id| id as usize >= bound) {
+        None => Ok(()),
+        Some(bad) => {
+            Err(SolveError::InvalidProblem { name, reason: format!("{bad} is not below {bound}") })
+        }
+    }
+}
 
 /// Which problem a block is evaluated for: it sets the cells (LAD and SVM 2, S3VM 6) and the
 /// losses.
@@ -38,6 +57,16 @@ pub enum Formulation {
 }
 
 impl Formulation {
+    /// The formulation of a name: `"lad"`, `"svm"` or `"s3vm"`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "lad" => Some(Formulation::Lad),
+            "svm" => Some(Formulation::Svm),
+            "s3vm" => Some(Formulation::S3vm),
+            _ => None,
+        }
+    }
+
     /// Cells per cluster (also the bits of a row's mask).
     pub fn n_cells(self) -> usize {
         match self {
@@ -118,29 +147,12 @@ impl KeySums {
         y: Option<&[f64]>,
     ) -> Result<Self, SolveError> {
         let n = keys.len();
-        if let Some(&bad) = keys.iter().find(|&&key| key as usize >= n_keys) {
-            return Err(SolveError::InvalidProblem {
-                name: "keys",
-                reason: format!("key {bad} is not below the number of keys {n_keys}"),
-            });
-        }
+        check_ids("keys", keys, n_keys)?;
         if let Some((values, d)) = x {
-            if values.len() != n * d {
-                return Err(SolveError::LengthMismatch {
-                    name: "x",
-                    expected: n * d,
-                    actual: values.len(),
-                });
-            }
+            check_len("x", n * d, values.len())?;
         }
         if let Some(values) = y {
-            if values.len() != n {
-                return Err(SolveError::LengthMismatch {
-                    name: "y",
-                    expected: n,
-                    actual: values.len(),
-                });
-            }
+            check_len("y", n, values.len())?;
         }
         let mut count = vec![0u64; n_keys];
         let mut first = vec![NO_ROW; n_keys];
@@ -205,37 +217,19 @@ fn decision(block: &Block<'_>, solution: &BlockSolution<'_>) -> Result<Vec<f64>,
     let rows = block.x.chunks_exact(d.max(1)).take(block.y.len());
     Ok(match *solution {
         BlockSolution::Lad { beta } => {
-            if beta.len() != d && beta.len() != d + 1 {
-                return Err(SolveError::LengthMismatch {
-                    name: "beta",
-                    expected: d,
-                    actual: beta.len(),
-                });
+            if beta.len() != d + 1 {
+                // Without an intercept: one coefficient per column.
+                check_len("beta", d, beta.len())?;
             }
-            // An intercept is the last coefficient times a column of ones.
-            let intercept = beta.get(d).copied();
-            rows.zip(block.y)
-                .map(|(row, &y)| {
-                    let fit = dot(row, beta);
-                    y - intercept.map_or(fit, |b| fit + b)
-                })
-                .collect()
+            rows.zip(block.y).map(|(row, &y)| residual(row, y, beta)).collect()
         }
         BlockSolution::Linear { w, bias } => {
-            if w.len() != d {
-                return Err(SolveError::LengthMismatch { name: "w", expected: d, actual: w.len() });
-            }
+            check_len("w", d, w.len())?;
             rows.map(|row| dot(row, w) + bias).collect()
         }
         BlockSolution::Kernel { support, coef, kernel, bias } => {
             let n_support = coef.len();
-            if support.len() != n_support * d {
-                return Err(SolveError::LengthMismatch {
-                    name: "support",
-                    expected: n_support * d,
-                    actual: support.len(),
-                });
-            }
+            check_len("support", n_support * d, support.len())?;
             let n = block.y.len();
             let mut f = vec![bias; n];
             let left = DenseRows::new(block.x, n, d)?;
@@ -267,26 +261,9 @@ pub fn evaluate_block(
 ) -> Result<BlockStats, SolveError> {
     let n = block.y.len();
     let k = block.n_clusters;
-    if block.x.len() != n * block.d {
-        return Err(SolveError::LengthMismatch {
-            name: "x",
-            expected: n * block.d,
-            actual: block.x.len(),
-        });
-    }
-    if block.clusters.len() != n {
-        return Err(SolveError::LengthMismatch {
-            name: "clusters",
-            expected: n,
-            actual: block.clusters.len(),
-        });
-    }
-    if let Some(&bad) = block.clusters.iter().find(|&&c| c as usize >= k) {
-        return Err(SolveError::InvalidProblem {
-            name: "clusters",
-            reason: format!("cluster {bad} is not below n_clusters = {k}"),
-        });
-    }
+    check_len("x", n * block.d, block.x.len())?;
+    check_len("clusters", n, block.clusters.len())?;
+    check_ids("clusters", block.clusters, k)?;
     let lad = formulation == Formulation::Lad;
     if lad != matches!(solution, BlockSolution::Lad { .. }) {
         return Err(SolveError::InvalidProblem {

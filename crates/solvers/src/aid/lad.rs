@@ -203,9 +203,16 @@ impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
         self.x
             .par_chunks(self.d.max(1))
             .zip(self.y.par_iter())
-            .map(|(row, &y)| y - row.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>())
+            .map(|(row, &y)| residual(row, y, beta))
             .collect()
     }
+}
+
+/// `y − row·β`, the features summed left to right; a `β` one longer than the row has the
+/// intercept last (the same bits as a row that ends with a column of ones).
+pub fn residual(row: &[f64], y: f64, beta: &[f64]) -> f64 {
+    let fit = row.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>();
+    y - beta.get(row.len()).map_or(fit, |intercept| fit + intercept)
 }
 
 /// The mask and cell of a row with residual `r`: cell 0 holds `r > 0`, cell 1 `r ≤ 0`; bit

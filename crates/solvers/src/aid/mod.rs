@@ -44,12 +44,12 @@ pub use driver::{
     NoAidMonitor, Round, RoundSummary,
 };
 pub use init::{
-    group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, share,
-    svm_partition, Initial,
+    group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, sample_decision,
+    share, svm_partition, Initial,
 };
 pub use kernel_gram::AggregatedGram;
 pub use kmeans::{assign, centres_from_sums, weighted_kmeans, KMeansSeeding};
-pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
+pub use lad::{residual, ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
 pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};
 pub use svm::{
