@@ -214,6 +214,8 @@ def test_start_points_are_the_in_memory_values() -> None:
     expected = (0.5 * x @ support.T + 1.0) ** 2 @ coef + 0.25
     decision = _core.aid_sample_decision(x, support, coef, 0.25, kernel)
     np.testing.assert_allclose(decision, expected, rtol=1e-12, atol=1e-12)
+    linear = _core.aid_sample_decision(x, support, coef, 0.25, _core.Kernel("linear"))
+    np.testing.assert_allclose(linear, x @ support.T @ coef + 0.25, rtol=1e-12, atol=1e-12)
 
 
 def test_driver_keeps_bounds_and_stops_as_algorithm_1() -> None:
