@@ -37,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sparse::CsrMatrix>()?;
     m.add_class::<subsets::DenseRowFacts>()?;
     m.add_class::<subsets::RowSubset>()?;
+    m.add_class::<aid::AidDriver>()?;
     m.add_function(wrap_pyfunction!(simd_levels, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(repeats::first_occurrences, m)?)?;
@@ -64,6 +65,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_kmeans_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_kmeans_assign, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aid_s3vm_search, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_evaluate_block, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_key_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_split, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kmeans_centres, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated_objective, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_kernel_certifies, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_lad_residuals, m)?)?;
+    m.add_function(wrap_pyfunction!(aid::aid_sample_decision, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())

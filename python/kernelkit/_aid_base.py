@@ -141,8 +141,15 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         return options
 
     def _store_result(
-        self, result: Mapping[str, Any], warn_on: tuple[str, ...] = UNFINISHED
+        self,
+        result: Mapping[str, Any],
+        warn_on: tuple[str, ...] = UNFINISHED,
+        *,
+        stacklevel: int = 3,
     ) -> None:
+        """The fitted attributes of a run's ``result`` (``labels`` may be a dask array, kept
+        lazy), and a :class:`~kernelkit.ConvergenceWarning` when its status is in
+        ``warn_on`` (``stacklevel``: as :func:`warnings.warn`'s, from this method)."""
         self.history_ = [dict(entry) for entry in result["history"]]
         self.objective_ = float(result["objective"])
         self.lower_bound_ = float(result["lower_bound"])
@@ -150,13 +157,15 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         self.status_ = str(result["status"])
         self.n_iter_ = int(result["n_iter"])
         self.init_time_ = float(result["init_time"])
-        self.labels_ = np.asarray(result["labels"], dtype=np.int64)
+        labels = result["labels"]
+        lazy = hasattr(labels, "__dask_graph__")
+        self.labels_ = labels if lazy else np.asarray(labels, dtype=np.int64)
         if self.status_ in warn_on:
             warnings.warn(
                 f"{type(self).__name__} stopped ({self.status_}) after {self.n_iter_} aggregated "
                 f"solves with relative gap {self.gap_:.3g} > tol = {self.tol}",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
 
     def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:

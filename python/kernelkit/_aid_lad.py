@@ -19,11 +19,13 @@ from ._aid_base import (
     _run,
 )
 from ._base import Float64Array
+from ._docstrings import shared_docstrings
 from ._validation import check_bool, check_not_overflowing, keeps_model_on_failure
 
 __all__ = ["AIDRegressor"]
 
 
+@shared_docstrings
 class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
     """Least absolute deviation regression by AID: ``min_{β, β0} Σ_i |y_i − x_i·β − β0|``.
 
@@ -93,11 +95,7 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         (non-decreasing), ``upper_bound`` (non-increasing), ``gap``, ``time``,
         ``aggregated_objective`` (the weighted LAD optimum ``F^t``), ``full_objective``
         (``E^t``) and ``n_impure``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
+    {{n_features_in_, feature_names_in_}}
 
     References
     ----------

@@ -24,6 +24,7 @@ from ._aid_base import (
     _run,
 )
 from ._base import Float64Array, _check_positive
+from ._docstrings import shared_docstrings
 from ._validation import check_not_overflowing, keeps_model_on_failure
 from .solvers import Smo
 
@@ -33,6 +34,7 @@ __all__ = ["AIDSemiSupervisedClassifier"]
 _BALANCES = (None, "constraint", "cost", "cost_as_printed")
 
 
+@shared_docstrings
 class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     """Linear semi-supervised SVM (S3VM) by AID — a heuristic.
 
@@ -134,11 +136,7 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     history_ : list of dict
         One entry per aggregated solve, with the keys of :class:`AIDRegressor`'s
         ``history_``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
+    {{n_features_in_, feature_names_in_}}
 
     References
     ----------

@@ -23,12 +23,14 @@ from ._aid_base import (
     _run,
 )
 from ._base import Float64Array, _check_kernel_parameters, _check_positive, resolve_n_jobs
+from ._docstrings import shared_docstrings
 from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
 
 __all__ = ["AIDClassifier"]
 
 
+@shared_docstrings
 class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     """Binary C-SVM by AID: ``min ½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))``.
 
@@ -131,11 +133,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         ``kernel_values_computed`` (full-kernel values, non-linear kernels), ``kernel_path``
         (how they were computed; ``"linear_primal"`` for the linear kernel, whose ``w`` comes
         from the clusters' centroids) and ``simd`` (the vector instructions used).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, defined only when ``X`` has feature names that
-        are all strings.
+    {{n_features_in_, feature_names_in_}}
 
     References
     ----------
@@ -209,6 +207,16 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         self.verbose = verbose
         self.callback = callback
 
+    def _inner_smo(self) -> Smo:
+        """The aggregated problems' SMO: ``solver``'s settings with ``cache_size``."""
+        given = _inner_solver(self.solver)
+        return Smo(
+            tol=given.tol,
+            max_iter=given.max_iter,
+            shrinking=given.shrinking,
+            cache_size=float(self.cache_size),
+        )
+
     def _check_params(self) -> None:
         _check_positive("C", self.C)
         _check_positive("cache_size", self.cache_size)
@@ -259,14 +267,7 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         params = (str(self.kernel), self._resolve_gamma(X), int(self.degree), float(self.coef0))
         kernel = _core.Kernel(params[0], gamma=params[1], degree=params[2], coef0=params[3])
         init, k = self._init_and_k(n, _default_svm_clusters(n, m))
-        inner = _inner_solver(self.solver)
-        inner = Smo(
-            tol=inner.tol,
-            max_iter=inner.max_iter,
-            shrinking=inner.shrinking,
-            cache_size=float(self.cache_size),
-        )
-        options = self._core_options(inner)
+        options = self._core_options(self._inner_smo())
         result = _run(_core.aid_svm, X, signs, kernel, float(self.C), init, k, options=options)
         dual = np.asarray(result["dual_coef"], dtype=np.float64)
         support = np.flatnonzero(dual).astype(np.int32)

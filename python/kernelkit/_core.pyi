@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 from typing_extensions import Unpack
 
 __all__ = [
+    "AidDriver",
     "CsrMatrix",
     "DenseRowFacts",
     "Kernel",
@@ -19,15 +20,24 @@ __all__ = [
     "_simulate_interrupt_at",
     "aggregated_kernel",
     "aid_cluster_shares",
+    "aid_evaluate_block",
     "aid_initial_sample",
+    "aid_kernel_certifies",
+    "aid_key_sums",
     "aid_kmeans_assign",
+    "aid_kmeans_centres",
     "aid_kmeans_positions",
     "aid_kmeans_seed",
     "aid_lad",
+    "aid_lad_residuals",
     "aid_random_labels",
     "aid_s3vm",
     "aid_s3vm_search",
+    "aid_sample_decision",
+    "aid_split",
     "aid_svm",
+    "aid_svm_aggregated",
+    "aid_svm_aggregated_objective",
     "first_occurrences",
     "kernel_matrix",
     "kernel_matrix_product",
@@ -358,5 +368,87 @@ def aid_s3vm_search(
     remaining: float | None = None,
     **options: Unpack[_SolverOptions],
 ) -> dict[str, Any]: ...
+def aid_evaluate_block(
+    formulation: str,
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    clusters: NDArray[np.int64],
+    n_clusters: int,
+    start: int,
+    tol: float,
+    sums_x: bool,
+    beta: NDArray[np.float64] | None = None,
+    w: NDArray[np.float64] | None = None,
+    bias: float = 0.0,
+    support: NDArray[np.float64] | None = None,
+    coef: NDArray[np.float64] | None = None,
+    kernel: Kernel | None = None,
+) -> dict[str, NDArray[Any]]: ...
+def aid_key_sums(
+    keys: NDArray[np.int64],
+    n_keys: int,
+    start: int,
+    x: NDArray[np.float64] | None = None,
+    y: NDArray[np.float64] | None = None,
+) -> dict[str, NDArray[Any]]: ...
+def aid_split(
+    count: NDArray[np.int64],
+    first: NDArray[np.int64],
+    clusters: NDArray[np.int64],
+    n_clusters: int,
+    n_cells: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def aid_kmeans_centres(
+    sums: NDArray[np.float64], mass: NDArray[np.float64]
+) -> NDArray[np.float64]: ...
+def aid_kernel_certifies(kernel: Kernel) -> bool: ...
+def aid_svm_aggregated(
+    points: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    sizes: NDArray[np.float64],
+    c: float,
+    kernel: Kernel,
+    shares: NDArray[np.float64] | None = None,
+    parent: NDArray[np.int64] | None = None,
+    **options: Unpack[_SolverOptions],
+) -> dict[str, Any]: ...
+def aid_svm_aggregated_objective(
+    w_norm2: float,
+    c: float,
+    sizes: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    sum_f: NDArray[np.float64],
+) -> float: ...
+
+@final
+class AidDriver:
+    def __new__(
+        cls, tol: float, max_iter: int, time_limit: float | None, certifies: bool
+    ) -> AidDriver: ...
+    def record(
+        self,
+        aggregated_objective: float,
+        lower_bound: float,
+        full_objective: float,
+        solved: bool,
+        n_clusters: int,
+        n_impure: int,
+    ) -> tuple[dict[str, Any], bool]: ...
+    def status(self, stop: bool) -> str | None: ...
+    @property
+    def objective(self) -> float: ...
+    @property
+    def lower_bound(self) -> float: ...
+
+def aid_lad_residuals(
+    x: NDArray[np.float64], y: NDArray[np.float64], beta: NDArray[np.float64]
+) -> NDArray[np.float64]: ...
+def aid_sample_decision(
+    x: NDArray[np.float64],
+    support: NDArray[np.float64],
+    coef: NDArray[np.float64],
+    bias: float,
+    kernel: Kernel,
+) -> NDArray[np.float64]: ...
 def _panic_in_solver_thread() -> None: ...
 def _simulate_interrupt_at(point: str | None) -> None: ...

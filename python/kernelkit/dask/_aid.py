@@ -1,13 +1,16 @@
-"""AID over a dask array: the loop of ``crates/solvers/src/aid/driver.rs`` with the per-row work
-(residuals or decision values, purity flags, cells, the sums of the next partition's clusters)
-done blockwise on the workers, and only the aggregated problem solved in one task.
+"""AID over a dask array: the core's AID with the rows left in blocks. Per aggregated solve
+one pass maps the core's per-block step (``_core.aid_evaluate_block``: every row's cell, the
+purity counts, the losses and the sums of the next partition's clusters) over the blocks and
+reduces its per-cluster sums in a tree; the aggregated problem is solved in one task by the
+core's own step (``_core.solve_weighted_lad`` for LAD, ``_core.aid_svm_aggregated`` with the
+core's warm start for the SVM, ``_core.aid_s3vm_search`` for the S3VM); the core's
+``AidDriver`` keeps the bounds and the history and says when to stop; ``_core.aid_split``
+splits the impure clusters. The clusters are numbered as the core numbers them, so the
+iterates, the iteration count and the final model are the in-memory AID's (up to the order of
+the floating-point sums over the rows: docs/dask.md).
 
 Per aggregated solve there is one pass over the rows; it brings back ``O(K · cells · d)``
-numbers (``K`` clusters). The aggregated problems are the core's: the same clusters (numbered
-as the core numbers them), the same centroids up to the order of floating-point sums, the same
-inner solvers (Clarabel for LAD, SMO with the core's warm start for the SVM, the core's own
-label search, ``_core.aid_s3vm_search``, for the S3VM), so the iterates, the iteration count
-and the final model are the in-memory AID's.
+numbers (``K`` clusters).
 """
 
 from __future__ import annotations
@@ -29,9 +32,7 @@ from ._engine import (
     Rows,
     Stats,
     as_float_block,
-    key_stats,
     run_pass,
-    seqdot,
     split,
     tree_reduce,
 )
@@ -45,76 +46,36 @@ PURITY_TOL = 1e-9
 
 def solve_lad(
     xbar: Float64Array, ybar: Float64Array, weights: Float64Array, options: dict[str, Any]
-) -> tuple[Float64Array, float, float]:
+) -> tuple[Float64Array, float, float, bool]:
     """The weighted LAD ``min_β Σ_k w_k |ȳ_k − x̄_k·β|`` by the core's Clarabel LP (the LP the
-    core's AID-LAD solves). Returns ``β``, the objective and the LP's dual value (a lower
-    bound)."""
+    core's AID-LAD solves). Returns ``β``, the objective, the LP's dual value (a lower bound;
+    ``−∞`` unless the LP converged) and whether it converged."""
     solution = _core.solve_weighted_lad(
         np.ascontiguousarray(xbar), np.ascontiguousarray(ybar), weights, **options
     )
+    beta = np.asarray(solution.x, dtype=np.float64)
+    if solution.status == "numerical_error" or not np.all(np.isfinite(beta)):
+        raise ValueError("the LP solver failed on the aggregated problem")
     objective = float(solution.objective)
-    return np.asarray(solution.x, dtype=np.float64), objective, objective - float(solution.gap)
+    solved = solution.status == "converged"
+    lower = objective - float(solution.gap) if solved else -math.inf
+    return beta, objective, lower, solved
 
 
-def solve_box(
-    gram: Float64Array,
-    signs: Float64Array,
-    upper: Float64Array,
-    alpha0: Float64Array | None,
+def svm_step(
+    points: Float64Array,
+    labels: Float64Array,
+    sizes: Float64Array,
+    c: float,
+    kernel: tuple[str, float, int, float],
+    warm: dict[str, Any],
     options: dict[str, Any],
-) -> tuple[Float64Array, float, str]:
-    """The aggregated SVM dual (21) by the core's SMO: the C-SVC on the precomputed ``K̄`` from
-    the warm start ``alpha0`` (``Q = y yᵀ ∘ K̄``, as the core builds it)."""
-    kernel = _core.Kernel("precomputed")
-    solution = _core.solve_c_svc(
-        np.ascontiguousarray(gram), signs, upper, kernel, alpha0, **options
+) -> dict[str, Any]:
+    """The core's aggregated SVM step (``_core.aid_svm_aggregated``) in one task: SMO on the
+    centroids (linear) or on ``K̄``, from the core's warm start."""
+    return _core.aid_svm_aggregated(
+        np.ascontiguousarray(points), labels, sizes, c, ini.kernel_object(kernel), **warm, **options
     )
-    return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
-
-
-def solve_linear_svm(
-    centroids: Float64Array,
-    signs: Float64Array,
-    upper: Float64Array,
-    alpha0: Float64Array,
-    options: dict[str, Any],
-) -> tuple[Float64Array, float, str]:
-    """The linear aggregated SVM on one worker: the core's problem exactly, the C-SVC on the
-    centroids with the linear kernel computed on the fly (no ``K × K`` matrix) from the core's
-    warm start ``alpha0``."""
-    kernel = _core.Kernel("linear")
-    solution = _core.solve_c_svc(
-        np.ascontiguousarray(centroids), signs, upper, kernel, alpha0, **options
-    )
-    return np.asarray(solution.x, dtype=np.float64), float(solution.bias), str(solution.status)
-
-
-def linear_weights(centroids: Float64Array, alpha: Float64Array, signs: Float64Array) -> Any:
-    """``Σ_k α_k y_k x̄_k`` over the clusters in order (the core's ``linear_weights``)."""
-    w = np.zeros(centroids.shape[1])
-    for k in np.flatnonzero(alpha * signs != 0):
-        w += (alpha[k] * signs[k]) * centroids[k]
-    return w
-
-
-def seqsum(values: Float64Array) -> float:
-    """A left-to-right sum (the core's ``iter().sum()``)."""
-    return float(np.cumsum(values)[-1]) if values.size else 0.0
-
-
-def repeated_sum(value: float, count: int) -> float:
-    """``value`` added ``count`` times left to right (the core's warm start sums the equal
-    shares of a cluster's rows)."""
-    if value == 0.0 or count == 0:
-        return 0.0
-    acc = 0.0
-    step = 1 << 20
-    done = 0
-    while done < count:
-        chunk = min(step, count - done)
-        acc = float(np.cumsum(np.concatenate([[acc], np.full(chunk, value)]))[-1])
-        done += chunk
-    return acc
 
 
 def s3vm_search(
@@ -136,73 +97,30 @@ def s3vm_search(
 # -- the pass over the rows -----------------------------------------------------------------
 
 
-def unlabeled_cells(f: Float64Array, tol: float) -> tuple[Any, Any]:
-    """Cells 2..5 of unlabeled rows, ``(−∞,−1]``, ``(−1,0]``, ``(0,1)``, ``[1,∞)``, and their
-    masks (rows within ``tol`` of a boundary fit both sides)."""
-    cell = np.where(f <= -1.0, 2, np.where(f <= 0.0, 3, np.where(f < 1.0, 4, 5))).astype(np.uint8)
-    mask = (np.uint8(1) << cell).astype(np.uint8)
-    for boundary, low in ((-1.0, 2), (0.0, 3), (1.0, 4)):
-        near = np.abs(f - boundary) <= tol
-        mask[near] |= np.uint8((1 << low) | (1 << (low + 1)))
-    return mask, cell
-
-
 def evaluate_block(
     x: Any, y: Any, start: int, shared: dict[str, Any], key: IntArray, offset: int
 ) -> tuple[IntArray, Stats]:
-    """Evaluates the aggregated solution on one block: per row the cell, per cluster the purity
-    flags and the sums of the next partition's clusters (per cluster and cell)."""
+    """Evaluates the aggregated solution on one block by the core's per-block step
+    (``_core.aid_evaluate_block``): per row the key ``cluster · n_cells + cell``, per cluster
+    the purity counts and the losses, per key the sums of the next partition's clusters."""
     spec: ini.Spec = shared["spec"]
-    xb = as_float_block(x)
-    labels = np.asarray(shared["table"][key + offset], dtype=np.int64)
-    k, n_cells, n_bits = shared["k"], shared["n_cells"], shared["n_bits"]
-    tol = shared["tol"]
-    stats: Stats = {}
-    core = ini.core_labels(y, spec)
-    if spec.kind == "lad":
-        r = ini.lad_residuals(xb, core, shared["beta"], spec.intercept)
-        masks = (r > -tol).astype(np.uint8) | ((r <= tol).astype(np.uint8) << 1)
-        cells = (r <= 0.0).astype(np.uint8)
-        stats["loss"] = np.array([np.abs(r).sum()])
-    else:
-        if "sv" in shared:
-            f = np.full(xb.shape[0], shared["b"])
-            kernel = ini.kernel_object(spec.kernel)
-            coef = shared["coef"]
-            for lo in range(0, shared["sv"].shape[0], 2048):
-                block = _core.kernel_matrix(xb, shared["sv"][lo : lo + 2048], kernel, 1)
-                for j in range(block.shape[1]):
-                    f += coef[lo + j] * block[:, j]
-        else:
-            f = seqdot(xb, shared["w"]) + shared["b"]
-        signs = np.where(core == 0, 1.0, core)
-        g = 1.0 - signs * f
-        masks = (g >= -tol).astype(np.uint8) | ((g <= tol).astype(np.uint8) << 1)
-        cells = (g <= 0.0).astype(np.uint8)
-        if spec.kind == "svm":
-            stats["loss"] = np.array([np.maximum(g, 0.0).sum()])
-            stats["sum_f"] = np.bincount(labels, weights=f, minlength=k)
-        else:
-            unl = core == 0
-            masks[unl], cells[unl] = unlabeled_cells(f[unl], tol)
-            stats["loss"] = np.array(
-                [np.maximum(g[~unl], 0.0).sum(), np.maximum(1.0 - np.abs(f[unl]), 0.0).sum()]
-            )
-    lack = np.empty((n_bits, k))
-    for bit in range(n_bits):
-        lack[bit] = np.bincount(labels[((masks >> bit) & 1) == 0], minlength=k)
-    stats["lack"] = lack
-    new_key = labels * n_cells + cells
-    stats.update(
-        key_stats(
-            new_key,
-            k * n_cells,
+    solution = dict(shared["solution"])
+    if "support" in solution:
+        solution["kernel"] = ini.kernel_object(spec.kernel)
+    stats = dict(
+        _core.aid_evaluate_block(
+            spec.kind,
+            as_float_block(x),
+            ini.core_labels(y, spec),
+            np.asarray(shared["table"][key + offset], dtype=np.int64),
+            shared["k"],
             start,
-            xb if spec.sums_x else None,
-            core if spec.kind == "lad" else None,
+            shared["tol"],
+            spec.sums_x,
+            **solution,
         )
     )
-    return new_key, stats
+    return stats.pop("keys"), stats
 
 
 def gram_pair(
@@ -266,7 +184,6 @@ class Fit(dict[str, Any]):
 
 class LadModel:
     n_cells = 2
-    n_bits = 2
     certifies = True
 
     def __init__(self, spec: ini.Spec, tol: float, options: dict[str, Any]) -> None:
@@ -280,63 +197,54 @@ class LadModel:
         ybar = part.sum_y / part.count
         weights = part.count.astype(np.float64)
         task = delayed(solve_lad)(xbar, ybar, weights, self.options)
-        beta, objective, lower = dask.compute(task)[0]
-        return Fit(beta=beta, F=objective, lower=lower)
+        beta, objective, lower, solved = dask.compute(task)[0]
+        return Fit(beta=beta, F=objective, lower=lower, solved=solved)
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        return {"beta": fit["beta"], "tol": self.tol}
+        return {"solution": {"beta": fit["beta"]}, "tol": self.tol}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(stats["loss"][0])
 
+    def aggregated_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        return float(fit["F"])
+
 
 class SvmModel:
     n_cells = 2
-    n_bits = 2
-    certifies = True
 
     def __init__(self, spec: ini.Spec, c: float, options: dict[str, Any]) -> None:
         self.spec, self.c, self.options = spec, c, options
         self.shares: Float64Array | None = None
-        self.gram: Float64Array | None = None
+        self.certifies = bool(_core.aid_kernel_certifies(ini.kernel_object(spec.kernel)))
 
     def solve(self, rows: Rows, part: Partition) -> Fit:
-        k = part.k
-        signs = np.where(part.group > 0, 1.0, -1.0)
+        labels = np.where(part.group > 0, 1.0, -1.0)
         sizes = part.count.astype(np.float64)
-        upper = self.c * sizes
-        alpha0 = np.zeros(k)
+        linear = self.spec.kernel[0] == "linear"
+        points = part.centroids() if linear else self.gram_sums(rows, part) / np.outer(sizes, sizes)
+        warm = {}
         if self.shares is not None and part.parent is not None:
-            for c in np.flatnonzero(self.shares[part.parent] != 0):
-                share = float(self.shares[part.parent[c]])
-                alpha0[c] = min(max(repeated_sum(share, int(part.count[c])), 0.0), upper[c])
-        if self.spec.kernel[0] == "linear":
-            centroids = part.centroids()
-            task = delayed(solve_linear_svm)(centroids, signs, upper, alpha0, self.options)
-            alpha, bias, _ = dask.compute(task)[0]
-            w = linear_weights(centroids, alpha, signs)
-            w_norm2 = seqsum(w * w)
-            fit = Fit(w=w)
-        else:
-            sums = self.gram_sums(rows, part)
-            means = sums / np.outer(sizes, sizes)
-            task = delayed(solve_box)(means, signs, upper, alpha0, self.options)
-            alpha, bias, _ = dask.compute(task)[0]
-            coef = alpha * signs
-            w_norm2 = float(coef @ means @ coef)
-            fit = Fit()
-        self.shares = alpha / sizes
-        fit.update(
-            alpha=alpha,
-            b=bias,
-            w_norm2=w_norm2,
+            warm = {"shares": self.shares, "parent": part.parent}
+        task = delayed(svm_step)(
+            points, labels, sizes, self.c, self.spec.kernel, warm, self.options
+        )
+        found = dask.compute(task)[0]
+        self.shares = np.asarray(found["shares"], dtype=np.float64)
+        fit = Fit(
+            alpha=found["alpha"],
+            b=float(found["bias"]),
+            w_norm2=float(found["w_norm2"]),
             shares=self.shares,
-            signs=signs,
-            lower=seqsum(alpha) - 0.5 * w_norm2,
+            signs=labels,
+            lower=float(found["lower_bound"]),
+            solved=bool(found["solved"]),
             part=part,
         )
-        if self.spec.kernel[0] != "linear":
-            fit["support"] = gather_support(rows, part, self.shares * signs)
+        if linear:
+            fit["w"] = np.asarray(found["coef"], dtype=np.float64)
+        else:
+            fit["support"] = gather_support(rows, part, self.shares * labels)
         return fit
 
     def gram_sums(self, rows: Rows, part: Partition) -> Float64Array:
@@ -353,27 +261,28 @@ class SvmModel:
         return np.asarray(dask.compute(tree_reduce(pieces))[0]["gram"], dtype=np.float64)
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        out: dict[str, Any] = {"b": fit["b"], "tol": PURITY_TOL}
+        solution: dict[str, Any] = {"bias": fit["b"]}
         if "w" in fit:
-            out["w"] = fit["w"]
+            solution["w"] = fit["w"]
         else:
             sv, coef, _ = dask.compute(fit["support"])[0]
-            out["sv"], out["coef"] = sv, coef
-        return out
+            solution["support"], solution["coef"] = sv, coef
+        return {"solution": solution, "tol": PURITY_TOL}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(0.5 * fit["w_norm2"] + self.c * stats["loss"][0])
 
     def aggregated_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         sizes = part.count.astype(np.float64)
-        cluster_f = stats["sum_f"] / sizes
-        hinge = sizes * np.maximum(1.0 - fit["signs"] * cluster_f, 0.0)
-        return float(0.5 * fit["w_norm2"] + self.c * seqsum(hinge))
+        return float(
+            _core.aid_svm_aggregated_objective(
+                fit["w_norm2"], self.c, sizes, fit["signs"], stats["sum_f"]
+            )
+        )
 
 
 class S3vmModel:
     n_cells = 6
-    n_bits = 6
     certifies = False
 
     def __init__(
@@ -397,21 +306,24 @@ class S3vmModel:
         )
         found = dask.compute(task)[0]
         self.svm_solves += int(found["svm_solves"])
-        w = np.asarray(found["coef"], dtype=np.float64)
         return Fit(
-            w=w,
+            w=np.asarray(found["coef"], dtype=np.float64),
             b=float(found["bias"]),
             F=float(found["objective"]),
             lower=float(found["lower_bound"]),
-            w_norm2=seqsum(w * w),
+            solved=not found["cut"],
+            w_norm2=float(found["w_norm2"]),
         )
 
     def shared(self, fit: Fit) -> dict[str, Any]:
-        return {"w": fit["w"], "b": fit["b"], "tol": PURITY_TOL}
+        return {"solution": {"w": fit["w"], "bias": fit["b"]}, "tol": PURITY_TOL}
 
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         labeled, unlabeled = stats["loss"]
         return float(0.5 * fit["w_norm2"] + self.c * labeled + self.c_unlabeled * unlabeled)
+
+    def aggregated_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
+        return float(fit["F"])
 
 
 Model = LadModel | SvmModel | S3vmModel
@@ -431,76 +343,43 @@ def run_aid(
     time_limit: float | None,
     callback: Callable[[Mapping[str, Any]], Any] | None,
 ) -> dict[str, Any]:
-    """The core's ``Aid::run``: solve, evaluate on every row, keep the best, stop when pure,
-    when the gap is at most ``tol``, on the callback's word, at ``max_iter`` solves or at the
-    time limit; else split the impure clusters."""
-    start = time.perf_counter()
+    """The core's ``Aid::run`` over blocks: solve, evaluate on every block, record the round
+    in the core's ``AidDriver`` (which keeps the best objective, the bound and the history, and
+    says when the run ends), else split the impure clusters."""
+    driver = _core.AidDriver(tol, max_iter, time_limit, model.certifies)
     history: list[dict[str, Any]] = []
-    best: tuple[float, Fit] | None = None
-    lower = -math.inf
-    offsets = part.offsets
+    best: Fit | None = None
     while True:
         fit = model.solve(rows, part)
-        shared = {
-            "spec": spec,
-            "table": part.table,
-            "k": part.k,
-            "n_cells": model.n_cells,
-            "n_bits": model.n_bits,
-            **model.shared(fit),
-        }
+        shared = {"spec": spec, "table": part.table, "k": part.k, **model.shared(fit)}
         keys, stats = run_pass(
-            evaluate_block, rows, shared, [part.keys, [int(o) for o in offsets]], keep=True
+            evaluate_block, rows, shared, [part.keys, [int(o) for o in part.offsets]], keep=True
         )
-        full = model.full_objective(fit, part, stats)
-        if not math.isfinite(full):
-            raise ValueError("the aggregated solution has a non-finite objective")
-        aggregated = (
-            model.aggregated_objective(fit, part, stats)
-            if isinstance(model, SvmModel)
-            else float(fit["F"])
-        )
+        aggregated = model.aggregated_objective(fit, part, stats)
         fit["F"] = aggregated
-        if best is None or full < best[0]:
-            best = (full, fit)
-        upper = best[0]
-        lower = max(lower, min(float(fit["lower"]), upper))
-        gap = max((upper - lower) / upper, 0.0) if upper > 0 else 0.0
         impure = np.flatnonzero(np.all(stats["lack"] > 0, axis=0))
-        record = {
-            "iteration": len(history),
-            "n_clusters": part.k,
-            "lower_bound": lower,
-            "upper_bound": upper,
-            "gap": gap,
-            "time": time.perf_counter() - start,
-            "aggregated_objective": aggregated,
-            "full_objective": full,
-            "n_impure": int(impure.shape[0]),
-        }
+        record, improved = driver.record(
+            aggregated,
+            float(fit["lower"]),
+            model.full_objective(fit, part, stats),
+            bool(fit["solved"]),
+            part.k,
+            int(impure.shape[0]),
+        )
+        if improved:
+            best = fit
         history.append(record)
         stop = bool(callback(dict(record))) if callback is not None else False
-        status = None
-        if impure.shape[0] == 0:
-            status = "optimal" if model.certifies else "pure"
-        elif gap <= tol:
-            status = "gap"
-        elif stop:
-            status = "stopped"
-        elif len(history) >= max_iter:
-            status = "max_iter"
-        elif time_limit is not None and time.perf_counter() - start >= time_limit:
-            status = "time_limit"
+        status = driver.status(stop)
         if status is not None:
             return {
-                "fit": best[1],
-                "objective": best[0],
+                "fit": best,
+                "objective": driver.objective,
                 "aggregated_objective": aggregated,
-                "lower_bound": lower,
+                "lower_bound": driver.lower_bound,
                 "status": status,
                 "n_iter": len(history),
                 "history": history,
                 "partition": part,
             }
         part = split(part, keys, model.n_cells, impure, stats)
-        offsets = part.offsets

@@ -2,8 +2,9 @@
 paper's k-means recipes (LAD: k-means of the standardised (residual, target) pairs; SVM: 1-D
 k-means of a sample SVM's decision values per class; S3VM: k-means of the features per group),
 by the core's steps (``crates/solvers/src/aid/init.rs``, ``kmeans.rs``): its random sample and
-random ids, its k-means++ seeding on the points it names and its nearest-centre assignment,
-mapped over the blocks; here only the blocks' per-centre sums are reduced. Each function
+random ids, the points it clusters (residuals, sample decision values), its k-means++ seeding
+on the points it names, its nearest-centre assignment and its Lloyd update, mapped over the
+blocks; here only the blocks' per-centre sums are reduced. Each function
 returns the :class:`~kernelkit.dask._engine.Partition` and never brings more than a sample of
 rows or per-cluster sums to the client."""
 
@@ -25,7 +26,6 @@ from ._engine import (
     key_stats,
     partition_from_keys,
     run_pass,
-    seqdot,
 )
 
 
@@ -112,13 +112,9 @@ def take(rows: Rows, spec: Spec, index: IntArray) -> tuple[Float64Array, Any]:
     return np.ascontiguousarray(xs, dtype=np.float64), ys
 
 
-def lad_residuals(x: Float64Array, y: Float64Array, beta: Float64Array, intercept: bool) -> Any:
-    """``y − [x, 1]·β`` with the features summed left to right."""
-    m = x.shape[1]
-    acc = seqdot(x, beta[:m])
-    if intercept:
-        acc += beta[m]
-    return y - acc
+def lad_residuals(x: Float64Array, y: Any, beta: Float64Array) -> Float64Array:
+    """``y − [x, 1]·β`` by the core (``_core.aid_lad_residuals``: the in-memory bits)."""
+    return _core.aid_lad_residuals(x, np.asarray(y, dtype=np.float64), beta)
 
 
 def points_of(x: Any, y: Any, shared: dict[str, Any]) -> Float64Array:
@@ -129,7 +125,7 @@ def points_of(x: Any, y: Any, shared: dict[str, Any]) -> Float64Array:
         return xb
     if spec.kind == "lad":
         yf = np.asarray(y, dtype=np.float64)
-        r = lad_residuals(xb, yf, shared["beta"], spec.intercept)
+        r = lad_residuals(xb, yf, shared["beta"])
         out = np.zeros((xb.shape[0], 2))
         for j, (v, mean, sd) in enumerate(
             ((r, shared["means"][0], shared["sds"][0]), (yf, shared["means"][1], shared["sds"][1]))
@@ -141,29 +137,19 @@ def points_of(x: Any, y: Any, shared: dict[str, Any]) -> Float64Array:
 
 
 def sample_decision(x: Float64Array, sample: dict[str, Any] | None) -> Float64Array:
-    """The decision values of the SVM fitted on the sample (0 without one)."""
+    """The decision values of the SVM fitted on the sample (0 without one), by the core
+    (``_core.aid_sample_decision``: the in-memory bits)."""
     if sample is None:
         return np.zeros(x.shape[0])
-    if sample["kernel"][0] == "linear":
-        return np.asarray(sample["bias"] + seqdot(x, sample["w"]), dtype=np.float64)
     kernel = kernel_object(sample["kernel"])
-    coef = sample["coef"]
-    out = np.empty(x.shape[0])
-    for lo in range(0, x.shape[0], 4096):
-        block = _core.kernel_matrix(x[lo : lo + 4096], sample["sv"], kernel, 1)
-        acc = np.zeros(block.shape[0])
-        for s in range(coef.shape[0]):
-            acc += block[:, s] * coef[s]
-        out[lo : lo + 4096] = sample["bias"] + acc
-    return out
+    return _core.aid_sample_decision(x, sample["sv"], sample["coef"], sample["bias"], kernel)
 
 
 def moments_block(x: Any, y: Any, start: int, shared: dict[str, Any]) -> Stats:
     """LAD: sums (or, with ``means``, squared deviations) of the residuals and targets."""
-    spec: Spec = shared["spec"]
     xb = as_float_block(x)
     yf = np.asarray(y, dtype=np.float64)
-    r = lad_residuals(xb, yf, shared["beta"], spec.intercept)
+    r = lad_residuals(xb, yf, shared["beta"])
     if shared.get("means") is None:
         return {"s": np.array([r.sum(), yf.sum()])}
     dr, dy = r - shared["means"][0], yf - shared["means"][1]
@@ -190,11 +176,9 @@ def lloyd_block(x: Any, y: Any, start: int, shared: dict[str, Any]) -> Stats:
     for group, c in enumerate(centres):
         if c is None:
             continue
-        rows = np.flatnonzero(g == group)
-        label = _core.aid_kmeans_assign(np.ascontiguousarray(pts[rows]), c)
-        mass[group] = np.bincount(label, minlength=width)
-        for j in range(pts.shape[1]):
-            sums[group, :, j] = np.bincount(label, weights=pts[rows, j], minlength=width)
+        points = np.ascontiguousarray(pts[g == group])
+        found = key_stats(_core.aid_kmeans_assign(points, c), width, start, points, None)
+        mass[group], sums[group] = found["count"], found["sum_x"]
     return {"sums": sums, "mass": mass}
 
 
@@ -320,7 +304,7 @@ def _kmeans(
     width = max(c.shape[0] for c in centres if c is not None)
     stats = run_pass(lloyd_block, rows, {**shared, "centres": centres, "width": width})
     moved: list[Float64Array | None] = [
-        None if c is None else _means(stats["sums"][g], stats["mass"][g])
+        None if c is None else _core.aid_kmeans_centres(stats["sums"][g], stats["mass"][g])
         for g, c in enumerate(centres)
     ]
     width = max(c.shape[0] for c in moved if c is not None)
@@ -335,12 +319,6 @@ def _kmeans(
         st.get("sum_x"),
         st.get("sum_y"),
     )
-
-
-def _means(sums: Float64Array, mass: Float64Array) -> Float64Array:
-    """The reduced Lloyd step: the centres of the non-empty clusters, in centre order."""
-    keep = mass > 0
-    return np.asarray(sums[keep] / mass[keep, None], dtype=np.float64)
 
 
 def block_group_counts(rows: Rows, spec: Spec, scans: list[dict[str, Any]]) -> IntArray:
@@ -401,15 +379,7 @@ def sample_svm(
     support = np.flatnonzero(alpha > 0)
     coef = alpha[support] * labels[support]
     sv = np.ascontiguousarray(xs[support])
-    sample: dict[str, Any] = {"kernel": spec.kernel, "bias": float(solution.bias)}
-    if spec.kernel[0] == "linear":
-        w = np.zeros(rows.m)
-        for s in range(coef.shape[0]):
-            w += coef[s] * sv[s]
-        sample["w"] = w
-    else:
-        sample["sv"], sample["coef"] = sv, coef
-    return sample
+    return {"kernel": spec.kernel, "bias": float(solution.bias), "sv": sv, "coef": coef}
 
 
 def kmeans_grouped(

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import _core
 from ._compat import dask, delayed
 
 Float64Array = NDArray[np.float64]
@@ -47,15 +48,6 @@ class Rows:
 
 def as_float_block(block: Any) -> Float64Array:
     return np.ascontiguousarray(block, dtype=np.float64)
-
-
-def seqdot(x: Float64Array, w: Float64Array) -> Float64Array:
-    """``x @ w`` summed over the features left to right, as the core's row loops do (so a row
-    gets the same value in any block)."""
-    acc = np.zeros(x.shape[0])
-    for j in range(x.shape[1]):
-        acc += x[:, j] * w[j]
-    return acc
 
 
 def combine(a: Stats, b: Stats) -> Stats:
@@ -127,21 +119,9 @@ def run_pass(
 def key_stats(
     key: IntArray, n_keys: int, start: int, x: Float64Array | None, y: Float64Array | None
 ) -> Stats:
-    """Per key: row count, first row (global index), and the sums of ``x`` rows and ``y``."""
-    stats: Stats = {"count": np.bincount(key, minlength=n_keys)}
-    first = np.full(n_keys, NO_ROW, dtype=np.int64)
-    if key.size:
-        uniq, index = np.unique(key, return_index=True)
-        first[uniq] = start + index
-    stats["min_first"] = first
-    if x is not None:
-        sums = np.empty((n_keys, x.shape[1]))
-        for j in range(x.shape[1]):
-            sums[:, j] = np.bincount(key, weights=x[:, j], minlength=n_keys)
-        stats["sum_x"] = sums
-    if y is not None:
-        stats["sum_y"] = np.bincount(key, weights=y, minlength=n_keys)
-    return stats
+    """Per key: row count, first row (global index), and the sums of ``x`` rows and ``y``
+    (``_core.aid_key_sums``)."""
+    return dict(_core.aid_key_sums(np.asarray(key, dtype=np.int64), n_keys, start, x, y))
 
 
 @dataclass
@@ -210,43 +190,29 @@ def partition_from_keys(
 def split(
     part: Partition, keys: list[Any], n_cells: int, impure: IntArray, stats: Stats
 ) -> Partition:
-    """The core's ``Partition::split``: every impure cluster is split into its non-empty cells,
-    the part holding its first row keeps its id and the others get new ids in order, cluster
-    after cluster. ``keys``/``stats`` come from the pass that evaluated the last solution
-    (key = cluster · n_cells + cell)."""
-    k = part.k
-    count = stats["count"].reshape(k, n_cells)
-    first = stats["min_first"].reshape(k, n_cells)
-    table = np.repeat(np.arange(k, dtype=np.int64), n_cells)
-    parent = list(range(k))
-    next_id = k
-    for c in impure:
-        cells = np.flatnonzero(count[c] > 0)
-        cells = cells[np.argsort(first[c, cells], kind="stable")]
-        for cell in cells[1:]:
-            table[c * n_cells + cell] = next_id
-            parent.append(int(c))
-            next_id += 1
-    new_count = np.bincount(table, weights=stats["count"], minlength=next_id).astype(np.int64)
+    """The core's split of the impure clusters (``_core.aid_split``: each into its non-empty
+    cells, numbered as ``Partition::split`` numbers them), then the new clusters' sizes and
+    sums from the per-key sums of the pass that evaluated the last solution (key =
+    cluster · n_cells + cell)."""
+    table, parent = _core.aid_split(
+        stats["count"], stats["min_first"], np.asarray(impure, dtype=np.int64), part.k, n_cells
+    )
+    present = np.flatnonzero(table >= 0)
+    into, k_new = table[present], parent.shape[0]
+
+    def merged(values: NDArray[Any]) -> Float64Array:
+        return np.asarray(np.bincount(into, weights=values[present], minlength=k_new), float)
+
     sum_x = None
     if "sum_x" in stats:
-        flat = stats["sum_x"]
-        sum_x = np.empty((next_id, flat.shape[1]))
-        for j in range(flat.shape[1]):
-            sum_x[:, j] = np.bincount(table, weights=flat[:, j], minlength=next_id)
-    sum_y: Float64Array | None = None
-    if "sum_y" in stats:
-        sum_y = np.asarray(
-            np.bincount(table, weights=stats["sum_y"], minlength=next_id), dtype=np.float64
-        )
-    group = np.concatenate([part.group, part.group[np.asarray(parent[k:], dtype=np.int64)]])
+        sum_x = np.stack([merged(column) for column in stats["sum_x"].T], axis=1)
     return Partition(
         keys=keys,
         table=table,
         offsets=np.zeros(len(keys), dtype=np.int64),
-        count=new_count,
-        group=group.astype(np.int64),
-        parent=np.asarray(parent, dtype=np.int64),
+        count=merged(stats["count"]).astype(np.int64),
+        group=part.group[parent].astype(np.int64),
+        parent=parent,
         sum_x=sum_x,
-        sum_y=sum_y,
+        sum_y=merged(stats["sum_y"]) if "sum_y" in stats else None,
     )

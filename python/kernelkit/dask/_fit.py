@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -14,8 +13,6 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
 from .._aid_lad import _rescaled_lad, _rescaled_progress
-from ..exceptions import ConvergenceWarning
-from ..solvers import Smo
 from . import _aid_init as ini
 from ._aid import LadModel, Model, S3vmModel, SvmModel, gather_support, run_aid
 from ._compat import da, dask, loaded_dataframe
@@ -138,27 +135,14 @@ def _store(
     names: list[Any] | None,
     warn_on: tuple[str, ...] = UNFINISHED,
 ) -> None:
-    estimator.history_ = [dict(entry) for entry in result["history"]]
-    estimator.objective_ = float(result["objective"])
-    estimator.lower_bound_ = float(result["lower_bound"])
-    estimator.gap_ = float(estimator.history_[-1]["gap"])
-    estimator.status_ = str(result["status"])
-    estimator.n_iter_ = int(result["n_iter"])
-    estimator.init_time_ = float(init_time)
-    estimator.labels_ = _labels_array(rows, result["partition"])
+    labels = _labels_array(rows, result["partition"])
+    fitted = {**result, "init_time": init_time, "labels": labels}
+    estimator._store_result(fitted, warn_on, stacklevel=5)
     estimator.n_features_in_ = rows.m
     if names is not None and all(isinstance(name, str) for name in names):
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
-    if estimator.status_ in warn_on:
-        warnings.warn(
-            f"{type(estimator).__name__} stopped ({estimator.status_}) after "
-            f"{estimator.n_iter_} aggregated solves with relative gap {estimator.gap_:.3g} > "
-            f"tol = {estimator.tol}",
-            ConvergenceWarning,
-            stacklevel=4,
-        )
 
 
 def _loop(
@@ -242,14 +226,7 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
     params = (str(estimator.kernel), gamma, int(estimator.degree), float(estimator.coef0))
     spec.kernel = params
     kind, k, ids = _initial(estimator, rows, array, _default_svm_clusters(n, m))
-    given = _inner_solver(estimator.solver)
-    inner = Smo(
-        tol=given.tol,
-        max_iter=given.max_iter,
-        shrinking=given.shrinking,
-        cache_size=float(estimator.cache_size),
-    )
-    options = estimator._core_options(inner)
+    options = estimator._core_options(estimator._inner_smo())
     solver_options = _inner_options(options)
     c = float(estimator.C)
     seed = options["seed"]

@@ -162,6 +162,144 @@ pub struct AidResult<F> {
     pub partition: Partition,
 }
 
+/// What the driver needs to know of one aggregated solve, however its solution was evaluated
+/// (on rows in memory by [`AggregatedModel::solve`], or block by block).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoundSummary {
+    /// `F^t`.
+    pub aggregated_objective: f64,
+    /// The round's certified lower bound (`−∞`: none).
+    pub lower_bound: f64,
+    /// `E^t`.
+    pub full_objective: f64,
+    /// Whether the aggregated solver met its stopping rule ([`Round::solved`]).
+    pub solved: bool,
+    /// `|K^t|`.
+    pub n_clusters: usize,
+    /// Clusters that are not pure.
+    pub n_impure: usize,
+}
+
+/// AID's bookkeeping between aggregated solves (Algorithm 1's steps 3–4 without the rows):
+/// the best full objective, the certified lower bound, the gap, the history, and whether and
+/// why the run ends. [`Aid::run`] drives it over rows in memory; a driver that holds the rows
+/// in blocks (`kernelkit.dask`) drives it through the binding, so both stop alike.
+#[derive(Debug, Clone)]
+pub struct AidTracker {
+    options: AidOptions,
+    certifies: bool,
+    start: Instant,
+    history: Vec<AidIteration>,
+    best: f64,
+    lower: f64,
+    last: Option<RoundSummary>,
+}
+
+impl AidTracker {
+    /// A run with `options`; `certifies`: whether a pure partition certifies optimality
+    /// ([`AggregatedModel::purity_certifies_optimality`]). The clock starts now.
+    pub fn new(options: AidOptions, certifies: bool) -> Result<Self, SolveError> {
+        if !(options.tol.is_finite() && options.tol >= 0.0) {
+            return Err(SolveError::InvalidOption {
+                name: "tol",
+                reason: "must be finite and >= 0",
+            });
+        }
+        if options.max_iter == 0 {
+            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
+        }
+        Ok(AidTracker {
+            options,
+            certifies,
+            start: Instant::now(),
+            history: Vec::new(),
+            best: f64::INFINITY,
+            lower: f64::NEG_INFINITY,
+            last: None,
+        })
+    }
+
+    /// Records one aggregated solve: returns its history entry and whether its full objective
+    /// is the best so far (the caller keeps that round's fit).
+    pub fn record(&mut self, round: &RoundSummary) -> Result<(AidIteration, bool), SolveError> {
+        if !round.full_objective.is_finite() {
+            return Err(SolveError::InvalidProblem {
+                name: "objective",
+                reason: "the aggregated solution has a non-finite objective".into(),
+            });
+        }
+        let improved = self.history.is_empty() || round.full_objective < self.best;
+        if improved {
+            self.best = round.full_objective;
+        }
+        let upper = self.best;
+        self.lower = self.lower.max(round.lower_bound.min(upper));
+        let lower = self.lower;
+        // No lower bound (S3VM, a kernel that is not PSD): no gap either, whatever the sign
+        // of the objective.
+        let gap = if lower == f64::NEG_INFINITY {
+            f64::INFINITY
+        } else if upper > 0.0 {
+            ((upper - lower) / upper).max(0.0)
+        } else {
+            0.0
+        };
+        let record = AidIteration {
+            iteration: self.history.len(),
+            n_clusters: round.n_clusters,
+            lower_bound: lower,
+            upper_bound: upper,
+            gap,
+            aggregated_objective: round.aggregated_objective,
+            full_objective: round.full_objective,
+            n_impure: round.n_impure,
+            time: self.start.elapsed().as_secs_f64(),
+        };
+        self.history.push(record);
+        self.last = Some(*round);
+        Ok((record, improved))
+    }
+
+    /// How the run ends after the last recorded solve, given the monitor's word on it (`None`:
+    /// go on and split the impure clusters; also before any solve).
+    pub fn status(&self, control: Control) -> Option<AidStatus> {
+        let (round, record) = (self.last?, self.history.last()?);
+        if round.n_impure == 0 {
+            Some(if self.certifies && round.solved { AidStatus::Optimal } else { AidStatus::Pure })
+        } else if record.gap <= self.options.tol {
+            Some(AidStatus::Gap)
+        } else if control == Control::Stop {
+            Some(AidStatus::Stopped)
+        } else if self.history.len() >= self.options.max_iter {
+            Some(AidStatus::MaxIterations)
+        } else if self.options.time_limit.is_some_and(|limit| self.start.elapsed() >= limit) {
+            Some(AidStatus::TimeLimit)
+        } else {
+            None
+        }
+    }
+
+    /// The best full objective so far (`+∞` before any solve).
+    pub fn best_objective(&self) -> f64 {
+        self.best
+    }
+
+    /// The certified lower bound so far.
+    pub fn lower_bound(&self) -> f64 {
+        self.lower
+    }
+
+    /// One entry per recorded solve.
+    pub fn history(&self) -> &[AidIteration] {
+        &self.history
+    }
+
+    /// The history, taken out.
+    pub fn into_history(self) -> Vec<AidIteration> {
+        self.history
+    }
+}
+
 /// The AID meta-algorithm, generic over the aggregated model (and through it over the inner
 /// solver).
 #[derive(Debug, Clone, Default)]
@@ -179,16 +317,8 @@ impl Aid {
         mut partition: Partition,
         monitor: &mut dyn AidMonitor,
     ) -> Result<AidResult<M::Fit>, SolveError> {
-        let options = &self.options;
-        if !(options.tol.is_finite() && options.tol >= 0.0) {
-            return Err(SolveError::InvalidOption {
-                name: "tol",
-                reason: "must be finite and >= 0",
-            });
-        }
-        if options.max_iter == 0 {
-            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
-        }
+        let mut tracker =
+            AidTracker::new(self.options.clone(), model.purity_certifies_optimality())?;
         if partition.n_rows() != model.n_rows() {
             return Err(SolveError::LengthMismatch {
                 name: "clusters",
@@ -196,10 +326,7 @@ impl Aid {
                 actual: partition.n_rows(),
             });
         }
-        let start = Instant::now();
-        let mut history = Vec::new();
-        let mut best: Option<(f64, M::Fit)> = None;
-        let mut lower = f64::NEG_INFINITY;
+        let mut best: Option<M::Fit> = None;
         let mut splits = Vec::new();
         loop {
             let (round, fit) = model.solve(&partition, &splits, monitor.inner())?;
@@ -207,65 +334,27 @@ impl Aid {
                 // Ctrl-C inside the solve: its result is partial (possibly a NaN objective).
                 return Err(SolveError::Interrupted);
             }
-            if !round.full_objective.is_finite() {
-                return Err(SolveError::InvalidProblem {
-                    name: "objective",
-                    reason: "the aggregated solution has a non-finite objective".into(),
-                });
-            }
-            if best.as_ref().is_none_or(|(e, _)| round.full_objective < *e) {
-                best = Some((round.full_objective, fit));
-            }
-            let upper = best.as_ref().map_or(f64::INFINITY, |(e, _)| *e);
-            lower = lower.max(round.lower_bound.min(upper));
-            // No lower bound (S3VM, a kernel that is not PSD): no gap either, whatever the sign
-            // of the objective.
-            let gap = if lower == f64::NEG_INFINITY {
-                f64::INFINITY
-            } else if upper > 0.0 {
-                ((upper - lower) / upper).max(0.0)
-            } else {
-                0.0
-            };
             let impure = partition.impure_clusters(&round.masks);
-            let record = AidIteration {
-                iteration: history.len(),
-                n_clusters: partition.len(),
-                lower_bound: lower,
-                upper_bound: upper,
-                gap,
+            let summary = RoundSummary {
                 aggregated_objective: round.aggregated_objective,
+                lower_bound: round.lower_bound,
                 full_objective: round.full_objective,
+                solved: round.solved,
+                n_clusters: partition.len(),
                 n_impure: impure.len(),
-                time: start.elapsed().as_secs_f64(),
             };
-            history.push(record);
+            let (record, improved) = tracker.record(&summary)?;
+            if improved {
+                best = Some(fit);
+            }
             let control = monitor.iteration(&record);
-            let status = if impure.is_empty() {
-                Some(if model.purity_certifies_optimality() && round.solved {
-                    AidStatus::Optimal
-                } else {
-                    AidStatus::Pure
-                })
-            } else if gap <= options.tol {
-                Some(AidStatus::Gap)
-            } else if control == Control::Stop {
-                Some(AidStatus::Stopped)
-            } else if history.len() >= options.max_iter {
-                Some(AidStatus::MaxIterations)
-            } else if options.time_limit.is_some_and(|limit| start.elapsed() >= limit) {
-                Some(AidStatus::TimeLimit)
-            } else {
-                None
-            };
-            if let Some(status) = status {
-                let (objective, fit) = best.expect("one round was solved");
+            if let Some(status) = tracker.status(control) {
                 return Ok(AidResult {
-                    fit,
-                    objective,
+                    fit: best.expect("one round was solved"),
+                    objective: tracker.best_objective(),
                     last_aggregated_objective: round.aggregated_objective,
-                    lower_bound: lower,
-                    history,
+                    lower_bound: tracker.lower_bound(),
+                    history: tracker.into_history(),
                     status,
                     partition,
                 });

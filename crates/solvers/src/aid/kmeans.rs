@@ -253,10 +253,16 @@ fn weighted_means(points: &[f64], d: usize, weights: &[f64], labels: &[u32], k: 
             *s += weights[i] * v;
         }
     }
-    let mut centres = Vec::with_capacity(k * d);
-    for c in 0..k {
-        if mass[c] > 0.0 {
-            centres.extend(sums[c * d..(c + 1) * d].iter().map(|s| s / mass[c]));
+    centres_from_sums(&sums, &mass, d)
+}
+
+/// The Lloyd update from the per-centre sums of the weighted points (`k × d`) and their masses
+/// (`k`): the means of the centres with mass, in centre order (an empty centre is dropped).
+pub fn centres_from_sums(sums: &[f64], mass: &[f64], d: usize) -> Vec<f64> {
+    let mut centres = Vec::with_capacity(sums.len());
+    for (c, &m) in mass.iter().enumerate() {
+        if m > 0.0 {
+            centres.extend(sums[c * d..(c + 1) * d].iter().map(|s| s / m));
         }
     }
     centres

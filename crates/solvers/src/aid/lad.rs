@@ -203,9 +203,22 @@ impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
         self.x
             .par_chunks(self.d.max(1))
             .zip(self.y.par_iter())
-            .map(|(row, &y)| y - row.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>())
+            .map(|(row, &y)| residual(row, y, beta))
             .collect()
     }
+}
+
+/// `y − row·β`, the features summed left to right; a `β` one longer than the row has the
+/// intercept last (the same bits as a row that ends with a column of ones).
+pub fn residual(row: &[f64], y: f64, beta: &[f64]) -> f64 {
+    let fit = row.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>();
+    y - beta.get(row.len()).map_or(fit, |intercept| fit + intercept)
+}
+
+/// The mask and cell of a row with residual `r`: cell 0 holds `r > 0`, cell 1 `r ≤ 0`; bit
+/// `c` of the mask is set when the row fits cell `c` (rows within `tol` of 0 fit both).
+pub(crate) fn lad_cell(r: f64, tol: f64) -> (u8, u8) {
+    (u8::from(r > -tol) | (u8::from(r <= tol) << 1), u8::from(r <= 0.0))
 }
 
 /// The fitted coefficients of one LAD round.
@@ -248,10 +261,7 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
         let beta = solution.x;
         let residuals = self.residuals(&beta);
         let full_objective = residuals.iter().map(|r| r.abs()).sum();
-        let tol = self.purity_tol;
-        let masks =
-            residuals.iter().map(|&r| u8::from(r > -tol) | (u8::from(r <= tol) << 1)).collect();
-        let cells = residuals.iter().map(|&r| u8::from(r <= 0.0)).collect();
+        let (masks, cells) = residuals.iter().map(|&r| lad_cell(r, self.purity_tol)).unzip();
         // Only a converged LP's dual value is a bound: an interior-point iterate stopped early
         // (time limit, iteration cap, "almost solved") need not be dual feasible.
         let solved = solution.status == Status::Converged;

@@ -28,6 +28,7 @@
 //! ([`ClarabelLp`] by default), SVM and S3VM by a [`BoxQp`](crate::BoxQp) solver
 //! ([`Smo`](crate::Smo) by default; one bound `C·|C_k|` per aggregated point).
 
+pub mod block;
 pub mod driver;
 pub mod init;
 pub mod kernel_gram;
@@ -37,17 +38,21 @@ pub mod partition;
 pub mod s3vm;
 pub mod svm;
 
+pub use block::{evaluate_block, Block, BlockSolution, BlockStats, Formulation, KeySums, NO_ROW};
 pub use driver::{
-    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, NoAidMonitor,
-    Round,
+    AggregatedModel, Aid, AidIteration, AidMonitor, AidOptions, AidResult, AidStatus, AidTracker,
+    NoAidMonitor, Round, RoundSummary,
 };
 pub use init::{
-    group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, share,
-    svm_partition, Initial,
+    group_seed, initial_sample, lad_partition, random_labels_from, s3vm_partition, sample_decision,
+    share, svm_partition, Initial,
 };
 pub use kernel_gram::AggregatedGram;
-pub use kmeans::{assign, weighted_kmeans, KMeansSeeding};
-pub use lad::{ClarabelLp, LadFit, LadModel, WeightedLad};
+pub use kmeans::{assign, centres_from_sums, weighted_kmeans, KMeansSeeding};
+pub use lad::{residual, ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
 pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};
-pub use svm::{SvmData, SvmFit, SvmModel};
+pub use svm::{
+    aggregated_objective, solve_aggregated, warm_start, AggregatedPoints, AggregatedSvm, SvmData,
+    SvmFit, SvmModel,
+};

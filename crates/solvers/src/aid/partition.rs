@@ -23,6 +23,21 @@ pub struct Split {
     pub parts: Vec<usize>,
 }
 
+impl Split {
+    /// The cluster each of the `k` clusters after `splits` comes from among the `k_old` before
+    /// (itself for a cluster that did not split).
+    pub fn parents(k_old: usize, k: usize, splits: &[Split]) -> Vec<usize> {
+        let mut parent: Vec<usize> = (0..k).collect();
+        for split in splits {
+            for &part in &split.parts {
+                parent[part] = split.parent;
+            }
+        }
+        debug_assert!(parent.iter().all(|&p| p < k_old.max(1)));
+        parent
+    }
+}
+
 impl Partition {
     /// The partition given by any per-row labels: rows with equal labels share a cluster. Ids are
     /// renumbered `0..K` in order of first appearance.
@@ -149,6 +164,36 @@ impl Partition {
         splits
     }
 
+    /// [`Partition::split`] for a driver that holds the rows in blocks and knows, per cluster
+    /// `k` and cell `c` (key `k · n_cells + c`), the number of rows `count[key]` and the first
+    /// row `first[key]` (summed and minimised over the blocks): returns, per key, the id of the
+    /// cluster its rows join (`−1` for an empty key) and, per new cluster, the cluster it was
+    /// split from (itself for an old one). As in `split`, the part holding a split cluster's
+    /// first row keeps its id and the other parts get new ids in the order of their first rows,
+    /// cluster after cluster in the order of `clusters`; `clusters` not listed keep their ids.
+    pub fn split_keyed(
+        count: &[u64],
+        first: &[u64],
+        clusters: &[usize],
+        k: usize,
+        n_cells: usize,
+    ) -> (Vec<i64>, Vec<usize>) {
+        let mut table: Vec<i64> = (0..k * n_cells)
+            .map(|key| if count[key] > 0 { (key / n_cells) as i64 } else { -1 })
+            .collect();
+        let mut parent: Vec<usize> = (0..k).collect();
+        for &c in clusters {
+            let mut cells: Vec<usize> =
+                (0..n_cells).filter(|&cell| count[c * n_cells + cell] > 0).collect();
+            cells.sort_by_key(|&cell| first[c * n_cells + cell]);
+            for &cell in cells.iter().skip(1) {
+                table[c * n_cells + cell] = parent.len() as i64;
+                parent.push(c);
+            }
+        }
+        (table, parent)
+    }
+
     /// The per-cluster means of the rows of a row-major `n × d` matrix (`K × d`).
     pub fn centroids(&self, values: &[f64], d: usize) -> Vec<f64> {
         use rayon::prelude::*;
@@ -210,6 +255,42 @@ mod tests {
         assert_eq!(p.members(2), &[1]);
         assert_eq!(p.cluster_of(), &[0, 2, 1, 1, 1, 0]);
         assert!(p.impure_clusters(&masks).is_empty());
+    }
+
+    #[test]
+    fn split_keyed_equals_split() {
+        // 12 rows in 3 clusters, cells 0..3 in a scrambled order; clusters 0 and 2 split.
+        let labels = [2, 0, 1, 0, 2, 2, 0, 1, 0, 2, 1, 0];
+        let cells = [1u8, 2, 0, 0, 1, 0, 2, 1, 1, 2, 0, 2];
+        let (k, n_cells) = (3, 3);
+        let mut p = Partition::from_labels(&labels).unwrap();
+        let mut count = vec![0u64; k * n_cells];
+        let mut first = vec![u64::MAX; k * n_cells];
+        for (i, &c) in cells.iter().enumerate() {
+            let key = p.cluster_of()[i] as usize * n_cells + usize::from(c);
+            count[key] += 1;
+            first[key] = first[key].min(i as u64);
+        }
+        let keys: Vec<usize> = (0..labels.len())
+            .map(|i| p.cluster_of()[i] as usize * n_cells + usize::from(cells[i]))
+            .collect();
+        let (table, parent) = Partition::split_keyed(&count, &first, &[0, 2], k, n_cells);
+        let splits = p.split(&[0, 2], &cells);
+        let ids: Vec<u32> = keys.iter().map(|&key| table[key] as u32).collect();
+        assert_eq!(ids, p.cluster_of());
+        assert_eq!(parent.len(), p.len());
+        for split in splits {
+            for part in split.parts {
+                assert_eq!(parent[part], split.parent);
+            }
+        }
+    }
+
+    #[test]
+    fn parents_follow_the_splits() {
+        let mut p = Partition::from_labels(&[0, 1, 0, 1, 2]).unwrap();
+        let splits = p.split(&[0, 1], &[0, 1, 1, 0, 0]);
+        assert_eq!(Split::parents(3, p.len(), &splits), vec![0, 1, 2, 0, 1]);
     }
 
     #[test]

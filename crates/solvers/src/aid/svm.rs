@@ -103,9 +103,14 @@ impl SvmData<'_> {
 /// `g_i = 1 − y_i f_i` (bit 0: `g ≥ 0` side, bit 1: `g ≤ 0` side), and `Σ_i max(0, g_i)`.
 pub(crate) fn hinge_cells(decision: &[f64], y: &[i8], tol: f64) -> (Vec<u8>, Vec<u8>, f64) {
     let g: Vec<f64> = decision.iter().zip(y).map(|(f, &l)| 1.0 - f64::from(l) * f).collect();
-    let masks = g.iter().map(|&g| u8::from(g >= -tol) | (u8::from(g <= tol) << 1)).collect();
-    let cells = g.iter().map(|&g| u8::from(g <= 0.0)).collect();
+    let (masks, cells) = g.iter().map(|&g| hinge_cell(g, tol)).unzip();
     (masks, cells, g.iter().map(|g| g.max(0.0)).sum())
+}
+
+/// The mask and cell of a row with `g = 1 − y f`: cell 0 holds `g > 0`, cell 1 `g ≤ 0`; bit `c`
+/// of the mask is set when the row fits cell `c` (rows within `tol` of 0 fit both).
+pub(crate) fn hinge_cell(g: f64, tol: f64) -> (u8, u8) {
+    (u8::from(g >= -tol) | (u8::from(g <= tol) << 1), u8::from(g <= 0.0))
 }
 
 /// `Σ_k α_k y_k x̄_k` for dense centroids.
@@ -141,8 +146,10 @@ pub struct SvmModel<'a, S> {
     solver: S,
     options: SolveOptions,
     purity_tol: f64,
-    /// `α̂_i` of the previous round (warm start).
+    /// `α̂_i` of the previous round (the rows' dual coefficients).
     row_alpha: Vec<f64>,
+    /// `α_k/|C_k|` per cluster of the previous round (warm start; empty before the first).
+    shares: Vec<f64>,
     /// The aggregated Gram matrix, for non-linear kernels.
     gram: Option<AggregatedGram<'a>>,
 }
@@ -162,7 +169,15 @@ where
         } else {
             Some(AggregatedGram::new(data.x, data.d, data.kernel, options.cache_bytes)?)
         };
-        Ok(SvmModel { data, solver, options, purity_tol: 1e-9, row_alpha: vec![0.0; n], gram })
+        Ok(SvmModel {
+            data,
+            solver,
+            options,
+            purity_tol: 1e-9,
+            row_alpha: vec![0.0; n],
+            shares: Vec::new(),
+            gram,
+        })
     }
 
     /// Cache counters of the full-kernel columns (non-linear kernels).
@@ -176,8 +191,13 @@ where
         self.gram.as_ref().map_or(KernelPath::LinearPrimal, AggregatedGram::kernel_path)
     }
 
-    fn warm_start(&self, partition: &Partition, upper: &[f64]) -> Vec<f64> {
-        partition.sums(&self.row_alpha).iter().zip(upper).map(|(&a, &u)| a.clamp(0.0, u)).collect()
+    fn warm_start(&self, partition: &Partition, splits: &[Split], upper: &[f64]) -> Vec<f64> {
+        if self.shares.is_empty() {
+            return vec![0.0; partition.len()];
+        }
+        let parent = Split::parents(self.shares.len(), partition.len(), splits);
+        let counts: Vec<usize> = (0..partition.len()).map(|q| partition.members(q).len()).collect();
+        warm_start(&self.shares, &parent, &counts, upper)
     }
 }
 
@@ -202,40 +222,25 @@ where
         let k = partition.len();
         let labels: Vec<i8> = partition.labels(data.y);
         let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
-        let upper: Vec<f64> = (0..k).map(|c| data.c * partition.size(c)).collect();
-        let alpha0 = self.warm_start(partition, &upper);
-        let p = vec![-1.0; k];
-        let (solution, w, w_norm2) = if let Some(gram) = self.gram.as_mut() {
-            gram.update(partition, splits)?;
-            let means = gram.means();
-            let kernel = PrecomputedGram::new(&means, k, k)?;
-            let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
-            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
-            let solution = self.solver.solve(&mut problem, &self.options, inner)?;
-            let coef: Vec<f64> = solution.x.iter().zip(&signs).map(|(a, s)| a * s).collect();
-            let w_norm2 = quadratic_form(&means, k, &coef);
-            (solution, Vec::new(), w_norm2)
-        } else {
-            let centroids = partition.centroids(data.x, data.d);
-            let rows = DenseRows::from_vec(centroids.clone(), k, data.d)?;
-            let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
-            let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
-            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
-            let solution = self.solver.solve(&mut problem, &self.options, inner)?;
-            let w = linear_weights(&centroids, data.d, &solution.x, &signs);
-            let w_norm2 = w.iter().map(|v| v * v).sum::<f64>();
-            (solution, w, w_norm2)
+        let sizes: Vec<f64> = (0..k).map(|c| partition.size(c)).collect();
+        let upper: Vec<f64> = sizes.iter().map(|size| data.c * size).collect();
+        let alpha0 = self.warm_start(partition, splits, &upper);
+        let aggregated = match self.gram.as_mut() {
+            Some(gram) => {
+                gram.update(partition, splits)?;
+                let means = gram.means();
+                let points = AggregatedPoints::Gram(&means);
+                solve_aggregated(points, labels, upper, alpha0, &self.solver, &self.options, inner)?
+            }
+            None => {
+                let centroids = partition.centroids(data.x, data.d);
+                let points = AggregatedPoints::Centroids { values: &centroids, d: data.d };
+                solve_aggregated(points, labels, upper, alpha0, &self.solver, &self.options, inner)?
+            }
         };
-        if solution.status == Status::NumericalError || !solution.bias.is_finite() {
-            return Err(SolveError::InvalidProblem {
-                name: "aggregated SVM",
-                reason: "the inner solver failed".into(),
-            });
-        }
-        let alpha = solution.x;
-        let b = solution.bias;
-        for (c, &alpha_c) in alpha.iter().enumerate() {
-            let share = alpha_c / partition.size(c);
+        let AggregatedSvm { alpha, bias: b, w, w_norm2, converged } = aggregated;
+        self.shares = alpha.iter().zip(&sizes).map(|(a, size)| a / size).collect();
+        for (c, &share) in self.shares.iter().enumerate() {
             for &i in partition.members(c) {
                 self.row_alpha[i as usize] = share;
             }
@@ -247,18 +252,16 @@ where
             None => linear_decision(data.x, data.d, &w, b),
         };
         let (masks, cells, hinge) = hinge_cells(&decision, data.y, self.purity_tol);
-        let cluster_f = partition.means(&decision);
-        let aggregated_hinge: f64 =
-            (0..k).map(|c| partition.size(c) * (1.0 - signs[c] * cluster_f[c]).max(0.0)).sum();
+        let sum_f = partition.sums(&decision);
         let round = Round {
-            aggregated_objective: 0.5 * w_norm2 + data.c * aggregated_hinge,
+            aggregated_objective: aggregated_objective(w_norm2, data.c, &sizes, &signs, &sum_f),
             lower_bound: if self.purity_certifies_optimality() {
                 alpha.iter().sum::<f64>() - 0.5 * w_norm2
             } else {
                 f64::NEG_INFINITY
             },
             full_objective: 0.5 * w_norm2 + data.c * hinge,
-            solved: solution.status == Status::Converged,
+            solved: converged,
             masks,
             cells,
         };
@@ -272,6 +275,113 @@ where
         // objective).
         self.data.kernel.positive_semidefinite()
     }
+}
+
+/// The points of an aggregated SVM: the clusters' centroids (linear kernel, `K × d`) or the
+/// aggregated Gram matrix `K̄` (`K × K`).
+#[derive(Debug, Clone, Copy)]
+pub enum AggregatedPoints<'a> {
+    /// The centroids `x̄_k`, row-major.
+    Centroids {
+        /// `K × d` values.
+        values: &'a [f64],
+        /// Columns `d`.
+        d: usize,
+    },
+    /// `K̄`, row-major `K × K`.
+    Gram(&'a [f64]),
+}
+
+/// The solution of one aggregated SVM (21).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregatedSvm {
+    /// `α_k`.
+    pub alpha: Vec<f64>,
+    /// `b`.
+    pub bias: f64,
+    /// `w = Σ_k α_k y_k x̄_k` (centroids only; empty for `K̄`).
+    pub w: Vec<f64>,
+    /// `‖w‖²`.
+    pub w_norm2: f64,
+    /// Whether the solver met its stopping rule.
+    pub converged: bool,
+}
+
+/// Solves the aggregated SVM dual (21) on `points` with labels ±1 `labels`, bounds `upper`
+/// (`C|C_k|`) and warm start `alpha0` by `solver`: the step of every AID-SVM round, whoever
+/// holds the rows.
+pub fn solve_aggregated<S>(
+    points: AggregatedPoints<'_>,
+    labels: Vec<i8>,
+    upper: Vec<f64>,
+    alpha0: Vec<f64>,
+    solver: &S,
+    options: &SolveOptions,
+    inner: &mut dyn Monitor,
+) -> Result<AggregatedSvm, SolveError>
+where
+    S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>
+        + for<'g> Solver<BoxQp<SignedQ<PrecomputedGram<'g>>>>,
+{
+    let k = labels.len();
+    let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
+    let p = vec![-1.0; k];
+    let (solution, w, w_norm2) = match points {
+        AggregatedPoints::Gram(means) => {
+            let kernel = PrecomputedGram::new(means, k, k)?;
+            let q = SignedQ::new(kernel, signs.clone(), options.cache_bytes);
+            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
+            let solution = solver.solve(&mut problem, options, inner)?;
+            let coef: Vec<f64> = solution.x.iter().zip(&signs).map(|(a, s)| a * s).collect();
+            let w_norm2 = quadratic_form(means, k, &coef);
+            (solution, Vec::new(), w_norm2)
+        }
+        AggregatedPoints::Centroids { values, d } => {
+            let rows = DenseRows::from_vec(values.to_vec(), k, d)?;
+            let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
+            let q = SignedQ::new(kernel, signs.clone(), options.cache_bytes);
+            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
+            let solution = solver.solve(&mut problem, options, inner)?;
+            let w = linear_weights(values, d, &solution.x, &signs);
+            let w_norm2 = w.iter().map(|v| v * v).sum::<f64>();
+            (solution, w, w_norm2)
+        }
+    };
+    if solution.status == Status::NumericalError || !solution.bias.is_finite() {
+        return Err(SolveError::InvalidProblem {
+            name: "aggregated SVM",
+            reason: "the inner solver failed".into(),
+        });
+    }
+    let converged = solution.status == Status::Converged;
+    Ok(AggregatedSvm { alpha: solution.x, bias: solution.bias, w, w_norm2, converged })
+}
+
+/// The warm start of the clusters after a split: cluster `c`'s `α` is the sum of its rows'
+/// `α̂ = shares[parent[c]]` (the previous round's `α_p/|C_p|`, added row by row), clamped to
+/// `[0, upper[c]]` (digest §3.4: it keeps `Σ y α` and the previous objective).
+pub fn warm_start(shares: &[f64], parent: &[usize], counts: &[usize], upper: &[f64]) -> Vec<f64> {
+    parent
+        .iter()
+        .zip(counts)
+        .zip(upper)
+        .map(|((&p, &n), &u)| std::iter::repeat_n(shares[p], n).sum::<f64>().clamp(0.0, u))
+        .collect()
+}
+
+/// `F^t = ½‖w‖² + C Σ_k |C_k| max(0, 1 − y_k f̄_k)`, `f̄_k = sum_f[k]/|C_k|` (Appendix B: the
+/// aggregated SVM's objective from the clusters' sums of the rows' decision values).
+pub fn aggregated_objective(
+    w_norm2: f64,
+    c: f64,
+    sizes: &[f64],
+    signs: &[f64],
+    sum_f: &[f64],
+) -> f64 {
+    let hinge: f64 = (0..sizes.len())
+        .map(|k| sizes[k] * (1.0 - signs[k] * (sum_f[k] / sizes[k])).max(0.0))
+        .sum();
+    0.5 * w_norm2 + c * hinge
 }
 
 /// `cᵀ M c` for a symmetric row-major `k × k` matrix.
