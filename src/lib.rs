@@ -4,6 +4,7 @@
 //! progress, callbacks and Ctrl-C ([`progress`]), and maps errors ([`errors`]).
 
 mod aid;
+mod aid_steps;
 mod arrays;
 mod callable;
 mod constrained_svr;
@@ -37,7 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sparse::CsrMatrix>()?;
     m.add_class::<subsets::DenseRowFacts>()?;
     m.add_class::<subsets::RowSubset>()?;
-    m.add_class::<aid::AidDriver>()?;
+    m.add_class::<aid_steps::AidDriver>()?;
     m.add_function(wrap_pyfunction!(simd_levels, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(repeats::first_occurrences, m)?)?;
@@ -58,22 +59,22 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid::aid_s3vm, m)?)?;
     m.add_function(wrap_pyfunction!(aid::aggregated_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(aid::solve_weighted_lad, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_initial_sample, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_random_labels, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_cluster_shares, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_kmeans_positions, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_kmeans_seed, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_kmeans_assign, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_s3vm_search, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_evaluate_block, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_key_sums, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_split, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_kmeans_centres, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_svm_aggregated_objective, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_kernel_certifies, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_lad_residuals, m)?)?;
-    m.add_function(wrap_pyfunction!(aid::aid_sample_decision, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_initial_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_random_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_cluster_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_kmeans_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_kmeans_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_kmeans_assign, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_s3vm_search, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_evaluate_block, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_key_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_split, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_kmeans_centres, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_svm_aggregated, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_svm_aggregated_objective, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_kernel_certifies, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_lad_residuals, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_sample_decision, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_simulate_interrupt_at, m)?)?;
     Ok(())
