@@ -8,6 +8,7 @@ import numbers
 import sys
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,28 +18,28 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
 from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._progress import Callback
 from ._validation import core_max_iter, core_time_limit, regression_target
 from .exceptions import ConvergenceWarning
 from .solvers import Smo
 
-Callback = Callable[[Mapping[str, Any]], "bool | None"]
 AID_KERNELS = ("linear", "rbf", "poly", "sigmoid")
 #: Statuses that end a fit before its tolerance is met.
 UNFINISHED = ("max_iter", "time_limit", "stopped")
 
 
-class _AidBase(BaseEstimator):  # type: ignore[misc]
-    """Parameters, checks and bookkeeping shared by the AID estimators."""
+@dataclass(kw_only=True, eq=False, repr=False)
+class AidParams:
+    """The parameters the three AID estimators share (``_params``)."""
 
-    tol: float
-    max_iter: int
-    n_clusters: int | None
-    init: str | Any
-    random_state: int | None
-    time_limit: float | None
-    n_jobs: int | None
-    verbose: bool | int
-    callback: Callback | None
+    tol: float = 1e-4
+    n_clusters: int | None = None
+    init: str | Any = "kmeans"
+    random_state: int | None = None
+
+
+class _AidBase(BaseEstimator):  # type: ignore[misc]
+    """Checks and bookkeeping shared by the AID estimators."""
 
     history_: list[dict[str, float]]
     objective_: float
@@ -107,7 +108,8 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
 
     def _progress(self) -> Callback | None:
         """The user's callback, with a line per aggregated solve on stderr when verbose."""
-        callback, name = self.callback, type(self).__name__
+        callback: Callback | None = self.callback
+        name = type(self).__name__
         if not self.verbose:
             return callback
 

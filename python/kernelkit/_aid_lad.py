@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._aid_base import (
-    Callback,
+    AidParams,
     _AidBase,
     _fit_on_dask,
     _is_dask,
@@ -20,13 +21,29 @@ from ._aid_base import (
 )
 from ._base import Float64Array
 from ._docstrings import shared_docstrings
+from ._params import Controls
+from ._progress import Callback
 from ._validation import check_bool, check_not_overflowing, keeps_model_on_failure
 
 __all__ = ["AIDRegressor"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDRegressorParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    fit_intercept: bool = True
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDRegressorInit(Controls, AidParams, _AIDRegressorParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+    max_iter: int = 100
+
+
 @shared_docstrings
-class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
+class AIDRegressor(_AIDRegressorInit, RegressorMixin, _AidBase):  # type: ignore[misc]
     """Least absolute deviation regression by AID: ``min_{β, β0} Σ_i |y_i − x_i·β − β0|``.
 
     Unregularised LAD (scikit-learn's ``QuantileRegressor(quantile=0.5, alpha=0)`` minimises
@@ -43,8 +60,6 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``, > 0
         (``status_ == "gap"``). AID also stops as soon as every cluster is pure, which proves
         optimality (``status_ == "optimal"``).
-    max_iter : int, default=100
-        Maximum number of aggregated solves, >= 1.
     n_clusters : int or None, default=None
         Initial number of clusters, between 1 and n_samples. ``None``: the paper's
         ``max(2m, 0.0005 n)`` (``3m`` when ``m·n > 5e8``), ``m`` the number of coefficients,
@@ -55,16 +70,18 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
         (n_samples,): each row's cluster id (``n_clusters`` is then ignored).
     random_state : int, RandomState instance or None, default=None
         Seed of the sample and of k-means; None draws a new seed at every fit.
-    time_limit : float or None, default=None
-        Wall-clock limit in seconds, > 0, or None: checked between aggregated solves, and each
-        aggregated LP gets the time left.
-    n_jobs : int or None, default=None
-        Threads of the Rust core; ``None`` or -1 use every core.
+    max_iter : int, default=100
+        Maximum number of aggregated solves, >= 1.
     verbose : bool or int, default=False
         When true, print one progress line per aggregated solve on stderr.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
     callback : callable or None, default=None
         Called after every aggregated solve with the dict of its ``history_`` entry; a true
         return value stops the fit (``status_ == "stopped"``).
+    time_limit : float or None, default=None
+        Wall-clock limit in seconds, > 0, or None: checked between aggregated solves, and each
+        aggregated LP gets the time left.
 
     Attributes
     ----------
@@ -126,31 +143,6 @@ class AIDRegressor(RegressorMixin, _AidBase):  # type: ignore[misc]
 
     coef_: Float64Array
     intercept_: float
-
-    def __init__(
-        self,
-        *,
-        fit_intercept: bool = True,
-        tol: float = 1e-4,
-        max_iter: int = 100,
-        n_clusters: int | None = None,
-        init: str | Any = "kmeans",
-        random_state: int | None = None,
-        time_limit: float | None = None,
-        n_jobs: int | None = None,
-        verbose: bool | int = False,
-        callback: Callback | None = None,
-    ) -> None:
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_clusters = n_clusters
-        self.init = init
-        self.random_state = random_state
-        self.time_limit = time_limit
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.callback = callback
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> AIDRegressor:

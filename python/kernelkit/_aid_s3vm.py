@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._aid_base import (
-    Callback,
+    AidParams,
     _AidBase,
     _BinaryClassifierMixin,
     _check_binary,
@@ -25,6 +26,7 @@ from ._aid_base import (
 )
 from ._base import Float64Array, _check_positive
 from ._docstrings import shared_docstrings
+from ._params import Controls
 from ._validation import check_not_overflowing, keeps_model_on_failure
 from .solvers import Smo
 
@@ -34,8 +36,26 @@ __all__ = ["AIDSemiSupervisedClassifier"]
 _BALANCES = (None, "constraint", "cost", "cost_as_printed")
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDS3vmParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = field(default=1.0, kw_only=False)
+    C_unlabeled: float = 0.1
+    exact_max_clusters: int = 12
+    balance: str | None = None
+    solver: Smo | None = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDS3vmInit(Controls, AidParams, _AIDS3vmParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+    max_iter: int = 5
+
+
 @shared_docstrings
-class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
+class AIDSemiSupervisedClassifier(_AIDS3vmInit, _BinaryClassifierMixin, _AidBase):
     """Linear semi-supervised SVM (S3VM) by AID — a heuristic.
 
     Minimises ``½‖w‖² + C Σ_labeled max(0, 1 − y_i f_i) + C_unlabeled Σ_unlabeled
@@ -58,20 +78,6 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         Weight of the labeled hinge losses (the paper's ``M_l``), > 0.
     C_unlabeled : float, default=0.1
         Weight of the unlabeled losses (``M_u``), >= 0.
-    tol : float, default=1e-4
-        Stop when ``(upper − lower)/upper ≤ tol``, > 0 (``status_ == "gap"``): a valid
-        certificate, but ``lower_bound_`` (the labeled-only SVM) is weak, so this rarely
-        triggers.
-    max_iter : int, default=5
-        Aggregated solves, >= 1 (the paper's AID1 / AID5 are ``max_iter=1`` / ``5``); reaching
-        it is the normal end of a fit and does not warn.
-    n_clusters : int or None, default=None
-        Initial number of clusters, between 1 and n_samples. ``None``:
-        ``max(10, ⌈0.01 n⌉)`` (at most n_samples).
-    init : {"kmeans", "random"} or array-like of int, default="kmeans"
-        ``"kmeans"``: k-means on the features within each labeled class and within the
-        unlabeled rows; ``"random"``: a random partition; an array of shape (n_samples,): each
-        row's cluster id (``n_clusters`` is then ignored).
     exact_max_clusters : int, default=12
         Branch and bound up to this many unlabeled clusters, local search beyond; an int in
         [0, 30]. The default partition of 1,500 rows (the paper's data size) has 14–15
@@ -91,17 +97,31 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
         The inner SVM solver (``None``: ``Smo(tol=1e-6)``); its ``tol``, ``max_iter``,
         ``shrinking`` and ``cache_size`` are used, while ``n_jobs`` and ``time_limit`` are the
         estimator's.
+    tol : float, default=1e-4
+        Stop when ``(upper − lower)/upper ≤ tol``, > 0 (``status_ == "gap"``): a valid
+        certificate, but ``lower_bound_`` (the labeled-only SVM) is weak, so this rarely
+        triggers.
+    n_clusters : int or None, default=None
+        Initial number of clusters, between 1 and n_samples. ``None``:
+        ``max(10, ⌈0.01 n⌉)`` (at most n_samples).
+    init : {"kmeans", "random"} or array-like of int, default="kmeans"
+        ``"kmeans"``: k-means on the features within each labeled class and within the
+        unlabeled rows; ``"random"``: a random partition; an array of shape (n_samples,): each
+        row's cluster id (``n_clusters`` is then ignored).
     random_state : int, RandomState instance or None, default=None
         Seed of k-means and of the random partition; None draws a new seed at every fit.
-    time_limit : float or None, default=None
-        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
-    n_jobs : int or None, default=None
-        Threads of the Rust core; ``None`` or -1 use every core.
+    max_iter : int, default=5
+        Aggregated solves, >= 1 (the paper's AID1 / AID5 are ``max_iter=1`` / ``5``); reaching
+        it is the normal end of a fit and does not warn.
     verbose : bool or int, default=False
         When true, print one progress line per aggregated solve on stderr.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
     callback : callable or None, default=None
         Called after every aggregated solve with the dict of its ``history_`` entry; a true
         return value stops the fit (``status_ == "stopped"``).
+    time_limit : float or None, default=None
+        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
 
     Attributes
     ----------
@@ -169,39 +189,6 @@ class AIDSemiSupervisedClassifier(_BinaryClassifierMixin, _AidBase):
     intercept_: Float64Array
     transduction_: NDArray[Any]
     aggregated_objective_: float
-
-    def __init__(
-        self,
-        C: float = 1.0,
-        *,
-        C_unlabeled: float = 0.1,
-        tol: float = 1e-4,
-        max_iter: int = 5,
-        n_clusters: int | None = None,
-        init: str | Any = "kmeans",
-        exact_max_clusters: int = 12,
-        balance: str | None = None,
-        solver: Smo | None = None,
-        random_state: int | None = None,
-        time_limit: float | None = None,
-        n_jobs: int | None = None,
-        verbose: bool | int = False,
-        callback: Callback | None = None,
-    ) -> None:
-        self.C = C
-        self.C_unlabeled = C_unlabeled
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_clusters = n_clusters
-        self.init = init
-        self.exact_max_clusters = exact_max_clusters
-        self.balance = balance
-        self.solver = solver
-        self.random_state = random_state
-        self.time_limit = time_limit
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.callback = callback
 
     def _check_params(self) -> None:
         _check_positive("C", self.C)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._aid_base import (
     AID_KERNELS,
-    Callback,
+    AidParams,
     _AidBase,
     _BinaryClassifierMixin,
     _check_binary,
@@ -24,14 +25,31 @@ from ._aid_base import (
 )
 from ._base import Float64Array, _check_kernel_parameters, _check_positive, resolve_n_jobs
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams
 from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
 
 __all__ = ["AIDClassifier"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDClassifierParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = field(default=1.0, kw_only=False)
+    solver: Smo | None = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _AIDClassifierInit(Controls, AidParams, KernelParams, _AIDClassifierParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+    max_iter: int = 100
+    kernel: str = "linear"
+
+
 @shared_docstrings
-class AIDClassifier(_BinaryClassifierMixin, _AidBase):
+class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
     """Binary C-SVM by AID: ``min ½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))``.
 
     The same objective as :class:`kernelkit.SVC` and scikit-learn's ``SVC`` with that ``C``
@@ -46,23 +64,27 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     ----------
     C : float, default=1.0
         Hinge-loss weight, > 0.
+    solver : kernelkit.solvers.Smo or None, default=None
+        The inner solver of the aggregated problems (``None``: ``Smo(tol=1e-6)``); its
+        ``tol``, ``max_iter`` and ``shrinking`` are used, while ``cache_size``, ``n_jobs``
+        and ``time_limit`` are the estimator's.
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
         The kernel, as for :class:`SVC` (no precomputed or callable kernels).
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
         ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     coef0 : float, default=0.0
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    cache_size : float, default=200.0
+        Kernel cache (MB, > 0) of the inner solver and of the aggregated kernel.
     tol : float, default=1e-4
         Stop when the certified relative gap ``(upper − lower)/upper`` is at most ``tol``, > 0
         (``status_ == "gap"``); AID also stops when every cluster is pure (``"optimal"``). The
         certificates need a positive semidefinite kernel: with ``"sigmoid"``, or ``"poly"``
         with ``coef0 < 0``, there is no lower bound and a pure partition ends the fit as
         ``"pure"``, a heuristic's answer.
-    max_iter : int, default=100
-        Maximum number of aggregated solves, >= 1.
     n_clusters : int or None, default=None
         Initial number of clusters (label-pure), between 1 and n_samples, shared among the
         two classes in proportion to their sizes (at least one each). ``None``:
@@ -73,23 +95,19 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
         ``"kmeans"``: k-means, per class, on the decision values of an SVM fitted on a
         sample; ``"random"``: a random partition; an array of shape (n_samples,): each row's
         cluster id (``n_clusters`` is then ignored).
-    solver : kernelkit.solvers.Smo or None, default=None
-        The inner solver of the aggregated problems (``None``: ``Smo(tol=1e-6)``); its
-        ``tol``, ``max_iter`` and ``shrinking`` are used, while ``cache_size``, ``n_jobs``
-        and ``time_limit`` are the estimator's.
-    cache_size : float, default=200.0
-        Kernel cache (MB, > 0) of the inner solver and of the aggregated kernel.
     random_state : int, RandomState instance or None, default=None
         Seed of the sample and of k-means; None draws a new seed at every fit.
-    time_limit : float or None, default=None
-        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
-    n_jobs : int or None, default=None
-        Threads of the Rust core; ``None`` or -1 use every core.
+    max_iter : int, default=100
+        Maximum number of aggregated solves, >= 1.
     verbose : bool or int, default=False
         When true, print one progress line per aggregated solve on stderr.
+    n_jobs : int or None, default=None
+        Threads of the Rust core; ``None`` or -1 use every core.
     callback : callable or None, default=None
         Called after every aggregated solve with the dict of its ``history_`` entry; a true
         return value stops the fit (``status_ == "stopped"``).
+    time_limit : float or None, default=None
+        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
 
     Attributes
     ----------
@@ -169,43 +187,6 @@ class AIDClassifier(_BinaryClassifierMixin, _AidBase):
     solver_stats_: dict[str, float | str]
     _coef: Float64Array | None
     _kernel_params: tuple[str, float, int, float]
-
-    def __init__(
-        self,
-        C: float = 1.0,
-        *,
-        kernel: str = "linear",
-        gamma: str | float = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        tol: float = 1e-4,
-        max_iter: int = 100,
-        n_clusters: int | None = None,
-        init: str | Any = "kmeans",
-        solver: Smo | None = None,
-        cache_size: float = 200.0,
-        random_state: int | None = None,
-        time_limit: float | None = None,
-        n_jobs: int | None = None,
-        verbose: bool | int = False,
-        callback: Callback | None = None,
-    ) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_clusters = n_clusters
-        self.init = init
-        self.solver = solver
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.time_limit = time_limit
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.callback = callback
 
     def _inner_smo(self) -> Smo:
         """The aggregated problems' SMO: ``solver``'s settings with ``cache_size``."""

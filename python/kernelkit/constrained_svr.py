@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from ._base import (
     resolve_n_jobs,
 )
 from ._docstrings import shared_docstrings
+from ._params import Controls
 from ._progress import progress_callback, report_solution
 from ._validation import (
     check_bool,
@@ -141,8 +142,31 @@ def check_feasible(a: sp.csr_array, b: Float64Array, gamma: sp.csr_array, d: Flo
 _GAP_WARNING = 1e-3
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _ConstrainedSVRParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = 1.0
+    nu: float = 0.5
+    constraint: str | None = None
+    A: Any = None
+    b: Any = None
+    Gamma: Any = None
+    d: Any = None
+    method: str = "auto"
+    tol: float = 1e-3
+    gamma_rule: str = "projected"
+    record_history: bool = False
+    cache_size: float = 200
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _ConstrainedSVRInit(Controls, _ConstrainedSVRParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
+class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # type: ignore[misc]
     """Linear ν-support vector regression with linear constraints on the weights.
 
     Solves (Klopfenstein & Vaiter, "Linear Support Vector Regression with Linear
@@ -196,9 +220,6 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         so at convergence ``max(Aβ − b) ≤ tol`` and ``max|Γβ − d| ≤ tol``. Absolute and
         local: on ill-conditioned constrained problems it holds percents away from the
         optimum (see ``relative_gap_``). Not used by the interior-point method.
-    max_iter : int, default=-1
-        Iteration limit, >= 1, or -1 for none (the interior-point method: at most 1,000;
-        200 for -1).
     gamma_rule : {"projected", "paper"}, default="projected"
         How the inequality multipliers are scored. ``"paper"`` is Definition 3.3 as printed,
         which misses positive multipliers on inactive constraints and can stop at a
@@ -207,9 +228,13 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         Keep ``f(θ^k)``, ``Δ^k`` and the updated block of every iteration in ``history_``.
     cache_size : float, default=200
         Megabytes of cached columns of ``XXᵀ``, > 0.
+    max_iter : int, default=-1
+        Iteration limit, >= 1, or -1 for none (the interior-point method: at most 1,000;
+        200 for -1).
+    {{verbose}}
     n_jobs : int or None, default=None
         Threads for the O(n) passes (None or -1: every core); results do not depend on it.
-    {{callback, verbose, time_limit}}
+    {{callback, time_limit}}
 
     Attributes
     ----------
@@ -307,45 +332,6 @@ class ConstrainedSVR(RegressorMixin, BaseEstimator):  # type: ignore[misc]
     coef_: Float64Array
     intercept_: float
     epsilon_: float
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        nu: float = 0.5,
-        constraint: str | None = None,
-        A: Any = None,
-        b: Any = None,
-        Gamma: Any = None,
-        d: Any = None,
-        method: str = "auto",
-        tol: float = 1e-3,
-        max_iter: int = -1,
-        gamma_rule: str = "projected",
-        record_history: bool = False,
-        cache_size: float = 200,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        verbose: bool | int = False,
-        time_limit: float | None = None,
-    ) -> None:
-        self.C = C
-        self.nu = nu
-        self.constraint = constraint
-        self.A = A
-        self.b = b
-        self.Gamma = Gamma
-        self.d = d
-        self.method = method
-        self.tol = tol
-        self.max_iter = max_iter
-        self.gamma_rule = gamma_rule
-        self.record_history = record_history
-        self.cache_size = cache_size
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.verbose = verbose
-        self.time_limit = time_limit
 
     def _check_params(self) -> None:
         _check_positive("C", self.C)

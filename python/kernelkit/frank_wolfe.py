@@ -8,7 +8,7 @@ away-step Frank–Wolfe (MFW).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._params import Controls, KernelParams, OneVsOneParams
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
 from .svc import SVC
 
@@ -40,7 +41,27 @@ def _check_int(name: str, value: object, minimum: int) -> int:
     return int(value)
 
 
-class FrankWolfeSVC(SVC):
+@dataclass(kw_only=True, eq=False, repr=False)
+class _FrankWolfeSVCParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    method: str = "mfw"
+    C: float = 1.0
+    epsilon: float = 1e-6
+    sample_size: int | None = 59
+    sample_trials: int = 7
+    sample_pool: str = "all"
+    init_size: int = 20
+    init: str = "random"
+    verify_full: bool = False
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _FrankWolfeSVCInit(Controls, OneVsOneParams, KernelParams, _FrankWolfeSVCParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
+class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
     """L2-SVM classifier trained as a minimum enclosing ball by Frank–Wolfe methods.
 
     The model is the L2-SVM of Lee & Mangasarian with a regularised bias,
@@ -64,18 +85,6 @@ class FrankWolfeSVC(SVC):
         ``k(x, x)``, such as ``"rbf"``).
     C : float, default=1.0
         Weight of the squared slacks, > 0.
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
-        The kernel ``k``, as for :class:`SVC` (``"cvm"`` needs a constant ``k(x, x)``).
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto", "mean_distance"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-        ``"mean_distance"`` is the paper's RBF width rule, ``σ²`` = the mean squared distance
-        ``d̄`` between distinct training rows, i.e. ``gamma = 1 / (2 d̄)``: on standardised
-        features ``d̄ ≈ 2 · n_features``, so ``"scale"`` is about 4 times the paper's value.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     epsilon : float, default=1e-6
         The paper's ε: stop when no point lies outside the ball of radius ``(1 + ε) r``, which
         certifies ``(1 − ε′) g* ≤ g(α) ≤ g*`` with ``ε′ = 2ε + ε²`` and
@@ -109,27 +118,39 @@ class FrankWolfeSVC(SVC):
     verify_full : bool, default=False
         With sampling, confirm convergence with one full scan (and go on if it finds a point
         outside the ball).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the initial points and the samples. A fixed value makes fits reproducible
-        (bit for bit, for any ``n_jobs``).
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
+        The kernel ``k``, as for :class:`SVC` (``"cvm"`` needs a constant ``k(x, x)``).
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto", "mean_distance"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        ``"mean_distance"`` is the paper's RBF width rule, ``σ²`` = the mean squared distance
+        ``d̄`` between distinct training rows, i.e. ``gamma = 1 / (2 d̄)``: on standardised
+        features ``d̄ ≈ 2 · n_features``, so ``"scale"`` is about 4 times the paper's value.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     cache_size : float, default=200
         Kernel cache of each binary problem in MB, > 0 (columns of ``K̃`` in float64).
-    max_iter : int, default=-1
-        Frank–Wolfe steps (CVM: core-set insertions) per binary problem, >= 1, or -1 for no
-        limit.
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         Shape of :meth:`decision_function` for three classes or more, as for :class:`SVC`.
     break_ties : bool, default=False
         With ``"ovr"`` and more than two classes, predict the argmax of
         :meth:`decision_function` instead of the vote. Must be False with ``"ovo"``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial points and the samples. A fixed value makes fits reproducible
+        (bit for bit, for any ``n_jobs``).
+    max_iter : int, default=-1
+        Frank–Wolfe steps (CVM: core-set insertions) per binary problem, >= 1, or -1 for no
+        limit.
+    verbose : bool or int, default=False
+        When true, show a progress bar on stderr per binary problem (the pairs are then solved
+        one after the other).
     n_jobs : int or None, default=None
         Threads for the kernel computations, the searches and concurrent pairs; ``None`` or -1
         use every core. The model does not depend on it.
     callback : callable or None, default=None
         Progress callback of each solve, as for :class:`SVC`: a true return value stops it.
-    verbose : bool or int, default=False
-        When true, show a progress bar on stderr per binary problem (the pairs are then solved
-        one after the other).
     time_limit : float or None, default=None
         Wall-clock seconds allowed per binary problem (> 0), or None for no limit.
 
@@ -226,55 +247,6 @@ class FrankWolfeSVC(SVC):
     shrinking = True
     class_weight = None
     _offers_probability = False
-
-    def __init__(
-        self,
-        *,
-        method: str = "mfw",
-        C: float = 1.0,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        epsilon: float = 1e-6,
-        sample_size: int | None = 59,
-        sample_trials: int = 7,
-        sample_pool: str = "all",
-        init_size: int = 20,
-        init: str = "random",
-        verify_full: bool = False,
-        random_state: Any = None,
-        cache_size: float = 200,
-        max_iter: int = -1,
-        decision_function_shape: str = "ovr",
-        break_ties: bool = False,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        verbose: bool | int = False,
-        time_limit: float | None = None,
-    ) -> None:
-        self.method = method
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.epsilon = epsilon
-        self.sample_size = sample_size
-        self.sample_trials = sample_trials
-        self.sample_pool = sample_pool
-        self.init_size = init_size
-        self.init = init
-        self.verify_full = verify_full
-        self.random_state = random_state
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.verbose = verbose
-        self.time_limit = time_limit
 
     def _check_params(self) -> None:
         if self.method not in METHODS:

@@ -3,7 +3,8 @@ classes through :mod:`kernelkit._klr_multiclass`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ from . import _core
 from ._base import Float64Array, SingleProblemSvm, _check_positive
 from ._docstrings import shared_docstrings
 from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
+from ._params import Controls, KernelParams
 from ._validation import (
     check_bool,
     check_class_labels,
@@ -33,8 +35,27 @@ __all__ = ["SparseKernelLogisticRegression"]
 SELECTIONS = ("second_order", "first_order")
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SparseKlrParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = 1.0
+    lam: float | str = 0.0
+    bound_eps: float = 1e-5
+    selection: str = "second_order"
+    tol: float = 1e-5
+    record_history: bool = False
+    multi_class: str = "ovr"
+    class_weight: Mapping[Any, float] | str | None = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SparseKlrInit(Controls, KernelParams, _SparseKlrParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type: ignore[misc]
+class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProblemSvm):  # type: ignore[misc]
     """Kernel logistic regression with a sparsity-inducing term (S-KLR).
 
     Solves the dual (22) of Consolo, Manno & Amaldi, "Binary Kernel Logistic Regression: a
@@ -56,10 +77,6 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         Weight of the logistic loss, > 0.
     lam : float or "C/10", default=0.0
         The sparsity parameter λ >= 0; ``"C/10"`` is the paper's suggestion, ``C / 10``.
-    {{kernel}}
-        The paper's kernel is ``exp(−‖x − x'‖²/2)`` (``kernel="rbf", gamma=0.5``) on features
-        scaled to [0, 1].
-    {{degree, gamma, coef0}}
     bound_eps : float, default=1e-5
         The box tolerance γ of the paper, in (0, C/2): ``α_i`` lives in ``[γ, C − γ]``, and a
         point with ``α_i = γ`` is not used by the model. Needs
@@ -69,11 +86,8 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         violating pair (Keerthi et al. 2005). Both reach the same solution.
     tol : float, default=1e-5
         Stop when ``max_{I_up} −y_i∇f_i − min_{I_low} −y_i∇f_i ≤ tol`` (the paper's τ), > 0.
-    max_iter : int, default=-1
-        Iteration limit, >= 1, or -1 for none (the paper stops at 10,000).
     record_history : bool, default=False
         Keep ``f(α^k)`` and ``‖α^k − α^{k−1}‖²`` of every iteration in ``history_``.
-    {{cache_size, n_jobs, callback, verbose, time_limit}}
     multi_class : {"ovr", "ovo"}, default="ovr"
         With more than two classes: one binary model per class against the rest, whose
         probabilities are normalised (``"ovr"``), or one per pair of classes on their rows,
@@ -84,6 +98,13 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
         :class:`SVC`); ``"balanced"`` weighs classes by ``n_samples / (n_classes ·
         count)``. Each row's box becomes ``[bound_eps, C_i − bound_eps]``, ``C_i`` its weighted
         ``C``, which must exceed ``2 · bound_eps``.
+    {{kernel}}
+        The paper's kernel is ``exp(−‖x − x'‖²/2)`` (``kernel="rbf", gamma=0.5``) on features
+        scaled to [0, 1].
+    {{degree, gamma, coef0, cache_size}}
+    max_iter : int, default=-1
+        Iteration limit, >= 1, or -1 for none (the paper stops at 10,000).
+    {{verbose, n_jobs, callback, time_limit}}
 
     Attributes
     ----------
@@ -179,47 +200,6 @@ class SparseKernelLogisticRegression(ClassifierMixin, SingleProblemSvm):  # type
     """
 
     _estimator_type = "classifier"
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        lam: float | str = 0.0,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        bound_eps: float = 1e-5,
-        selection: str = "second_order",
-        tol: float = 1e-5,
-        max_iter: int = -1,
-        record_history: bool = False,
-        cache_size: float = 200,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        verbose: bool | int = False,
-        time_limit: float | None = None,
-        multi_class: str = "ovr",
-        class_weight: Mapping[Any, float] | str | None = None,
-    ) -> None:
-        self.C = C
-        self.lam = lam
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.bound_eps = bound_eps
-        self.selection = selection
-        self.tol = tol
-        self.max_iter = max_iter
-        self.record_history = record_history
-        self.cache_size = cache_size
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.verbose = verbose
-        self.time_limit = time_limit
-        self.multi_class = multi_class
-        self.class_weight = class_weight
 
     def _check_params(self) -> None:
         self._check_common_params()

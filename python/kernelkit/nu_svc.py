@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from numpy.typing import NDArray
 from . import _core
 from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import PROBABILITY_DEFAULT, matching_default
 from ._warm_start import project_onto
 from .svc import SVC
@@ -18,8 +20,22 @@ from .svc import SVC
 __all__ = ["NuSVC"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NuSVCParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    nu: float = 0.5
+    probability: bool | str = PROBABILITY_DEFAULT
+    class_weight: Mapping[Any, float] | str | None = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NuSVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _NuSVCParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class NuSVC(SVC):
+class NuSVC(_NuSVCInit, SVC):
     """Nu-Support Vector Classification, a drop-in replacement for :class:`sklearn.svm.NuSVC`.
 
     Each pair of classes solves LIBSVM's ν-SVC dual (Schölkopf et al. 2000; Chang & Lin 2001)
@@ -39,17 +55,18 @@ class NuSVC(SVC):
     nu : float, default=0.5
         The ν in (0, 1]: an upper bound on the fraction of margin errors and a lower bound on the
         fraction of support vectors. Must not exceed ``2 min(n₊, n₋) / n`` for any pair.
-    {{kernel, degree, gamma, coef0, shrinking, probability, engine, tol, cache_size}}
+    {{probability}}
     class_weight : dict, "balanced" or None, default=None
         Checked and stored in ``class_weight_`` but without effect on the ν formulation (as in
         LIBSVM and scikit-learn).
-    {{verbose}}
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
+        Meant for a refit on the same rows with another ``nu`` or ``sample_weight``.
+    {{decision_function_shape, break_ties, random_state, max_iter, verbose}}
         The pairs are then solved one after the other.
-    {{max_iter, decision_function_shape, break_ties, random_state, n_jobs}}
+    {{n_jobs}}
         The pairs of a multiclass problem are solved concurrently, each with a share of the
         threads.
-    {{callback, time_limit, warm_start}}
-        Meant for a refit on the same rows with another ``nu`` or ``sample_weight``.
+    {{callback, time_limit}}
 
     Attributes
     ----------
@@ -101,51 +118,6 @@ class NuSVC(SVC):
 
     # ν-SVC's starting point and equalities are per row: kept exactly as LIBSVM's.
     _merges_repeated_rows = False
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.5,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        shrinking: bool = True,
-        probability: bool | str = PROBABILITY_DEFAULT,
-        engine: str = "auto",
-        tol: float = 1e-3,
-        cache_size: float = 200,
-        class_weight: Mapping[Any, float] | str | None = None,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        decision_function_shape: str = "ovr",
-        break_ties: bool = False,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        warm_start: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.engine = engine
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         _check_nu(self.nu)

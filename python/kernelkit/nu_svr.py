@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,14 +10,28 @@ import numpy as np
 from . import _core
 from ._base import Float64Array, _check_nu, _check_positive
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams, SmoParams
 from ._warm_start import project_onto
 from .svr import SVR
 
 __all__ = ["NuSVR"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NuSVRParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    nu: float = 0.5
+    C: float = 1.0
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NuSVRInit(Controls, SmoParams, KernelParams, _NuSVRParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class NuSVR(SVR):
+class NuSVR(_NuSVRInit, SVR):
     """Nu-Support Vector Regression, a drop-in replacement for :class:`sklearn.svm.NuSVR`.
 
     Solves LIBSVM's ν-SVR dual (Schölkopf et al. 2000; Chang & Lin 2011 §2.4)
@@ -37,9 +51,9 @@ class NuSVR(SVR):
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
         sample weight).
-    {{kernel, degree, gamma, coef0, shrinking, engine, tol, cache_size, verbose, max_iter}}
-    {{n_jobs, callback, time_limit, warm_start}}
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
         Meant for a refit on the same rows with another ``C``, ``nu`` or ``sample_weight``.
+    {{max_iter, verbose, n_jobs, callback, time_limit}}
 
     Attributes
     ----------
@@ -82,43 +96,6 @@ class NuSVR(SVR):
     """
 
     epsilon_: float
-
-    def __init__(
-        self,
-        *,
-        nu: float = 0.5,
-        C: float = 1.0,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        shrinking: bool = True,
-        engine: str = "auto",
-        tol: float = 1e-3,
-        cache_size: float = 200,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        warm_start: bool = False,
-    ) -> None:
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.engine = engine
-        self.tol = tol
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         self._check_common_params()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,14 +12,27 @@ from sklearn.base import OutlierMixin
 from . import _core
 from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_nu
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams, SmoParams
 from ._validation import keeps_model_on_failure
 from ._warm_start import project_onto
 
 __all__ = ["OneClassSVM"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _OneClassSVMParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    nu: float = 0.5
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _OneClassSVMInit(Controls, SmoParams, KernelParams, _OneClassSVMParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
+class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     """One-class SVM (Schölkopf et al. 2001), a drop-in for :class:`sklearn.svm.OneClassSVM`.
 
     Solves LIBSVM's dual ``min ½ αᵀKα  s.t.  Σα_i = ν Σ w_i,  0 ≤ α_i ≤ w_i`` (``w``: sample
@@ -28,13 +41,12 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
 
     Parameters
     ----------
-    {{kernel, degree, gamma, coef0, tol}}
     nu : float, default=0.5
         The ν in (0, 1]: an upper bound on the fraction of training outliers and a lower bound on
         the fraction of support vectors.
-    {{shrinking, engine, cache_size, verbose, max_iter, n_jobs, callback, time_limit}}
-    {{warm_start}}
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
         Meant for a refit on the same rows with another ``nu`` or ``sample_weight``.
+    {{max_iter, verbose, n_jobs, callback, time_limit}}
 
     Attributes
     ----------
@@ -72,41 +84,6 @@ class OneClassSVM(OutlierMixin, SingleProblemSvm):  # type: ignore[misc]
     >>> bool(np.allclose(model.decision_function(X), reference.decision_function(X), atol=1e-8))
     True
     """
-
-    def __init__(
-        self,
-        *,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        tol: float = 1e-3,
-        nu: float = 0.5,
-        shrinking: bool = True,
-        engine: str = "auto",
-        cache_size: float = 200,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        warm_start: bool = False,
-    ) -> None:
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.nu = nu
-        self.shrinking = shrinking
-        self.engine = engine
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.warm_start = warm_start
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> OneClassSVM:

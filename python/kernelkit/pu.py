@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._base import Float64Array, KernelSvmMixin, _check_positive, store_solve_record
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
@@ -31,8 +32,23 @@ __all__ = [
 ]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _PUClassifierParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    prior: float | None = None
+    lam: float = 0.01
+    tol: float = 1e-5
+    selection: str = "paper"
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _PUClassifierInit(Controls, KernelParams, _PUClassifierParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
+class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """Positive-unlabeled classifier trained by USMO (Sansone, De Natale & Zhou, TPAMI 2019).
 
     ``fit(X, y)`` takes ``y = 1`` for the labeled positives and ``y = 0`` for the unlabeled rows
@@ -59,15 +75,6 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         extra assumptions.
     lam : float, default=0.01
         The RKHS regularisation weight λ, > 0.
-    kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"
-        The kernel, as for :class:`SVC` (no precomputed or callable kernel).
-    degree : int, default=3
-        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
-    coef0 : float, default=0.0
-        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     tol : float, default=1e-5
         The τ of the optimality conditions, > 0: the solve stops when the largest of the four
         optimality gaps is at most ``tol``. At ``1e-3`` (``SVC``'s default) the decision values
@@ -75,19 +82,6 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ``selection`` schemes) can differ near the boundary; at ``1e-5`` they agree within
         ``1e-4 · max|d|`` on the paper's data sets, for about 10 % more time
         (``docs/pu_classifier.md``, "Working-set selection").
-    cache_size : float, default=200
-        Size of the kernel cache in MB (> 0).
-    verbose : bool or int, default=False
-        When true, show a progress bar of the solve on stderr.
-    max_iter : int, default=-1
-        Limit on the pair steps, >= 1, or -1 for no limit.
-    n_jobs : int or None, default=None
-        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
-        every core. The model does not depend on it.
-    callback : callable or None, default=None
-        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
-    time_limit : float or None, default=None
-        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
     selection : {"full", "paper"}, default="paper"
         How USMO chooses its pairs. ``"paper"``: the paper's scheme, from a start with almost
         every row on a bound (ranked by the rows' kernel sums with the labeled positives):
@@ -100,6 +94,28 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
         ``make_classification`` (up to 450× with the linear kernel, 2–6.5× with RBF), but
         ``"full"`` can be faster with an RBF kernel when the uniform start is already close
         to the optimum (``docs/pu_classifier.md``, "Working-set selection").
+    kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"
+        The kernel, as for :class:`SVC` (no precomputed or callable kernel).
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    coef0 : float, default=0.0
+        Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
+    cache_size : float, default=200
+        Size of the kernel cache in MB (> 0).
+    max_iter : int, default=-1
+        Limit on the pair steps, >= 1, or -1 for no limit.
+    verbose : bool or int, default=False
+        When true, show a progress bar of the solve on stderr.
+    n_jobs : int or None, default=None
+        Threads for the kernel computations and the solver's O(n) passes; ``None`` or -1 use
+        every core. The model does not depend on it.
+    callback : callable or None, default=None
+        Progress callback of the solve, as for :class:`SVC`: a true return value stops it.
+    time_limit : float or None, default=None
+        Wall-clock seconds allowed for the solve (> 0), or None for no limit.
 
     Attributes
     ----------
@@ -183,39 +199,6 @@ class PUClassifier(ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     n_iter_: int
     status_: str
     solver_stats_: dict[str, float | str]
-
-    def __init__(
-        self,
-        *,
-        prior: float | None = None,
-        lam: float = 0.01,
-        kernel: str = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        tol: float = 1e-5,
-        cache_size: float = 200,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        selection: str = "paper",
-    ) -> None:
-        self.prior = prior
-        self.lam = lam
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.selection = selection
 
     def _check_params(self) -> None:
         self._check_common_params()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
 from ._docstrings import shared_docstrings
 from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._one_vs_one import OneVsOneModel
+from ._params import Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import (
     PROBABILITY_DEFAULT,
     PairPositions,
@@ -54,8 +56,22 @@ class _PairProblem(NamedTuple):
     rows_class_weights: Float64Array
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SVCParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = 1.0
+    probability: bool | str = PROBABILITY_DEFAULT
+    class_weight: Mapping[Any, float] | str | None = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _SVCParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
+class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
     """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
 
     A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
@@ -74,18 +90,19 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of every dual variable (before the class
         and sample weights). Smaller values mean a smoother decision function.
-    {{kernel, degree, gamma, coef0, shrinking, probability, engine, tol, cache_size}}
+    {{probability}}
     class_weight : dict, "balanced" or None, default=None
         Multiplies ``C`` by ``class_weight[label]`` for the samples of each class; ``"balanced"``
         uses ``n_samples / (n_classes · np.bincount(y))``; ``None`` gives every class weight 1.
-    {{verbose}}
-        The pairs of a multiclass problem are then solved one after the other.
-    {{max_iter, decision_function_shape, break_ties, random_state, n_jobs}}
-        The pairs of a multiclass problem are solved concurrently, each with a share of the
-        threads.
-    {{callback, time_limit, warm_start}}
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
         Meant for a refit on the same rows with another ``C``, ``class_weight`` or
         ``sample_weight``.
+    {{decision_function_shape, break_ties, random_state, max_iter, verbose}}
+        The pairs of a multiclass problem are then solved one after the other.
+    {{n_jobs}}
+        The pairs of a multiclass problem are solved concurrently, each with a share of the
+        threads.
+    {{callback, time_limit}}
 
     Attributes
     ----------
@@ -153,51 +170,6 @@ class SVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # 
     classes_: NDArray[Any]
     #: Whether identical rows with the same label are solved as one dual variable (C-SVC only).
     _merges_repeated_rows = True
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        shrinking: bool = True,
-        probability: bool | str = PROBABILITY_DEFAULT,
-        engine: str = "auto",
-        tol: float = 1e-3,
-        cache_size: float = 200,
-        class_weight: Mapping[Any, float] | str | None = None,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        decision_function_shape: str = "ovr",
-        break_ties: bool = False,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        warm_start: bool = False,
-    ) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.engine = engine
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         _check_positive("C", self.C)

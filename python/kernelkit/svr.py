@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,14 +16,28 @@ from sklearn.base import RegressorMixin
 from . import _core
 from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_positive
 from ._docstrings import shared_docstrings
+from ._params import Controls, KernelParams, SmoParams
 from ._validation import keeps_model_on_failure, regression_target
 from ._warm_start import project_onto
 
 __all__ = ["SVR"]
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SVRParams:
+    """Its own parameters, first in its signature (``_params``)."""
+
+    C: float = 1.0
+    epsilon: float = 0.1
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _SVRInit(Controls, SmoParams, KernelParams, _SVRParams):
+    """Its ``__init__``: its own parameters, then the groups'."""
+
+
 @shared_docstrings
-class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
+class SVR(_SVRInit, RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     """Epsilon-Support Vector Regression (a drop-in replacement for :class:`sklearn.svm.SVR`).
 
     Solves LIBSVM's doubled dual
@@ -36,15 +50,14 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
 
     Parameters
     ----------
-    {{kernel, degree, gamma, coef0, tol}}
     C : float, default=1.0
         Regularisation parameter, > 0: the upper bound of ``α_i`` and ``α*_i`` (times the
         sample weight).
     epsilon : float, default=0.1
         Half-width of the insensitive tube, >= 0: errors smaller than ``epsilon`` cost nothing.
-    {{shrinking, engine, cache_size, verbose, max_iter, n_jobs, callback, time_limit}}
-    {{warm_start}}
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
         Meant for a refit on the same rows with another ``C`` or ``sample_weight``.
+    {{max_iter, verbose, n_jobs, callback, time_limit}}
 
     Attributes
     ----------
@@ -81,43 +94,6 @@ class SVR(RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
     >>> bool(np.allclose(model.predict(X), reference.predict(X), atol=1e-8))
     True
     """
-
-    def __init__(
-        self,
-        *,
-        kernel: str | Callable[..., Any] = "rbf",
-        degree: int = 3,
-        gamma: str | float = "scale",
-        coef0: float = 0.0,
-        tol: float = 1e-3,
-        C: float = 1.0,
-        epsilon: float = 0.1,
-        shrinking: bool = True,
-        engine: str = "auto",
-        cache_size: float = 200,
-        verbose: bool | int = False,
-        max_iter: int = -1,
-        n_jobs: int | None = None,
-        callback: Callable[[Mapping[str, Any]], bool | None] | None = None,
-        time_limit: float | None = None,
-        warm_start: bool = False,
-    ) -> None:
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.C = C
-        self.epsilon = epsilon
-        self.shrinking = shrinking
-        self.engine = engine
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.callback = callback
-        self.time_limit = time_limit
-        self.warm_start = warm_start
 
     def _check_params(self) -> None:
         self._check_common_params()
