@@ -24,7 +24,7 @@ from . import _core
 from ._base import Float64Array, _check_positive, resolve_n_jobs
 from ._params import Controls, KernelParams, OneVsOneParams
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
-from .svc import SVC
+from .svc import SVC, PairProblem
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 
@@ -300,21 +300,14 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
         return self
 
     def _solve_pair(
-        self,
-        rows: Any,
-        signs: Float64Array,
-        weights: Float64Array,
-        class_weights: Float64Array,
-        kernel: _core.Kernel,
-        alpha0: Float64Array | None = None,
-        **options: Any,
+        self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any
     ) -> _core.Solution:
-        """The MEB dual of one pair (``weights`` and ``class_weights`` are all ones; no warm
-        start: ``alpha0`` is always None, as the estimator has no ``warm_start``)."""
+        """The MEB dual of the pair's ``rows`` (its weights are all ones; no warm start:
+        the estimator has no ``warm_start``)."""
         return self._solve(
             _core.solve_frank_wolfe,
             rows,
-            signs,
+            pair.rows_signs,
             kernel,
             float(self.C),
             self.method,

@@ -15,7 +15,7 @@ from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import PROBABILITY_DEFAULT, matching_default
 from ._warm_start import project_onto
-from .svc import SVC
+from .svc import SVC, PairProblem
 
 __all__ = ["NuSVC"]
 
@@ -124,19 +124,14 @@ class NuSVC(_NuSVCInit, SVC):
         self._check_shape_params()
 
     def _solve_pair(
-        self,
-        rows: Any,
-        signs: Float64Array,
-        weights: Float64Array,
-        class_weights: Float64Array,
-        kernel: _core.Kernel,
-        alpha0: Float64Array | None = None,
-        **options: Any,
+        self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any
     ) -> _core.Solution:
-        """The ν-SVC dual of one pair: bounds are the sample weights alone; ``alpha0`` (the
-        unscaled ``α``) starts it when given."""
+        """The ν-SVC dual of the pair's ``rows``: bounds are the sample weights alone;
+        ``options["alpha0"]`` (the unscaled ``α``) starts it when given."""
+        alpha0 = options.pop("alpha0", None)
+        weights, nu = pair.rows_weights, float(self.nu)
         solution, _scale = self._solve(
-            _core.solve_nu_svc, rows, signs, weights, float(self.nu), kernel, alpha0, **options
+            _core.solve_nu_svc, rows, pair.rows_signs, weights, nu, kernel, alpha0, **options
         )
         return solution
 

@@ -41,7 +41,7 @@ from ._warm_start import project_onto
 __all__ = ["SVC"]
 
 
-class _PairProblem(NamedTuple):
+class PairProblem(NamedTuple):
     """One class pair's dual: its positions (rows of X), signs, weights, and the rows solved
     (the positions, or one per group of identical rows)."""
 
@@ -262,7 +262,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
             return PairPositions(index, signs, weights[index], class_weights)
 
-        def pair_problem(pair: tuple[int, int]) -> _PairProblem:
+        def pair_problem(pair: tuple[int, int]) -> PairProblem:
             return reduced_problem(*pair_positions(pair))
 
         def reduced_problem(
@@ -270,7 +270,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             signs: Float64Array,
             sample_weights: Float64Array,
             class_weights: Float64Array,
-        ) -> _PairProblem:
+        ) -> PairProblem:
             # The problem solved: over the positions, or over their groups of identical rows.
             groups = group_rows(first, index, signs)
             solved = (
@@ -283,10 +283,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                     class_weights[groups.representatives],
                 )
             )
-            return _PairProblem(index, signs, sample_weights, class_weights, groups, *solved)
+            return PairProblem(index, signs, sample_weights, class_weights, groups, *solved)
 
         def finish(
-            problem: _PairProblem, solution: _core.Solution
+            problem: PairProblem, solution: _core.Solution
         ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
             alpha = np.asarray(solution.x)
             if problem.groups is not None:
@@ -299,7 +299,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             return problem.positions, problem.signs, alpha, solution
 
         def solve_problem(
-            problem: _PairProblem,
+            problem: PairProblem,
             description: str,
             n_jobs: int | None,
             stop: _core.StopFlag | None,
@@ -322,15 +322,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                     alpha0 = np.minimum(merged, upper)
                 extra["alpha0"] = alpha0
             return self._solve_pair(
-                rows,
-                problem.rows_signs,
-                problem.rows_weights,
-                problem.rows_class_weights,
-                kernel,
-                description=description,
-                n_jobs=n_jobs,
-                stop=stop,
-                **extra,
+                rows, problem, kernel, description=description, n_jobs=n_jobs, stop=stop, **extra
             )
 
         def describe(pair: tuple[int, int]) -> str:
@@ -444,19 +436,15 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         return self
 
     def _solve_pair(
-        self,
-        rows: Any,
-        signs: Float64Array,
-        weights: Float64Array,
-        class_weights: Float64Array,
-        kernel: _core.Kernel,
-        alpha0: Float64Array | None = None,
-        **options: Any,
+        self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any
     ) -> _core.Solution:
-        """The C-SVC dual of one pair: upper bounds ``C · class_weight · sample_weight``,
-        started from ``alpha0`` (feasible) when given."""
-        upper = self._upper(weights, class_weights)
-        return self._solve(_core.solve_c_svc, rows, signs, upper, kernel, alpha0, **options)
+        """The C-SVC dual of the pair's ``rows``: upper bounds ``C · class_weight ·
+        sample_weight``, started from ``options["alpha0"]`` (feasible) when given."""
+        upper = self._upper(pair.rows_weights, pair.rows_class_weights)
+        alpha0 = options.pop("alpha0", None)
+        return self._solve(
+            _core.solve_c_svc, rows, pair.rows_signs, upper, kernel, alpha0, **options
+        )
 
     # -- warm start (``_warm_start``) --------------------------------------------------------
 
@@ -483,7 +471,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         full[index] = alpha
         return full
 
-    def _warm_pair_start(self, problem: _PairProblem, start: Float64Array) -> Float64Array:
+    def _warm_pair_start(self, problem: PairProblem, start: Float64Array) -> Float64Array:
         """The previous dual of a pair's positions projected onto this fit's C-SVC
         constraints: ``0 ≤ α ≤ C · class_weight · sample_weight``, ``yᵀα = 0``."""
         upper = self._upper(problem.sample_weights, problem.class_weights)
