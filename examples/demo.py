@@ -75,17 +75,7 @@ def compare_classifier(name: str, X: Array, y: Array, scale: bool, estimator: st
     penalty = {"nu": 0.2} if estimator == "NuSVC" else {"C": 1.0}
     params: dict[str, Any] = {**penalty, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
     kk, sk = getattr(kernelkit, estimator)(**params), getattr(svm, estimator)(**params)
-    kk_s, sk_s = fit_timed(kk, X_tr, y_tr), fit_timed(sk, X_tr, y_tr)
-    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-    return Row(
-        name,
-        estimator,
-        kk_s,
-        sk_s,
-        float(np.mean(kk_pred == y_te)),
-        float(np.mean(sk_pred == y_te)),
-        f"{np.mean(kk_pred == sk_pred):.1%}",
-    )
+    return score_row(name, estimator, kk, sk, (X_tr, y_tr), (X_te, y_te))
 
 
 def regression_split(X: Array, y: Array) -> tuple[Array, Array, Array, Array]:
@@ -97,27 +87,27 @@ def regression_split(X: Array, y: Array) -> tuple[Array, Array, Array, Array]:
     return X_tr, X_te, y_tr, y_te
 
 
-def r2_row(
+def score_row(
     name: str,
     estimator: str,
     kk: Any,
     sk: Any,
-    train: tuple[Array, Array],
+    train: tuple[Array, Array | None],
     test: tuple[Array, Array],
+    regression: bool = False,
 ) -> Row:
-    """Fits both regressors on ``train`` (timed) and scores them (R²) on ``test``."""
+    """Fits both estimators on ``train`` (timed) and scores them on ``test``: accuracy and the
+    share of equal predictions, or (``regression``) R² and the largest prediction difference."""
     kk_s, sk_s = fit_timed(kk, *train), fit_timed(sk, *train)
     X_te, y_te = test
     kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-    return Row(
-        name,
-        estimator,
-        kk_s,
-        sk_s,
-        float(r2_score(y_te, kk_pred)),
-        float(r2_score(y_te, sk_pred)),
-        f"max|Δ| {np.max(np.abs(kk_pred - sk_pred)):.1e}",
-    )
+    if regression:
+        scores = r2_score(y_te, kk_pred), r2_score(y_te, sk_pred)
+        agreement = f"max|Δ| {np.max(np.abs(kk_pred - sk_pred)):.1e}"
+    else:
+        scores = np.mean(kk_pred == y_te), np.mean(sk_pred == y_te)
+        agreement = f"{np.mean(kk_pred == sk_pred):.1%}"
+    return Row(name, estimator, kk_s, sk_s, float(scores[0]), float(scores[1]), agreement)
 
 
 def compare_regressor(name: str, X: Array, y: Array, estimator: str = "SVR") -> Row:
@@ -131,7 +121,7 @@ def compare_regressor(name: str, X: Array, y: Array, estimator: str = "SVR") -> 
         **SHARED,
     }
     kk, sk = getattr(kernelkit, estimator)(**params), getattr(svm, estimator)(**params)
-    return r2_row(name, estimator, kk, sk, (X_tr, y_tr), (X_te, y_te))
+    return score_row(name, estimator, kk, sk, (X_tr, y_tr), (X_te, y_te), regression=True)
 
 
 def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[Row, str]:
@@ -140,18 +130,9 @@ def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[R
     X_tr, X_te = standardize(X_tr[y_tr == inlier_class], X_te)
     params: dict[str, Any] = {"nu": 0.1, "kernel": "rbf", "gamma": scale_gamma(X_tr), **SHARED}
     kk, sk = kernelkit.OneClassSVM(**params), svm.OneClassSVM(**params)
-    kk_s, sk_s = fit_timed(kk, X_tr), fit_timed(sk, X_tr)
-    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
     truth = np.where(y_te == inlier_class, 1, -1)
-    row = Row(
-        name,
-        "OneClassSVM",
-        kk_s,
-        sk_s,
-        float(np.mean(kk_pred == truth)),
-        float(np.mean(sk_pred == truth)),
-        f"{np.mean(kk_pred == sk_pred):.1%}",
-    )
+    row = score_row(name, "OneClassSVM", kk, sk, (X_tr, None), (X_te, truth))
+    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
     note = (
         f"OneClassSVM on {name}: trained on the {len(X_tr)} training rows of class "
         f"{inlier_class}, nu=0.1;\n  on the test split, inliers/outliers: "
@@ -161,29 +142,6 @@ def compare_novelty(name: str, X: Array, y: Array, inlier_class: int) -> tuple[R
         f"  score = accuracy of 'predicted inlier <=> class {inlier_class}'"
     )
     return row, note
-
-
-def accuracy_row(
-    name: str,
-    estimator: str,
-    kk: Any,
-    sk: Any,
-    train: tuple[Array, Array],
-    test: tuple[Array, Array],
-) -> Row:
-    """Fits both classifiers on ``train`` (timed) and scores them on ``test``."""
-    kk_s, sk_s = fit_timed(kk, *train), fit_timed(sk, *train)
-    (X_te, y_te) = test
-    kk_pred, sk_pred = kk.predict(X_te), sk.predict(X_te)
-    return Row(
-        name,
-        estimator,
-        kk_s,
-        sk_s,
-        float(np.mean(kk_pred == y_te)),
-        float(np.mean(sk_pred == y_te)),
-        f"{np.mean(kk_pred == sk_pred):.1%}",
-    )
 
 
 def compare_pu(name: str, X: Array, y: Array) -> tuple[Row, str]:
@@ -199,7 +157,7 @@ def compare_pu(name: str, X: Array, y: Array) -> tuple[Row, str]:
     gamma = scale_gamma(X_tr)
     kk = kernelkit.PUClassifier(prior=prior, lam=0.01, gamma=gamma, tol=SHARED["tol"])
     sk = svm.SVC(C=1.0, gamma=gamma, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
-    row = accuracy_row(name, "PUClassifier", kk, sk, (X_tr, s), (X_te, y_te))
+    row = score_row(name, "PUClassifier", kk, sk, (X_tr, s), (X_te, y_te))
     note = (
         f"PUClassifier on {name}: {labeled.sum()} of {int((y_tr == 1).sum())} training "
         f"positives labeled, prior {prior:.2f}; the scikit-learn column is SVC trained on the "
@@ -217,7 +175,7 @@ def compare_frank_wolfe(name: str, X: Array, y: Array, scale: bool) -> tuple[Row
     gamma = scale_gamma(X_tr)
     kk = kernelkit.FrankWolfeSVC(method="mfw", C=10.0, gamma=gamma, random_state=SEED)
     sk = svm.SVC(C=1.0, gamma=gamma, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
-    row = accuracy_row(name, "FrankWolfeSVC", kk, sk, (X_tr, y_tr), (X_te, y_te))
+    row = score_row(name, "FrankWolfeSVC", kk, sk, (X_tr, y_tr), (X_te, y_te))
     note = (
         "FrankWolfeSVC: the L2-SVM as a minimum enclosing ball (MFW, C=10 on squared slacks, "
         "epsilon=1e-6, 59 sampled points per search); the scikit-learn column is SVC (hinge loss, "
@@ -235,13 +193,14 @@ def compare_constrained(name: str, X: Array, y: Array) -> tuple[list[Row], str]:
         ("ConstrainedSVR β>=0", "nonnegative", LinearRegression(positive=True)),
     ]
     rows = [
-        r2_row(
+        score_row(
             name,
             label,
             kernelkit.ConstrainedSVR(C=1.0, nu=0.5, constraint=constraint, tol=SHARED["tol"]),
             sk,
             (X_tr, y_tr),
             (X_te, y_te),
+            regression=True,
         )
         for label, constraint, sk in pairs
     ]
@@ -264,7 +223,7 @@ def compare_klr(name: str, X: Array, y: Array) -> tuple[Row, str]:
     C, gamma = 100.0, 0.5
     kk = kernelkit.SparseKernelLogisticRegression(C=C, lam=C / 10, gamma=gamma)
     sk = svm.SVC(C=C, gamma=gamma, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
-    row = accuracy_row(name, "SparseKernelLogReg", kk, sk, (X_tr, y_tr), (X_te, y_te))
+    row = score_row(name, "SparseKernelLogReg", kk, sk, (X_tr, y_tr), (X_te, y_te))
     note = (
         f"SparseKernelLogisticRegression on {name}: features in [0, 1], RBF gamma=0.5, C=100, "
         f"lam=C/10; it uses {kk.sparsity_:.1%} of the training points (SVC: "
@@ -280,7 +239,11 @@ def compare_aid(cancer: Any, diabetes: Any) -> tuple[list[Row], str]:
     X_tr, X_te, y_tr, y_te = regression_split(diabetes.data, diabetes.target)
     lad = kernelkit.AIDRegressor(random_state=SEED)
     median = QuantileRegressor(quantile=0.5, alpha=0.0, solver="highs")
-    rows = [r2_row("diabetes", "AIDRegressor", lad, median, (X_tr, y_tr), (X_te, y_te))]
+    rows = [
+        score_row(
+            "diabetes", "AIDRegressor", lad, median, (X_tr, y_tr), (X_te, y_te), regression=True
+        )
+    ]
     lad_gap = (lad.objective_ - np.abs(y_tr - median.predict(X_tr)).sum()) / lad.objective_
 
     X_tr, X_te, y_tr, y_te = split(cancer.data, cancer.target)
@@ -289,7 +252,7 @@ def compare_aid(cancer: Any, diabetes: Any) -> tuple[list[Row], str]:
     aid = kernelkit.AIDClassifier(C=C, random_state=SEED)
     linear = svm.SVC(kernel="linear", C=C, tol=SHARED["tol"], cache_size=SHARED["cache_size"])
     rows.append(
-        accuracy_row("breast_cancer", "AIDClassifier", aid, linear, (X_tr, y_tr), (X_te, y_te))
+        score_row("breast_cancer", "AIDClassifier", aid, linear, (X_tr, y_tr), (X_te, y_te))
     )
     signs = np.where(y_tr == aid.classes_[1], 1.0, -1.0)
     w, b = linear.coef_[0], linear.intercept_[0]
@@ -300,7 +263,7 @@ def compare_aid(cancer: Any, diabetes: Any) -> tuple[list[Row], str]:
     s3vm = kernelkit.AIDSemiSupervisedClassifier(C=1.0, C_unlabeled=0.1, random_state=SEED)
     self_training = SelfTrainingClassifier(svm.SVC(kernel="linear", C=1.0, probability=True))
     rows.append(
-        accuracy_row(
+        score_row(
             "breast_cancer",
             "AIDSemiSupervised",
             s3vm,

@@ -362,14 +362,9 @@ def gsmo(
         j2 = np.flatnonzero(los)[np.argmax(-g[los])]
         d1, d2 = g[j] - g[i], -g[j2] + g[i2]
         gg, gm = b - A @ beta, G @ beta - d
-        u3, d3 = -1, -np.inf
-        if len(gg):
-            if gamma_rule == "projected":
-                v = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0))
-            else:
-                v = -gg
-            u3 = int(np.argmax(v))
-            d3 = float(v[u3])
+        v = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0)) if gamma_rule == "projected" else -gg
+        u3 = int(np.argmax(v)) if len(gg) else -1
+        d3 = float(v[u3]) if len(gg) else -np.inf
         u4 = int(np.argmax(np.abs(gm))) if len(gm) else -1
         d4 = float(abs(gm[u4])) if len(gm) else -np.inf
         delta = max(d1, d2, d3, d4)
@@ -380,7 +375,9 @@ def gsmo(
             break
         blk = [d1, d2, d3, d4].index(delta)  # first block on ties
         if history:
-            res.near_tie.append(_near_tie(g, up, lo, ups, los, gg, gm, ga, gamma_rule, blk))
+            # per block: the candidates it minimises and those it maximises (γ, μ: maximised)
+            blocks = [(g[up], g[lo]), (-g[ups], -g[los]), (gg[:0], v), (gm[:0], np.abs(gm))]
+            res.near_tie.append(_near_tie([d1, d2, d3, d4], blocks[blk]))
         if blk <= 1:
             ii, jj, vec, gv, sg = (i, j, al, g, -1.0) if blk == 0 else (i2, j2, als, -g, 1.0)
             eta = max(qd[ii] + qd[jj] - 2 * x[ii] @ x[jj], 1e-12)
@@ -431,32 +428,14 @@ def _runner_up_close(values: Array, largest: bool) -> bool:
     return bool(abs(a - b) <= TIE_RTOL * max(1.0, abs(a)))
 
 
-def _near_tie(
-    g: Array,
-    up: NDArray[np.bool_],
-    lo: NDArray[np.bool_],
-    ups: NDArray[np.bool_],
-    los: NDArray[np.bool_],
-    gg: Array,
-    gm: Array,
-    ga: Array,
-    gamma_rule: str,
-    blk: int,
-) -> bool:
-    projected = np.where(ga > 0, np.abs(gg), np.maximum(-gg, 0.0))
-    v3 = projected if gamma_rule == "projected" else -gg
-    scores = [float(g[lo].max() - g[up].min()), float((-g)[los].max() - (-g)[ups].min())]
-    scores += [float(v3.max())] if len(gg) else []
-    scores += [float(np.abs(gm).max())] if len(gm) else []
-    if _runner_up_close(np.array(scores), True):
+def _near_tie(deltas: list[float], block: tuple[Array, Array]) -> bool:
+    """Whether a selection had a runner-up within TIE_RTOL: among the block scores ``deltas``
+    (−inf: an empty block), or in the chosen block among the candidates it minimises or those
+    it maximises (``block``)."""
+    smallest, largest = block
+    if _runner_up_close(np.array(deltas), True):
         return True
-    if blk == 0:
-        return _runner_up_close(g[up], False) or _runner_up_close(g[lo], True)
-    if blk == 1:
-        return _runner_up_close(-g[ups], False) or _runner_up_close(-g[los], True)
-    if blk == 2:
-        return _runner_up_close(v3, True)
-    return _runner_up_close(np.abs(gm), True)
+    return _runner_up_close(smallest, False) or _runner_up_close(largest, True)
 
 
 def gamma_kkt_violation(cons: Constraints, beta: Array, gamma: Array) -> tuple[int, float]:

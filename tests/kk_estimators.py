@@ -1,7 +1,7 @@
 """Checks shared by the estimator tests: a fit that must converge, two fits that must be equal,
-errors that name the bad parameter, and the progress callback (called during a fit; returning
-True stops the fit at its first report, with status "stopped", a ConvergenceWarning and fewer
-iterations)."""
+the clone of a fitted model, errors that name the bad parameter, and the progress callback
+(called during a fit; returning True stops the fit at its first report, with status "stopped",
+a ConvergenceWarning and fewer iterations)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from kernelkit import ConvergenceWarning
 
@@ -30,6 +31,20 @@ def assert_same_attributes(a: Any, b: Any, names: Iterable[str]) -> None:
     """The attributes ``names`` of two fitted models are equal, value for value."""
     for name in names:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def unfitted_clone(model: Any, fitted: str, names: str) -> Any:
+    """``sklearn.base.clone`` of the fitted ``model``: it must have no ``fitted`` attribute and
+    the same parameters as ``model``, value for value (arrays compared element by element),
+    among them at least the space-separated ``names``. Returns the clone."""
+    copy = clone(model)
+    assert not hasattr(copy, fitted)
+    params, copied = model.get_params(), copy.get_params()
+    assert set(params) >= set(names.split())
+    assert set(params) == set(copied)
+    for key, value in params.items():
+        np.testing.assert_array_equal(copied[key], value, err_msg=key)
+    return copy
 
 
 def fit_stopped_by_callback(make: Callable[..., Any], x: Any, y: Any) -> tuple[Any, Any, int]:

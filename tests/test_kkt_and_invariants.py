@@ -299,43 +299,50 @@ def test_property_svc_small_random(
     _check_svc(model, x, y, c, tol)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: The small random regression and one-class problems: their settings and the tol of their fits.
+SMALL = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SMALL_TOL = 1e-4
+
+
+@st.composite
+def gaussian_problems(draw: Callable[..., Any]) -> tuple[np.ndarray, np.ndarray]:
+    """2–30 rows of 3 standard normal features (from a drawn seed) and the regression target
+    sin(x₀) + 0.1·noise."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    x = rng.standard_normal((draw(st.integers(2, 30)), 3))
+    return x, np.sin(x[:, 0]) + 0.1 * rng.standard_normal(len(x))
+
+
+def _check_small(model: Any, output: np.ndarray, kkt: Any) -> None:
+    """A fit of a small random problem: finite ``output``, no objective increase, and the KKT
+    residual ``kkt`` (recomputed in NumPy) within SMALL_TOL."""
+    assert np.all(np.isfinite(output))
+    assert int(model.objective_increases_) == 0
+    assert kkt.within(SMALL_TOL), kkt
+
+
+@SMALL
 @given(
-    seed=st.integers(0, 2**31 - 1),
-    n=st.integers(2, 30),
+    problem=gaussian_problems(),
     c=st.floats(0.01, 100.0),
     epsilon=st.floats(0.0, 1.0),
     gamma=st.floats(0.01, 5.0),
 )
 def test_property_svr_small_random(
-    seed: int, n: int, c: float, epsilon: float, gamma: float
+    problem: tuple[np.ndarray, np.ndarray], c: float, epsilon: float, gamma: float
 ) -> None:
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, 3))
-    y = np.sin(x[:, 0]) + 0.1 * rng.standard_normal(n)
-    tol = 1e-4
-    model = kernelkit.SVR(C=c, epsilon=epsilon, gamma=gamma, tol=tol).fit(x, y)
-    assert np.all(np.isfinite(model.predict(x)))
-    assert int(model.objective_increases_) == 0
-    kkt = svr_kkt(model, gram_for(model, x), y, c, epsilon)
-    assert kkt.within(tol), kkt
-    assert float(model.kkt_gap_) <= tol
+    x, y = problem
+    model = kernelkit.SVR(C=c, epsilon=epsilon, gamma=gamma, tol=SMALL_TOL).fit(x, y)
+    _check_small(model, model.predict(x), svr_kkt(model, gram_for(model, x), y, c, epsilon))
+    assert float(model.kkt_gap_) <= SMALL_TOL
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**31 - 1),
-    n=st.integers(2, 30),
-    nu=st.floats(0.01, 0.95),
-    gamma=st.floats(0.01, 5.0),
-)
-def test_property_one_class_small_random(seed: int, n: int, nu: float, gamma: float) -> None:
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, 3))
-    tol = 1e-4
-    model = kernelkit.OneClassSVM(nu=nu, gamma=gamma, tol=tol).fit(x)
-    assert np.all(np.isfinite(model.decision_function(x)))
-    assert int(model.objective_increases_) == 0
-    kkt = ocsvm_kkt(model, gram_for(model, x), n)
-    assert kkt.within(tol), kkt
-    assert float(np.sum(model.dual_coef_)) == pytest.approx(nu * n, rel=1e-9)
+@SMALL
+@given(problem=gaussian_problems(), nu=st.floats(0.01, 0.95), gamma=st.floats(0.01, 5.0))
+def test_property_one_class_small_random(
+    problem: tuple[np.ndarray, np.ndarray], nu: float, gamma: float
+) -> None:
+    x, _ = problem
+    model = kernelkit.OneClassSVM(nu=nu, gamma=gamma, tol=SMALL_TOL).fit(x)
+    _check_small(model, model.decision_function(x), ocsvm_kkt(model, gram_for(model, x), len(x)))
+    assert float(np.sum(model.dual_coef_)) == pytest.approx(nu * len(x), rel=1e-9)

@@ -58,26 +58,33 @@ def _fit(name: str, params: dict[str, Any], data: str, **extra: Any) -> Any:
     return model.fit(x) if name == "OneClassSVM" else model.fit(x, y)
 
 
-def _quiet_and_loud(
-    name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
-) -> tuple[Any, Any, str]:
-    """The model fitted without and with ``verbose=True``, and what the verbose fit wrote to
-    stderr."""
+VerboseFits = tuple[Any, Any, str]
+
+
+@pytest.fixture
+def verbose_fits(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]) -> VerboseFits:
+    """For the case ``(name, params, data)`` in ``request.param``: the model fitted without and
+    with ``verbose=True``, and what the verbose fit wrote to stderr."""
+    name, params, data = request.param
     quiet = _fit(name, params, data)
     capfd.readouterr()
     loud = _fit(name, params, data, verbose=True)
     return quiet, loud, capfd.readouterr().err
 
 
+def _each(cases: list[tuple[str, dict[str, Any], str]]) -> pytest.MarkDecorator:
+    """Runs a test once per case, through the ``verbose_fits`` fixture."""
+    ids = [f"{name}-params{i}-{data}" for i, (name, _, data) in enumerate(cases)]  # pytest's ids
+    return pytest.mark.parametrize("verbose_fits", cases, indirect=True, ids=ids)
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (list, np.ndarray)) else value
 
 
-@pytest.mark.parametrize(("name", "params", "data"), SOLVER_ESTIMATORS)
-def test_the_bar_ends_on_the_solves_final_state(
-    name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
-) -> None:
-    quiet, loud, err = _quiet_and_loud(name, params, data, capfd)
+@_each(SOLVER_ESTIMATORS)
+def test_the_bar_ends_on_the_solves_final_state(verbose_fits: VerboseFits) -> None:
+    quiet, loud, err = verbose_fits
     states = list(BAR.finditer(err))
     assert states, f"no progress bar on stderr: {err!r}"
     last = states[-1]
@@ -111,11 +118,9 @@ def test_one_bar_per_class_pair(capfd: pytest.CaptureFixture[str]) -> None:
         assert states and int(states[-1]) == iterations
 
 
-@pytest.mark.parametrize(("name", "params", "data"), AID_ESTIMATORS)
-def test_aid_prints_each_aggregated_solve(
-    name: str, params: dict[str, Any], data: str, capfd: pytest.CaptureFixture[str]
-) -> None:
-    quiet, loud, err = _quiet_and_loud(name, params, data, capfd)
+@_each(AID_ESTIMATORS)
+def test_aid_prints_each_aggregated_solve(verbose_fits: VerboseFits) -> None:
+    quiet, loud, err = verbose_fits
     lines = list(AID_LINE.finditer(err))
     assert len(lines) == len(loud.history_)
     for line, entry in zip(lines, loud.history_, strict=True):

@@ -12,6 +12,7 @@ weight 0, an infeasible ν, a ν-SVC optimum with scale r ≤ 0).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
@@ -298,6 +299,70 @@ def _beta(model: Any, n: int) -> Array:
     return beta
 
 
+@dataclass(frozen=True)
+class RegressionCase:
+    """A drawn SVR / NuSVR problem: the kernel, X, the target z, C, tol and the sample weights
+    (``sample_weight``: None when unweighted, and ``w`` is then all ones)."""
+
+    kp: KernelParams
+    x: Array
+    z: Array
+    c: float
+    tol: float
+    sample_weight: Array | None
+
+    @property
+    def w(self) -> Array:
+        return np.ones(len(self.z)) if self.sample_weight is None else self.sample_weight
+
+    @property
+    def upper(self) -> Array:
+        """The bounds C·w of the dual variables."""
+        return self.c * self.w
+
+    def params(self) -> dict[str, Any]:
+        """C, tol and the kernel, as kernelkit and scikit-learn both take them."""
+        return {"C": self.c, "tol": self.tol, **self.kp.params()}
+
+    def fit(self, model: Any, reference: Any, extra: float) -> Array | None:
+        """:func:`_fit_weighted` on this problem (``extra``: the size of the linear term)."""
+        return _fit_weighted(
+            model, reference, self.kp, self.x, (self.z,), self.sample_weight, self.upper, extra
+        )
+
+    def checked_beta(self, model: Any, *attributes: Any) -> Array:
+        """β = α − α* of the fitted ``model``, after checking that its predictions, dual
+        coefficients, intercept, objective and ``attributes`` are finite, that the solver
+        counted no objective increase and that |β| ≤ C·w."""
+        _finite(model.predict(self.x), model.dual_coef_, model.intercept_, model.objective_)
+        _finite(*attributes)
+        _no_phantom_increases(model, self.x)
+        beta = _beta(model, len(self.z))
+        assert np.all(np.abs(beta) <= self.upper * (1 + 1e-12))
+        return beta
+
+    def assert_tube(self, model: Any, k: Array, beta: Array, eps: float, allow: float) -> None:
+        """predict(X) = Kβ + b, and the ε-tube KKT conditions of (β, b, ``eps``) within
+        ``allow`` (:func:`_assert_tube_kkt`)."""
+        kb = k @ beta
+        intercept = float(model.intercept_[0])
+        np.testing.assert_allclose(
+            model.predict(self.x), kb + intercept, rtol=1e-9, atol=1e-9 * _scale(kb, self.z)
+        )
+        _assert_tube_kkt(beta, self.z - kb - intercept, eps, self.upper, allow)
+
+
+@st.composite
+def regression_cases(draw: Draw) -> RegressionCase:
+    """A :func:`regression_problems` draw with C, tol and sample weights (or none)."""
+    kp, x, z = draw(regression_problems())
+    c = draw(log_uniform(1e-3, 1e3))
+    tol = draw(st.sampled_from([1e-3, 1e-5]))
+    weights = draw(st.one_of(st.none(), WEIGHT_VALUES))
+    sample_weight = None if weights is None else np.asarray(weights[: len(z)])
+    return RegressionCase(kp, x, z, c, tol, sample_weight)
+
+
 def _assert_tube_kkt(beta: Array, residual: Array, eps: float, upper: Array, allow: float) -> None:
     """The KKT conditions of the ε-insensitive primal with the returned (β, b, ε), residual
     r = y − f(x): 0 < β_i < C_i ⇒ r_i = ε, −C_i < β_i < 0 ⇒ r_i = −ε, β_i = ±C_i ⇒ ±r_i ≥ ε,
@@ -318,52 +383,29 @@ def _assert_tube_kkt(beta: Array, residual: Array, eps: float, upper: Array, all
 
 
 @_settings(max_examples=100)
-@given(
-    problem=regression_problems(),
-    c=log_uniform(1e-3, 1e3),
-    epsilon=st.one_of(st.just(0.0), st.floats(0.0, 1.0)),
-    tol=st.sampled_from([1e-3, 1e-5]),
-    weighted=st.booleans(),
-    sample_weight_values=WEIGHT_VALUES,
-)
-def test_svr_kkt(
-    problem: tuple[KernelParams, Array, Array],
-    c: float,
-    epsilon: float,
-    tol: float,
-    weighted: bool,
-    sample_weight_values: list[float],
-) -> None:
-    kp, x, z = problem
-    n = len(z)
-    w = np.asarray(sample_weight_values[:n]) if weighted else np.ones(n)
-    model = kernelkit.SVR(C=c, epsilon=epsilon, tol=tol, max_iter=MAX_ITER, **kp.params())
-    reference = sk_svm.SVR(C=c, epsilon=epsilon, tol=tol, **kp.params())
-    upper = c * w
-    extra = float(np.abs(z).max()) + epsilon
-    k = _fit_weighted(model, reference, kp, x, (z,), w if weighted else None, upper, extra)
+@given(case=regression_cases(), epsilon=st.one_of(st.just(0.0), st.floats(0.0, 1.0)))
+def test_svr_kkt(case: RegressionCase, epsilon: float) -> None:
+    model = kernelkit.SVR(epsilon=epsilon, max_iter=MAX_ITER, **case.params())
+    reference = sk_svm.SVR(epsilon=epsilon, **case.params())
+    k = case.fit(model, reference, extra=float(np.abs(case.z).max()) + epsilon)
     if k is None:
         return
-    pred = model.predict(x)
-    _finite(pred, model.dual_coef_, model.intercept_, model.objective_, model.kkt_gap_)
-    _no_phantom_increases(model, x)
-    assert 0.0 <= model.kkt_gap_ <= tol
-    beta = _beta(model, n)
-    assert np.all(np.abs(beta) <= upper * (1 + 1e-12))
+    beta = case.checked_beta(model, model.kkt_gap_)
+    assert 0.0 <= model.kkt_gap_ <= case.tol
+    upper, n = case.upper, len(beta)
     assert abs(beta.sum()) <= 1e-9 * max(1.0, upper.sum())
     kb = k @ beta
     # LIBSVM's doubled dual: a = (α, α*) = (β⁺, β⁻), s = (+1, −1), one equality Σ s a = 0
     a = np.concatenate([np.maximum(beta, 0.0), np.maximum(-beta, 0.0)])
-    grad = np.concatenate([kb + epsilon - z, -kb + epsilon + z])
+    grad = np.concatenate([kb + epsilon - case.z, -kb + epsilon + case.z])
     s = np.concatenate([np.ones(n), -np.ones(n)])
     slack = KKT_SLACK + _f32(k, beta)
     kkt = kkt_residual(grad, s, a, np.concatenate([upper, upper]), slack)
-    assert kkt.within(tol), kkt
+    assert kkt.within(case.tol), kkt
     intercept = float(model.intercept_[0])
-    lo, hi = kkt.bias_interval(slack=kkt.slack + tol)  # widened by tol: see test_svc_kkt
+    lo, hi = kkt.bias_interval(slack=kkt.slack + case.tol)  # widened by tol: see test_svc_kkt
     assert lo <= intercept <= hi, (lo, intercept, hi)
-    np.testing.assert_allclose(pred, kb + intercept, rtol=1e-9, atol=1e-9 * _scale(kb, z))
-    _assert_tube_kkt(beta, z - kb - intercept, epsilon, upper, tol + 2 * slack)
+    case.assert_tube(model, k, beta, epsilon, case.tol + 2 * slack)
 
 
 def _fit_weighted(
@@ -394,47 +436,24 @@ def _fit_weighted(
 
 
 @_settings(max_examples=100)
-@given(
-    problem=regression_problems(),
-    c=log_uniform(1e-3, 1e3),
-    nu=st.floats(0.01, 1.0),
-    tol=st.sampled_from([1e-3, 1e-5]),
-    weighted=st.booleans(),
-    sample_weight_values=WEIGHT_VALUES,
-)
-def test_nu_svr_kkt(
-    problem: tuple[KernelParams, Array, Array],
-    c: float,
-    nu: float,
-    tol: float,
-    weighted: bool,
-    sample_weight_values: list[float],
-) -> None:
+@given(case=regression_cases(), nu=st.floats(0.01, 1.0))
+def test_nu_svr_kkt(case: RegressionCase, nu: float) -> None:
     """ν-SVR: min ½βᵀKβ − zᵀβ over β = α − α*, Σα = Σα* = CνW/2, 0 ≤ α, α* ≤ C w. β alone
     does not give the split (α_i and α*_i are both positive when ε = 0), so the KKT
     conditions are checked in the primal form with the returned b and ε = ``epsilon_``:
     the tube conditions, Σβ = 0, Σ|β| ≤ CνW with equality when ε > 0, and ε ≥ 0 for ν < 1."""
-    kp, x, z = problem
-    n = len(z)
-    w = np.asarray(sample_weight_values[:n]) if weighted else np.ones(n)
-    model = kernelkit.NuSVR(C=c, nu=nu, tol=tol, max_iter=MAX_ITER, **kp.params())
-    reference = sk_svm.NuSVR(C=c, nu=nu, tol=tol, **kp.params())
-    upper = c * w
-    k = _fit_weighted(
-        model, reference, kp, x, (z,), w if weighted else None, upper, np.abs(z).max()
-    )
+    model = kernelkit.NuSVR(nu=nu, max_iter=MAX_ITER, **case.params())
+    reference = sk_svm.NuSVR(nu=nu, **case.params())
+    k = case.fit(model, reference, extra=np.abs(case.z).max())
     if k is None:
         return
-    pred = model.predict(x)
-    _finite(pred, model.dual_coef_, model.intercept_, model.epsilon_, model.objective_)
-    _no_phantom_increases(model, x)
-    beta = _beta(model, n)
-    total = c * nu * float(w.sum())
-    assert np.all(np.abs(beta) <= upper * (1 + 1e-12))
+    beta = case.checked_beta(model, model.epsilon_)
+    total = case.c * nu * float(case.w.sum())
     assert abs(beta.sum()) <= 1e-9 * max(1.0, total)
     assert np.abs(beta).sum() <= total * (1 + 1e-9)
     slack = KKT_SLACK + _f32(k, beta)
     eps = float(model.epsilon_)
+    tol = case.tol
     if nu < 1.0:
         # LIBSVM's dual has Σ(α + α*) = CνW as an equality, so ε is a free multiplier; for
         # ν < 1 the primal objective strictly decreases as ε < 0 grows to 0, so ε ≥ 0 at the
@@ -442,10 +461,7 @@ def test_nu_svr_kkt(
         assert eps >= -(tol + 2 * slack), eps
     if eps > tol + 2 * slack:  # a tube of positive width: α_i α*_i = 0
         assert np.abs(beta).sum() == pytest.approx(total, rel=1e-9)
-    kb = k @ beta
-    intercept = float(model.intercept_[0])
-    np.testing.assert_allclose(pred, kb + intercept, rtol=1e-9, atol=1e-9 * _scale(kb, z))
-    _assert_tube_kkt(beta, z - kb - intercept, eps, upper, tol + 2 * slack)
+    case.assert_tube(model, k, beta, eps, tol + 2 * slack)
 
 
 # --------------------------------------------------------------------------------------------

@@ -39,6 +39,14 @@ def dask_backend(*data: Any, client: Any = None) -> Iterator[Any]:
         yield client
 
 
+def _fit_as_tasks(meta: Any, X: Any, y: Any, client: Any) -> Any:
+    """Fits a scikit-learn meta-estimator (``n_jobs=-1``) under :func:`dask_backend`, so that
+    joblib sends its inner fits to the workers as tasks; returns it."""
+    with dask_backend(X, y, client=client):
+        meta.fit(X, y)
+    return meta
+
+
 def grid_search(
     estimator: Any,
     param_grid: Any,
@@ -89,9 +97,7 @@ def grid_search(
         n_jobs=-1,
         **search_params,
     )
-    with dask_backend(X, y, client=client):
-        search.fit(X, y)
-    return search
+    return _fit_as_tasks(search, X, y, client)
 
 
 def one_vs_rest(
@@ -100,10 +106,9 @@ def one_vs_rest(
     """scikit-learn's ``OneVsRestClassifier`` with one Dask task per class."""
     from sklearn.multiclass import OneVsRestClassifier
 
-    model = OneVsRestClassifier(_with_threads(estimator, threads_per_fit), n_jobs=-1)
-    with dask_backend(X, y, client=client):
-        model.fit(X, y)
-    return model
+    return _fit_as_tasks(
+        OneVsRestClassifier(_with_threads(estimator, threads_per_fit), n_jobs=-1), X, y, client
+    )
 
 
 def one_vs_one(
@@ -112,7 +117,6 @@ def one_vs_one(
     """scikit-learn's ``OneVsOneClassifier`` with one Dask task per pair of classes."""
     from sklearn.multiclass import OneVsOneClassifier
 
-    model = OneVsOneClassifier(_with_threads(estimator, threads_per_fit), n_jobs=-1)
-    with dask_backend(X, y, client=client):
-        model.fit(X, y)
-    return model
+    return _fit_as_tasks(
+        OneVsOneClassifier(_with_threads(estimator, threads_per_fit), n_jobs=-1), X, y, client
+    )
