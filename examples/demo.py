@@ -261,7 +261,9 @@ def compare_aid(cancer: Any, diabetes: Any) -> tuple[list[Row], str]:
     hidden = np.random.default_rng(SEED).random(len(y_tr)) > 0.1
     y_partial = np.where(hidden, -1, y_tr)
     s3vm = kernelkit.AIDSemiSupervisedClassifier(C=1.0, C_unlabeled=0.1, random_state=SEED)
-    self_training = SelfTrainingClassifier(svm.SVC(kernel="linear", C=1.0, probability=True))
+    self_training = SelfTrainingClassifier(
+        svm.SVC(kernel="linear", C=1.0, probability=True, random_state=SEED)
+    )
     rows.append(
         score_row(
             "breast_cancer",
