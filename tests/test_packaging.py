@@ -1,9 +1,9 @@
 """What an installation must give: the declared version, floors that the CI floors job pins,
 and every public estimator fitting a small problem to the right answer.
 
-.ci/wheel runs this file (with the whole suite) in two fresh environments, the wheel installed
-with ``--no-deps``: the newest CPython with the newest dependencies, and CPython 3.10 with every
-dependency at its declared floor (``ci/min-constraints.txt``).
+.ci/wheel runs this file in two fresh environments, the wheel installed with ``--no-deps``: the
+newest CPython with the newest dependencies, and CPython 3.10 with every dependency at its
+declared floor (``ci/min-constraints.txt``), there with the whole suite.
 """
 
 from __future__ import annotations
