@@ -4,23 +4,26 @@ scikit-learn reads an estimator's parameters from the signature of its ``__init_
 ``__init__`` to store every argument, unchanged, as the attribute of the same name (validation
 belongs in ``fit``): ``get_params``, ``set_params`` and ``clone`` rely on it. kernelkit's twelve
 estimators share most of their parameters (all of them take the run controls below, nine the
-kernel's), so each parameter is a dataclass field, declared once with its type and default:
+kernel's), so each parameter is a dataclass field, declared once with its type and default.
+An estimator is built from two private ``@dataclass(kw_only=True, eq=False, repr=False)``
+classes in its module:
 
-- every estimator has a private ``@dataclass(kw_only=True, eq=False, repr=False)`` class of its
-  parameters (``_SVCParams`` in ``svc.py``), built from the groups here plus its own fields, and
-  is that class's subclass, with the params class first among its bases so that its generated
-  ``__init__`` is the estimator's;
-- the generated ``__init__`` has the explicit keyword-only signature scikit-learn introspects
-  (and ``help()``, IDEs and the API reference show) and only assigns;
-- ``eq=False`` keeps identity comparison and hashing, ``repr=False`` scikit-learn's ``repr``;
-- an estimator whose default differs redeclares the field (``tol``, ``max_iter``, ``kernel``),
-  which keeps its place in the signature and changes only the default;
-- a dataclass lists its bases' fields before its own, the last base's first: the bases are
-  ordered so that signatures read the kernel's parameters, the run controls, the groups', then
-  the estimator's own.
+- ``_SVCParams``: the fields of its own (``C``, ``probability``, ``class_weight``);
+- ``_SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _SVCParams)``: its groups and its
+  own class, and nothing else but a redeclared default where the estimator's differs
+  (``AIDClassifier``'s ``kernel="linear"``; such a field keeps its place in the signature);
+- ``class SVC(_SVCInit, ...)``: the estimator, with ``_SVCInit`` first among its bases, so that
+  the generated ``__init__`` is its ``__init__``. The estimator classes are not dataclasses
+  themselves: their annotated fitted attributes (``classes_: ndarray``) are not parameters.
 
-The estimator classes themselves are not dataclasses: their annotated fitted attributes
-(``classes_: ndarray``) are not parameters.
+A dataclass lists the fields of its bases from the last base to the first, its own last; the
+bases are listed so that a signature reads the estimator's own parameters first, then the
+kernel's, the solver's, the multiclass options and the run controls: ``SVC(*, C=1.0,
+probability=..., class_weight=None, kernel="rbf", ...)``. The generated ``__init__`` has the
+explicit keyword-only signature that scikit-learn introspects (and ``help()``, IDEs and the API
+reference show, the last through griffe's dataclass support) and only assigns; ``eq=False``
+keeps identity comparison and hashing, ``repr=False`` scikit-learn's ``repr``. The estimators'
+Parameters sections follow the signatures' order (numpydoc's PR03, ``tests/test_docstrings.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 
 from ._progress import Callback
 
-__all__ = ["Controls", "KernelParams", "OneVsOneParams", "SmoParams"]
+__all__ = ["Controls", "KernelParams", "OneVsOneParams", "SmoParams"]  # and _aid_base.AidParams
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
