@@ -10,7 +10,8 @@ classes in its module:
 
 - ``_SVCParams``: the fields of its own (``C``, ``probability``, ``class_weight``);
 - ``_SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _SVCParams)``: its groups and its
-  own class, and nothing else but a redeclared default where the estimator's differs
+  own class (the three AID estimators also ``_aid_base.AidParams``), and nothing else but a
+  redeclared default where the estimator's differs
   (``AIDClassifier``'s ``kernel="linear"``; such a field keeps its place in the signature);
 - ``class SVC(_SVCInit, ...)``: the estimator, with ``_SVCInit`` first among its bases, so that
   the generated ``__init__`` is its ``__init__``. The estimator classes are not dataclasses
@@ -34,7 +35,7 @@ from typing import Any
 
 from ._progress import Callback
 
-__all__ = ["Controls", "KernelParams", "OneVsOneParams", "SmoParams"]  # and _aid_base.AidParams
+__all__ = ["Controls", "KernelParams", "OneVsOneParams", "SmoParams"]
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
