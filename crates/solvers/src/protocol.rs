@@ -301,10 +301,14 @@ pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<(), Solve
     if value.is_finite() && value > 0.0 {
         return Ok(());
     }
-    Err(SolveError::InvalidProblem {
-        name,
-        reason: format!("{name} = {value} must be finite and > 0"),
-    })
+    Err(SolveError::invalid(name, format!("{name} = {value} must be finite and > 0")))
+}
+
+impl SolveError {
+    /// [`SolveError::InvalidProblem`]: "invalid `name`: `reason`".
+    pub fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        SolveError::InvalidProblem { name, reason: reason.into() }
+    }
 }
 
 /// Invalid problems and options. Every variant names what is wrong.

@@ -38,9 +38,7 @@ fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), S
 fn check_ids(name: &'static str, ids: &[u32], bound: usize) -> Result<(), SolveError> {
     match ids.iter().find(|&&id| id as usize >= bound) {
         None => Ok(()),
-        Some(bad) => {
-            Err(SolveError::InvalidProblem { name, reason: format!("{bad} is not below {bound}") })
-        }
+        Some(bad) => Err(SolveError::invalid(name, format!("{bad} is not below {bound}"))),
     }
 }
 
@@ -266,10 +264,10 @@ pub fn evaluate_block(
     check_ids("clusters", block.clusters, k)?;
     let lad = formulation == Formulation::Lad;
     if lad != matches!(solution, BlockSolution::Lad { .. }) {
-        return Err(SolveError::InvalidProblem {
-            name: "solution",
-            reason: "LAD takes coefficients beta, SVM and S3VM a decision function".into(),
-        });
+        return Err(SolveError::invalid(
+            "solution",
+            "LAD takes coefficients beta, SVM and S3VM a decision function",
+        ));
     }
     let f = decision(block, solution)?;
     let n_cells = formulation.n_cells();

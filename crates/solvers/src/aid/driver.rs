@@ -223,10 +223,10 @@ impl AidTracker {
     /// is the best so far (the caller keeps that round's fit).
     pub fn record(&mut self, round: &RoundSummary) -> Result<(AidIteration, bool), SolveError> {
         if !round.full_objective.is_finite() {
-            return Err(SolveError::InvalidProblem {
-                name: "objective",
-                reason: "the aggregated solution has a non-finite objective".into(),
-            });
+            return Err(SolveError::invalid(
+                "objective",
+                "the aggregated solution has a non-finite objective",
+            ));
         }
         let improved = self.history.is_empty() || round.full_objective < self.best;
         if improved {

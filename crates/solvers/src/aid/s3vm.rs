@@ -332,10 +332,7 @@ pub fn search_labels<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>>(
 ) -> Result<LabelSearchResult, SolveError> {
     let k = labels.len();
     if k == 0 {
-        return Err(SolveError::InvalidProblem {
-            name: "labels",
-            reason: "there are no clusters".into(),
-        });
+        return Err(SolveError::invalid("labels", "there are no clusters"));
     }
     if centroids.len() != k * d {
         return Err(SolveError::LengthMismatch {
@@ -352,22 +349,13 @@ pub fn search_labels<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>>(
         });
     }
     if let Some(v) = labels.iter().find(|v| !(-1..=1).contains(*v)) {
-        return Err(SolveError::InvalidProblem {
-            name: "labels",
-            reason: format!("{v} is not -1, 0 or +1"),
-        });
+        return Err(SolveError::invalid("labels", format!("{v} is not -1, 0 or +1")));
     }
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
-        return Err(SolveError::InvalidProblem {
-            name: "weights",
-            reason: format!("{w} is not finite and >= 0"),
-        });
+        return Err(SolveError::invalid("weights", format!("{w} is not finite and >= 0")));
     }
     if let Some(i) = centroids.iter().position(|v| !v.is_finite()) {
-        return Err(SolveError::InvalidProblem {
-            name: "centroids",
-            reason: format!("value {i} is not finite"),
-        });
+        return Err(SolveError::invalid("centroids", format!("value {i} is not finite")));
     }
     let search = LabelSearch {
         centroids,
@@ -451,28 +439,16 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             });
         }
         if !(data.c_labeled.is_finite() && data.c_labeled > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: "must be finite and > 0".into(),
-            });
+            return Err(SolveError::invalid("C", "must be finite and > 0"));
         }
         if !(data.c_unlabeled.is_finite() && data.c_unlabeled >= 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C_unlabeled",
-                reason: "must be finite and >= 0".into(),
-            });
+            return Err(SolveError::invalid("C_unlabeled", "must be finite and >= 0"));
         }
         if !(data.y.contains(&1) && data.y.contains(&-1)) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: "the labeled rows need both classes".into(),
-            });
+            return Err(SolveError::invalid("y", "the labeled rows need both classes"));
         }
         if let Some(i) = data.x.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "X",
-                reason: format!("value {i} is not finite"),
-            });
+            return Err(SolveError::invalid("X", format!("value {i} is not finite")));
         }
         // The balance cost's class factors (module documentation): as the paper intends, each
         // class weighs max{1, the other class's count / its own}; as printed, swapped.
@@ -490,10 +466,10 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             S3vmBalance::Constraint => {
                 let unlabeled = data.y.iter().filter(|&&v| v == 0).count();
                 if unlabeled == 0 {
-                    return Err(SolveError::InvalidProblem {
-                        name: "balance",
-                        reason: "the balance constraint needs unlabeled rows".into(),
-                    });
+                    return Err(SolveError::invalid(
+                        "balance",
+                        "the balance constraint needs unlabeled rows",
+                    ));
                 }
                 let mut mean = vec![0.0; data.d];
                 for (row, _) in
