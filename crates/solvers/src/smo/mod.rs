@@ -382,7 +382,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
     }
 
-    /// One shrinking of the active set ([`Strategy::shrink`]), counted in
+    /// One shrinking of the active set ([`Shrinker::shrink`]), counted in
     /// `stats.min_active_size`: the new active-set size, or `None` when the monitor was
     /// interrupted during it.
     fn shrink(
@@ -393,7 +393,8 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         monitor: &dyn Monitor,
         stats: &mut SolveStats,
     ) -> Option<usize> {
-        let active_size = S::shrink(shrinker, self.q, &mut self.v, active_size, tol, monitor);
+        let g_max = S::shrink_extremes(&self.v, active_size);
+        let active_size = shrinker.shrink(self.q, &mut self.v, active_size, tol, g_max, monitor);
         if monitor.interrupted() {
             return None;
         }
