@@ -73,6 +73,13 @@ struct Weighted {
     converged: bool,
 }
 
+/// The lowest aggregated objective found so far and its `(w, b)`.
+struct Best {
+    value: f64,
+    w: Vec<f64>,
+    b: f64,
+}
+
 /// The balance constraint `w·x̄_U + b = r` (module documentation).
 #[derive(Debug, Clone)]
 struct BalanceConstraint {
@@ -191,6 +198,27 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         (value, f)
     }
 
+    /// The SVM of the clusters `chosen` labelled `labeled_signs` then `more` ([`Self::svm`]),
+    /// kept in `best` when its aggregated objective is lower; returns the solve and the decision
+    /// values of its `(w, b)` ([`Self::evaluate`]).
+    fn try_labels(
+        &mut self,
+        chosen: &[usize],
+        labeled_signs: &[i8],
+        more: &[i8],
+        inner: &mut dyn Monitor,
+        best: &mut Best,
+    ) -> Result<(Weighted, Vec<f64>), SolveError> {
+        let mut signs = labeled_signs.to_vec();
+        signs.extend_from_slice(more);
+        let node = self.svm(chosen, &signs, inner)?;
+        let (value, f) = self.evaluate(&node.w, node.b);
+        if value < best.value {
+            *best = Best { value, w: node.w.clone(), b: node.b };
+        }
+        Ok((node, f))
+    }
+
     /// The best `(w, b)` found and its aggregated objective; exact when there are at most
     /// `exact_max` unlabeled clusters.
     fn run(
@@ -201,11 +229,11 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         let labeled: Vec<usize> = (0..self.labels.len()).filter(|&k| self.labels[k] != 0).collect();
         let labeled_signs: Vec<i8> = labeled.iter().map(|&k| self.labels[k]).collect();
         let root = self.svm(&labeled, &labeled_signs, inner)?;
-        let (mut best_value, f) = self.evaluate(&root.w, root.b);
-        let mut best = (root.w.clone(), root.b);
+        let (value, f) = self.evaluate(&root.w, root.b);
+        let mut best = Best { value, w: root.w.clone(), b: root.b };
         let lower = if root.converged { root.dual } else { f64::NEG_INFINITY };
         if self.cut {
-            return Ok((best_value, best.0, best.1, lower));
+            return Ok((best.value, best.w, best.b, lower));
         }
         let mut unlabeled: Vec<usize> =
             (0..self.labels.len()).filter(|&k| self.labels[k] == 0).collect();
@@ -226,18 +254,12 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             while let Some(prefix) = stack.pop() {
                 let mut chosen = labeled.clone();
                 chosen.extend_from_slice(&unlabeled[..prefix.len()]);
-                let mut signs = labeled_signs.clone();
-                signs.extend_from_slice(&prefix);
-                let node = self.svm(&chosen, &signs, inner)?;
-                let (value, f) = self.evaluate(&node.w, node.b);
-                if value < best_value {
-                    best_value = value;
-                    best = (node.w.clone(), node.b);
-                }
+                let (node, f) =
+                    self.try_labels(&chosen, &labeled_signs, &prefix, inner, &mut best)?;
                 if self.cut {
                     break;
                 }
-                if prefix.len() == unlabeled.len() || node.dual >= best_value * (1.0 - 1e-12) {
+                if prefix.len() == unlabeled.len() || node.dual >= best.value * (1.0 - 1e-12) {
                     continue;
                 }
                 let next = unlabeled[prefix.len()];
@@ -253,14 +275,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 unlabeled.iter().map(|&k| if f[k] >= 0.0 { 1 } else { -1 }).collect();
             let all: Vec<usize> = labeled.iter().chain(&unlabeled).copied().collect();
             for _ in 0..100 {
-                let mut signs = labeled_signs.clone();
-                signs.extend_from_slice(&current);
-                let node = self.svm(&all, &signs, inner)?;
-                let (value, f) = self.evaluate(&node.w, node.b);
-                if value < best_value {
-                    best_value = value;
-                    best = (node.w.clone(), node.b);
-                }
+                let (_, f) = self.try_labels(&all, &labeled_signs, &current, inner, &mut best)?;
                 if self.cut {
                     break;
                 }
@@ -272,7 +287,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 current = relabelled;
             }
         }
-        Ok((best_value, best.0, best.1, lower))
+        Ok((best.value, best.w, best.b, lower))
     }
 
     /// Runs the search and reports it.
