@@ -55,16 +55,6 @@ pub enum Formulation {
 }
 
 impl Formulation {
-    /// The formulation of a name: `"lad"`, `"svm"` or `"s3vm"`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "lad" => Some(Formulation::Lad),
-            "svm" => Some(Formulation::Svm),
-            "s3vm" => Some(Formulation::S3vm),
-            _ => None,
-        }
-    }
-
     /// Cells per cluster (also the bits of a row's mask).
     pub fn n_cells(self) -> usize {
         match self {
