@@ -300,13 +300,10 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    let Some(shrunk) =
-                        self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
-                    else {
+                    if !self.shrink(&mut shrinker, &mut active_size, tol, &*monitor, &mut stats) {
                         status = Status::Stopped;
                         break;
-                    };
-                    active_size = shrunk;
+                    }
                     // Positions moved and the gradient may have been rebuilt.
                     first = None;
                 }
@@ -383,23 +380,24 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
     }
 
     /// One shrinking of the active set ([`Shrinker::shrink`]), counted in
-    /// `stats.min_active_size`: the new active-set size, or `None` when the monitor was
-    /// interrupted during it.
+    /// `stats.min_active_size`: `active_size` becomes the new size; false (and `active_size`
+    /// left as it was) when the monitor was interrupted during it.
     fn shrink(
         &mut self,
         shrinker: &mut Shrinker,
-        active_size: usize,
+        active_size: &mut usize,
         tol: f64,
         monitor: &dyn Monitor,
         stats: &mut SolveStats,
-    ) -> Option<usize> {
-        let g_max = S::shrink_extremes(&self.v, active_size);
-        let active_size = shrinker.shrink(self.q, &mut self.v, active_size, tol, g_max, monitor);
+    ) -> bool {
+        let g_max = S::shrink_extremes(&self.v, *active_size);
+        let shrunk = shrinker.shrink(self.q, &mut self.v, *active_size, tol, g_max, monitor);
         if monitor.interrupted() {
-            return None;
+            return false;
         }
-        stats.min_active_size = stats.min_active_size.min(active_size as u64);
-        Some(active_size)
+        stats.min_active_size = stats.min_active_size.min(shrunk as u64);
+        *active_size = shrunk;
+        true
     }
 
     /// The time limit, then the monitor's report: how the solve ends now, if it does.
