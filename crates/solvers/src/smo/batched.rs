@@ -264,23 +264,16 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         shrinking: bool,
     ) -> bool {
         let l = self.v.len();
-        let known = self.known_gradient.take();
-        match &known {
-            Some(g) => self.v.gradient.copy_from_slice(g),
-            None => self.v.gradient.copy_from_slice(&self.v.p),
-        }
-        self.v.gradient_bar.fill(0.0);
+        let known = self.start_gradient();
         let needed: Vec<usize> = (0..l)
-            .filter(|&i| {
-                (known.is_none() && !self.v.is_lower(i)) || (shrinking && self.v.is_upper(i))
-            })
+            .filter(|&i| (!known && !self.v.is_lower(i)) || (shrinking && self.v.is_upper(i)))
             .collect();
         for group in needed.chunks(size) {
             if monitor.interrupted() {
                 return false;
             }
             self.q.prefetch(group, l);
-            if known.is_none() {
+            if !known {
                 let scales: Vec<f64> = group.iter().map(|&i| self.v.alpha[i]).collect();
                 self.q.add_columns(group, &scales, &mut self.v.gradient);
             }

@@ -226,21 +226,28 @@ struct Run<'a, Q, S> {
 }
 
 impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
-    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
-    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
-    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
-    /// false when interrupted (`G` is then incomplete).
-    fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
-        let l = self.v.len();
+    /// Starts `G` at the gradient given with the problem (a warm start's), else at `p`, and `Ḡ`
+    /// at 0 (the columns are then added to them); true when `G` was given.
+    fn start_gradient(&mut self) -> bool {
         let known = self.known_gradient.take();
         match &known {
             Some(g) => self.v.gradient.copy_from_slice(g),
             None => self.v.gradient.copy_from_slice(&self.v.p),
         }
         self.v.gradient_bar.fill(0.0);
+        known.is_some()
+    }
+
+    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
+    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
+    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
+    /// false when interrupted (`G` is then incomplete).
+    fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
+        let l = self.v.len();
+        let known = self.start_gradient();
         let mut columns = 0usize;
         for i in 0..l {
-            if self.v.is_lower(i) || (known.is_some() && !self.v.is_upper(i)) {
+            if self.v.is_lower(i) || (known && !self.v.is_upper(i)) {
                 continue;
             }
             columns += 1;
@@ -249,7 +256,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             }
             let q_i = self.q.column(i, l);
             let alpha_i = self.v.alpha[i];
-            if known.is_none() {
+            if !known {
                 add_scaled(&mut self.v.gradient, q_i, alpha_i);
             }
             if self.v.is_upper(i) {
