@@ -68,7 +68,7 @@ pub(crate) mod search;
 
 use kernelkit_kernels::{KernelSource, MebQ};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
+use crate::protocol::{check_option, Monitor, Solution, SolveError, SolveOptions};
 pub use iterate::RadiusRule;
 use run::Run;
 
@@ -239,25 +239,11 @@ pub struct FrankWolfeReport {
 impl FrankWolfe {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), SolveError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(SolveError::InvalidOption {
-                name: "epsilon",
-                reason: "must be finite and > 0",
-            });
-        }
-        if self.sample_size == Some(0) {
-            return Err(SolveError::InvalidOption { name: "sample_size", reason: "must be >= 1" });
-        }
-        if self.sample_trials == 0 {
-            return Err(SolveError::InvalidOption {
-                name: "sample_trials",
-                reason: "must be >= 1",
-            });
-        }
-        if self.init_size < 2 {
-            return Err(SolveError::InvalidOption { name: "init_size", reason: "must be >= 2" });
-        }
-        Ok(())
+        let positive = self.epsilon.is_finite() && self.epsilon > 0.0;
+        check_option(positive, "epsilon", "must be finite and > 0")?;
+        check_option(self.sample_size != Some(0), "sample_size", "must be >= 1")?;
+        check_option(self.sample_trials != 0, "sample_trials", "must be >= 1")?;
+        check_option(self.init_size >= 2, "init_size", "must be >= 2")
     }
 
     /// `ε′ = 2ε + ε²`.
