@@ -15,17 +15,18 @@ use kernelkit_solvers::aid::{
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{with_thread_pool, NoMonitor, Smo, SolveOptions, Solver};
 
+#[path = "../tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// Rows `x ~ N(0, I)` with a last column of ones; LAD targets `x·β + t(3)-like noise`, SVM
 /// labels `sign(x·β + noise)`.
 fn data(n: usize, d: usize) -> (Vec<f64>, Vec<f64>, Vec<i8>) {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut normal = move || {
         let mut sum = 0.0;
         for _ in 0..12 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            sum += (state >> 11) as f64 / (1u64 << 53) as f64;
+            sum += random.uniform();
         }
         sum - 6.0
     };

@@ -21,7 +21,7 @@ use xorshift::XorShift;
 
 /// A reproducible two-class problem: two overlapping Gaussian-ish clouds.
 fn two_clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut random = XorShift::seeded(seed);
     let mut uniform = || random.uniform();
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);
