@@ -15,6 +15,9 @@ use kernelkit_solvers::aid::{
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{with_thread_pool, NoMonitor, Smo, SolveOptions, Solver};
 
+mod common;
+use common::solve_group;
+
 #[path = "../tests/common/xorshift.rs"]
 mod xorshift;
 use xorshift::XorShift;
@@ -51,8 +54,7 @@ fn aid_solve(c: &mut Criterion) {
     let (x, y, labels) = data(n, d);
     let aid = Aid { options: AidOptions { tol: 1e-6, max_iter: 100, time_limit: None } };
     let lp = SolveOptions { tol: 1e-9, n_threads: 2, ..SolveOptions::default() };
-    let mut group = c.benchmark_group("lad_20000x11");
-    group.sample_size(10);
+    let mut group = solve_group(c, "lad_20000x11");
     group.bench_function("aid", |b| {
         b.iter(|| {
             with_thread_pool(2, || {
@@ -72,8 +74,7 @@ fn aid_solve(c: &mut Criterion) {
     });
     group.finish();
     let smo = SolveOptions { tol: 1e-6, n_threads: 2, ..SolveOptions::default() };
-    let mut group = c.benchmark_group("linear_svm_20000x11_C0.1");
-    group.sample_size(10);
+    let mut group = solve_group(c, "linear_svm_20000x11_C0.1");
     group.bench_function("aid", |b| {
         b.iter(|| {
             with_thread_pool(2, || {
