@@ -22,7 +22,7 @@ use pyo3::types::PyDict;
 
 use crate::aid::history_entry;
 use crate::arrays::{matrix, vector};
-use crate::errors::CoreError;
+use crate::errors::{parse_choice, CoreError};
 use crate::kernel::Kernel;
 use crate::options::parse_options;
 use crate::progress::{run_interruptible, PythonMonitor};
@@ -247,6 +247,10 @@ fn put_key_sums(
     Ok(())
 }
 
+/// The accepted values of `aid_evaluate_block`'s `formulation` ([`parse_choice`]).
+const FORMULATIONS: &[(&str, Formulation)] =
+    &[("lad", Formulation::Lad), ("svm", Formulation::Svm), ("s3vm", Formulation::S3vm)];
+
 /// One AID iteration's work on a block of rows (`kernelkit.dask`): the round's solution
 /// (`beta` for `"lad"`, with the intercept last when it has `d + 1` values; `w` and `bias`, or
 /// `support`, `coef`, `kernel` and `bias`, for `"svm"` and `"s3vm"`) evaluated on rows `x`
@@ -277,11 +281,7 @@ pub(crate) fn aid_evaluate_block<'py>(
     coef: Option<PyReadonlyArray1<'_, f64>>,
     kernel: Option<&Kernel>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let formulation = Formulation::parse(formulation).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "formulation must be 'lad', 'svm' or 's3vm', got {formulation:?}"
-        ))
-    })?;
+    let formulation = parse_choice("formulation", formulation, FORMULATIONS)?;
     let x = matrix(&x);
     let y = vector(&y);
     if y.len() != x.rows {

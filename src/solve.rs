@@ -137,11 +137,9 @@ pub(crate) fn run(
 /// (`not_gram` says why; the dense arm checks for a Gram matrix first).
 fn function_of_rows(kernel: &Kernel, not_gram: &str) -> Result<KernelFunction, CoreError> {
     if kernel.is_precomputed() {
-        return Err(CoreError(SolveError::InvalidProblem { name: "X", reason: not_gram.into() }));
+        return Err(CoreError(SolveError::invalid("X", not_gram)));
     }
-    kernel.function().map_err(|e| {
-        CoreError(SolveError::InvalidProblem { name: "kernel", reason: e.to_string() })
-    })
+    kernel.function().map_err(|e| CoreError(SolveError::invalid("kernel", e.to_string())))
 }
 
 /// A solve's result, with the path of the kernel it ran on recorded in its statistics.

@@ -10,6 +10,10 @@ use kernelkit_kernels::{
     SparseKernel,
 };
 
+#[path = "../../solvers/tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// a9a-like data: `n × d`, about 11% non-zero binary features.
 fn data(n: usize, d: usize) -> Vec<f64> {
     data_with_density(n, d, 9)
@@ -23,19 +27,8 @@ fn rbf(values: &[f64], n: usize, d: usize) -> DenseKernel<'_> {
 
 /// `n × d` binary data with about one value in `one_in` non-zero.
 fn data_with_density(n: usize, d: usize, one_in: u64) -> Vec<f64> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..n * d)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            if state.is_multiple_of(one_in) {
-                1.0
-            } else {
-                0.0
-            }
-        })
-        .collect()
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
+    (0..n * d).map(|_| if random.next_u64().is_multiple_of(one_in) { 1.0 } else { 0.0 }).collect()
 }
 
 fn kernel_block_fill(c: &mut Criterion) {

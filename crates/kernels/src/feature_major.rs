@@ -210,18 +210,14 @@ pub(crate) fn restrict(values: &[f64], d: usize, used: &[usize]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::XorShift;
 
     #[test]
     fn feature_major_blocks_sum_each_output_in_feature_order() {
         // Widths that end in every kind of block (64, 32, 8 and single outputs).
         let (d, n) = (11, 64 * 3 + 32 + 8 + 5);
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = || random.uniform() - 0.5;
         let by_feature: Vec<f64> = (0..d * n).map(|_| next()).collect();
         let x: Vec<f64> = (0..d).map(|_| next()).collect();
         for first in [0, 3] {

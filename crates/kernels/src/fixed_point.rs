@@ -441,15 +441,14 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::XorShift;
 
     /// Fixed-point rows `k / scale` in `f32` with `|k| ≤ max_k`, about a third zero.
     fn fixed_rows(n: usize, d: usize, scale: f32, max_k: i32, seed: u64) -> Vec<f32> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut random = XorShift::seeded(seed);
         (0..n * d)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = random.next_u64();
                 let k = (state >> 33) as i32 % (2 * max_k + 1) - max_k;
                 if state.is_multiple_of(3) {
                     0.0
@@ -505,14 +504,9 @@ mod tests {
     fn rows_that_are_not_fixed_point_are_refused() {
         let d = 64;
         // Random mantissas: not multiples of the smallest value.
-        let mut state = 7u64;
+        let mut stream = XorShift(7);
         let random: Vec<f32> = (0..10 * d)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32 + 0.1
-            })
+            .map(|_| (stream.next_u64() >> 40) as f32 / (1u64 << 24) as f32 + 0.1)
             .collect();
         assert!(FixedRows::from_single(&random, d).is_none());
         // All zero: no quantum.

@@ -67,6 +67,9 @@ mod sparse;
 mod sparse_stores;
 mod svr_qmatrix;
 pub mod team;
+#[cfg(test)]
+#[path = "../../solvers/tests/common/xorshift.rs"]
+mod test_random;
 
 pub use cache::{CacheStats, Growth, RowCache};
 pub use cached_columns::{CachedColumns, EntryMap, Meb, MebQ, Plain, SignedQ, Signs};

@@ -16,6 +16,7 @@
 //! * the RBF: the inner product's bound times `2γ`, plus the norms' and `exp`'s few ulp.
 
 use crate::plan::reads_sparse;
+use crate::test_random::XorShift;
 use crate::{
     CsrRows, DenseKernel, DenseRows, KernelFunction, KernelPath, KernelSource, SparseKernel,
 };
@@ -23,14 +24,11 @@ use crate::{
 const U64: f64 = f64::EPSILON / 2.0;
 
 /// Deterministic uniform values in `[0, 1)` (xorshift).
-struct Stream(u64);
+struct Stream(XorShift);
 
 impl Stream {
     fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        self.0.uniform()
     }
 
     fn normal(&mut self) -> f64 {
@@ -54,7 +52,7 @@ fn family(
     seed: u64,
     value: impl Fn(&mut Stream, usize, usize) -> f64,
 ) -> Family {
-    let mut s = Stream(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut s = Stream(XorShift::seeded(seed));
     let values = (0..n * d).map(|t| value(&mut s, t / d, t % d)).collect();
     Family { name, values, n, d }
 }

@@ -193,6 +193,7 @@ pub fn first_sparse_occurrences(indptr: &[usize], indices: &[u32], values: &[f64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::XorShift;
 
     #[test]
     fn each_dense_row_points_to_its_first_copy() {
@@ -234,13 +235,8 @@ mod tests {
         // 3,000 rows drawn from 40 distinct ones (some differing only in the last feature, or
         // in the sign of a zero), dense and as CSR with the zeros left out.
         let d = 7;
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = || random.next_u64();
         let distinct: Vec<Vec<f64>> = (0..40)
             .map(|u| {
                 (0..d)

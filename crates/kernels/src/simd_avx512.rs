@@ -149,19 +149,13 @@ pub(crate) unsafe fn dot_rows_blocked<R: RowValue>(
 mod tests {
     use super::*;
     use crate::simd::{dot_generic, dot_rows};
+    use crate::test_random::XorShift;
 
     /// Values with every bit of the mantissa in use (sums depend on their order), exact in
     /// `f32` so that the same rows exist in both precisions.
     fn values(n: usize, seed: u64) -> Vec<f64> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                f64::from(((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32)
-            })
-            .collect()
+        let mut random = XorShift::seeded(seed);
+        (0..n).map(|_| f64::from((random.uniform() * 2.0 - 1.0) as f32)).collect()
     }
 
     fn check<R: RowValue>(convert: impl Fn(f64) -> R) {

@@ -15,17 +15,21 @@ use kernelkit_solvers::aid::{
 use kernelkit_solvers::formulations::c_svc;
 use kernelkit_solvers::{with_thread_pool, NoMonitor, Smo, SolveOptions, Solver};
 
+mod common;
+use common::solve_group;
+
+#[path = "../tests/common/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
+
 /// Rows `x ~ N(0, I)` with a last column of ones; LAD targets `x·β + t(3)-like noise`, SVM
 /// labels `sign(x·β + noise)`.
 fn data(n: usize, d: usize) -> (Vec<f64>, Vec<f64>, Vec<i8>) {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut normal = move || {
         let mut sum = 0.0;
         for _ in 0..12 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            sum += (state >> 11) as f64 / (1u64 << 53) as f64;
+            sum += random.uniform();
         }
         sum - 6.0
     };
@@ -50,8 +54,7 @@ fn aid_solve(c: &mut Criterion) {
     let (x, y, labels) = data(n, d);
     let aid = Aid { options: AidOptions { tol: 1e-6, max_iter: 100, time_limit: None } };
     let lp = SolveOptions { tol: 1e-9, n_threads: 2, ..SolveOptions::default() };
-    let mut group = c.benchmark_group("lad_20000x11");
-    group.sample_size(10);
+    let mut group = solve_group(c, "lad_20000x11");
     group.bench_function("aid", |b| {
         b.iter(|| {
             with_thread_pool(2, || {
@@ -71,8 +74,7 @@ fn aid_solve(c: &mut Criterion) {
     });
     group.finish();
     let smo = SolveOptions { tol: 1e-6, n_threads: 2, ..SolveOptions::default() };
-    let mut group = c.benchmark_group("linear_svm_20000x11_C0.1");
-    group.sample_size(10);
+    let mut group = solve_group(c, "linear_svm_20000x11_C0.1");
     group.bench_function("aid", |b| {
         b.iter(|| {
             with_thread_pool(2, || {

@@ -12,6 +12,9 @@ use kernelkit_solvers::{
     SparseMatrix,
 };
 
+mod common;
+use common::solve_group;
+
 #[path = "../tests/common/xorshift.rs"]
 mod xorshift;
 use xorshift::XorShift;
@@ -65,8 +68,7 @@ fn solve(x: &[f64], y: &[f64], p: usize, kind: &str, threads: usize) {
 fn gsmo_solve(c: &mut Criterion) {
     let (n, p) = (500, 50);
     let (x, y) = problem(n, p);
-    let mut group = c.benchmark_group("gsmo_500x50");
-    group.sample_size(10);
+    let mut group = solve_group(c, "gsmo_500x50");
     for kind in ["none", "nonnegative", "simplex"] {
         group.bench_with_input(BenchmarkId::from_parameter(kind), &kind, |b, kind| {
             b.iter(|| solve(&x, &y, p, kind, 1))
@@ -75,8 +77,7 @@ fn gsmo_solve(c: &mut Criterion) {
     group.finish();
     let (n, p) = (20_000, 20);
     let (x, y) = problem(n, p);
-    let mut group = c.benchmark_group("gsmo_nonnegative_20000x20");
-    group.sample_size(10);
+    let mut group = solve_group(c, "gsmo_nonnegative_20000x20");
     for threads in [1usize, 2] {
         group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, &threads| {
             b.iter(|| solve(&x, &y, p, "nonnegative", threads))

@@ -12,6 +12,9 @@ use kernelkit_solvers::{
     with_thread_pool, KlrProblem, KlrSmo, NoMonitor, SolveOptions, WorkingSetRule,
 };
 
+mod common;
+use common::solve_group;
+
 #[path = "../tests/common/xorshift.rs"]
 mod xorshift;
 use xorshift::XorShift;
@@ -58,8 +61,7 @@ fn solve(
 
 fn klr_solve(c: &mut Criterion) {
     let (x, y) = twonorm(1000, 20);
-    let mut group = c.benchmark_group("klr_twonorm_1000x20_C100");
-    group.sample_size(10);
+    let mut group = solve_group(c, "klr_twonorm_1000x20_C100");
     for (label, lambda) in [("lam0", 0.0), ("lamC10", 10.0)] {
         for (name, rule) in [
             ("second_order", WorkingSetRule::SecondOrder),
@@ -71,8 +73,7 @@ fn klr_solve(c: &mut Criterion) {
     }
     group.finish();
     let (x, y) = twonorm(6000, 20);
-    let mut group = c.benchmark_group("klr_twonorm_6000x20_C100_lamC10");
-    group.sample_size(10);
+    let mut group = solve_group(c, "klr_twonorm_6000x20_C100_lamC10");
     for threads in [1usize, 2] {
         group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, &threads| {
             b.iter(|| solve(&x, &y, 20, 100.0, 10.0, WorkingSetRule::SecondOrder, threads))

@@ -11,6 +11,9 @@ use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction};
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr};
 use kernelkit_solvers::{with_thread_pool, NoMonitor, SolveOptions};
 
+mod common;
+use common::solve_group;
+
 #[path = "../tests/common/xorshift.rs"]
 mod xorshift;
 use xorshift::XorShift;
@@ -36,8 +39,7 @@ fn problem(n: usize, d: usize) -> (Vec<f64>, Vec<i8>) {
 fn smo_solve(c: &mut Criterion) {
     let (n, d) = (3000, 123);
     let (x, y) = problem(n, d);
-    let mut group = c.benchmark_group("c_svc_rbf_3000x123");
-    group.sample_size(10);
+    let mut group = solve_group(c, "c_svc_rbf_3000x123");
     for threads in [1usize, 2] {
         for shrinking in [true, false] {
             let options = SolveOptions { shrinking, n_threads: threads, ..SolveOptions::default() };
@@ -76,8 +78,7 @@ fn regression(n: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
 fn svr_solve(c: &mut Criterion) {
     let (n, d) = (8000, 8);
     let (x, y) = regression(n, d);
-    let mut group = c.benchmark_group("epsilon_svr_rbf_8000x8");
-    group.sample_size(10);
+    let mut group = solve_group(c, "epsilon_svr_rbf_8000x8");
     for threads in [1usize, 2] {
         let options = SolveOptions { n_threads: threads, ..SolveOptions::default() };
         group.bench_with_input(BenchmarkId::new("threads", threads), &options, |b, options| {

@@ -71,49 +71,37 @@ impl<Q: QMatrix> BoxQp<Q> {
             }
         }
         if n == 0 {
-            return Err(SolveError::InvalidProblem {
-                name: "problem",
-                reason: "it has no variables".into(),
-            });
+            return Err(SolveError::invalid("problem", "it has no variables"));
         }
         if let Some(i) = self.p.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "p",
-                reason: format!("p[{i}] is not finite"),
-            });
+            return Err(SolveError::invalid("p", format!("p[{i}] is not finite")));
         }
         if let Some(i) = self.y.iter().position(|&v| v != 1 && v != -1) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: format!("y[{i}] = {} is not -1 or +1", self.y[i]),
-            });
+            return Err(SolveError::invalid(
+                "y",
+                format!("y[{i}] = {} is not -1 or +1", self.y[i]),
+            ));
         }
         if let Some(i) = self.upper.iter().position(|&u| !(u.is_finite() && u > 0.0)) {
-            return Err(SolveError::InvalidProblem {
-                name: "upper",
-                reason: format!("upper[{i}] = {} must be finite and > 0", self.upper[i]),
-            });
+            return Err(SolveError::invalid(
+                "upper",
+                format!("upper[{i}] = {} must be finite and > 0", self.upper[i]),
+            ));
         }
         for (i, (&a, &u)) in self.alpha0.iter().zip(&self.upper).enumerate() {
             if !(a.is_finite() && (0.0..=u).contains(&a)) {
-                return Err(SolveError::InvalidProblem {
-                    name: "alpha0",
-                    reason: format!("alpha0[{i}] = {a} is outside [0, upper[{i}] = {u}]"),
-                });
+                return Err(SolveError::invalid(
+                    "alpha0",
+                    format!("alpha0[{i}] = {a} is outside [0, upper[{i}] = {u}]"),
+                ));
             }
         }
         if let Some(i) = self.gradient0.as_ref().and_then(|g| g.iter().position(|v| !v.is_finite()))
         {
-            return Err(SolveError::InvalidProblem {
-                name: "gradient0",
-                reason: format!("gradient0[{i}] is not finite"),
-            });
+            return Err(SolveError::invalid("gradient0", format!("gradient0[{i}] is not finite")));
         }
         if let Some(i) = self.q.diagonal().iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "Q",
-                reason: format!("Q[{i}, {i}] is not finite"),
-            });
+            return Err(SolveError::invalid("Q", format!("Q[{i}, {i}] is not finite")));
         }
         Ok(())
     }

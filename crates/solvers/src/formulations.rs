@@ -130,10 +130,10 @@ pub fn epsilon_svr_from<K: KernelSource>(
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
     if !(epsilon.is_finite() && epsilon >= 0.0) {
-        return Err(SolveError::InvalidProblem {
-            name: "epsilon",
-            reason: format!("epsilon = {epsilon} must be finite and >= 0"),
-        });
+        return Err(SolveError::invalid(
+            "epsilon",
+            format!("epsilon = {epsilon} must be finite and >= 0"),
+        ));
     }
     let l = kernel.len();
     check_regression(l, targets, &upper)?;
@@ -157,10 +157,7 @@ fn check_regression(l: usize, targets: &[f64], upper: &[f64]) -> Result<(), Solv
     check_len("y", l, targets.len())?;
     check_len("sample bounds", l, upper.len())?;
     if let Some(i) = targets.iter().position(|z| !z.is_finite()) {
-        return Err(SolveError::InvalidProblem {
-            name: "y",
-            reason: format!("y[{i}] is not finite"),
-        });
+        return Err(SolveError::invalid("y", format!("y[{i}] is not finite")));
     }
     Ok(())
 }
@@ -185,10 +182,10 @@ fn check_sum(what: &str, value: f64, target: f64) -> Result<(), SolveError> {
     if (value - target).abs() <= 1e-9 * value.abs().max(target.abs()).max(1.0) {
         Ok(())
     } else {
-        Err(SolveError::InvalidProblem {
-            name: "alpha0",
-            reason: format!("{what} is {value}, not {target} as the constraints require"),
-        })
+        Err(SolveError::invalid(
+            "alpha0",
+            format!("{what} is {value}, not {target} as the constraints require"),
+        ))
     }
 }
 
@@ -240,12 +237,12 @@ pub fn nu_svc_from<K: KernelSource>(
         },
     );
     if total / 2.0 > positive.min(negative) {
-        return Err(SolveError::InvalidProblem {
-            name: "nu",
-            reason: format!(
+        return Err(SolveError::invalid(
+            "nu",
+            format!(
                 "specified nu = {nu} is infeasible: nu must be <= 2 min(n+, n-) / n (weighted)"
             ),
-        });
+        ));
     }
     let alpha0 = match alpha0 {
         Some(alpha0) => {
@@ -276,12 +273,10 @@ pub fn nu_svc_from<K: KernelSource>(
     let (mut solution, mut r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
     if !(r.is_finite() && r > 0.0) {
         if solution.status == Status::Converged {
-            return Err(SolveError::InvalidProblem {
-                name: "nu",
-                reason: format!(
-                    "the nu-SVC solution has a non-positive scale r = {r}; try another nu"
-                ),
-            });
+            return Err(SolveError::invalid(
+                "nu",
+                format!("the nu-SVC solution has a non-positive scale r = {r}; try another nu"),
+            ));
         }
         // An iterate stopped early (limit, callback) may not have a positive scale yet; it is
         // returned unscaled, which keeps the sign of its decision function.
@@ -357,9 +352,6 @@ fn check_nu(nu: f64) -> Result<(), SolveError> {
     if nu > 0.0 && nu <= 1.0 {
         Ok(())
     } else {
-        Err(SolveError::InvalidProblem {
-            name: "nu",
-            reason: format!("nu = {nu} must be in (0, 1]"),
-        })
+        Err(SolveError::invalid("nu", format!("nu = {nu} must be in (0, 1]")))
     }
 }

@@ -31,6 +31,9 @@ pub mod klr;
 mod parallel;
 pub mod protocol;
 pub mod smo;
+#[cfg(test)]
+#[path = "../tests/common/xorshift.rs"]
+mod test_random;
 pub mod usmo;
 
 pub use aid::{Aid, AidOptions, AidStatus};

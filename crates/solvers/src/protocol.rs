@@ -132,22 +132,10 @@ impl Default for SolveOptions {
 impl SolveOptions {
     /// Checks the options.
     pub fn validate(&self) -> Result<(), SolveError> {
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(SolveError::InvalidOption {
-                name: "tol",
-                reason: "must be finite and > 0",
-            });
-        }
-        if self.max_iter == Some(0) {
-            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
-        }
-        if self.batch_size.is_some_and(|size| size < 2) {
-            return Err(SolveError::InvalidOption { name: "batch_size", reason: "must be >= 2" });
-        }
-        if self.report_every == 0 {
-            return Err(SolveError::InvalidOption { name: "report_every", reason: "must be >= 1" });
-        }
-        Ok(())
+        check_option(self.tol.is_finite() && self.tol > 0.0, "tol", "must be finite and > 0")?;
+        check_option(self.max_iter != Some(0), "max_iter", "must be >= 1")?;
+        check_option(self.batch_size.is_none_or(|size| size >= 2), "batch_size", "must be >= 2")?;
+        check_option(self.report_every != 0, "report_every", "must be >= 1")
     }
 }
 
@@ -295,16 +283,34 @@ pub(crate) fn checkpoint(
     (monitor.report(&progress()) == Control::Stop).then_some(Status::Stopped)
 }
 
+/// `Ok` when the option `name` `holds`, else [`SolveError::InvalidOption`] "invalid option
+/// `name`: `reason`".
+pub(crate) fn check_option(
+    holds: bool,
+    name: &'static str,
+    reason: &'static str,
+) -> Result<(), SolveError> {
+    if holds {
+        Ok(())
+    } else {
+        Err(SolveError::InvalidOption { name, reason })
+    }
+}
+
 /// Checks that the problem parameter `name` (`C`, `lam`) is finite and `> 0`: else
 /// [`SolveError::InvalidProblem`] "`name` = `value` must be finite and > 0".
 pub(crate) fn check_positive(name: &'static str, value: f64) -> Result<(), SolveError> {
     if value.is_finite() && value > 0.0 {
         return Ok(());
     }
-    Err(SolveError::InvalidProblem {
-        name,
-        reason: format!("{name} = {value} must be finite and > 0"),
-    })
+    Err(SolveError::invalid(name, format!("{name} = {value} must be finite and > 0")))
+}
+
+impl SolveError {
+    /// [`SolveError::InvalidProblem`]: "invalid `name`: `reason`".
+    pub fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        SolveError::InvalidProblem { name, reason: reason.into() }
+    }
 }
 
 /// Invalid problems and options. Every variant names what is wrong.

@@ -14,14 +14,17 @@ use kernelkit_solvers::{
 
 #[path = "common/kkt.rs"]
 mod kkt;
+#[path = "common/same.rs"]
+mod same;
 #[path = "common/xorshift.rs"]
 mod xorshift;
 use kkt::max_violation;
+use same::assert_same_iterates;
 use xorshift::XorShift;
 
 /// A reproducible two-class problem: two overlapping Gaussian-ish clouds.
 fn two_clouds(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<i8>) {
-    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut random = XorShift::seeded(seed);
     let mut uniform = || random.uniform();
     let mut x = Vec::with_capacity(n * d);
     let mut y = Vec::with_capacity(n);
@@ -98,11 +101,7 @@ fn thread_count_does_not_change_the_solution() {
         })
         .unwrap()
     };
-    let one = solve(1);
-    let two = solve(2);
-    assert_eq!(one.iterations, two.iterations);
-    assert_eq!(one.x, two.x);
-    assert_eq!(one.bias.to_bits(), two.bias.to_bits());
+    assert_same_iterates(&solve(1), &solve(2), "1 and 2 threads");
 }
 
 #[test]
@@ -446,10 +445,6 @@ fn solve_without(threads: usize, fusion: bool, blocks: bool, binary: bool) -> So
     .unwrap()
 }
 
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|a| a.to_bits()).collect()
-}
-
 #[test]
 fn fused_column_passes_give_the_unfused_iterates() {
     // The missing columns of i (with the second scan) and of j (with the gradient update and
@@ -460,9 +455,7 @@ fn fused_column_passes_give_the_unfused_iterates() {
         let plain = solve_without(threads, true, false, false);
         assert_eq!(fused.status, Status::Converged);
         assert!(plain.stats.cache.misses > 100, "the cache evicts and misses");
-        assert_eq!(fused.iterations, plain.iterations, "{threads} threads");
-        assert_eq!(bits(&fused.x), bits(&plain.x), "{threads} threads: α");
-        assert_eq!(fused.bias.to_bits(), plain.bias.to_bits());
+        assert_same_iterates(&fused, &plain, &format!("{threads} threads"));
         assert_eq!(fused.objective.to_bits(), plain.objective.to_bits());
         let (a, b) = (fused.stats.cache, plain.stats.cache);
         assert_eq!((a.hits, a.misses, a.values_computed), (b.hits, b.misses, b.values_computed));
@@ -485,9 +478,7 @@ fn a_gradient_reconstructed_in_blocks_of_columns_gives_the_same_iterates() {
             assert!(reconstructions >= 2, "{what}: unshrinking, the end: {reconstructions}");
             let free = blocks.x.iter().filter(|&&a| a > 0.0 && a < 0.3).count();
             assert!(free > 50, "{what}: free variables to reconstruct with: {free}");
-            assert_eq!(blocks.iterations, single.iterations, "{what}");
-            assert_eq!(bits(&blocks.x), bits(&single.x), "{what}: α");
-            assert_eq!(blocks.bias.to_bits(), single.bias.to_bits(), "{what}");
+            assert_same_iterates(&blocks, &single, &what);
             assert_eq!(blocks.objective.to_bits(), single.objective.to_bits(), "{what}");
         }
     }

@@ -13,7 +13,7 @@ mod xorshift;
 use xorshift::XorShift;
 
 fn gaussian_rows(n: usize, d: usize, shift: f64, seed: u64) -> Vec<f64> {
-    let mut random = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut random = XorShift::seeded(seed);
     let mut uniform = || random.uniform();
     (0..n * d).map(|_| shift + (uniform() + uniform() + uniform() - 1.5)).collect()
 }

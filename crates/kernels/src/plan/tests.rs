@@ -1,6 +1,7 @@
 use std::collections::HashSet;
 
 use super::*;
+use crate::test_random::XorShift;
 use crate::{CsrRows, DenseKernel, DenseRows, KernelSource, PrecomputedGram, SparseKernel};
 
 const RBF: KernelFunction = KernelFunction::Rbf { gamma: 0.1 };
@@ -218,15 +219,8 @@ fn built_path(
 
 /// Deterministic values in `[0, 1)`.
 fn uniform(len: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
+    let mut random = XorShift::seeded(seed);
+    (0..len).map(|_| random.uniform()).collect()
 }
 
 /// A data set for [`built_kernels_follow_the_plan`]: name, row-major values, rows, features,

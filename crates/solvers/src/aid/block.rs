@@ -38,9 +38,7 @@ fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), S
 fn check_ids(name: &'static str, ids: &[u32], bound: usize) -> Result<(), SolveError> {
     match ids.iter().find(|&&id| id as usize >= bound) {
         None => Ok(()),
-        Some(bad) => {
-            Err(SolveError::InvalidProblem { name, reason: format!("{bad} is not below {bound}") })
-        }
+        Some(bad) => Err(SolveError::invalid(name, format!("{bad} is not below {bound}"))),
     }
 }
 
@@ -57,16 +55,6 @@ pub enum Formulation {
 }
 
 impl Formulation {
-    /// The formulation of a name: `"lad"`, `"svm"` or `"s3vm"`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "lad" => Some(Formulation::Lad),
-            "svm" => Some(Formulation::Svm),
-            "s3vm" => Some(Formulation::S3vm),
-            _ => None,
-        }
-    }
-
     /// Cells per cluster (also the bits of a row's mask).
     pub fn n_cells(self) -> usize {
         match self {
@@ -266,10 +254,10 @@ pub fn evaluate_block(
     check_ids("clusters", block.clusters, k)?;
     let lad = formulation == Formulation::Lad;
     if lad != matches!(solution, BlockSolution::Lad { .. }) {
-        return Err(SolveError::InvalidProblem {
-            name: "solution",
-            reason: "LAD takes coefficients beta, SVM and S3VM a decision function".into(),
-        });
+        return Err(SolveError::invalid(
+            "solution",
+            "LAD takes coefficients beta, SVM and S3VM a decision function",
+        ));
     }
     let f = decision(block, solution)?;
     let n_cells = formulation.n_cells();

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::aid::partition::Partition;
-use crate::protocol::{Control, Monitor, SolveError};
+use crate::protocol::{check_option, Control, Monitor, SolveError};
 
 /// What one aggregated solve gives back, evaluated on the original rows.
 #[derive(Debug, Clone)]
@@ -199,15 +199,9 @@ impl AidTracker {
     /// A run with `options`; `certifies`: whether a pure partition certifies optimality
     /// ([`AggregatedModel::purity_certifies_optimality`]). The clock starts now.
     pub fn new(options: AidOptions, certifies: bool) -> Result<Self, SolveError> {
-        if !(options.tol.is_finite() && options.tol >= 0.0) {
-            return Err(SolveError::InvalidOption {
-                name: "tol",
-                reason: "must be finite and >= 0",
-            });
-        }
-        if options.max_iter == 0 {
-            return Err(SolveError::InvalidOption { name: "max_iter", reason: "must be >= 1" });
-        }
+        let tol_ok = options.tol.is_finite() && options.tol >= 0.0;
+        check_option(tol_ok, "tol", "must be finite and >= 0")?;
+        check_option(options.max_iter != 0, "max_iter", "must be >= 1")?;
         Ok(AidTracker {
             options,
             certifies,
@@ -223,10 +217,10 @@ impl AidTracker {
     /// is the best so far (the caller keeps that round's fit).
     pub fn record(&mut self, round: &RoundSummary) -> Result<(AidIteration, bool), SolveError> {
         if !round.full_objective.is_finite() {
-            return Err(SolveError::InvalidProblem {
-                name: "objective",
-                reason: "the aggregated solution has a non-finite objective".into(),
-            });
+            return Err(SolveError::invalid(
+                "objective",
+                "the aggregated solution has a non-finite objective",
+            ));
         }
         let improved = self.history.is_empty() || round.full_objective < self.best;
         if improved {

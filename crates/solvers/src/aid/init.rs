@@ -91,10 +91,10 @@ pub fn group_seed(seed: u64, group: usize) -> u64 {
 /// Checks `k` against `n`.
 fn check_k(k: usize, n: usize) -> Result<(), SolveError> {
     if k == 0 || k > n {
-        return Err(SolveError::InvalidProblem {
-            name: "n_clusters",
-            reason: format!("{k} must be between 1 and the number of rows {n}"),
-        });
+        return Err(SolveError::invalid(
+            "n_clusters",
+            format!("{k} must be between 1 and the number of rows {n}"),
+        ));
     }
     Ok(())
 }

@@ -84,14 +84,14 @@ impl<'a> AggregatedGram<'a> {
     pub fn update(&mut self, partition: &Partition, splits: &[Split]) -> Result<(), SolveError> {
         let k_new = partition.len();
         if k_new.saturating_mul(k_new).saturating_mul(8) > MAX_GRAM_BYTES {
-            return Err(SolveError::InvalidProblem {
-                name: "kernel",
-                reason: format!(
+            return Err(SolveError::invalid(
+                "kernel",
+                format!(
                     "the aggregated Gram matrix of {k_new} clusters needs more than {} GiB; use \
                      kernel='linear', fewer rows or fewer initial clusters",
                     MAX_GRAM_BYTES >> 30
                 ),
-            });
+            ));
         }
         if self.k == 0 || splits.is_empty() && self.k != k_new {
             self.rebuild(partition);

@@ -164,10 +164,7 @@ impl KMeansSeeding {
             });
         }
         if n == 0 {
-            return Err(SolveError::InvalidProblem {
-                name: "sample_points",
-                reason: "there are no points to seed from".into(),
-            });
+            return Err(SolveError::invalid("sample_points", "there are no points to seed from"));
         }
         let k = k.clamp(1, self.n.max(1));
         Ok(seed_on_sample(sample_points, d, &vec![1.0; n], k, &mut self.random))

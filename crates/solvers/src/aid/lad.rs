@@ -73,14 +73,14 @@ impl Solver<WeightedLad> for ClarabelLp {
     ) -> Result<Solution, SolveError> {
         let (k, d) = (problem.y.len(), problem.d);
         if k == 0 || problem.x.len() != k * d || problem.weights.len() != k {
-            return Err(SolveError::InvalidProblem {
-                name: "weighted LAD",
-                reason: format!(
+            return Err(SolveError::invalid(
+                "weighted LAD",
+                format!(
                     "{k} targets, {} weights, {} values for d = {d}",
                     problem.weights.len(),
                     problem.x.len()
                 ),
-            });
+            ));
         }
         // Variables (β, t); constraints [X̄ −I; −X̄ −I] (β, t) + s = (ȳ, −ȳ), s ≥ 0.
         let n_var = d + k;
@@ -128,14 +128,11 @@ impl Solver<WeightedLad> for ClarabelLp {
         if let Some(limit) = options.time_limit {
             settings.time_limit(limit.as_secs_f64());
         }
-        let settings = settings.build().map_err(|e| SolveError::InvalidProblem {
-            name: "LP settings",
-            reason: e.to_string(),
-        })?;
+        let settings =
+            settings.build().map_err(|e| SolveError::invalid("LP settings", e.to_string()))?;
         let cones = [NonnegativeConeT(2 * k)];
-        let mut solver = DefaultSolver::new(&p, &q, &a, &b, &cones, settings).map_err(|e| {
-            SolveError::InvalidProblem { name: "weighted LAD", reason: format!("{e:?}") }
-        })?;
+        let mut solver = DefaultSolver::new(&p, &q, &a, &b, &cones, settings)
+            .map_err(|e| SolveError::invalid("weighted LAD", format!("{e:?}")))?;
         solver.solve();
         let status = match solver.solution.status {
             SolverStatus::Solved => Status::Converged,
@@ -189,10 +186,7 @@ impl<'a, S: Solver<WeightedLad>> LadModel<'a, S> {
             return Err(SolveError::LengthMismatch { name: "X", expected: n * d, actual: x.len() });
         }
         if let Some(i) = x.iter().chain(y).position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "data",
-                reason: format!("value {i} is not finite"),
-            });
+            return Err(SolveError::invalid("data", format!("value {i} is not finite")));
         }
         let scale = y.iter().map(|v| v.abs()).fold(1.0, f64::max);
         Ok(LadModel { x, d, y, purity_tol: 1e-9 * scale, solver, options, started: None })
@@ -253,10 +247,10 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
             options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
         let solution = self.solver.solve(&mut problem, &options, inner)?;
         if solution.status == Status::NumericalError || solution.x.iter().any(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "weighted LAD",
-                reason: "the LP solver failed on the aggregated problem".into(),
-            });
+            return Err(SolveError::invalid(
+                "weighted LAD",
+                "the LP solver failed on the aggregated problem",
+            ));
         }
         let beta = solution.x;
         let residuals = self.residuals(&beta);

@@ -43,16 +43,13 @@ impl Partition {
     /// renumbered `0..K` in order of first appearance.
     pub fn from_labels(labels: &[i64]) -> Result<Self, SolveError> {
         if labels.is_empty() {
-            return Err(SolveError::InvalidProblem {
-                name: "clusters",
-                reason: "there are no rows".into(),
-            });
+            return Err(SolveError::invalid("clusters", "there are no rows"));
         }
         if u32::try_from(labels.len()).is_err() {
-            return Err(SolveError::InvalidProblem {
-                name: "clusters",
-                reason: format!("{} rows exceed the 2^32 supported", labels.len()),
-            });
+            return Err(SolveError::invalid(
+                "clusters",
+                format!("{} rows exceed the 2^32 supported", labels.len()),
+            ));
         }
         let mut ids = std::collections::HashMap::new();
         let mut members: Vec<Vec<u32>> = Vec::new();

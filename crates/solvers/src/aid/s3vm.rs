@@ -73,6 +73,13 @@ struct Weighted {
     converged: bool,
 }
 
+/// The lowest aggregated objective found so far and its `(w, b)`.
+struct Best {
+    value: f64,
+    w: Vec<f64>,
+    b: f64,
+}
+
 /// The balance constraint `w·x̄_U + b = r` (module documentation).
 #[derive(Debug, Clone)]
 struct BalanceConstraint {
@@ -191,6 +198,27 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         (value, f)
     }
 
+    /// The SVM of the clusters `chosen` labelled `labeled_signs` then `more` ([`Self::svm`]),
+    /// kept in `best` when its aggregated objective is lower; returns the solve and the decision
+    /// values of its `(w, b)` ([`Self::evaluate`]).
+    fn try_labels(
+        &mut self,
+        chosen: &[usize],
+        labeled_signs: &[i8],
+        more: &[i8],
+        inner: &mut dyn Monitor,
+        best: &mut Best,
+    ) -> Result<(Weighted, Vec<f64>), SolveError> {
+        let mut signs = labeled_signs.to_vec();
+        signs.extend_from_slice(more);
+        let node = self.svm(chosen, &signs, inner)?;
+        let (value, f) = self.evaluate(&node.w, node.b);
+        if value < best.value {
+            *best = Best { value, w: node.w.clone(), b: node.b };
+        }
+        Ok((node, f))
+    }
+
     /// The best `(w, b)` found and its aggregated objective; exact when there are at most
     /// `exact_max` unlabeled clusters.
     fn run(
@@ -201,11 +229,11 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         let labeled: Vec<usize> = (0..self.labels.len()).filter(|&k| self.labels[k] != 0).collect();
         let labeled_signs: Vec<i8> = labeled.iter().map(|&k| self.labels[k]).collect();
         let root = self.svm(&labeled, &labeled_signs, inner)?;
-        let (mut best_value, f) = self.evaluate(&root.w, root.b);
-        let mut best = (root.w.clone(), root.b);
+        let (value, f) = self.evaluate(&root.w, root.b);
+        let mut best = Best { value, w: root.w.clone(), b: root.b };
         let lower = if root.converged { root.dual } else { f64::NEG_INFINITY };
         if self.cut {
-            return Ok((best_value, best.0, best.1, lower));
+            return Ok((best.value, best.w, best.b, lower));
         }
         let mut unlabeled: Vec<usize> =
             (0..self.labels.len()).filter(|&k| self.labels[k] == 0).collect();
@@ -226,18 +254,12 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             while let Some(prefix) = stack.pop() {
                 let mut chosen = labeled.clone();
                 chosen.extend_from_slice(&unlabeled[..prefix.len()]);
-                let mut signs = labeled_signs.clone();
-                signs.extend_from_slice(&prefix);
-                let node = self.svm(&chosen, &signs, inner)?;
-                let (value, f) = self.evaluate(&node.w, node.b);
-                if value < best_value {
-                    best_value = value;
-                    best = (node.w.clone(), node.b);
-                }
+                let (node, f) =
+                    self.try_labels(&chosen, &labeled_signs, &prefix, inner, &mut best)?;
                 if self.cut {
                     break;
                 }
-                if prefix.len() == unlabeled.len() || node.dual >= best_value * (1.0 - 1e-12) {
+                if prefix.len() == unlabeled.len() || node.dual >= best.value * (1.0 - 1e-12) {
                     continue;
                 }
                 let next = unlabeled[prefix.len()];
@@ -253,14 +275,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 unlabeled.iter().map(|&k| if f[k] >= 0.0 { 1 } else { -1 }).collect();
             let all: Vec<usize> = labeled.iter().chain(&unlabeled).copied().collect();
             for _ in 0..100 {
-                let mut signs = labeled_signs.clone();
-                signs.extend_from_slice(&current);
-                let node = self.svm(&all, &signs, inner)?;
-                let (value, f) = self.evaluate(&node.w, node.b);
-                if value < best_value {
-                    best_value = value;
-                    best = (node.w.clone(), node.b);
-                }
+                let (_, f) = self.try_labels(&all, &labeled_signs, &current, inner, &mut best)?;
                 if self.cut {
                     break;
                 }
@@ -272,7 +287,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 current = relabelled;
             }
         }
-        Ok((best_value, best.0, best.1, lower))
+        Ok((best.value, best.w, best.b, lower))
     }
 
     /// Runs the search and reports it.
@@ -332,10 +347,7 @@ pub fn search_labels<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>>(
 ) -> Result<LabelSearchResult, SolveError> {
     let k = labels.len();
     if k == 0 {
-        return Err(SolveError::InvalidProblem {
-            name: "labels",
-            reason: "there are no clusters".into(),
-        });
+        return Err(SolveError::invalid("labels", "there are no clusters"));
     }
     if centroids.len() != k * d {
         return Err(SolveError::LengthMismatch {
@@ -352,22 +364,13 @@ pub fn search_labels<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>>(
         });
     }
     if let Some(v) = labels.iter().find(|v| !(-1..=1).contains(*v)) {
-        return Err(SolveError::InvalidProblem {
-            name: "labels",
-            reason: format!("{v} is not -1, 0 or +1"),
-        });
+        return Err(SolveError::invalid("labels", format!("{v} is not -1, 0 or +1")));
     }
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
-        return Err(SolveError::InvalidProblem {
-            name: "weights",
-            reason: format!("{w} is not finite and >= 0"),
-        });
+        return Err(SolveError::invalid("weights", format!("{w} is not finite and >= 0")));
     }
     if let Some(i) = centroids.iter().position(|v| !v.is_finite()) {
-        return Err(SolveError::InvalidProblem {
-            name: "centroids",
-            reason: format!("value {i} is not finite"),
-        });
+        return Err(SolveError::invalid("centroids", format!("value {i} is not finite")));
     }
     let search = LabelSearch {
         centroids,
@@ -451,28 +454,16 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             });
         }
         if !(data.c_labeled.is_finite() && data.c_labeled > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: "must be finite and > 0".into(),
-            });
+            return Err(SolveError::invalid("C", "must be finite and > 0"));
         }
         if !(data.c_unlabeled.is_finite() && data.c_unlabeled >= 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C_unlabeled",
-                reason: "must be finite and >= 0".into(),
-            });
+            return Err(SolveError::invalid("C_unlabeled", "must be finite and >= 0"));
         }
         if !(data.y.contains(&1) && data.y.contains(&-1)) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: "the labeled rows need both classes".into(),
-            });
+            return Err(SolveError::invalid("y", "the labeled rows need both classes"));
         }
         if let Some(i) = data.x.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "X",
-                reason: format!("value {i} is not finite"),
-            });
+            return Err(SolveError::invalid("X", format!("value {i} is not finite")));
         }
         // The balance cost's class factors (module documentation): as the paper intends, each
         // class weighs max{1, the other class's count / its own}; as printed, swapped.
@@ -490,10 +481,10 @@ impl<'a, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> S3vmModel<'a, S> {
             S3vmBalance::Constraint => {
                 let unlabeled = data.y.iter().filter(|&&v| v == 0).count();
                 if unlabeled == 0 {
-                    return Err(SolveError::InvalidProblem {
-                        name: "balance",
-                        reason: "the balance constraint needs unlabeled rows".into(),
-                    });
+                    return Err(SolveError::invalid(
+                        "balance",
+                        "the balance constraint needs unlabeled rows",
+                    ));
                 }
                 let mut mean = vec![0.0; data.d];
                 for (row, _) in

@@ -77,22 +77,13 @@ impl SvmData<'_> {
             });
         }
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "C",
-                reason: format!("{} must be finite and > 0", self.c),
-            });
+            return Err(SolveError::invalid("C", format!("{} must be finite and > 0", self.c)));
         }
         if self.y.iter().any(|&v| v != 1 && v != -1) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: "labels must be -1 or +1".into(),
-            });
+            return Err(SolveError::invalid("y", "labels must be -1 or +1"));
         }
         if let Some(i) = self.x.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "X",
-                reason: format!("value {i} is not finite"),
-            });
+            return Err(SolveError::invalid("X", format!("value {i} is not finite")));
         }
         self.kernel.validate()?;
         Ok(())
@@ -348,10 +339,7 @@ where
         }
     };
     if solution.status == Status::NumericalError || !solution.bias.is_finite() {
-        return Err(SolveError::InvalidProblem {
-            name: "aggregated SVM",
-            reason: "the inner solver failed".into(),
-        });
+        return Err(SolveError::invalid("aggregated SVM", "the inner solver failed"));
     }
     let converged = solution.status == Status::Converged;
     Ok(AggregatedSvm { alpha: solution.x, bias: solution.bias, w, w_norm2, converged })

@@ -31,7 +31,7 @@ impl SparseMatrix {
         indices: Vec<usize>,
         values: Vec<f64>,
     ) -> Result<Self, SolveError> {
-        let invalid = |reason: String| SolveError::InvalidProblem { name, reason };
+        let invalid = |reason: String| SolveError::invalid(name, reason);
         if indptr.is_empty() || indptr[0] != 0 {
             return Err(invalid("indptr must start with 0".into()));
         }
@@ -219,10 +219,10 @@ impl LinearConstraints {
         n_features: usize,
     ) -> Result<Self, SolveError> {
         if matrix.n_cols() != n_features {
-            return Err(SolveError::InvalidProblem {
+            return Err(SolveError::invalid(
                 name,
-                reason: format!("has {} columns, but X has {n_features} features", matrix.n_cols()),
-            });
+                format!("has {} columns, but X has {n_features} features", matrix.n_cols()),
+            ));
         }
         if rhs.len() != matrix.n_rows() {
             return Err(SolveError::LengthMismatch {
@@ -232,10 +232,10 @@ impl LinearConstraints {
             });
         }
         if let Some(j) = rhs.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: rhs_name,
-                reason: format!("{rhs_name}[{j}] = {} is not finite", rhs[j]),
-            });
+            return Err(SolveError::invalid(
+                rhs_name,
+                format!("{rhs_name}[{j}] = {} is not finite", rhs[j]),
+            ));
         }
         let by_column = matrix.transpose();
         let row_sq_norms = matrix.row_sq_norms();

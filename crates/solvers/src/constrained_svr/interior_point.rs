@@ -219,18 +219,15 @@ pub(super) fn solve(
     if let Some(limit) = options.time_limit {
         settings.time_limit(limit.as_secs_f64());
     }
-    let settings = settings
-        .build()
-        .map_err(|e| SolveError::InvalidProblem { name: "QP settings", reason: e.to_string() })?;
+    let settings =
+        settings.build().map_err(|e| SolveError::invalid("QP settings", e.to_string()))?;
     let mut cones = Vec::with_capacity(2);
     if n_equalities > 0 {
         cones.push(ZeroConeT(n_equalities));
     }
     cones.push(NonnegativeConeT(n_inequalities));
-    let mut solver =
-        DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings).map_err(
-            |e| SolveError::InvalidProblem { name: "constrained SVR", reason: format!("{e:?}") },
-        )?;
+    let mut solver = DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings)
+        .map_err(|e| SolveError::invalid("constrained SVR", format!("{e:?}")))?;
     {
         let handle = {
             let borrowed: *mut (dyn Monitor + '_) = monitor;

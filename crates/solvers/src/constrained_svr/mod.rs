@@ -110,33 +110,21 @@ impl<'a> ConstrainedSvrProblem<'a> {
             return Err(SolveError::LengthMismatch { name: "y", expected: n, actual: y.len() });
         }
         if n < 2 {
-            return Err(SolveError::InvalidProblem {
-                name: "X",
-                reason: format!("needs at least 2 samples, got {n}"),
-            });
+            return Err(SolveError::invalid("X", format!("needs at least 2 samples, got {n}")));
         }
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: format!("y[{i}] = {} is not finite", y[i]),
-            });
+            return Err(SolveError::invalid("y", format!("y[{i}] = {} is not finite", y[i])));
         }
         crate::protocol::check_positive("C", c)?;
         if !(nu > 0.0 && nu <= 1.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "nu",
-                reason: format!("nu = {nu} must be in (0, 1]"),
-            });
+            return Err(SolveError::invalid("nu", format!("nu = {nu} must be in (0, 1]")));
         }
         for (name, constraints) in [("A", &inequalities), ("Gamma", &equalities)] {
             if constraints.matrix.n_cols() != p {
-                return Err(SolveError::InvalidProblem {
+                return Err(SolveError::invalid(
                     name,
-                    reason: format!(
-                        "has {} columns, but X has {p} features",
-                        constraints.matrix.n_cols()
-                    ),
-                });
+                    format!("has {} columns, but X has {p} features", constraints.matrix.n_cols()),
+                ));
             }
         }
         Ok(ConstrainedSvrProblem {
@@ -241,12 +229,11 @@ impl Method {
             MethodPreference::Gsmo => Method::Gsmo,
             MethodPreference::InteriorPoint => match gsmo_only {
                 Some(name) => {
-                    return Err(SolveError::InvalidProblem {
+                    return Err(SolveError::invalid(
                         name,
-                        reason: "is an option of GSMO; the interior-point method does not \
-                                 have it (use method=\"gsmo\")"
-                            .into(),
-                    })
+                        "is an option of GSMO; the interior-point method does not have it \
+                         (use method=\"gsmo\")",
+                    ))
                 }
                 None => Method::InteriorPoint,
             },

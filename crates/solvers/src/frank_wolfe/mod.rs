@@ -68,7 +68,7 @@ pub(crate) mod search;
 
 use kernelkit_kernels::{KernelSource, MebQ};
 
-use crate::protocol::{Monitor, Solution, SolveError, SolveOptions};
+use crate::protocol::{check_option, Monitor, Solution, SolveError, SolveOptions};
 pub use iterate::RadiusRule;
 use run::Run;
 
@@ -91,24 +91,21 @@ impl<K: KernelSource> SimplexQp<K> {
             });
         }
         if labels.len() < 2 {
-            return Err(SolveError::InvalidProblem {
-                name: "X",
-                reason: format!("the MEB needs at least 2 points, got {}", labels.len()),
-            });
+            return Err(SolveError::invalid(
+                "X",
+                format!("the MEB needs at least 2 points, got {}", labels.len()),
+            ));
         }
         if let Some(i) = labels.iter().position(|&v| v != 1.0 && v != -1.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: format!("y[{i}] = {} is not -1 or +1", labels[i]),
-            });
+            return Err(SolveError::invalid(
+                "y",
+                format!("y[{i}] = {} is not -1 or +1", labels[i]),
+            ));
         }
         crate::protocol::check_positive("C", c)?;
         let q = MebQ::modified(kernel, labels.to_vec(), c, cache_bytes);
         if let Some(i) = q.diagonal().iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "kernel",
-                reason: format!("k(x_{i}, x_{i}) is not finite"),
-            });
+            return Err(SolveError::invalid("kernel", format!("k(x_{i}, x_{i}) is not finite")));
         }
         Ok(SimplexQp { q })
     }
@@ -242,25 +239,11 @@ pub struct FrankWolfeReport {
 impl FrankWolfe {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), SolveError> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(SolveError::InvalidOption {
-                name: "epsilon",
-                reason: "must be finite and > 0",
-            });
-        }
-        if self.sample_size == Some(0) {
-            return Err(SolveError::InvalidOption { name: "sample_size", reason: "must be >= 1" });
-        }
-        if self.sample_trials == 0 {
-            return Err(SolveError::InvalidOption {
-                name: "sample_trials",
-                reason: "must be >= 1",
-            });
-        }
-        if self.init_size < 2 {
-            return Err(SolveError::InvalidOption { name: "init_size", reason: "must be >= 2" });
-        }
-        Ok(())
+        let positive = self.epsilon.is_finite() && self.epsilon > 0.0;
+        check_option(positive, "epsilon", "must be finite and > 0")?;
+        check_option(self.sample_size != Some(0), "sample_size", "must be >= 1")?;
+        check_option(self.sample_trials != 0, "sample_trials", "must be >= 1")?;
+        check_option(self.init_size >= 2, "init_size", "must be >= 2")
     }
 
     /// `ε′ = 2ε + ε²`.
@@ -284,12 +267,11 @@ impl FrankWolfe {
         if self.method == Method::Cvm {
             let smallest = diagonal.iter().copied().fold(f64::INFINITY, f64::min);
             if delta2 - smallest > 1e-12 * delta2.abs() {
-                return Err(SolveError::InvalidProblem {
-                    name: "kernel",
-                    reason: "method 'cvm' needs a kernel with constant k(x, x) (e.g. rbf): the \
-                             MEB equivalence does not hold otherwise; use 'fw' or 'mfw'"
-                        .into(),
-                });
+                return Err(SolveError::invalid(
+                    "kernel",
+                    "method 'cvm' needs a kernel with constant k(x, x) (e.g. rbf): the \
+                     MEB equivalence does not hold otherwise; use 'fw' or 'mfw'",
+                ));
             }
             return cvm::solve(self, problem, delta2, options, monitor);
         }

@@ -98,7 +98,7 @@ impl<K: KernelSource> KlrProblem<K> {
         bound: f64,
         cache_bytes: usize,
     ) -> Result<Self, SolveError> {
-        let invalid = |name, reason: String| Err(SolveError::InvalidProblem { name, reason });
+        let invalid = |name, reason: String| Err(SolveError::invalid(name, reason));
         if y.len() != kernel.len() {
             return Err(SolveError::LengthMismatch {
                 name: "y",
@@ -192,10 +192,7 @@ impl<K: KernelSource> KlrProblem<K> {
     ) -> Result<Self, SolveError> {
         let columns = CachedColumns::plain(kernel, cache_bytes);
         if let Some(i) = columns.diagonal().iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "kernel",
-                reason: format!("K[{i}, {i}] is not finite"),
-            });
+            return Err(SolveError::invalid("kernel", format!("K[{i}, {i}] is not finite")));
         }
         Ok(KlrProblem { columns, y: y.to_vec(), c, lambda, bound })
     }

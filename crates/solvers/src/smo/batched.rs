@@ -105,17 +105,12 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
                     active_size = l;
                 }
                 shrinker.unshrunk |= gap_now <= 10.0 * tol;
-                let Some(shrunk) =
-                    self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
-                else {
+                if !self.shrink(&mut shrinker, &mut active_size, tol, &*monitor, &mut stats) {
                     status = Status::Stopped;
                     break;
-                };
-                active_size = shrunk;
-                // Positions moved.
-                previous.clear();
-                sub_q.forget();
-                (gap_now, set) = select_batch::<S>(&self.v, active_size, size, &previous);
+                }
+                (gap_now, set) =
+                    select_after_move::<S>(&self.v, active_size, size, &mut previous, &mut sub_q);
             }
             gap = gap_now;
             if gap < tol {
@@ -128,9 +123,8 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
                     break;
                 }
                 active_size = l;
-                previous.clear();
-                sub_q.forget();
-                (gap, set) = select_batch::<S>(&self.v, active_size, size, &previous);
+                (gap, set) =
+                    select_after_move::<S>(&self.v, active_size, size, &mut previous, &mut sub_q);
                 if gap < tol {
                     break;
                 }
@@ -270,23 +264,16 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         shrinking: bool,
     ) -> bool {
         let l = self.v.len();
-        let known = self.known_gradient.take();
-        match &known {
-            Some(g) => self.v.gradient.copy_from_slice(g),
-            None => self.v.gradient.copy_from_slice(&self.v.p),
-        }
-        self.v.gradient_bar.fill(0.0);
+        let known = self.start_gradient();
         let needed: Vec<usize> = (0..l)
-            .filter(|&i| {
-                (known.is_none() && !self.v.is_lower(i)) || (shrinking && self.v.is_upper(i))
-            })
+            .filter(|&i| (!known && !self.v.is_lower(i)) || (shrinking && self.v.is_upper(i)))
             .collect();
         for group in needed.chunks(size) {
             if monitor.interrupted() {
                 return false;
             }
             self.q.prefetch(group, l);
-            if known.is_none() {
+            if !known {
                 let scales: Vec<f64> = group.iter().map(|&i| self.v.alpha[i]).collect();
                 self.q.add_columns(group, &scales, &mut self.v.gradient);
             }
@@ -341,6 +328,21 @@ fn solve_subproblem<S: Strategy>(
         }
     }
     outcome
+}
+
+/// [`select_batch`] after the positions moved (shrinking, or every position made active
+/// again): the last batch and the sub-matrix loaded for it no longer name the same variables,
+/// so both are forgotten and the batch is chosen afresh.
+fn select_after_move<S: Strategy>(
+    v: &Variables,
+    len: usize,
+    size: usize,
+    previous: &mut Vec<usize>,
+    sub_q: &mut SubQ,
+) -> (f64, Vec<usize>) {
+    previous.clear();
+    sub_q.forget();
+    select_batch::<S>(v, len, size, previous)
 }
 
 /// The working set of a batch and the maximal violation `m(α) − M(α)` over the positions

@@ -226,21 +226,28 @@ struct Run<'a, Q, S> {
 }
 
 impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
-    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
-    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
-    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
-    /// false when interrupted (`G` is then incomplete).
-    fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
-        let l = self.v.len();
+    /// Starts `G` at the gradient given with the problem (a warm start's), else at `p`, and `Ḡ`
+    /// at 0 (the columns are then added to them); true when `G` was given.
+    fn start_gradient(&mut self) -> bool {
         let known = self.known_gradient.take();
         match &known {
             Some(g) => self.v.gradient.copy_from_slice(g),
             None => self.v.gradient.copy_from_slice(&self.v.p),
         }
         self.v.gradient_bar.fill(0.0);
+        known.is_some()
+    }
+
+    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
+    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
+    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
+    /// false when interrupted (`G` is then incomplete).
+    fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
+        let l = self.v.len();
+        let known = self.start_gradient();
         let mut columns = 0usize;
         for i in 0..l {
-            if self.v.is_lower(i) || (known.is_some() && !self.v.is_upper(i)) {
+            if self.v.is_lower(i) || (known && !self.v.is_upper(i)) {
                 continue;
             }
             columns += 1;
@@ -249,7 +256,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             }
             let q_i = self.q.column(i, l);
             let alpha_i = self.v.alpha[i];
-            if known.is_none() {
+            if !known {
                 add_scaled(&mut self.v.gradient, q_i, alpha_i);
             }
             if self.v.is_upper(i) {
@@ -300,13 +307,10 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             if counter == 0 {
                 counter = l.min(1000);
                 if self.options.shrinking {
-                    let Some(shrunk) =
-                        self.shrink(&mut shrinker, active_size, tol, &*monitor, &mut stats)
-                    else {
+                    if !self.shrink(&mut shrinker, &mut active_size, tol, &*monitor, &mut stats) {
                         status = Status::Stopped;
                         break;
-                    };
-                    active_size = shrunk;
+                    }
                     // Positions moved and the gradient may have been rebuilt.
                     first = None;
                 }
@@ -382,23 +386,25 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
     }
 
-    /// One shrinking of the active set ([`Strategy::shrink`]), counted in
-    /// `stats.min_active_size`: the new active-set size, or `None` when the monitor was
-    /// interrupted during it.
+    /// One shrinking of the active set ([`Shrinker::shrink`]), counted in
+    /// `stats.min_active_size`: `active_size` becomes the new size; false (and `active_size`
+    /// left as it was) when the monitor was interrupted during it.
     fn shrink(
         &mut self,
         shrinker: &mut Shrinker,
-        active_size: usize,
+        active_size: &mut usize,
         tol: f64,
         monitor: &dyn Monitor,
         stats: &mut SolveStats,
-    ) -> Option<usize> {
-        let active_size = S::shrink(shrinker, self.q, &mut self.v, active_size, tol, monitor);
+    ) -> bool {
+        let g_max = S::shrink_extremes(&self.v, *active_size);
+        let shrunk = shrinker.shrink(self.q, &mut self.v, *active_size, tol, g_max, monitor);
         if monitor.interrupted() {
-            return None;
+            return false;
         }
-        stats.min_active_size = stats.min_active_size.min(active_size as u64);
-        Some(active_size)
+        stats.min_active_size = stats.min_active_size.min(shrunk as u64);
+        *active_size = shrunk;
+        true
     }
 
     /// The time limit, then the monitor's report: how the solve ends now, if it does.

@@ -22,28 +22,9 @@ use super::state::{Bound, Variables};
 use super::INTERRUPT_CHECK_COLUMNS;
 use crate::protocol::Monitor;
 
-/// Whether position `i` may be shrunk given `m(α) = g_max1` and `−M(α) = g_max2`.
-fn be_shrunk(v: &Variables, i: usize, g_max1: f64, g_max2: f64) -> bool {
-    if v.is_upper(i) {
-        if v.y[i] == 1 {
-            -v.gradient[i] > g_max1
-        } else {
-            -v.gradient[i] > g_max2
-        }
-    } else if v.is_lower(i) {
-        if v.y[i] == 1 {
-            v.gradient[i] > g_max2
-        } else {
-            v.gradient[i] > g_max1
-        }
-    } else {
-        false
-    }
-}
-
-/// Whether position `i` may be shrunk in the ν solver, given the four per-label extremes
-/// `[max −G (y=+1, α<u), max G (y=+1, α>0), max G (y=−1, α>0), max −G (y=−1, α<u)]`.
-fn be_shrunk_nu(v: &Variables, i: usize, g_max: [f64; 4]) -> bool {
+/// Whether position `i` may be shrunk, given the four extremes of [`extremes`] or
+/// [`extremes_nu`].
+fn be_shrunk(v: &Variables, i: usize, g_max: [f64; 4]) -> bool {
     if v.is_upper(i) {
         if v.y[i] == 1 {
             -v.gradient[i] > g_max[0]
@@ -61,6 +42,58 @@ fn be_shrunk_nu(v: &Variables, i: usize, g_max: [f64; 4]) -> bool {
     }
 }
 
+/// LIBSVM's `do_shrinking` extremes over positions `0..active_size`: `m(α) = g_max1 = max {−y_i
+/// G_i : i ∈ I_up}` and `−M(α) = g_max2 = max {y_i G_i : i ∈ I_low}`, as the four per-label
+/// extremes of [`extremes_nu`] they stand for, `[g_max1, g_max2, g_max1, g_max2]` (so
+/// [`be_shrunk`] and the gap `g_max1 + g_max2` are those of one equality constraint).
+pub(crate) fn extremes(v: &Variables, active_size: usize) -> [f64; 4] {
+    let mut g_max1 = f64::NEG_INFINITY; // max { −y_i G_i : i ∈ I_up }
+    let mut g_max2 = f64::NEG_INFINITY; // max {  y_i G_i : i ∈ I_low }
+    for i in 0..active_size {
+        let g = v.gradient[i];
+        if v.y[i] == 1 {
+            if !v.is_upper(i) && -g >= g_max1 {
+                g_max1 = -g;
+            }
+            if !v.is_lower(i) && g >= g_max2 {
+                g_max2 = g;
+            }
+        } else {
+            if !v.is_upper(i) && -g >= g_max2 {
+                g_max2 = -g;
+            }
+            if !v.is_lower(i) && g >= g_max1 {
+                g_max1 = g;
+            }
+        }
+    }
+    [g_max1, g_max2, g_max1, g_max2]
+}
+
+/// LIBSVM's `Solver_NU::do_shrinking` extremes over positions `0..active_size`, per label:
+/// `[max −G (y=+1, α<u), max G (y=+1, α>0), max G (y=−1, α>0), max −G (y=−1, α<u)]`.
+pub(crate) fn extremes_nu(v: &Variables, active_size: usize) -> [f64; 4] {
+    let mut g_max = [f64::NEG_INFINITY; 4];
+    for i in 0..active_size {
+        let g = v.gradient[i];
+        if !v.is_upper(i) {
+            if v.y[i] == 1 {
+                g_max[0] = g_max[0].max(-g);
+            } else {
+                g_max[3] = g_max[3].max(-g);
+            }
+        }
+        if !v.is_lower(i) {
+            if v.y[i] == 1 {
+                g_max[1] = g_max[1].max(g);
+            } else {
+                g_max[2] = g_max[2].max(g);
+            }
+        }
+    }
+    g_max
+}
+
 /// The shrinking state carried across iterations.
 #[derive(Debug, Default)]
 pub(crate) struct Shrinker {
@@ -71,86 +104,21 @@ pub(crate) struct Shrinker {
 }
 
 impl Shrinker {
-    /// LIBSVM's `do_shrinking`; returns the new active-set size.
+    /// LIBSVM's `do_shrinking` (and `Solver_NU::do_shrinking`), given the four extremes `g_max`
+    /// of [`extremes`] (or [`extremes_nu`]) over the active positions: the first time the gap
+    /// is within `10·tol`, the gradient is rebuilt and every position made active again; then
+    /// each active position that [`be_shrunk`] is swapped behind the last one kept (LIBSVM's
+    /// order). Returns the new active-set size.
     pub fn shrink<Q: QMatrixPasses>(
         &mut self,
         q: &mut Q,
         v: &mut Variables,
-        active_size: usize,
-        tol: f64,
-        monitor: &dyn Monitor,
-    ) -> usize {
-        let mut g_max1 = f64::NEG_INFINITY; // max { −y_i G_i : i ∈ I_up }
-        let mut g_max2 = f64::NEG_INFINITY; // max {  y_i G_i : i ∈ I_low }
-        for i in 0..active_size {
-            let g = v.gradient[i];
-            if v.y[i] == 1 {
-                if !v.is_upper(i) && -g >= g_max1 {
-                    g_max1 = -g;
-                }
-                if !v.is_lower(i) && g >= g_max2 {
-                    g_max2 = g;
-                }
-            } else {
-                if !v.is_upper(i) && -g >= g_max2 {
-                    g_max2 = -g;
-                }
-                if !v.is_lower(i) && g >= g_max1 {
-                    g_max1 = g;
-                }
-            }
-        }
-        let near_optimum = g_max1 + g_max2 <= tol * 10.0;
-        self.shrink_by(q, v, active_size, near_optimum, monitor, |v, t| {
-            be_shrunk(v, t, g_max1, g_max2)
-        })
-    }
-
-    /// LIBSVM's `Solver_NU::do_shrinking`: the same as [`Shrinker::shrink`] with the extremes
-    /// taken per label.
-    pub fn shrink_nu<Q: QMatrixPasses>(
-        &mut self,
-        q: &mut Q,
-        v: &mut Variables,
-        active_size: usize,
-        tol: f64,
-        monitor: &dyn Monitor,
-    ) -> usize {
-        let mut g_max = [f64::NEG_INFINITY; 4];
-        for i in 0..active_size {
-            let g = v.gradient[i];
-            if !v.is_upper(i) {
-                if v.y[i] == 1 {
-                    g_max[0] = g_max[0].max(-g);
-                } else {
-                    g_max[3] = g_max[3].max(-g);
-                }
-            }
-            if !v.is_lower(i) {
-                if v.y[i] == 1 {
-                    g_max[1] = g_max[1].max(g);
-                } else {
-                    g_max[2] = g_max[2].max(g);
-                }
-            }
-        }
-        let near_optimum = (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0;
-        self.shrink_by(q, v, active_size, near_optimum, monitor, |v, t| be_shrunk_nu(v, t, g_max))
-    }
-
-    /// The part of [`Shrinker::shrink`] and [`Shrinker::shrink_nu`] after the extremes: the
-    /// first time the gap is `near_optimum`, the gradient is rebuilt and every position made
-    /// active again; then each active position that `be_shrunk` is swapped behind the last
-    /// one kept (LIBSVM's order). Returns the new active-set size.
-    fn shrink_by<Q: QMatrixPasses>(
-        &mut self,
-        q: &mut Q,
-        v: &mut Variables,
         mut active_size: usize,
-        near_optimum: bool,
+        tol: f64,
+        g_max: [f64; 4],
         monitor: &dyn Monitor,
-        be_shrunk: impl Fn(&Variables, usize) -> bool,
     ) -> usize {
+        let near_optimum = (g_max[0] + g_max[1]).max(g_max[2] + g_max[3]) <= tol * 10.0;
         if !self.unshrunk && near_optimum {
             self.unshrunk = true;
             self.reconstruct_gradient(q, v, active_size, monitor);
@@ -158,10 +126,10 @@ impl Shrinker {
         }
         let mut i = 0;
         while i < active_size {
-            if be_shrunk(v, i) {
+            if be_shrunk(v, i, g_max) {
                 active_size -= 1;
                 while active_size > i {
-                    if !be_shrunk(v, active_size) {
+                    if !be_shrunk(v, active_size, g_max) {
                         v.swap_index(q, i, active_size);
                         break;
                     }

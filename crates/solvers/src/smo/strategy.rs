@@ -12,11 +12,9 @@
 
 use kernelkit_kernels::{Level, PerThread, QMatrixPasses};
 
-use super::shrinking::Shrinker;
 use super::state::{Bound, Variables};
 use super::working_set::ArgMax;
-use super::{rho, working_set};
-use crate::protocol::Monitor;
+use super::{rho, shrinking, working_set};
 
 /// The parts of SMO that depend on the equality constraints.
 pub(crate) trait Strategy {
@@ -68,15 +66,9 @@ pub(crate) trait Strategy {
         Self::select_after_first(q, v, active_size, tol, first)
     }
 
-    /// Shrinks the active set; returns its new size.
-    fn shrink<Q: QMatrixPasses>(
-        shrinker: &mut Shrinker,
-        q: &mut Q,
-        v: &mut Variables,
-        active_size: usize,
-        tol: f64,
-        monitor: &dyn Monitor,
-    ) -> usize;
+    /// The four extremes over positions `0..active_size` that
+    /// [`Shrinker::shrink`](super::shrinking::Shrinker::shrink) compares against.
+    fn shrink_extremes(v: &Variables, active_size: usize) -> [f64; 4];
 
     /// `(ρ, r)` from the exact gradient (`r = 1` for one equality).
     fn offset(v: &Variables, len: usize) -> (f64, f64);
@@ -140,15 +132,8 @@ impl Strategy for OneEquality {
         working_set::select_second(v, q_i, i, g_max, tol)
     }
 
-    fn shrink<Q: QMatrixPasses>(
-        shrinker: &mut Shrinker,
-        q: &mut Q,
-        v: &mut Variables,
-        active_size: usize,
-        tol: f64,
-        monitor: &dyn Monitor,
-    ) -> usize {
-        shrinker.shrink(q, v, active_size, tol, monitor)
+    fn shrink_extremes(v: &Variables, active_size: usize) -> [f64; 4] {
+        shrinking::extremes(v, active_size)
     }
 
     fn offset(v: &Variables, len: usize) -> (f64, f64) {
@@ -204,15 +189,8 @@ impl Strategy for TwoEqualities {
         super::working_set_nu::select_second(v, (positive, q_ip), (negative, q_in), tol)
     }
 
-    fn shrink<Q: QMatrixPasses>(
-        shrinker: &mut Shrinker,
-        q: &mut Q,
-        v: &mut Variables,
-        active_size: usize,
-        tol: f64,
-        monitor: &dyn Monitor,
-    ) -> usize {
-        shrinker.shrink_nu(q, v, active_size, tol, monitor)
+    fn shrink_extremes(v: &Variables, active_size: usize) -> [f64; 4] {
+        shrinking::extremes_nu(v, active_size)
     }
 
     fn offset(v: &Variables, len: usize) -> (f64, f64) {

@@ -92,17 +92,14 @@ impl<K: UnlabeledKernel> PuProblem<K> {
     ) -> Result<Self, SolveError> {
         let n = kernel.size();
         if !(prior > 0.0 && prior < 1.0) {
-            return Err(SolveError::InvalidProblem {
-                name: "prior",
-                reason: format!("prior = {prior} must be in (0, 1)"),
-            });
+            return Err(SolveError::invalid("prior", format!("prior = {prior} must be in (0, 1)")));
         }
         crate::protocol::check_positive("lam", lam)?;
         if n_positive == 0 || n == 0 {
-            return Err(SolveError::InvalidProblem {
-                name: "y",
-                reason: "PU learning needs labeled positives and unlabeled rows".into(),
-            });
+            return Err(SolveError::invalid(
+                "y",
+                "PU learning needs labeled positives and unlabeled rows",
+            ));
         }
         if positive_sums.len() != n {
             return Err(SolveError::LengthMismatch {
@@ -112,10 +109,7 @@ impl<K: UnlabeledKernel> PuProblem<K> {
             });
         }
         if let Some(u) = positive_sums.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::InvalidProblem {
-                name: "positive_sums",
-                reason: format!("entry {u} is not finite"),
-            });
+            return Err(SolveError::invalid("positive_sums", format!("entry {u} is not finite")));
         }
         let c1 = prior / (2.0 * lam * n_positive as f64);
         let c2 = 1.0 / (2.0 * lam * n as f64);

@@ -114,6 +114,7 @@ pub(crate) fn solve_pair(input: &PairInput) -> Option<PairStep> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::XorShift;
 
     /// Φ restricted to the pair, minimised on a fine grid of the feasible segment.
     fn grid_minimum(input: &PairInput) -> f64 {
@@ -126,13 +127,8 @@ mod tests {
 
     #[test]
     fn the_four_cases_find_the_exact_pair_minimum() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
-        let mut uniform = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut random = XorShift(0x1234_5678_9ABC_DEF1);
+        let mut uniform = move || random.uniform();
         for _ in 0..2000 {
             let c2 = 0.5 + uniform();
             let (k_ii, k_jj) = (0.2 + uniform(), 0.2 + uniform());

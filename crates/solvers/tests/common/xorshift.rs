@@ -1,10 +1,17 @@
 //! Marsaglia's xorshift64 generator (shifts 13, 7, 17; Marsaglia 2003, "Xorshift RNGs"), the
-//! deterministic data of the SMO and USMO tests and of the benches (`#[path]`-included).
+//! deterministic data of the SMO and USMO tests, of the benches and of the kernels crate's unit
+//! tests (`#[path]`-included; each includer uses part of it).
+#![allow(dead_code)]
 
 /// An xorshift64 generator holding its state (never 0).
 pub struct XorShift(pub u64);
 
 impl XorShift {
+    /// The generator of `seed`: the seed times the 64-bit golden-ratio constant, made odd.
+    pub fn seeded(seed: u64) -> Self {
+        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
     /// The next state.
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
