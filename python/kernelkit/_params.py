@@ -48,6 +48,16 @@ class Controls:
     callback: Callback | None = None
     time_limit: float | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Names the generated ``__init__`` after the estimator that first inherits it, so
+        that Python's errors for a bad argument say ``SVC.__init__() got an unexpected keyword
+        argument 'Cc'``, not ``_SVCInit.__init__()``. Every ``_XInit`` serves one estimator; a
+        user's subclass finds the name already set and keeps it."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__init__
+        if "__init__" not in cls.__dict__ and init.__qualname__.endswith("Init.__init__"):
+            init.__qualname__ = f"{cls.__qualname__}.__init__"
+
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class KernelParams:
