@@ -29,13 +29,14 @@ Parameters sections follow the signatures' order (numpydoc's PR03, ``tests/test_
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._probability import PROBABILITY_DEFAULT
 from ._progress import Callback
 
-__all__ = ["Controls", "KernelParams", "OneVsOneParams", "SmoParams"]
+__all__ = ["ClassWeightParams", "Controls", "KernelParams", "OneVsOneParams", "SmoParams"]
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -87,3 +88,11 @@ class OneVsOneParams:
     decision_function_shape: str = "ovr"
     break_ties: bool = False
     random_state: Any = None
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class ClassWeightParams:
+    """The LIBSVM classifiers' (``SVC``, ``NuSVC``) Platt probabilities and class weights."""
+
+    probability: bool | str = PROBABILITY_DEFAULT
+    class_weight: Mapping[Any, float] | str | None = None

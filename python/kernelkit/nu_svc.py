@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,8 +11,8 @@ from numpy.typing import NDArray
 from . import _core
 from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
-from ._params import Controls, KernelParams, OneVsOneParams, SmoParams
-from ._probability import PROBABILITY_DEFAULT, matching_default
+from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
+from ._probability import matching_default
 from ._warm_start import project_onto
 from .svc import SVC, PairProblem
 
@@ -25,12 +24,12 @@ class _NuSVCParams:
     """Its own parameters, first in its signature (``_params``)."""
 
     nu: float = 0.5
-    probability: bool | str = PROBABILITY_DEFAULT
-    class_weight: Mapping[Any, float] | str | None = None
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class _NuSVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _NuSVCParams):
+class _NuSVCInit(
+    Controls, OneVsOneParams, SmoParams, KernelParams, ClassWeightParams, _NuSVCParams
+):
     """Its ``__init__``: its own parameters, then the groups'."""
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,9 +20,8 @@ from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
 from ._docstrings import shared_docstrings
 from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._one_vs_one import OneVsOneModel
-from ._params import Controls, KernelParams, OneVsOneParams, SmoParams
+from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import (
-    PROBABILITY_DEFAULT,
     PairPositions,
     ProbabilityMixin,
     matching_default,
@@ -61,12 +59,10 @@ class _SVCParams:
     """Its own parameters, first in its signature (``_params``)."""
 
     C: float = 1.0
-    probability: bool | str = PROBABILITY_DEFAULT
-    class_weight: Mapping[Any, float] | str | None = None
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class _SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _SVCParams):
+class _SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, ClassWeightParams, _SVCParams):
     """Its ``__init__``: its own parameters, then the groups'."""
 
 
