@@ -8,8 +8,9 @@ kernel's), so each parameter is a dataclass field, declared once with its type a
 An estimator is built from two private ``@dataclass(kw_only=True, eq=False, repr=False)``
 classes in its module:
 
-- ``_SVCParams``: the fields of its own (``C``, ``probability``, ``class_weight``);
-- ``_SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, _SVCParams)``: its groups and its
+- ``_SVCParams``: the fields of its own (``C``);
+- ``_SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, ClassWeightParams,
+  _SVCParams)``: its groups and its
   own class (the three AID estimators also ``_aid_base.AidParams``), and nothing else but a
   redeclared default where the estimator's differs
   (``AIDClassifier``'s ``kernel="linear"``; such a field keeps its place in the signature);
