@@ -10,8 +10,8 @@ use kernelkit_kernels::{
 use kernelkit_solvers::usmo::Selection;
 use kernelkit_solvers::{
     formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
-    PuProblem, RadiusRule, SamplePool, SimplexQp, Smo, SolveError, SolveOptions, Solver, Start,
-    Usmo, WorkingSetRule,
+    PreviousSolution, PuProblem, RadiusRule, SamplePool, SimplexQp, Smo, SolveError, SolveOptions,
+    Solver, Start, Usmo, WorkingSetRule,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -48,6 +48,13 @@ pub(crate) struct Solution {
     status: String,
     /// Counters of the solve (kernel cache, objective increases, shrinking).
     pub(crate) stats: Py<PyDict>,
+    /// The dual objective's gradient at ``x``, or None.
+    ///
+    /// Given where the solver ends with it exact and ``x`` is the dual's own variables (C-SVC
+    /// and one-class solves): passed back with ``x`` as ``previous``, a warm start updates it
+    /// instead of computing it afresh.
+    ///
+    gradient: Option<Py<PyArray1<f64>>>,
 }
 
 #[pymethods]
@@ -118,6 +125,7 @@ pub(crate) fn python_solution(
         iterations: solution.iterations,
         status: solution.status.as_str().to_owned(),
         stats: stats.unbind(),
+        gradient: solution.gradient.map(|g| PyArray1::from_vec(py, g).unbind()),
     })
 }
 
@@ -264,11 +272,41 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
     }
 }
 
+/// `previous = (x', g')` of a solve: an earlier solution and its gradient.
+type Previous<'py> = (PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, f64>);
+
+/// The core's `PreviousSolution` of `previous = (x', g')`, which only a warm start from
+/// `alpha0` may give, with as many values in each; the solver checks the values.
+fn previous_solution(
+    previous: Option<&Previous<'_>>,
+    alpha0: Option<&Vec<f64>>,
+) -> PyResult<Option<PreviousSolution>> {
+    let Some((x, gradient)) = previous else { return Ok(None) };
+    let invalid = |reason: String| PyErr::from(CoreError(SolveError::invalid("previous", reason)));
+    let Some(alpha0) = alpha0 else {
+        return Err(invalid(
+            "it is the solution a warm start moved from, and alpha0 (the start) is not given"
+                .to_owned(),
+        ));
+    };
+    let (x, gradient) = (vector(x).into_owned(), vector(gradient).into_owned());
+    if x.len() != alpha0.len() || gradient.len() != alpha0.len() {
+        return Err(invalid(format!(
+            "its solution and gradient have {} and {} values, alpha0 has {}",
+            x.len(),
+            gradient.len(),
+            alpha0.len()
+        )));
+    }
+    Ok(Some(PreviousSolution { x, gradient }))
+}
+
 /// C-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample upper bounds.
 /// With `alpha0`, the solve starts from that feasible point (`0 ≤ α⁰ ≤ upper`) and keeps its
-/// `yᵀα⁰`.
+/// `yᵀα⁰`; with `previous = (x', g')`, the solution and gradient of an earlier solve of the
+/// same rows, labels and kernel, its gradient starts from `g'` (see [`previous_solution`]).
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, kernel, alpha0=None, **options))]
+#[pyo3(signature = (x, y, upper, kernel, alpha0=None, previous=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_c_svc(
     py: Python<'_>,
@@ -277,15 +315,17 @@ pub(crate) fn solve_c_svc(
     upper: PyReadonlyArray1<'_, f64>,
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    previous: Option<Previous<'_>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref())?;
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
-                formulations::c_svc_from(source, &labels, upper, alpha0, opts, monitor)?,
+                formulations::c_svc_from(source, &labels, upper, alpha0, previous, opts, monitor)?,
                 f64::NAN
             )))
         })?;
@@ -305,14 +345,14 @@ pub(crate) fn c_svc_of_rows(
 ) -> Result<kernelkit_solvers::Solution, CoreError> {
     let callable: Option<CallableKernel> = None;
     dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::c_svc_from(
-        source, labels, upper, None, opts, monitor
+        source, labels, upper, None, None, opts, monitor
     )?))
 }
 
 /// One-class SVM on rows `x` with parameter `nu` and per-sample upper bounds; with `alpha0`
-/// (`Σα⁰ = ν Σ upper`), the solve starts from it.
+/// (`Σα⁰ = ν Σ upper`), the solve starts from it, and with `previous` as for `solve_c_svc`.
 #[pyfunction]
-#[pyo3(signature = (x, upper, nu, kernel, alpha0=None, **options))]
+#[pyo3(signature = (x, upper, nu, kernel, alpha0=None, previous=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_one_class(
     py: Python<'_>,
@@ -321,14 +361,16 @@ pub(crate) fn solve_one_class(
     nu: f64,
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    previous: Option<Previous<'_>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref())?;
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
-                formulations::one_class_from(source, nu, upper, alpha0, opts, monitor)?,
+                formulations::one_class_from(source, nu, upper, alpha0, previous, opts, monitor)?,
                 f64::NAN
             )))
         })?;

@@ -174,6 +174,14 @@ class Solution:
     @property
     def stats(self) -> dict[str, float | str]:
         """Counters of the solve (kernel cache, objective increases, shrinking)."""
+    @property
+    def gradient(self) -> NDArray[np.float64] | None:
+        """The dual objective's gradient at ``x``, or None.
+
+        Given where the solver ends with it exact and ``x`` is the dual's own variables (C-SVC
+        and one-class solves): passed back with ``x`` as ``previous``, a warm start updates it
+        instead of computing it afresh.
+        """
 
 def simd_levels() -> tuple[list[str], str]: ...
 def first_occurrences(
@@ -189,6 +197,7 @@ def solve_c_svc(
     upper: NDArray[np.float64],
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
+    previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_c_svc_pairs(
@@ -205,6 +214,7 @@ def solve_one_class(
     nu: float,
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
+    previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_epsilon_svr(

@@ -12,6 +12,17 @@ use kernelkit_kernels::QMatrix;
 
 use crate::protocol::SolveError;
 
+/// A previous solve's solution `x` and the gradient `Qx + p` there (its `Solution::x` and
+/// `Solution::gradient`, of the same `Q` and `p`): a warm start from a point near `x` updates
+/// that gradient by the columns of the variables that moved instead of computing it afresh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviousSolution {
+    /// The previous solution.
+    pub x: Vec<f64>,
+    /// `Qx + p`.
+    pub gradient: Vec<f64>,
+}
+
 /// `min ½αᵀQα + pᵀα` s.t. `yᵀα = yᵀα⁰`, `0 ≤ α ≤ u`.
 #[derive(Debug)]
 pub struct BoxQp<Q> {
@@ -25,9 +36,15 @@ pub struct BoxQp<Q> {
     pub upper: Vec<f64>,
     /// A feasible starting point.
     pub alpha0: Vec<f64>,
-    /// `Qα⁰ + p`, when the caller already knows it (a warm start): the solver then skips the
-    /// `O(n · #{α⁰_i > 0})` computation of the initial gradient. `None` by default.
+    /// `Qa + p` at `a = gradient0_at` (else at `a = α⁰`), when the caller already knows it (a
+    /// warm start): the solver then skips the `O(n · #{α⁰_i > 0})` computation of the initial
+    /// gradient. `None` by default.
     pub gradient0: Option<Vec<f64>>,
+    /// The point `a` where `gradient0` was computed, when it is not `α⁰`: a previous solve's
+    /// solution that the warm start moved (projected onto new bounds). The solver then adds
+    /// `Q(α⁰ − a)` to `gradient0`, one column per variable that moved, instead of one per
+    /// non-zero `α⁰_i`. Needs `gradient0`; `None` by default.
+    pub gradient0_at: Option<Vec<f64>>,
 }
 
 impl<Q: QMatrix> BoxQp<Q> {
@@ -41,9 +58,20 @@ impl<Q: QMatrix> BoxQp<Q> {
     ) -> Result<Self, SolveError> {
         let n = q.size();
         let alpha0 = alpha0.unwrap_or_else(|| vec![0.0; n]);
-        let problem = BoxQp { q, p, y, upper, alpha0, gradient0: None };
+        let problem = BoxQp { q, p, y, upper, alpha0, gradient0: None, gradient0_at: None };
         problem.validate()?;
         Ok(problem)
+    }
+
+    /// The problem started from `α⁰` with the gradient known at a previous solution
+    /// (`gradient0` and `gradient0_at`), checked; unchanged when `previous` is `None`.
+    pub fn with_previous(mut self, previous: Option<PreviousSolution>) -> Result<Self, SolveError> {
+        if let Some(previous) = previous {
+            self.gradient0 = Some(previous.gradient);
+            self.gradient0_at = Some(previous.x);
+            self.validate()?;
+        }
+        Ok(self)
     }
 
     /// Number of variables.
@@ -65,6 +93,7 @@ impl<Q: QMatrix> BoxQp<Q> {
             ("upper", self.upper.len()),
             ("alpha0", self.alpha0.len()),
             ("gradient0", self.gradient0.as_ref().map_or(n, Vec::len)),
+            ("gradient0_at", self.gradient0_at.as_ref().map_or(n, Vec::len)),
         ] {
             if actual != n {
                 return Err(SolveError::LengthMismatch { name, expected: n, actual });
@@ -96,9 +125,17 @@ impl<Q: QMatrix> BoxQp<Q> {
                 ));
             }
         }
-        if let Some(i) = self.gradient0.as_ref().and_then(|g| g.iter().position(|v| !v.is_finite()))
+        for (name, values) in [("gradient0", &self.gradient0), ("gradient0_at", &self.gradient0_at)]
         {
-            return Err(SolveError::invalid("gradient0", format!("gradient0[{i}] is not finite")));
+            if let Some(i) = values.as_ref().and_then(|g| g.iter().position(|v| !v.is_finite())) {
+                return Err(SolveError::invalid(name, format!("{name}[{i}] is not finite")));
+            }
+        }
+        if self.gradient0_at.is_some() && self.gradient0.is_none() {
+            return Err(SolveError::invalid(
+                "gradient0_at",
+                "it is the point of gradient0, which is not given",
+            ));
         }
         if let Some(i) = self.q.diagonal().iter().position(|v| !v.is_finite()) {
             return Err(SolveError::invalid("Q", format!("Q[{i}, {i}] is not finite")));

@@ -20,7 +20,7 @@
 
 use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
 
-use crate::box_qp::BoxQp;
+use crate::box_qp::{BoxQp, PreviousSolution};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
 use crate::smo::{NuSmo, Smo};
 
@@ -32,18 +32,21 @@ pub fn c_svc<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
-    c_svc_from(kernel, labels, upper, None, options, monitor)
+    c_svc_from(kernel, labels, upper, None, None, options, monitor)
 }
 
 /// C-SVC started from a feasible `alpha0` (`0 ≤ α⁰ ≤ upper`; the equality `yᵀα = yᵀα⁰` is
 /// the one `alpha0` satisfies): the warm start AID's aggregated SVM uses (Park, Zhang & Sun,
 /// §4), exposed so that a distributed AID solves the same problem from the same point.
-/// `None` is [`c_svc`]'s cold start `α = 0`.
+/// `None` is [`c_svc`]'s cold start `α = 0`. With `previous` (a solve of the same kernel and
+/// labels), the initial gradient is that solution's, updated by the columns of the variables
+/// where `alpha0` differs from it (`BoxQp::gradient0_at`).
 pub fn c_svc_from<K: KernelSource>(
     kernel: K,
     labels: &[i8],
     upper: Vec<f64>,
     alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
@@ -51,7 +54,8 @@ pub fn c_svc_from<K: KernelSource>(
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let n = kernel.len();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
-    let mut problem = BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, alpha0)?;
+    let mut problem =
+        BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, alpha0)?.with_previous(previous)?;
     Smo.solve(&mut problem, options, monitor)
 }
 
@@ -63,16 +67,18 @@ pub fn one_class<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
-    one_class_from(kernel, nu, upper, None, options, monitor)
+    one_class_from(kernel, nu, upper, None, None, options, monitor)
 }
 
 /// [`one_class`] started from `alpha0` (a warm start: `0 ≤ α⁰ ≤ upper` with
-/// `Σα⁰ = ν Σ upper`), or from LIBSVM's greedy point when `None`.
+/// `Σα⁰ = ν Σ upper`), or from LIBSVM's greedy point when `None`; `previous` as for
+/// [`c_svc_from`].
 pub fn one_class_from<K: KernelSource>(
     kernel: K,
     nu: f64,
     upper: Vec<f64>,
     alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
@@ -101,7 +107,8 @@ pub fn one_class_from<K: KernelSource>(
         }
     };
     let q = SignedQ::unsigned(kernel, options.cache_bytes);
-    let mut problem = BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?;
+    let mut problem =
+        BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?.with_previous(previous)?;
     Smo.solve(&mut problem, options, monitor)
 }
 
@@ -149,6 +156,7 @@ pub fn epsilon_svr_from<K: KernelSource>(
     let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?;
     let mut solution = Smo.solve(&mut problem, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
+    solution.gradient = None; // of (α, α*), not of x
     Ok(solution)
 }
 
@@ -287,6 +295,7 @@ pub fn nu_svc_from<K: KernelSource>(
     }
     solution.bias /= r;
     solution.objective /= r * r;
+    solution.gradient = None; // of the unscaled α, not of x
     Ok((solution, r))
 }
 
@@ -345,6 +354,7 @@ pub fn nu_svr_from<K: KernelSource>(
     let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?;
     let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
+    solution.gradient = None; // of (α, α*), not of x
     Ok((solution, -r))
 }
 

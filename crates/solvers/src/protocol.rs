@@ -219,6 +219,11 @@ pub struct Solution {
     pub status: Status,
     /// Counters.
     pub stats: SolveStats,
+    /// The objective's gradient at `x` (`Qx + p` of a [`BoxQp`](crate::box_qp::BoxQp)), in
+    /// the order of `x`, where the solver ends with it exact and `x` is the problem's own
+    /// variables (the SMO solvers of C-SVC and the one-class SVM: a warm start from `x` passes
+    /// it back as `BoxQp::gradient0`); `None` elsewhere.
+    pub gradient: Option<Vec<f64>>,
 }
 
 /// What a solver reports to its [`Monitor`].

@@ -8,8 +8,8 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
 use kernelkit_solvers::{
-    with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, Progress, Smo, Solution,
-    SolveError, SolveOptions, Solver, Status,
+    with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, PreviousSolution, Progress, Smo,
+    Solution, SolveError, SolveOptions, Solver, Status,
 };
 
 #[path = "common/kkt.rs"]
@@ -172,6 +172,55 @@ fn a_given_warm_start_gradient_reaches_the_same_optimum() {
     assert_eq!(given.status, Status::Converged);
     assert!((computed.objective - given.objective).abs() <= 1e-6 * computed.objective.abs());
     assert!(kkt_violation(&q, &p, &y, &upper, &given.x) <= 1e-5);
+}
+
+/// A solve returns its gradient `Qx + p` (the dense reference's), and a warm start from a point
+/// that moved away from that solution (`BoxQp::gradient0_at`: the solver adds the columns of
+/// the moved variables) reaches the optimum of a start whose gradient the solver computes, on
+/// both engines. The gradient's point without the gradient is refused.
+#[test]
+fn a_warm_start_updates_the_previous_gradient() {
+    let (n, d) = (150, 3);
+    let (x, y) = two_clouds(n, d, 9);
+    let q = signed_q(&rbf(&x, n, d), &y);
+    let p = vec![-1.0; n];
+    let first =
+        c_svc(rbf(&x, n, d), &y, vec![0.5; n], &SolveOptions::default(), &mut NoMonitor).unwrap();
+    let gradient = first.gradient.clone().unwrap();
+    for (i, g) in gradient.iter().enumerate() {
+        let reference = p[i] + (0..n).map(|j| q[i][j] * first.x[j]).sum::<f64>();
+        assert!((g - reference).abs() <= 1e-9, "gradient[{i}] = {g}, reference {reference}");
+    }
+    // The start: the previous solution with one positive and one negative variable moved up
+    // together (yᵀα unchanged), in the box of C = 2.
+    let upper = vec![2.0; n];
+    let mut alpha0 = first.x.clone();
+    let plus = y.iter().position(|&v| v == 1).unwrap();
+    let minus = y.iter().position(|&v| v == -1).unwrap();
+    alpha0[plus] += 0.3;
+    alpha0[minus] += 0.3;
+    let previous = PreviousSolution { x: first.x.clone(), gradient };
+    for engine in [Engine::Libsvm, Engine::Batched] {
+        let options = SolveOptions { tol: 1e-6, engine, ..SolveOptions::default() };
+        let solve = |previous: Option<PreviousSolution>| {
+            let signed =
+                SignedQ::new(rbf(&x, n, d), y.iter().map(|&v| f64::from(v)).collect(), 1 << 24);
+            let problem =
+                BoxQp::new(signed, p.clone(), y.clone(), upper.clone(), Some(alpha0.clone()))
+                    .unwrap();
+            let mut problem = problem.with_previous(previous).unwrap();
+            Smo.solve(&mut problem, &options, &mut NoMonitor).unwrap()
+        };
+        let (computed, updated) = (solve(None), solve(Some(previous.clone())));
+        assert_eq!(updated.status, Status::Converged);
+        assert!((computed.objective - updated.objective).abs() <= 1e-9 * computed.objective.abs());
+        assert!(kkt_violation(&q, &p, &y, &upper, &updated.x) <= 1e-5);
+    }
+    let signed = SignedQ::new(rbf(&x, n, d), y.iter().map(|&v| f64::from(v)).collect(), 1 << 24);
+    let mut problem = BoxQp::new(signed, p.clone(), y.clone(), upper, Some(alpha0)).unwrap();
+    problem.gradient0_at = Some(first.x);
+    let error = Smo.solve(&mut problem, &SolveOptions::default(), &mut NoMonitor).unwrap_err();
+    assert!(error.to_string().contains("gradient0_at"), "{error}");
 }
 
 struct StopAfter(u64);
@@ -556,7 +605,7 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
 
     check(
         &|start| {
-            one_class_from(rbf(&x, n, d), 0.3, vec![1.0; n], start, &options, &mut NoMonitor)
+            one_class_from(rbf(&x, n, d), 0.3, vec![1.0; n], start, None, &options, &mut NoMonitor)
                 .map(|solution| (solution, 1.0))
         },
         |cold, _| cold.x.clone(),

@@ -153,6 +153,7 @@ impl Solver<WeightedLad> for ClarabelLp {
             iterations: u64::from(solver.solution.iterations),
             status,
             stats: Default::default(),
+            gradient: None,
         })
     }
 }

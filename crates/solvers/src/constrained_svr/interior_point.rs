@@ -343,6 +343,7 @@ pub(super) fn solve(
         iterations,
         status,
         stats,
+        gradient: None,
     };
     Ok((solution, report))
 }

@@ -123,7 +123,15 @@ pub(super) fn solve(
     report.coef = state.beta;
     report.intercept = intercept;
     report.epsilon = epsilon;
-    let solution =
-        Solution { x, objective, bias: intercept, gap: violation, iterations, status, stats };
+    let solution = Solution {
+        x,
+        objective,
+        bias: intercept,
+        gap: violation,
+        iterations,
+        status,
+        stats,
+        gradient: None,
+    };
     Ok((solution, report))
 }

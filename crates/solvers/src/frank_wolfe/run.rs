@@ -354,6 +354,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
                 objective_increases,
                 ..SolveStats::default()
             },
+            gradient: None,
         };
         (solution, self.report)
     }

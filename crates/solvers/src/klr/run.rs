@@ -168,6 +168,7 @@ pub(super) fn solve<K: KernelSource>(
         iterations,
         status,
         stats,
+        gradient: None,
         x: state.alpha,
     };
     (solution, report)

@@ -264,18 +264,17 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         shrinking: bool,
     ) -> bool {
         let l = self.v.len();
-        let known = self.start_gradient();
-        let needed: Vec<usize> = (0..l)
-            .filter(|&i| (!known && !self.v.is_lower(i)) || (shrinking && self.v.is_upper(i)))
-            .collect();
+        let scales = self.start_gradient();
+        let needed: Vec<usize> =
+            (0..l).filter(|&i| scales[i] != 0.0 || (shrinking && self.v.is_upper(i))).collect();
         for group in needed.chunks(size) {
             if monitor.interrupted() {
                 return false;
             }
             self.q.prefetch(group, l);
-            if !known {
-                let scales: Vec<f64> = group.iter().map(|&i| self.v.alpha[i]).collect();
-                self.q.add_columns(group, &scales, &mut self.v.gradient);
+            let group_scales: Vec<f64> = group.iter().map(|&i| scales[i]).collect();
+            if group_scales.iter().any(|&s| s != 0.0) {
+                self.q.add_columns(group, &group_scales, &mut self.v.gradient);
             }
             let upper: Vec<usize> =
                 group.iter().copied().filter(|&i| shrinking && self.v.is_upper(i)).collect();

@@ -159,12 +159,14 @@ fn solve_with<Q: QMatrixPasses, S: Strategy>(
         options.simd,
     );
     let known_gradient = problem.gradient0.clone();
+    let known_at = problem.gradient0_at.clone();
     let l = problem.q.size();
     let (engine, size) = choose_engine(options, l, problem.q.cache_capacity(l));
     let mut run = Run {
         q: &mut problem.q,
         v: variables,
         known_gradient,
+        known_at,
         options,
         started: Instant::now(),
         passes_before: team::passes_so_far(),
@@ -216,6 +218,8 @@ struct Run<'a, Q, S> {
     v: Variables,
     /// `BoxQp::gradient0`.
     known_gradient: Option<Vec<f64>>,
+    /// `BoxQp::gradient0_at`.
+    known_at: Option<Vec<f64>>,
     options: &'a SolveOptions,
     started: Instant,
     /// The solving thread's parallel passes before this solve.
@@ -227,27 +231,39 @@ struct Run<'a, Q, S> {
 
 impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
     /// Starts `G` at the gradient given with the problem (a warm start's), else at `p`, and `Ḡ`
-    /// at 0 (the columns are then added to them); true when `G` was given.
-    fn start_gradient(&mut self) -> bool {
+    /// at 0. Returns the scale of each column still to be added to `G`: `α_i` without a given
+    /// gradient; with one, `α_i − a_i` where it was computed at `a ≠ α⁰`
+    /// (`BoxQp::gradient0_at`), else 0 (0: no column).
+    fn start_gradient(&mut self) -> Vec<f64> {
         let known = self.known_gradient.take();
-        match &known {
-            Some(g) => self.v.gradient.copy_from_slice(g),
-            None => self.v.gradient.copy_from_slice(&self.v.p),
-        }
+        let at = self.known_at.take();
         self.v.gradient_bar.fill(0.0);
-        known.is_some()
+        match (known, at) {
+            (None, _) => {
+                self.v.gradient.copy_from_slice(&self.v.p);
+                self.v.alpha.clone()
+            }
+            (Some(g), at) => {
+                self.v.gradient.copy_from_slice(&g);
+                match at {
+                    Some(at) => self.v.alpha.iter().zip(&at).map(|(a, b)| a - b).collect(),
+                    None => vec![0.0; self.v.len()],
+                }
+            }
+        }
     }
 
-    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (unless given) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`.
-    /// A column for every non-zero `α_i`: seconds for a large ν or one-class problem, so the
-    /// monitor's interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns
-    /// false when interrupted (`G` is then incomplete).
+    /// `G = p + Σ_{α_i > 0} α_i Q_{:,i}` (or the given gradient plus its columns still to add:
+    /// [`Self::start_gradient`]) and `Ḡ = Σ_{α_i = u_i} u_i Q_{:,i}`. A column for every
+    /// non-zero `α_i`: seconds for a large ν or one-class problem, so the monitor's
+    /// interruption is checked every [`INTERRUPT_CHECK_COLUMNS`] columns; returns false when
+    /// interrupted (`G` is then incomplete).
     fn initialize_gradient(&mut self, monitor: &dyn Monitor) -> bool {
         let l = self.v.len();
-        let known = self.start_gradient();
+        let scales = self.start_gradient();
         let mut columns = 0usize;
-        for i in 0..l {
-            if self.v.is_lower(i) || (known && !self.v.is_upper(i)) {
+        for (i, &scale) in scales.iter().enumerate() {
+            if scale == 0.0 && !self.v.is_upper(i) {
                 continue;
             }
             columns += 1;
@@ -255,9 +271,8 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
                 return false;
             }
             let q_i = self.q.column(i, l);
-            let alpha_i = self.v.alpha[i];
-            if !known {
-                add_scaled(&mut self.v.gradient, q_i, alpha_i);
+            if scale != 0.0 {
+                add_scaled(&mut self.v.gradient, q_i, scale);
             }
             if self.v.is_upper(i) {
                 add_scaled(&mut self.v.gradient_bar, q_i, self.v.upper[i]);
@@ -380,10 +395,13 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         stats.cache = self.q.cache_stats();
         self.count_passes(&mut stats);
         let mut x = vec![0.0; l];
+        let mut gradient = vec![0.0; l];
         for (position, &original) in self.v.active_set.iter().enumerate() {
             x[original] = self.v.alpha[position];
+            gradient[original] = self.v.gradient[position];
         }
-        (Solution { x, objective, bias: -rho, gap, iterations, status, stats }, scale)
+        let gradient = Some(gradient);
+        (Solution { x, objective, bias: -rho, gap, iterations, status, stats, gradient }, scale)
     }
 
     /// One shrinking of the active set ([`Shrinker::shrink`]), counted in
@@ -434,6 +452,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             iterations,
             status: Status::Stopped,
             stats,
+            gradient: None,
         }
     }
 

@@ -487,6 +487,7 @@ fn solve_full<K: UnlabeledKernel>(
         iterations: iteration,
         status,
         stats,
+        gradient: None,
     }
 }
 

@@ -401,6 +401,7 @@ pub(super) fn solve<K: UnlabeledKernel>(
         iterations: run.iteration,
         status,
         stats,
+        gradient: None,
     }
 }
 
