@@ -127,3 +127,107 @@ def test_what_cannot_use_the_previous_solution_starts_cold() -> None:
     # Without warm_start, nothing is kept for a later warm fit.
     assert kernelkit.SVC().fit(X, y)._warm_duals is None
     assert kernelkit.SVR().fit(*_regression())._warm_duals is None
+
+
+# --------------------------------------------------------------------------------------------
+# The gradient carried from one fit to the next (``_warm_start``, "The gradient")
+
+
+def _dual_gradient(X: Any, signs: Any, alpha: Any, gamma: float, linear: float) -> tuple[Any, Any]:
+    """NumPy's ``Qα + p`` of an RBF dual (``Q_ij = s_i s_j exp(−γ‖x_i − x_j‖²)``, ``p =
+    linear``) and its tolerance: the solver caches its columns in float32, so each term may be
+    off by 2⁻²⁴ of itself (2⁻²² is allowed for the rounding of the updates as well)."""
+    squared = np.sum(X**2, axis=1)
+    distances = squared[:, None] + squared[None, :] - 2.0 * X @ X.T
+    q = signs[:, None] * signs[None, :] * np.exp(-gamma * np.maximum(distances, 0.0))
+    return q @ alpha + linear, 2.0**-22 * (np.abs(q) @ np.abs(alpha)) + 1e-12
+
+
+@pytest.mark.parametrize("formulation", ["c_svc", "one_class"])
+def test_solution_gradient_is_the_dual_gradient(formulation: str) -> None:
+    """The gradient a C-SVC or one-class solve returns is ``Qα + p`` at its solution (NumPy's),
+    and a solve started from a moved point with ``previous`` ends where one that computes its
+    gradient afresh ends."""
+    from kernelkit import _core
+
+    X, y = _classes(2)
+    signs = np.where(y > 0, 1.0, -1.0)
+    kernel = _core.Kernel("rbf", gamma=0.1)
+    if formulation == "c_svc":
+
+        def solve(upper: Any, alpha0: Any = None, previous: Any = None) -> Any:
+            return _core.solve_c_svc(X, signs, upper, kernel, alpha0, previous, tol=1e-9)
+
+        first = solve(np.full(len(y), 2.0))
+        expected, slack = _dual_gradient(X, signs, np.asarray(first.x), 0.1, -1.0)
+        upper, target, s = np.full(len(y), 0.5), 0.0, signs  # C falls: the start moves
+    else:
+
+        def solve(upper: Any, alpha0: Any = None, previous: Any = None) -> Any:
+            return _core.solve_one_class(X, upper, 0.3, kernel, alpha0, previous, tol=1e-9)
+
+        first = solve(np.ones(len(y)))
+        expected, slack = _dual_gradient(X, np.ones(len(y)), np.asarray(first.x), 0.1, 0.0)
+        upper, target, s = (
+            np.linspace(0.5, 1.5, len(y)),
+            0.3 * np.linspace(0.5, 1.5, len(y)).sum(),
+            None,
+        )
+    assert np.all(np.abs(np.asarray(first.gradient) - expected) <= slack)
+    start = project_onto(np.asarray(first.x), upper, float(target), s)
+    assert np.count_nonzero(start != np.asarray(first.x)) > 0  # the start moved
+    carried = solve(upper, start, (np.asarray(first.x), np.asarray(first.gradient)))
+    fresh = solve(upper, start)
+    assert abs(carried.objective - fresh.objective) <= 1e-9 * abs(fresh.objective)
+    np.testing.assert_allclose(carried.gradient, fresh.gradient, rtol=0, atol=1e-6)
+
+
+def test_a_warm_fit_carries_the_gradient_only_over_the_same_dual(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refit with a larger C passes the previous solution and gradient to the core, and its
+    start is that solution (at most three variables moved, by the repair of the rounding of
+    ``yᵀα``); a refit on other values of X (same shape) or with another gamma, whose ``Q``
+    differs, passes none and reaches the cold optimum of its own problem."""
+    from kernelkit import _core
+
+    calls: list[Any] = []
+    solve = _core.solve_c_svc
+
+    def spy(*args: Any, **options: Any) -> Any:
+        calls.append(args[4:6])
+        return solve(*args, **options)
+
+    monkeypatch.setattr(_core, "solve_c_svc", spy)
+    X, y = _classes(2)
+    warm = kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1, C=0.5).fit(X, y)
+    warm.set_params(C=5.0).fit(X, y)
+    alpha0, previous = calls[-1]
+    assert previous is not None
+    assert np.count_nonzero(alpha0 != previous[0]) <= 3  # the rounding repair's moves
+    cold = kernelkit.SVC(tol=1e-7, gamma=0.1, C=5.0).fit(X, y)
+    assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
+    X_other = X + np.random.default_rng(0).normal(0.0, 0.3, X.shape)
+    for rows, gamma in ((X_other, 0.1), (X_other, 0.3)):
+        warm.set_params(gamma=gamma).fit(rows, y)
+        assert calls[-1][0] is not None and calls[-1][1] is None  # warm α, fresh gradient
+        cold = kernelkit.SVC(tol=1e-7, gamma=gamma, C=5.0).fit(rows, y)
+        assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
+
+
+def test_previous_needs_a_start_and_matching_lengths() -> None:
+    from kernelkit import _core
+
+    X, y = _classes(2)
+    signs = np.where(y > 0, 1.0, -1.0)
+    kernel, upper = _core.Kernel("rbf", gamma=0.1), np.ones(len(y))
+    first = _core.solve_c_svc(X, signs, upper, kernel)
+    previous = (np.asarray(first.x), np.asarray(first.gradient))
+    with pytest.raises(ValueError, match="previous"):
+        _core.solve_c_svc(X, signs, upper, kernel, None, previous)
+    with pytest.raises(ValueError, match="previous"):
+        _core.solve_c_svc(X, signs, upper, kernel, previous[0], (previous[0], previous[1][:-1]))
+    broken = previous[1].copy()
+    broken[3] = np.nan
+    with pytest.raises(ValueError, match="not finite"):
+        _core.solve_c_svc(X, signs, upper, kernel, previous[0], (previous[0], broken))

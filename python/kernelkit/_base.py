@@ -28,6 +28,7 @@ from ._validation import (
     plain_target,
     scale_gamma,
 )
+from ._warm_start import PreviousSolve, training_digest
 from .exceptions import ConvergenceWarning
 
 T = TypeVar("T")
@@ -51,6 +52,9 @@ class KeptRows(NamedTuple):
     kernel: _core.Kernel
     #: The previous fit's dual of them, to start from (``warm_start``), or None.
     previous: Float64Array | None
+    #: The previous fit's solution and gradient, when it solved the same dual (``warm_start``:
+    #: ``_warm_start``, "The gradient"), or None.
+    solved: tuple[Float64Array, Float64Array] | None = None
 
 
 #: Rows of test data whose kernel values against the support vectors are held at once, for a
@@ -534,6 +538,17 @@ class SingleProblemSvm(KernelSvmMixin):
         weights, kept = self._positive_weights(sample_weight, X)
         kernel = self._kernel_spec(X)
         previous = self._previous_dual(X.shape[0])
+        # The rows of the dual: one variable per kept row (the signs of a C-SVC pair's dual).
+        signs = np.ones(len(kept))
+        warm = check_bool("warm_start", getattr(self, "warm_start", False))
+        digest = training_digest(X, kernel) if warm else None
+        solved: PreviousSolve | None = getattr(self, "_warm_solves", None)
+        if (
+            previous is None
+            or digest is None
+            or not (solved and solved.continues(digest, kept, signs))
+        ):
+            solved = None
         solution = solve(
             KeptRows(
                 self._training_rows(X, kept),
@@ -541,11 +556,18 @@ class SingleProblemSvm(KernelSvmMixin):
                 weights[kept],
                 self._make_kernel(kernel),
                 None if previous is None else previous[kept],
+                None if solved is None else (solved.x, solved.gradient),
             )
         )
         x = np.asarray(solution.x)
         self._store_solution(X, kept, x, solution, kernel)
         self._remember_dual(X.shape[0], kept, x)
+        gradient = solution.gradient
+        self._warm_solves = (
+            None
+            if digest is None or gradient is None
+            else PreviousSolve(digest, kept, signs, x, np.asarray(gradient))
+        )
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         return solution
 

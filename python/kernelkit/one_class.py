@@ -120,6 +120,7 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
                 nu,
                 kept.kernel,
                 start,
+                kept.solved,
                 description="OneClassSVM",
             )
 

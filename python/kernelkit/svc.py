@@ -34,7 +34,7 @@ from ._validation import (
     keeps_model_on_failure,
     weights_of_classes,
 )
-from ._warm_start import project_onto
+from ._warm_start import PreviousSolve, project_onto, training_digest
 
 __all__ = ["SVC"]
 
@@ -229,8 +229,24 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 "positive sample_weight"
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-        # The previous fit's duals, one full-length vector per pair, when this fit starts warm.
+        # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
+        # and the duals as solved with their gradients (``_warm_start``, "The gradient").
         previous = self._previous_duals(len(y_index), classes) if warm else None
+        digest = training_digest(X_checked, kernel_params) if warm else None
+        previous_solves: list[PreviousSolve] | None = (
+            getattr(self, "_warm_solves", None) if previous is not None else None
+        )
+        solves: dict[int, PreviousSolve] = {}
+
+        def remember(pair: int, problem: PairProblem, solution: _core.Solution) -> None:
+            # What the next warm fit may continue from (the C-SVC solves return a gradient).
+            if digest is not None and solution.gradient is not None:
+                x = np.asarray(solution.x)
+                gradient = np.asarray(solution.gradient)
+                solves[pair] = PreviousSolve(
+                    digest, problem.rows_index, problem.rows_signs, x, gradient
+                )
+
         # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
         # float32, never converted here): their facts are computed once, each pair names its
         # rows, and the core's plan chooses how to read them (each row is in n_classes - 1
@@ -300,6 +316,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             n_jobs: int | None,
             stop: _core.StopFlag | None,
             start: Float64Array | None = None,
+            solved: PreviousSolve | None = None,
         ) -> _core.Solution:
             rows = (
                 self._training_rows(X_checked, problem.rows_index)
@@ -307,7 +324,17 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
             extra: dict[str, Any] = {}
-            if start is not None:
+            if (
+                solved is not None
+                and digest is not None
+                and solved.continues(digest, problem.rows_index, problem.rows_signs)
+            ):
+                # The same dual variables as the previous fit's solve: its solution projected
+                # onto this fit's box, the gradient updated from the previous one.
+                upper = self._upper(problem.rows_weights, problem.rows_class_weights)
+                extra["alpha0"] = project_onto(solved.x, upper, 0.0, problem.rows_signs)
+                extra["previous"] = (solved.x, solved.gradient)
+            elif start is not None:
                 # The start of every position, projected; merged rows start at their sum.
                 alpha0 = self._warm_pair_start(problem, start[problem.positions])
                 if problem.groups is not None:
@@ -328,9 +355,12 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         def solve_pair(
             pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
         ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
-            problem = pair_problem(pair)
-            start = None if previous is None else previous[pairs.index(pair)]
-            return finish(problem, solve_problem(problem, describe(pair), n_jobs, stop, start))
+            problem, p = pair_problem(pair), pairs.index(pair)
+            start = None if previous is None else previous[p]
+            solved = None if previous_solves is None else previous_solves[p]
+            solution = solve_problem(problem, describe(pair), n_jobs, stop, start, solved)
+            remember(p, problem, solution)
+            return finish(problem, solution)
 
         def solve_fold(
             pair: PairPositions,
@@ -379,6 +409,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 workers,
                 **{**self._solver_options(), "n_jobs": 1},
             )
+            for p, (problem, solution) in enumerate(zip(problems, solutions, strict=True)):
+                remember(p, problem, solution)
             results = [finish(p, s) for p, s in zip(problems, solutions, strict=True)]
         else:
             results = self._run_in_parallel(pairs, solve_pair)
@@ -421,6 +453,9 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             if warm
             else None
         )
+        self._warm_solves = (
+            [solves[p] for p in range(len(pairs))] if len(solves) == len(pairs) else None
+        )
         self.objective_ = np.asarray(objectives)
         self.kkt_gap_ = np.asarray(gaps)
         self.n_iter_ = np.asarray(iterations, dtype=np.int32)
@@ -438,8 +473,9 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         sample_weight``, started from ``options["alpha0"]`` (feasible) when given."""
         upper = self._upper(pair.rows_weights, pair.rows_class_weights)
         alpha0 = options.pop("alpha0", None)
+        previous = options.pop("previous", None)
         return self._solve(
-            _core.solve_c_svc, rows, pair.rows_signs, upper, kernel, alpha0, **options
+            _core.solve_c_svc, rows, pair.rows_signs, upper, kernel, alpha0, previous, **options
         )
 
     # -- warm start (``_warm_start``) --------------------------------------------------------
