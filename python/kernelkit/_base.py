@@ -540,14 +540,15 @@ class SingleProblemSvm(KernelSvmMixin):
         previous = self._previous_dual(X.shape[0])
         # The rows of the dual: one variable per kept row (the signs of a C-SVC pair's dual).
         signs = np.ones(len(kept))
-        warm = check_bool("warm_start", getattr(self, "warm_start", False))
-        digest = training_digest(X, kernel) if warm else None
+        # The digest of X is taken only where it is compared or kept (not for the regressions,
+        # whose solutions come without a gradient).
+        digest: str | None = None
         solved: PreviousSolve | None = getattr(self, "_warm_solves", None)
-        if (
-            previous is None
-            or digest is None
-            or not (solved and solved.continues(digest, kept, signs))
-        ):
+        if previous is not None and solved is not None:
+            digest = training_digest(X, kernel)
+            if digest is None or not solved.continues(digest, kept, signs):
+                solved = None
+        else:
             solved = None
         solution = solve(
             KeptRows(
@@ -563,9 +564,11 @@ class SingleProblemSvm(KernelSvmMixin):
         self._store_solution(X, kept, x, solution, kernel)
         self._remember_dual(X.shape[0], kept, x)
         gradient = solution.gradient
+        if self._warm_duals is not None and gradient is not None and digest is None:
+            digest = training_digest(X, kernel)
         self._warm_solves = (
             None
-            if digest is None or gradient is None
+            if self._warm_duals is None or digest is None or gradient is None
             else PreviousSolve(digest, kept, signs, x, np.asarray(gradient))
         )
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)

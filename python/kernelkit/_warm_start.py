@@ -146,5 +146,5 @@ def training_digest(X: Any, kernel_params: tuple[Any, ...]) -> str | None:
         parts = [np.asarray(X)]
     digest.update(repr((X.shape, [p.dtype.str for p in parts])).encode())
     for part in parts:
-        digest.update(np.ascontiguousarray(part).tobytes())
+        digest.update(np.ascontiguousarray(part).data)  # the buffer itself, not a copy
     return digest.hexdigest()
