@@ -232,7 +232,15 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
         # and the duals as solved with their gradients (``_warm_start``, "The gradient").
         previous = self._previous_duals(len(y_index), classes) if warm else None
-        digest = training_digest(X_checked, kernel_params) if warm else None
+        digests: list[str | None] = []
+
+        def digest() -> str | None:
+            # Taken once, where first compared or kept (never for ν-SVC, whose solutions come
+            # without a gradient).
+            if not digests:
+                digests.append(training_digest(X_checked, kernel_params) if warm else None)
+            return digests[0]
+
         previous_solves: list[PreviousSolve] | None = (
             getattr(self, "_warm_solves", None) if previous is not None else None
         )
@@ -240,11 +248,11 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
 
         def remember(pair: int, problem: PairProblem, solution: _core.Solution) -> None:
             # What the next warm fit may continue from (the C-SVC solves return a gradient).
-            if digest is not None and solution.gradient is not None:
+            if solution.gradient is not None and (kept := digest()) is not None:
                 x = np.asarray(solution.x)
                 gradient = np.asarray(solution.gradient)
                 solves[pair] = PreviousSolve(
-                    digest, problem.rows_index, problem.rows_signs, x, gradient
+                    kept, problem.rows_index, problem.rows_signs, x, gradient
                 )
 
         # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
@@ -326,8 +334,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             extra: dict[str, Any] = {}
             if (
                 solved is not None
-                and digest is not None
-                and solved.continues(digest, problem.rows_index, problem.rows_signs)
+                and (current := digest()) is not None
+                and solved.continues(current, problem.rows_index, problem.rows_signs)
             ):
                 # The same dual variables as the previous fit's solve: its solution projected
                 # onto this fit's box, the gradient updated from the previous one.
