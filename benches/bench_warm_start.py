@@ -1,10 +1,11 @@
 """``warm_start=True`` along a path of C values (issue 44): warm against cold fits.
 
-The first 16,000 rows of a9a (dense, binary features), RBF gamma=0.5, ``tol=1e-6``, C in
-{0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C in turn, against a
-fresh ``SVC`` per C, with the same cache (200 MB) and thread count, per ``--engines`` and
-``--threads``. Reported per C: fit time, SMO iterations and the dual objective of both (warm
-must equal cold within 1e-6 relative), and the path's total times and their ratio.
+The first 16,000 rows of a9a (dense, binary features; ``--dataset``), RBF gamma=0.5 (``--gamma``),
+``tol=1e-6``, C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C
+in turn, against a fresh ``SVC`` per C and the fits of ``--peers`` (sklearn, sklearnex), same
+cache (200 MB) and thread count, per ``--engines`` and ``--threads``. Per C: fit times, SMO
+iterations and the dual objectives summed over the class pairs (warm = cold within 1e-6
+relative); the path's total times and their ratios.
 
 ``--limits`` (``warm_start_limits.*``): why that saves little, with ``_core.solve_c_svc`` on the
 first of ``--threads``: cold fits at C = 1 and 30 per ``--tols``, and along the path the
@@ -13,7 +14,8 @@ previous α' projected onto ``{0 ≤ α ≤ C, yᵀα = 0}`` as is (``projection
 ``warm_start=True`` does), scaled by C/C' (``scaled``), moved from C' to C at the bound
 (``bound``), or the secant of the last two solutions (``secant``).
 
-    cd benches && python bench_warm_start.py --threads 1,2
+    cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
+    cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
     cd benches && python bench_warm_start.py --limits --threads 2
 
 Writes ``<out>.json`` and ``<out>.md``.
@@ -28,34 +30,37 @@ from typing import Any
 import harness
 import numpy as np
 from harness import data, report
+from harness.objectives import dual_objectives
 from harness.report import markdown_table
+from harness.runner import timed_fit
+from harness.svm import estimator
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
-PARAMS = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
+PARAMS: dict[str, Any] = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
 STARTS = ("cold", "projection", "scaled", "bound", "secant")
 
 
-def run_path(X: Any, y: Any, engine: str, threads: int) -> list[dict[str, Any]]:
+def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str]) -> list[dict[str, Any]]:
     import kernelkit
 
     warm = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
     rows = []
     for C in PATH:
         cold = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, C=C)
-        started = time.perf_counter()
-        cold.fit(X, y)
-        cold_s = time.perf_counter() - started
-        started = time.perf_counter()
-        warm.set_params(C=C).fit(X, y)
-        warm_s = time.perf_counter() - started
-        objective, reference = float(warm.objective_[0]), float(cold.objective_[0])
+        cold_s, warm_s = (timed_fit(m, X, y)["fit_s"] for m in (cold, warm.set_params(C=C)))
+        objective, reference = float(warm.objective_.sum()), float(cold.objective_.sum())
         rows.append({
             "engine": engine, "threads": threads, "C": f"{C:g}", "cold_s": cold_s, "warm_s": warm_s,
-            "cold_iterations": int(cold.n_iter_[0]), "warm_iterations": int(warm.n_iter_[0]),
+            "cold_iterations": int(cold.n_iter_.sum()), "warm_iterations": int(warm.n_iter_.sum()),
             "cold_objective": reference, "warm_objective": objective,
             "relative_difference": abs(objective - reference) / abs(reference),
             "solver_engine": cold.solver_stats_[0]["engine"],
         })  # fmt: skip
+        for peer in peers:  # scikit-learn's LIBSVM runs on one thread whatever n_jobs says
+            model = estimator(peer, "SVC", {**PARAMS, "C": C}, n_jobs=threads)
+            rows[-1][f"{peer}_s"] = timed_fit(model, X, y)["fit_s"]
+            ours = sum(dual_objectives(model, "SVC", PARAMS["gamma"], y)) / reference
+            rows[-1][f"{peer}_relative_difference"] = abs(ours - 1)
         print(rows[-1], flush=True)
     return rows
 
@@ -66,21 +71,17 @@ def start_from(strategy: str, C: float, history: list[tuple[float, Any]], y: Any
 
     if strategy == "cold" or not history:
         return None
-    (c1, a1), upper = history[-1], np.full(len(y), C)
-    guess = {"scaled": a1 * (C / c1), "bound": np.where(a1 >= c1 * (1 - 1e-12), C, a1)}.get(
-        strategy, a1
-    )
-    if strategy == "secant" and len(history) > 1:
-        c0, a0 = history[-2]
-        guess = a1 + (C - c1) / (c1 - c0) * (a1 - a0)
-    return project_onto(guess, upper, 0.0, y)
+    (c1, a1), (c0, a0) = history[-1], history[max(len(history) - 2, 0)]
+    guesses = {"scaled": a1 * (C / c1), "bound": np.where(a1 >= c1 * (1 - 1e-12), C, a1),
+               "secant": a1 + (C - c1) / (c1 - c0) * (a1 - a0) if c0 != c1 else a1}  # fmt: skip
+    return project_onto(guesses.get(strategy, a1), np.full(len(y), C), 0.0, y)
 
 
 def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
     """``--limits``: cold fits per tolerance and the iterations from each start along the path."""
     from kernelkit import _core
 
-    y, kernel = np.where(y > 0, 1.0, -1.0), _core.Kernel("rbf", gamma=0.5)
+    y, kernel = np.where(y > 0, 1.0, -1.0), _core.Kernel("rbf", gamma=PARAMS["gamma"])
 
     def solve(C: float, tol: float, alpha0: Any | None) -> tuple[Any, float, float]:
         reports: list[float] = []
@@ -117,32 +118,35 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
 
 def main(argv: list[str] | None = None) -> None:
     p = harness.parser(__doc__, "warm_start")
-    harness.options(p, threads=[1, 2], engines=["auto"], rows=16000,
-                    limits=(False, "the solver's limits instead"),
-                    tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6],
+    harness.options(p, threads=[1, 2], engines=["auto"], rows=16000, dataset="a9a", gamma=0.5,
+                    limits=(False, "the solver's limits instead (binary data)"),
+                    tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6], peers=([], None, harness.strs),
                     starts=(list(STARTS), None, harness.strs))  # fmt: skip
     a = p.parse_args(argv)
     harness.known(p, "starts", a.starts, STARTS)
-    run, ds = harness.Run(argv), data.load("a9a", a.data)
+    harness.known(p, "peers", a.peers, ("sklearn", "sklearnex"))
+    run, ds, PARAMS["gamma"] = harness.Run(argv), data.load(a.dataset, a.data), a.gamma
     X, y = ds.X[: a.rows], ds.y[: a.rows]
     if a.limits:
         out = a.out if "--out" in (argv or sys.argv) else a.out.with_name("warm_start_limits")
         record, md = limits(X, y, a)
         run.write(out, run.record(**record), md)
         return
-    paths = [run_path(X, y, e, t) for e in a.engines for t in a.threads]
-    totals = [{**path[0], "C": "path", "cold_s": sum(r["cold_s"] for r in path),
-               "warm_s": sum(r["warm_s"] for r in path)} for path in paths]  # fmt: skip
+    paths = [run_path(X, y, e, t, a.peers) for e in a.engines for t in a.threads]
+    keys = ["cold_s", "warm_s", *(f"{peer}_s" for peer in a.peers)]
+    totals = [{**path[0], "C": "path", **{k: sum(r[k] for r in path) for k in keys}}
+              for path in paths]  # fmt: skip
     cols: list[report.Column] = [
         ("engine", "engine"), ("threads", "threads"), ("C", "C"), ("cold s", "cold_s:.2f"),
-        ("warm s", "warm_s:.2f"), ("cold iter", "cold_iterations"),
-        ("warm iter", "warm_iterations"),
+        ("warm s", "warm_s:.2f"), *((f"{q} s", f"{q}_s:.2f") for q in a.peers),
+        ("cold iter", "cold_iterations"), ("warm iter", "warm_iterations"),
         ("Δobj rel", lambda r: f"{r['relative_difference']:.1e}"),
+        *((f"{q} Δobj", lambda r, q=q: f"{r[q + '_relative_difference']:.1e}") for q in a.peers),
     ]  # fmt: skip
     body = [r for path in paths for r in path]
     md = report.table(body, cols, 3, done=None)
-    total_cols = [*cols[:5], ("cold iter", lambda r: ""), ("warm iter", lambda r: "")]
-    total_cols.append(("", lambda r: f"warm / cold {r['warm_s'] / r['cold_s']:.2f}"))
+    total_cols = [*cols[: 5 + len(a.peers)], ("", lambda r: " · ".join(
+        f"warm / {k[:-2]} {r['warm_s'] / r[k]:.2f}" for k in keys if k != "warm_s"))]  # fmt: skip
     more = report.table(totals, total_cols, 3, done=None).splitlines()[2:]
     md += "\n" + "\n".join(more)
     run.write(a.out, run.record(runs=paths), md)
