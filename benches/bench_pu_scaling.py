@@ -67,11 +67,8 @@ def fit(case: runner.Case) -> dict[str, Any]:
 
 def slope(fits: list[dict[str, Any]]) -> float | None:
     """The least-squares slope of log(seconds) against log(n)."""
-    if len(fits) < 2:
-        return None
-    return float(
-        np.polyfit(np.log([f["n"] for f in fits]), np.log([f["seconds"] for f in fits]), 1)[0]
-    )
+    n, seconds = np.log([f["n"] for f in fits]), np.log([f["seconds"] for f in fits])
+    return float(np.polyfit(n, seconds, 1)[0]) if len(fits) >= 2 else None
 
 
 def run_series(name: str, pool: Any, kernel: str, args: Any, series: list[Any]) -> None:

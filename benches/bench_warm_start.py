@@ -1,24 +1,21 @@
 """``warm_start=True`` along a path of C values (issue 44): warm against cold fits.
 
 The first 16,000 rows of a9a (dense, binary features; ``--dataset``), RBF gamma=0.5 (``--gamma``),
-``tol=1e-6``, C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C
-in turn, against a fresh ``SVC`` per C and the fits of ``--peers`` (sklearn, sklearnex), same
-cache (200 MB) and thread count, per ``--engines`` and ``--threads``. Per C: fit times, SMO
-iterations and the dual objectives summed over the class pairs (warm = cold within 1e-6
-relative); the path's total times and their ratios.
+``tol=1e-6``, C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C in
+turn, against a fresh ``SVC`` per C and the fits of ``--peers`` (sklearn, sklearnex), same cache
+(200 MB) and threads, per ``--engines`` and ``--threads``. Per C: fit times, SMO iterations and
+the dual objectives summed over class pairs (warm = cold within 1e-6 relative); path totals.
 
-``--limits`` (``warm_start_limits.*``): why that saves little, with ``_core.solve_c_svc`` on the
-first of ``--threads``: cold fits at C = 1 and 30 per ``--tols``, and along the path the
-iterations (the KKT gap at the first report) from each of ``--starts``: α = 0 (``cold``), or the
-previous α' projected onto ``{0 ≤ α ≤ C, yᵀα = 0}`` as is (``projection``, what
-``warm_start=True`` does), scaled by C/C' (``scaled``), moved from C' to C at the bound
-(``bound``), or the secant of the last two solutions (``secant``).
+``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
+``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, the iterations (the KKT
+gap at the first report) from each of ``--starts``: α = 0 (``cold``); the previous α' projected
+onto ``{0 ≤ α ≤ C, yᵀα = 0}`` (``projection``, what ``warm_start=True`` does), scaled by C/C'
+(``scaled``), moved from C' to C at the bound (``bound``), the secant of the last two (``secant``);
+the cold optimum, each free α_i moved by ≤ ±1e-2 or 1e-4 of itself (``optimum_1e-2``, ``…1e-4``).
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
-    cd benches && python bench_warm_start.py --limits --threads 2
-
-Writes ``<out>.json`` and ``<out>.md``.
+    cd benches && python bench_warm_start.py --limits --threads 2  # all: <out>.json, <out>.md
 """
 
 from __future__ import annotations
@@ -31,13 +28,12 @@ import harness
 import numpy as np
 from harness import data, report
 from harness.objectives import dual_objectives
-from harness.report import markdown_table
 from harness.runner import timed_fit
 from harness.svm import estimator
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
 PARAMS: dict[str, Any] = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
-STARTS = ("cold", "projection", "scaled", "bound", "secant")
+STARTS = ("cold", "projection", "scaled", "bound", "secant", "optimum_1e-2", "optimum_1e-4")
 
 
 def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str]) -> list[dict[str, Any]]:
@@ -65,16 +61,26 @@ def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str]) -> lis
     return rows
 
 
-def start_from(strategy: str, C: float, history: list[tuple[float, Any]], y: Any) -> Any | None:
-    """The start of the fit at ``C`` from the previous solutions ``history`` (C, α)."""
+def start_from(how: str, C: float, past: list[tuple[float, Any]], y: Any, optimum: Any) -> Any:
+    """The start ``how`` at ``C`` from the previous solutions ``past`` (C, α) or the ``optimum``."""
     from kernelkit._warm_start import project_onto
 
-    if strategy == "cold" or not history:
+    if how.startswith("optimum_"):  # each free α_i moved by up to ± that part of itself, yᵀα kept
+        free = (optimum > 0) & (optimum < C)
+        move = (
+            free
+            * np.minimum(optimum, C - optimum)
+            * float(how[8:])
+            * np.random.default_rng(0).uniform(-1, 1, len(y))
+        )
+        move -= free * y * (y @ move) / free.sum()
+        return project_onto(optimum + move, np.full(len(y), C), 0.0, y)
+    if how == "cold" or not past:
         return None
-    (c1, a1), (c0, a0) = history[-1], history[max(len(history) - 2, 0)]
+    (c1, a1), (c0, a0) = past[-1], past[max(len(past) - 2, 0)]
     guesses = {"scaled": a1 * (C / c1), "bound": np.where(a1 >= c1 * (1 - 1e-12), C, a1),
                "secant": a1 + (C - c1) / (c1 - c0) * (a1 - a0) if c0 != c1 else a1}  # fmt: skip
-    return project_onto(guesses.get(strategy, a1), np.full(len(y), C), 0.0, y)
+    return project_onto(guesses.get(how, a1), np.full(len(y), C), 0.0, y)
 
 
 def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
@@ -97,13 +103,16 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
         solution, seconds, _ = solve(C, tol, None)
         tols.append({"C": C, "tol": tol, "iterations": solution.iterations, "s": seconds})
         print(tols[-1], flush=True)
+    optima: dict[float, Any] = {}  # the cold solutions, for the optimum_ starts
     for strategy in a.starts:
-        history: list[tuple[float, Any]] = []
+        past: list[tuple[float, Any]] = []
         for C in PATH:
-            solution, seconds, first_gap = solve(C, 1e-6, start_from(strategy, C, history, y))
-            history.append((C, np.asarray(solution.x)))
+            if strategy.startswith("optimum_") and C not in optima:
+                optima[C] = np.asarray(solve(C, 1e-6, None)[0].x)
+            solution, seconds, gap = solve(C, 1e-6, start_from(strategy, C, past, y, optima.get(C)))
+            past.append((C, np.asarray(solution.x)))
             starts.append({"start": strategy, "C": C, "iterations": solution.iterations,
-                           "first_reported_gap": first_gap, "s": seconds,
+                           "first_reported_gap": gap, "s": seconds,
                            "objective": solution.objective})  # fmt: skip
             print(starts[-1], flush=True)
     by_tol = [[f"{r['C']:g}", f"{r['tol']:g}", str(r["iterations"]), f"{r['s']:.2f}"] for r in tols]
@@ -111,8 +120,8 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
                          if r["C"] == C)] for C in PATH]  # fmt: skip
     body.append(["path", *(str(sum(r["iterations"] for r in starts if r["start"] == s))
                            for s in a.starts)])  # fmt: skip
-    md = markdown_table(["C", "tol", "iterations", "s"], by_tol, n_text_cols=2) + "\n\n"
-    md += markdown_table(["C", *a.starts], body, n_text_cols=1)
+    md = report.markdown_table(["C", "tol", "iterations", "s"], by_tol, n_text_cols=2) + "\n\n"
+    md += report.markdown_table(["C", *a.starts], body, n_text_cols=1)
     return {"threads": a.threads[0], "tols": tols, "starts": starts}, md
 
 

@@ -18,9 +18,9 @@ def fmt(value: Any, spec: str = "") -> str:
     """A table cell; None becomes an em dash."""
     if value is None:
         return "—"
-    if isinstance(value, float) and not np.isfinite(value):
-        return str(value)
-    return format(value, spec)
+    return (
+        str(value) if isinstance(value, float) and not np.isfinite(value) else format(value, spec)
+    )
 
 
 def spread(row: Mapping[str, Any], key: str, spec: str = ".3f") -> str:
@@ -40,9 +40,7 @@ def cell(row: Mapping[str, Any], how: str | Callable[[dict[str, Any]], str]) -> 
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             return "—"
     key, _, spec = how.partition(":")
-    if key.startswith("~"):
-        return spread(row, key[1:], spec)
-    return fmt(row.get(key), spec)
+    return spread(row, key[1:], spec) if key.startswith("~") else fmt(row.get(key), spec)
 
 
 def markdown_table(
