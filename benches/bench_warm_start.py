@@ -3,15 +3,15 @@
 The first 16,000 rows of a9a (dense, binary features; ``--dataset``), RBF gamma=0.5 (``--gamma``),
 ``tol=1e-6``, C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C in
 turn, against a fresh ``SVC`` per C and the fits of ``--peers`` (sklearn, sklearnex), same cache
-(200 MB) and threads, per ``--engines`` and ``--threads``. Per C: fit times, SMO iterations and
-the dual objectives summed over class pairs (warm = cold within 1e-6 relative); path totals.
+(200 MB) and threads, per ``--engines`` and ``--threads`` (``--falling``: C from 30 down). Per C:
+fit times, SMO iterations, dual objectives summed over pairs (warm = cold within 1e-6); totals.
 
 ``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
 ``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, the iterations (the KKT
-gap at the first report) from each of ``--starts``: α = 0 (``cold``); the previous α' projected
-onto ``{0 ≤ α ≤ C, yᵀα = 0}`` (``projection``, what ``warm_start=True`` does), scaled by C/C'
-(``scaled``), moved from C' to C at the bound (``bound``), the secant of the last two (``secant``);
-the cold optimum, each free α_i moved by ≤ ±1e-2 or 1e-4 of itself (``optimum_1e-2``, ``…1e-4``).
+gap at the first report) from each of ``--starts``, moved into ``{0 ≤ α ≤ C, yᵀα = 0}`` as
+``warm_start=True`` does: α = 0 (``cold``); the previous α' (``previous``: ``warm_start``),
+scaled by C/C' (``scaled``), moved from C' to C at the bound (``bound``), the secant of the last
+two (``secant``); the cold optimum, free α_i moved by ≤ ±1e-2 or 1e-4 (``optimum_1e-2``, ``_1e-4``).
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
@@ -33,15 +33,15 @@ from harness.svm import estimator
 
 PATH = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]
 PARAMS: dict[str, Any] = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_size": 200}
-STARTS = ("cold", "projection", "scaled", "bound", "secant", "optimum_1e-2", "optimum_1e-4")
+STARTS = ("cold", "previous", "scaled", "bound", "secant", "optimum_1e-2", "optimum_1e-4")
 
 
-def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str]) -> list[dict[str, Any]]:
+def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str], falling: bool) -> Any:
     import kernelkit
 
     warm = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
     rows = []
-    for C in PATH:
+    for C in PATH[:: -1 if falling else 1]:
         cold = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, C=C)
         cold_s, warm_s = (timed_fit(m, X, y)["fit_s"] for m in (cold, warm.set_params(C=C)))
         objective, reference = float(warm.objective_.sum()), float(cold.objective_.sum())
@@ -63,24 +63,19 @@ def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str]) -> lis
 
 def start_from(how: str, C: float, past: list[tuple[float, Any]], y: Any, optimum: Any) -> Any:
     """The start ``how`` at ``C`` from the previous solutions ``past`` (C, α) or the ``optimum``."""
-    from kernelkit._warm_start import project_onto
+    from kernelkit._warm_start import repair_onto
 
     if how.startswith("optimum_"):  # each free α_i moved by up to ± that part of itself, yᵀα kept
-        free = (optimum > 0) & (optimum < C)
-        move = (
-            free
-            * np.minimum(optimum, C - optimum)
-            * float(how[8:])
-            * np.random.default_rng(0).uniform(-1, 1, len(y))
-        )
+        free, u = (optimum > 0) & (optimum < C), np.random.default_rng(0).uniform(-1, 1, len(y))
+        move = free * np.minimum(optimum, C - optimum) * float(how[8:]) * u
         move -= free * y * (y @ move) / free.sum()
-        return project_onto(optimum + move, np.full(len(y), C), 0.0, y)
+        return repair_onto(optimum + move, np.full(len(y), C), 0.0, y)
     if how == "cold" or not past:
         return None
     (c1, a1), (c0, a0) = past[-1], past[max(len(past) - 2, 0)]
     guesses = {"scaled": a1 * (C / c1), "bound": np.where(a1 >= c1 * (1 - 1e-12), C, a1),
                "secant": a1 + (C - c1) / (c1 - c0) * (a1 - a0) if c0 != c1 else a1}  # fmt: skip
-    return project_onto(guesses.get(how, a1), np.full(len(y), C), 0.0, y)
+    return repair_onto(guesses.get(how, a1), np.full(len(y), C), 0.0, y)
 
 
 def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
@@ -129,6 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     p = harness.parser(__doc__, "warm_start")
     harness.options(p, threads=[1, 2], engines=["auto"], rows=16000, dataset="a9a", gamma=0.5,
                     limits=(False, "the solver's limits instead (binary data)"),
+                    falling=(False, "the path from the largest C down"),
                     tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6], peers=([], None, harness.strs),
                     starts=(list(STARTS), None, harness.strs))  # fmt: skip
     a = p.parse_args(argv)
@@ -141,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         record, md = limits(X, y, a)
         run.write(out, run.record(**record), md)
         return
-    paths = [run_path(X, y, e, t, a.peers) for e in a.engines for t in a.threads]
+    paths = [run_path(X, y, e, t, a.peers, a.falling) for e in a.engines for t in a.threads]
     keys = ["cold_s", "warm_s", *(f"{peer}_s" for peer in a.peers)]
     totals = [{**path[0], "C": "path", **{k: sum(r[k] for r in path) for k in keys}}
               for path in paths]  # fmt: skip

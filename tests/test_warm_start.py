@@ -1,48 +1,73 @@
 """``warm_start=True`` on the LIBSVM-family estimators (issue 44).
 
-The start is the previous dual projected onto the new feasible set: the projection is checked
-against cvxpy + Clarabel on the same problem; a warm refit must reach the optimum of a cold fit
-of the same problem (dual objective within 1e-6 relative at ``tol=1e-7``), whatever changed
-(``C``, ``nu``, ``sample_weight``, ``class_weight``), and a refit that cannot use the previous
-solution starts cold.
+The start is the previous dual moved into the new feasible set (clipped into the box, the
+equality's residual put on the fewest variables, free ones first): checked against a brute
+force over the subsets of variables; a warm refit must reach the optimum of a cold fit of the
+same problem (dual objective within 1e-6 relative at ``tol=1e-7``), whatever changed (``C``,
+``nu``, ``sample_weight``, ``class_weight``), and a refit that cannot use the previous solution
+starts cold.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
 
 import kernelkit
-from kernelkit._warm_start import project_onto
+from kernelkit._warm_start import repair_onto
 
 pytestmark = pytest.mark.filterwarnings("ignore::kernelkit.ConvergenceWarning")
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_projection_is_the_euclidean_projection(seed: int) -> None:
+def _fewest(rooms: Any, need: float) -> int:
+    """The fewest of ``rooms`` that sum to at least ``need``, by trying every subset."""
+    for k in range(len(rooms) + 1):
+        if any(sum(c) >= need for c in itertools.combinations(rooms, k)):
+            return k
+    return len(rooms) + 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_repair_moves_the_fewest_variables_into_the_set(seed: int) -> None:
+    """In the box and on the equality (to its rounding); besides the clipped variables, it moves
+    as few as any point of the set needs: free variables only when their room covers the
+    residual (the fewest of them, by brute force), else every free one and the fewest others;
+    each towards the target, all but one to its bound."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 60))
+    n = int(rng.integers(2, 11))
     upper = rng.uniform(0.1, 2.0, n)
     signs = rng.choice([-1.0, 1.0], n) if seed % 2 else np.ones(n)
-    start = rng.normal(0.5, 1.5, n)
+    start = np.where(rng.random(n) < 0.3, rng.choice([0.0, 1.0], n) * upper, rng.normal(0.5, 1, n))
     low, high = -float(upper[signs < 0].sum()), float(upper[signs > 0].sum())
-    target = float(rng.uniform(low, high)) if seed % 2 == 0 else 0.0
-    if not low <= target <= high:
-        target = 0.5 * (low + high)
-    ours = project_onto(start, upper, target, signs)
-    x = cp.Variable(n)
-    problem = cp.Problem(
-        cp.Minimize(cp.sum_squares(x - start)), [x >= 0, x <= upper, signs @ x == target]
-    )
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    np.testing.assert_allclose(ours, x.value, atol=1e-7)
-    assert float(np.sum((ours - start) ** 2)) <= problem.value + 1e-9
+    target = float(rng.uniform(low, high)) if seed % 3 else 0.0
+    ours = repair_onto(start, upper, target, signs)
     assert np.all((ours >= 0) & (ours <= upper))
-    assert abs(float(signs @ ours) - target) <= 1e-12 * max(1.0, abs(target)) + 1e-12
+    assert abs(float(signs @ ours) - target) <= 1e-12 * max(1.0, float(np.abs(ours).sum()))
+    clipped = np.clip(start, 0.0, upper)
+    residual = target - float(signs @ clipped)
+    moved = np.flatnonzero(ours != clipped)
+    assert np.all(signs[moved] * (ours - clipped)[moved] * residual > 0)  # towards the target
+    at_bound = (ours[moved] == 0.0) | (ours[moved] == upper[moved])
+    assert np.count_nonzero(~at_bound) <= 1
+    room = np.where(signs * residual > 0, upper - clipped, clipped)
+    free = (clipped > 0) & (clipped < upper)
+    if residual == 0.0:
+        assert len(moved) == 0
+    elif room[free].sum() >= abs(residual):
+        assert np.all(free[moved])
+        assert len(moved) == _fewest(list(room[free]), abs(residual) * (1 - 1e-12))
+    else:
+        assert np.all(np.isin(np.flatnonzero(free & (room > 0)), moved))
+        rest = abs(residual) - float(room[free].sum())
+        others = len(moved) - np.count_nonzero(free & (room > 0))
+        assert others == _fewest(list(room[~free]), rest * (1 - 1e-12))
+    again = repair_onto(ours, upper, target, signs)  # a start in the set stays (to rounding)
+    assert np.count_nonzero(again != ours) <= 3
+    np.testing.assert_allclose(again, ours, rtol=0, atol=1e-12 * max(1.0, float(upper.sum())))
 
 
 def _classes(n_classes: int) -> tuple[Any, Any]:
@@ -89,7 +114,7 @@ def test_warm_refits_reach_the_cold_optimum(
         assert abs(ours - reference) <= 1e-6 * abs(reference)
 
 
-def test_new_sample_weights_start_from_the_projection() -> None:
+def test_new_sample_weights_start_from_the_repaired_solution() -> None:
     X, y = _classes(2)
     rng = np.random.default_rng(0)
     warm = kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1).fit(X, y)
@@ -174,7 +199,7 @@ def test_solution_gradient_is_the_dual_gradient(formulation: str) -> None:
             None,
         )
     assert np.all(np.abs(np.asarray(first.gradient) - expected) <= slack)
-    start = project_onto(np.asarray(first.x), upper, float(target), s)
+    start = repair_onto(np.asarray(first.x), upper, float(target), s)
     assert np.count_nonzero(start != np.asarray(first.x)) > 0  # the start moved
     carried = solve(upper, start, (np.asarray(first.x), np.asarray(first.gradient)))
     fresh = solve(upper, start)

@@ -145,11 +145,11 @@ verbose : bool or int, default=False
     hit rate).
 warm_start : bool, default=False
     When true, a refit on as many rows starts from the previous fit's dual solution
-    projected onto the new constraints (see ``docs/index.md``, "Warm starts") and reaches
+    moved into the new constraints (see ``docs/index.md``, "Warm starts") and reaches
     the cold fit's optimum; any other refit starts cold. The model keeps one dual value per
-    row (and pair) for this. It saves time where the previous solution is close (a larger
-    ``C``: a sixth to a fifth of a path's time, measured in the docs); a refit with a smaller
-    ``C`` can take as long as a cold fit, or a little longer.
+    row (and pair) for this. It saves time where the previous solution is close (along a
+    path of ``C`` values, rising or falling, 0.8–0.9 of the cold path's time in the docs'
+    measurements); a refit with a much smaller ``C`` can take longer than a cold fit.
 """)
 
 #: Fitted attributes of an estimator trained as one dual problem (``SVR``, ``OneClassSVM``).

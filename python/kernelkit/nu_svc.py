@@ -13,7 +13,7 @@ from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
 from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import matching_default
-from ._warm_start import project_onto
+from ._warm_start import repair_onto
 from .svc import SVC, PairProblem
 
 __all__ = ["NuSVC"]
@@ -149,13 +149,13 @@ class NuSVC(_NuSVCInit, SVC):
         return full
 
     def _warm_pair_start(self, problem: Any, start: Float64Array) -> Float64Array:
-        """The previous unscaled dual projected onto this fit's ν-SVC constraints:
+        """The previous unscaled dual moved into this fit's ν-SVC constraints:
         ``0 ≤ α ≤ sample_weight`` and ``Σ_{y=±1} α = ν Σ w / 2`` on each side."""
         weights = problem.sample_weights
         target = float(np.sum(float(self.nu) * weights)) / 2.0
         alpha0 = np.empty_like(start)
         for side in (problem.signs > 0, problem.signs < 0):
-            alpha0[side] = project_onto(start[side], weights[side], target)
+            alpha0[side] = repair_onto(start[side], weights[side], target)
         return alpha0
 
 

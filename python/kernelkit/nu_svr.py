@@ -11,7 +11,7 @@ from . import _core
 from ._base import Float64Array, _check_nu, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, SmoParams
-from ._warm_start import project_onto
+from ._warm_start import repair_onto
 from .svr import SVR
 
 __all__ = ["NuSVR"]
@@ -124,13 +124,13 @@ class NuSVR(_NuSVRInit, SVR):
         return solution
 
     def _warm_start_point(self, beta: Float64Array, weights: Float64Array) -> Float64Array:
-        """The previous ``β = α − α*`` as ``(β⁺, β⁻)``, each projected onto this fit's
+        """The previous ``β = α − α*`` as ``(β⁺, β⁻)``, each moved into this fit's
         ``0 ≤ α ≤ C · sample_weight``, ``Σα = C ν Σ sample_weight / 2`` (``_warm_start``)."""
         upper = float(self.C) * weights
         target = float(np.sum(upper * float(self.nu))) / 2.0
         return np.concatenate(
             [
-                project_onto(np.maximum(beta, 0.0), upper, target),
-                project_onto(np.maximum(-beta, 0.0), upper, target),
+                repair_onto(np.maximum(beta, 0.0), upper, target),
+                repair_onto(np.maximum(-beta, 0.0), upper, target),
             ]
         )

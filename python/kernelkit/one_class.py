@@ -14,7 +14,7 @@ from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_nu
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, SmoParams
 from ._validation import keeps_model_on_failure
-from ._warm_start import project_onto
+from ._warm_start import repair_onto
 
 __all__ = ["OneClassSVM"]
 
@@ -107,11 +107,11 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
 
         def solve(kept: KeptRows) -> _core.Solution:
             previous, weights = kept.previous, kept.weights
-            # A warm start: the previous α projected onto 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
+            # A warm start: the previous α moved into 0 ≤ α ≤ w, Σα = ν Σw (``_warm_start``).
             start = (
                 None
                 if previous is None
-                else project_onto(previous, weights, float(np.sum(weights * nu)))
+                else repair_onto(previous, weights, float(np.sum(weights * nu)))
             )
             return self._solve(
                 _core.solve_one_class,

@@ -34,7 +34,7 @@ from ._validation import (
     keeps_model_on_failure,
     weights_of_classes,
 )
-from ._warm_start import PreviousSolve, project_onto, training_digest
+from ._warm_start import PreviousSolve, repair_onto, training_digest
 
 __all__ = ["SVC"]
 
@@ -337,13 +337,14 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 and (current := digest()) is not None
                 and solved.continues(current, problem.rows_index, problem.rows_signs)
             ):
-                # The same dual variables as the previous fit's solve: its solution projected
-                # onto this fit's box, the gradient updated from the previous one.
+                # The same dual variables as the previous fit's solve: its solution moved
+                # into this fit's set, the gradient updated from the previous one.
                 upper = self._upper(problem.rows_weights, problem.rows_class_weights)
-                extra["alpha0"] = project_onto(solved.x, upper, 0.0, problem.rows_signs)
+                extra["alpha0"] = repair_onto(solved.x, upper, 0.0, problem.rows_signs)
                 extra["previous"] = (solved.x, solved.gradient)
             elif start is not None:
-                # The start of every position, projected; merged rows start at their sum.
+                # The start of every position, moved into this fit's set; merged rows start
+                # at their sum.
                 alpha0 = self._warm_pair_start(problem, start[problem.positions])
                 if problem.groups is not None:
                     merged = np.bincount(
@@ -512,10 +513,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         return full
 
     def _warm_pair_start(self, problem: PairProblem, start: Float64Array) -> Float64Array:
-        """The previous dual of a pair's positions projected onto this fit's C-SVC
+        """The previous dual of a pair's positions moved into this fit's C-SVC
         constraints: ``0 ≤ α ≤ C · class_weight · sample_weight``, ``yᵀα = 0``."""
         upper = self._upper(problem.sample_weights, problem.class_weights)
-        return project_onto(start, upper, 0.0, problem.signs)
+        return repair_onto(start, upper, 0.0, problem.signs)
 
     def _upper(self, weights: Float64Array, class_weights: Float64Array) -> Float64Array:
         """The C-SVC upper bounds ``C · class_weight · sample_weight``."""

@@ -18,7 +18,7 @@ from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, SmoParams
 from ._validation import keeps_model_on_failure, regression_target
-from ._warm_start import project_onto
+from ._warm_start import repair_onto
 
 __all__ = ["SVR"]
 
@@ -122,12 +122,12 @@ class SVR(_SVRInit, RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         )
 
     def _warm_start_point(self, beta: Float64Array, weights: Float64Array) -> Float64Array:
-        """The previous ``β = α − α*`` as ``(β⁺, β⁻)`` projected onto this fit's constraints:
+        """The previous ``β = α − α*`` as ``(β⁺, β⁻)`` moved into this fit's constraints:
         ``0 ≤ α, α* ≤ C · sample_weight`` and ``Σα = Σα*`` (``_warm_start``)."""
         upper = float(self.C) * weights
         start = np.concatenate([np.maximum(beta, 0.0), np.maximum(-beta, 0.0)])
         signs = np.concatenate([np.ones(len(beta)), -np.ones(len(beta))])
-        return project_onto(start, np.concatenate([upper, upper]), 0.0, signs)
+        return repair_onto(start, np.concatenate([upper, upper]), 0.0, signs)
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
