@@ -28,7 +28,7 @@ from ._validation import (
     plain_target,
     scale_gamma,
 )
-from ._warm_start import PreviousSolve, training_digest
+from ._warm_start import PreviousSolve, digest_once
 from .exceptions import ConvergenceWarning
 
 T = TypeVar("T")
@@ -542,13 +542,14 @@ class SingleProblemSvm(KernelSvmMixin):
         signs = np.ones(len(kept))
         # The digest of X is taken only where it is compared or kept (not for the regressions,
         # whose solutions come without a gradient).
-        digest: str | None = None
+        digest = digest_once(X, kernel)
         solved: PreviousSolve | None = getattr(self, "_warm_solves", None)
-        if previous is not None and solved is not None:
-            digest = training_digest(X, kernel)
-            if digest is None or not solved.continues(digest, kept, signs):
-                solved = None
-        else:
+        if (
+            previous is None
+            or solved is None
+            or (current := digest()) is None
+            or not solved.continues(current, kept, signs)
+        ):
             solved = None
         solution = solve(
             KeptRows(
@@ -564,12 +565,10 @@ class SingleProblemSvm(KernelSvmMixin):
         self._store_solution(X, kept, x, solution, kernel)
         self._remember_dual(X.shape[0], kept, x)
         gradient = solution.gradient
-        if self._warm_duals is not None and gradient is not None and digest is None:
-            digest = training_digest(X, kernel)
         self._warm_solves = (
             None
-            if self._warm_duals is None or digest is None or gradient is None
-            else PreviousSolve(digest, kept, signs, x, np.asarray(gradient))
+            if self._warm_duals is None or gradient is None or (kept_digest := digest()) is None
+            else PreviousSolve(kept_digest, kept, signs, x, np.asarray(gradient))
         )
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         return solution

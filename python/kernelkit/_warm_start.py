@@ -48,14 +48,16 @@ transformed), the core computes ``G`` afresh.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-__all__ = ["PreviousSolve", "repair_onto", "training_digest"]
+__all__ = ["PreviousSolve", "digest_once", "repair_onto", "training_digest"]
 
 Float64Array = NDArray[np.float64]
 
@@ -144,3 +146,10 @@ def training_digest(X: Any, kernel_params: tuple[Any, ...]) -> str | None:
     for part in parts:
         digest.update(np.ascontiguousarray(part).data)  # the buffer itself, not a copy
     return digest.hexdigest()
+
+
+def digest_once(X: Any, kernel_params: tuple[Any, ...]) -> Callable[[], str | None]:
+    """:func:`training_digest` of ``X`` and the kernel, taken at the first call and only then: a
+    fit asks for it only where it compares or keeps a solution with its gradient (hashing a
+    large ``X`` costs a pass over it)."""
+    return functools.cache(lambda: training_digest(X, kernel_params))

@@ -34,7 +34,7 @@ from ._validation import (
     keeps_model_on_failure,
     weights_of_classes,
 )
-from ._warm_start import PreviousSolve, repair_onto, training_digest
+from ._warm_start import PreviousSolve, digest_once, repair_onto
 
 __all__ = ["SVC"]
 
@@ -232,14 +232,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
         # and the duals as solved with their gradients (``_warm_start``, "The gradient").
         previous = self._previous_duals(len(y_index), classes) if warm else None
-        digests: list[str | None] = []
-
-        def digest() -> str | None:
-            # Taken once, where first compared or kept (never for ν-SVC, whose solutions come
-            # without a gradient).
-            if not digests:
-                digests.append(training_digest(X_checked, kernel_params) if warm else None)
-            return digests[0]
+        # Taken where first compared or kept (never for ν-SVC, whose solutions have no gradient).
+        digest = digest_once(X_checked, kernel_params) if warm else lambda: None
 
         previous_solves: list[PreviousSolve] | None = (
             getattr(self, "_warm_solves", None) if previous is not None else None
