@@ -6,13 +6,12 @@ constrained ν-SVR QP and against problem-specific peers, as n and p grow (C = 1
 * ``isotonic``: X = I, β* = sorted N(0, 1); peer ``IsotonicRegression`` (PAVA);
 * ``simplex``: X ~ N(0, 1), β* = |N(0, 1)| normalised.
 
-The primal objective P(β, β0, ε) is recomputed for every solver from its (β, β0, ε) with the
-optimal slacks; rel. diff = (P − P_Clarabel)/|P_Clarabel|; violations, ‖β − β*‖/‖β*‖,
-iterations, status and Δ beside the times. ``kernelkit`` is GSMO at the first of ``--tols``
-(the ratios' base), ``kernelkit default`` the estimator's own choice (``method="auto"``). One
-thread (``--threads``); a fit under 1 s repeated (median of 3); cvxpy skipped at larger n once a
-solve took over ``--cvxpy-cap`` s, kernelkit after ``--kk-skip`` s (its time_limit:
-``--kk-cap``).
+The primal objective P(β, β0, ε) is recomputed for every solver from its (β, β0, ε) with the optimal
+slacks; rel. diff = (P − P_Clarabel)/|P_Clarabel|; violations, ‖β − β*‖/‖β*‖, iterations, status and
+Δ beside the times. ``kernelkit`` is GSMO at the first of ``--tols`` (the ratios' base), ``kernelkit
+default`` the estimator's own choice (``method="auto"``). One thread (``--threads``); a fit under 1
+s repeated (median of 3); cvxpy skipped at larger n once a solve took over ``--cvxpy-cap`` s,
+kernelkit after ``--kk-skip`` s (its time_limit: ``--kk-cap``).
 
     python benches/bench_constrained_svr.py --quick
     python benches/bench_constrained_svr.py --problems isotonic --iso-sizes 50,200,1000

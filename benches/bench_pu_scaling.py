@@ -1,17 +1,16 @@
 """Time exponents of PUClassifier's two working-set selections, "full" and "paper" (issue 45).
 
-The paper's Figs. 4-7 (training time against the number of unlabeled rows, 100 labeled
-positives, λ = 0.01) use MNIST, Bank and Poker, which are not available offline, and give no
-numbers. The same experiment here: a9a subsets (RBF and linear; the PU setting of
-``bench_pu.py``: 100 random positives labeled, the unlabeled rows drawn from the rest, π = the
-class proportion of a9a.train, gamma = 1/(d Var X)) and ``make_classification`` rows (linear;
-20 features, balanced classes, 100 labeled positives, π = the positive fraction of the
-unlabeled rows). One thread, ``tol=1e-3``, 200 MB cache, each fit in a fresh process; a fit
-under 10 s is repeated (the median of ``--repeats``). Recorded: time, steps, whole-set passes,
-status, dual objective, and per series and scheme the slope of log time against log n (the
-time exponent), over all sizes and over the last two. A scheme's larger sizes are skipped once
-one of its fits took longer than ``--max-seconds`` (or failed, or passed ``--timeout``); the
-results are saved after every size.
+The paper's Figs. 4-7 (training time against the number of unlabeled rows, 100 labeled positives, λ
+= 0.01) use MNIST, Bank and Poker, which are not available offline, and give no numbers. The same
+experiment here: a9a subsets (RBF and linear; the PU setting of ``bench_pu.py``: 100 random
+positives labeled, the unlabeled rows drawn from the rest, π = the class proportion of a9a.train,
+gamma = 1/(d Var X)) and ``make_classification`` rows (linear; 20 features, balanced classes, 100
+labeled positives, π = the positive fraction of the unlabeled rows). One thread, ``tol=1e-3``, 200
+MB cache, each fit in a fresh process; a fit under 10 s is repeated (the median of ``--repeats``).
+Recorded: time, steps, whole-set passes, status, dual objective, and per series and scheme the slope
+of log time against log n (the time exponent), over all sizes and over the last two. A scheme's
+larger sizes are skipped once one of its fits took longer than ``--max-seconds`` (or failed, or
+passed ``--timeout``); the results are saved after every size.
 
     python benches/bench_pu_scaling.py
     python benches/bench_pu_scaling.py --a9a-sizes 2000,4000 --synthetic-sizes 12500,25000

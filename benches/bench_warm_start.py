@@ -1,10 +1,10 @@
 """``warm_start=True`` along a path of C values (issue 44): warm against cold fits.
 
-The first 16,000 rows of a9a (dense, binary features; ``--dataset``), RBF gamma=0.5 (``--gamma``),
-``tol=1e-6``, C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` refitted with each C in
-turn, against a fresh ``SVC`` per C and the fits of ``--peers`` (sklearn, sklearnex), same cache
-(200 MB) and threads, per ``--engines`` and ``--threads`` (``--falling``: C from 30 down). Per C:
-fit times, SMO iterations, dual objectives summed over pairs (warm = cold within 1e-6); totals.
+The first 16,000 rows of a9a (dense; ``--dataset``), RBF gamma=0.5 (``--gamma``), ``tol=1e-6``, C
+in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` (``--estimator``) refitted with each C in
+turn against a fresh one per C and ``--peers`` (sklearn, sklearnex), same cache (200 MB), threads,
+``--engines``, ``--threads`` (``--falling``: from C = 30 down). Per C: fit times, SMO iterations,
+dual objectives (warm = cold within 1e-6).
 
 ``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
 ``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, the iterations (the KKT
@@ -15,6 +15,7 @@ two (``secant``); the cold optimum, free α_i moved by ≤ ±1e-2 or 1e-4 (``opt
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
+    cd benches && python bench_warm_start.py --estimator SVR --dataset 537_houses --rows 12000
     cd benches && python bench_warm_start.py --limits --threads 2  # all: <out>.json, <out>.md
 """
 
@@ -36,27 +37,28 @@ PARAMS: dict[str, Any] = {"kernel": "rbf", "gamma": 0.5, "tol": 1e-6, "cache_siz
 STARTS = ("cold", "previous", "scaled", "bound", "secant", "optimum_1e-2", "optimum_1e-4")
 
 
-def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str], falling: bool) -> Any:
+def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str], a: Any) -> Any:
     import kernelkit
 
-    warm = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
-    rows = []
-    for C in PATH[:: -1 if falling else 1]:
-        cold = kernelkit.SVC(**PARAMS, engine=engine, n_jobs=threads, C=C)
+    cls, rows = getattr(kernelkit, a.estimator), []
+    warm = cls(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
+    for C in PATH[:: -1 if a.falling else 1]:
+        cold = cls(**PARAMS, engine=engine, n_jobs=threads, C=C)
         cold_s, warm_s = (timed_fit(m, X, y)["fit_s"] for m in (cold, warm.set_params(C=C)))
-        objective, reference = float(warm.objective_.sum()), float(cold.objective_.sum())
+        objective, reference = float(np.sum(warm.objective_)), float(np.sum(cold.objective_))
         rows.append({
             "engine": engine, "threads": threads, "C": f"{C:g}", "cold_s": cold_s, "warm_s": warm_s,
-            "cold_iterations": int(cold.n_iter_.sum()), "warm_iterations": int(warm.n_iter_.sum()),
+            "cold_iterations": int(np.sum(cold.n_iter_)),
+            "warm_iterations": int(np.sum(warm.n_iter_)),
             "cold_objective": reference, "warm_objective": objective,
             "relative_difference": abs(objective - reference) / abs(reference),
-            "solver_engine": cold.solver_stats_[0]["engine"],
+            "solver_engine": np.atleast_1d(cold.solver_stats_)[0]["engine"],
         })  # fmt: skip
         for peer in peers:  # scikit-learn's LIBSVM runs on one thread whatever n_jobs says
-            model = estimator(peer, "SVC", {**PARAMS, "C": C}, n_jobs=threads)
+            model = estimator(peer, a.estimator, {**PARAMS, "C": C}, n_jobs=threads)
             rows[-1][f"{peer}_s"] = timed_fit(model, X, y)["fit_s"]
-            ours = sum(dual_objectives(model, "SVC", PARAMS["gamma"], y)) / reference
-            rows[-1][f"{peer}_relative_difference"] = abs(ours - 1)
+            ours = sum(dual_objectives(model, a.estimator, PARAMS["gamma"], y, a.epsilon))
+            rows[-1][f"{peer}_relative_difference"] = abs(ours / reference - 1)
         print(rows[-1], flush=True)
     return rows
 
@@ -124,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
     p = harness.parser(__doc__, "warm_start")
     harness.options(p, threads=[1, 2], engines=["auto"], rows=16000, dataset="a9a", gamma=0.5,
                     limits=(False, "the solver's limits instead (binary data)"),
-                    falling=(False, "the path from the largest C down"),
+                    falling=(False, "the path from the largest C down"), epsilon=0.1,
+                    estimator=("SVC", "SVR: standardized X and y, epsilon", ("SVC", "SVR")),
                     tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6], peers=([], None, harness.strs),
                     starts=(list(STARTS), None, harness.strs))  # fmt: skip
     a = p.parse_args(argv)
@@ -132,12 +135,13 @@ def main(argv: list[str] | None = None) -> None:
     harness.known(p, "peers", a.peers, ("sklearn", "sklearnex"))
     run, ds, PARAMS["gamma"] = harness.Run(argv), data.load(a.dataset, a.data), a.gamma
     X, y = ds.X[: a.rows], ds.y[: a.rows]
+    if a.estimator == "SVR":
+        X, y, PARAMS["epsilon"] = (X - X.mean(0)) / X.std(0), (y - y.mean()) / y.std(), a.epsilon
     if a.limits:
         out = a.out if "--out" in (argv or sys.argv) else a.out.with_name("warm_start_limits")
         record, md = limits(X, y, a)
-        run.write(out, run.record(**record), md)
-        return
-    paths = [run_path(X, y, e, t, a.peers, a.falling) for e in a.engines for t in a.threads]
+        return run.write(out, run.record(**record), md)
+    paths = [run_path(X, y, e, t, a.peers, a) for e in a.engines for t in a.threads]
     keys = ["cold_s", "warm_s", *(f"{peer}_s" for peer in a.peers)]
     totals = [{**path[0], "C": "path", **{k: sum(r[k] for r in path) for k in keys}}
               for path in paths]  # fmt: skip

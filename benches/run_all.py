@@ -1,13 +1,12 @@
 """Every peer comparison of issue 9 in one run: kernelkit vs scikit-learn (LIBSVM) and
-scikit-learn-intelex, SVC and SVR, the same data, RBF, tol=1e-3, cache and numeric gamma (a9a
-0.5, else 1/(d Var X_train)). SVC: ``a9a`` (official split), ``w8a`` (permuted, last 9,749
-rows held out), ``usps`` (float32 rows, 10 classes), ``kddcup`` (normal vs attack, stratified
-20,000 + 20,000 rows, standardised); SVR: ``537_houses`` and ``344_mv`` (80/20, X and y
-standardised, epsilon=0.1); C=1. kernelkit with ``--n-jobs`` (on a9a also 1 thread, the fits
-alternated), sklearnex with the same threads. Each fit in a fresh process; beside the times the
-dual objectives (per pair), #SV, accuracy or R², memory. Gated (exit code 1): kernelkit's
-objective within 1e-4 of LIBSVM's, its score within 0.1 point; issue 9's speed targets are
-reported only.
+scikit-learn-intelex, SVC and SVR, the same data, RBF, tol=1e-3, cache and numeric gamma (a9a 0.5,
+else 1/(d Var X_train)). SVC: ``a9a`` (official split), ``w8a`` (permuted, last 9,749 rows held
+out), ``usps`` (float32 rows, 10 classes), ``kddcup`` (normal vs attack, stratified 20,000 + 20,000
+rows, standardised); SVR: ``537_houses`` and ``344_mv`` (80/20, X and y standardised, epsilon=0.1);
+C=1. kernelkit with ``--n-jobs`` (on a9a also 1 thread, the fits alternated), sklearnex with the
+same threads. Each fit in a fresh process; beside the times the dual objectives (per pair), #SV,
+accuracy or R², memory. Gated (exit code 1): kernelkit's objective within 1e-4 of LIBSVM's, its
+score within 0.1 point; issue 9's speed targets are reported only.
 
     python benches/run_all.py --quick          # small subsets -> results/run_all_quick.*
     python benches/run_all.py --datasets a9a,usps --time-cap 600

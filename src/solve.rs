@@ -50,9 +50,10 @@ pub(crate) struct Solution {
     pub(crate) stats: Py<PyDict>,
     /// The dual objective's gradient at ``x``, or None.
     ///
-    /// Given where the solver ends with it exact and ``x`` is the dual's own variables (C-SVC
-    /// and one-class solves): passed back with ``x`` as ``previous``, a warm start updates it
-    /// instead of computing it afresh.
+    /// Given where the solver ends with it exact: ``Qx + p`` for the C-SVC and one-class
+    /// solves, ``Kβ`` for the regressions (``x = β = α − α*``; their dual's gradient is
+    /// ``(Kβ + p₊, −Kβ + p₋)``). Passed back with ``x`` as ``previous``, a warm start updates it
+    /// instead of computing it afresh. ν-SVC returns none.
     ///
     gradient: Option<Py<PyArray1<f64>>>,
 }
@@ -276,10 +277,12 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
 type Previous<'py> = (PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, f64>);
 
 /// The core's `PreviousSolution` of `previous = (x', g')`, which only a warm start from
-/// `alpha0` may give, with as many values in each; the solver checks the values.
+/// `alpha0` may give, with as many values in each as `alpha0` has (`per_row`: one per training
+/// row, half as many for the SVRs' `(α, α*)`); the solver checks the values.
 fn previous_solution(
     previous: Option<&Previous<'_>>,
     alpha0: Option<&Vec<f64>>,
+    per_row: bool,
 ) -> PyResult<Option<PreviousSolution>> {
     let Some((x, gradient)) = previous else { return Ok(None) };
     let invalid = |reason: String| PyErr::from(CoreError(SolveError::invalid("previous", reason)));
@@ -290,12 +293,14 @@ fn previous_solution(
         ));
     };
     let (x, gradient) = (vector(x).into_owned(), vector(gradient).into_owned());
-    if x.len() != alpha0.len() || gradient.len() != alpha0.len() {
+    let expected = if per_row { alpha0.len() / 2 } else { alpha0.len() };
+    if x.len() != expected || gradient.len() != expected {
         return Err(invalid(format!(
-            "its solution and gradient have {} and {} values, alpha0 has {}",
+            "its solution and gradient have {} and {} values, alpha0 has {}{}",
             x.len(),
             gradient.len(),
-            alpha0.len()
+            alpha0.len(),
+            if per_row { " (alpha and alpha*: one pair per row)" } else { "" }
         )));
     }
     Ok(Some(PreviousSolution { x, gradient }))
@@ -321,7 +326,7 @@ pub(crate) fn solve_c_svc(
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
-    let previous = previous_solution(previous.as_ref(), alpha0.as_ref())?;
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), false)?;
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
@@ -366,7 +371,7 @@ pub(crate) fn solve_one_class(
 ) -> PyResult<Solution> {
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
-    let previous = previous_solution(previous.as_ref(), alpha0.as_ref())?;
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), false)?;
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
@@ -378,9 +383,11 @@ pub(crate) fn solve_one_class(
 }
 
 /// ε-SVR on rows `x` with targets `y` and per-sample upper bounds; `x` of the result is
-/// `α − α*`. With `alpha0 = (α⁰, α*⁰)` (length `2l`, `Σα⁰ = Σα*⁰`), the solve starts from it.
+/// `β = α − α*`, its gradient `Kβ`. With `alpha0 = (α⁰, α*⁰)` (length `2l`, `Σα⁰ = Σα*⁰`), the
+/// solve starts from it; with `previous = (β', Kβ')` of an earlier solve of the same rows and
+/// kernel, its gradient starts from that one's.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, epsilon, kernel, alpha0=None, **options))]
+#[pyo3(signature = (x, y, upper, epsilon, kernel, alpha0=None, previous=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_epsilon_svr(
     py: Python<'_>,
@@ -390,16 +397,18 @@ pub(crate) fn solve_epsilon_svr(
     epsilon: f64,
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    previous: Option<Previous<'_>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), true)?;
     let (solution, _) =
         solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
             dispatch_kernel!(x, kernel, callable, preferences, |source| Ok((
                 formulations::epsilon_svr_from(
-                    source, &targets, epsilon, upper, alpha0, opts, monitor
+                    source, &targets, epsilon, upper, alpha0, previous, opts, monitor
                 )?,
                 f64::NAN
             )))
@@ -461,10 +470,11 @@ pub(crate) fn solve_nu_svc(
 }
 
 /// ν-SVR on rows `x` with targets `y` and per-sample bounds (`C` × sample weights). Returns the
-/// solution (`x = α − α*`) and the tube width ε found. With `alpha0 = (α⁰, α*⁰)` (length `2l`,
-/// `Σα⁰ = Σα*⁰ = ν Σ upper / 2`), the solve starts from it.
+/// solution (`x = α − α*`, gradient `Kβ`) and the tube width ε found. With `alpha0 = (α⁰, α*⁰)`
+/// (length `2l`, `Σα⁰ = Σα*⁰ = ν Σ upper / 2`), the solve starts from it; `previous` as for
+/// `solve_epsilon_svr`.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, **options))]
+#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, previous=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svr(
     py: Python<'_>,
@@ -474,14 +484,16 @@ pub(crate) fn solve_nu_svr(
     nu: f64,
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    previous: Option<Previous<'_>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let targets = vector(&y).into_owned();
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), true)?;
     solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
         dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svr_from(
-            source, &targets, nu, upper, alpha0, opts, monitor
+            source, &targets, nu, upper, alpha0, previous, opts, monitor
         )?))
     })
 }

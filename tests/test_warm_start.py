@@ -240,6 +240,76 @@ def test_a_warm_fit_carries_the_gradient_only_over_the_same_dual(
         assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
 
 
+@pytest.mark.parametrize("formulation", ["epsilon_svr", "nu_svr"])
+def test_regression_solves_return_k_beta_and_start_from_it(formulation: str) -> None:
+    """An SVR solve returns ``Kβ`` (NumPy's) as its gradient, ``x`` being ``β = α − α*``; a
+    solve from the estimator's warm start at a smaller C, given ``previous = (β', Kβ')``, ends
+    where one that computes its gradient afresh ends."""
+    from kernelkit import _core
+
+    X, z = _regression()
+    kernel, n = _core.Kernel("rbf", gamma=0.2), len(z)
+    model = kernelkit.SVR(C=0.5) if formulation == "epsilon_svr" else kernelkit.NuSVR(C=0.5)
+
+    def solve(upper: Any, alpha0: Any = None, previous: Any = None) -> Any:
+        if formulation == "epsilon_svr":
+            return _core.solve_epsilon_svr(X, z, upper, 0.1, kernel, alpha0, previous, tol=1e-9)
+        return _core.solve_nu_svr(X, z, upper, 0.5, kernel, alpha0, previous, tol=1e-9)[0]
+
+    first = solve(np.full(n, 2.0))
+    beta = np.asarray(first.x)
+    expected, slack = _dual_gradient(X, np.ones(n), beta, 0.2, 0.0)
+    assert np.all(np.abs(np.asarray(first.gradient) - expected) <= slack)
+    start = model._warm_start_point(beta, np.ones(n))  # C falls to 0.5: the start moves
+    split = np.concatenate([np.maximum(beta, 0.0), np.maximum(-beta, 0.0)])
+    assert np.count_nonzero(start != split) > 0
+    carried = solve(np.full(n, 0.5), start, (beta, np.asarray(first.gradient)))
+    fresh = solve(np.full(n, 0.5), start)
+    assert carried.status == fresh.status == "converged"
+    assert abs(carried.objective - fresh.objective) <= 1e-9 * abs(fresh.objective)
+    np.testing.assert_allclose(carried.gradient, fresh.gradient, rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="previous"):  # (α, α*) instead of β
+        solve(np.full(n, 0.5), start, (start, start))
+
+
+@pytest.mark.parametrize("name", ["SVR", "NuSVR"])
+def test_a_warm_regression_carries_k_beta_over_new_targets(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Kβ`` depends on X and the kernel only: a warm SVR refit with another C, other targets
+    or another ε (ν) passes the previous ``(β, Kβ)`` to the core and reaches the cold optimum;
+    a refit on other values of X passes none."""
+    from kernelkit import _core
+
+    entry = "solve_epsilon_svr" if name == "SVR" else "solve_nu_svr"
+    calls: list[Any] = []
+    solve = getattr(_core, entry)
+
+    def spy(*args: Any, **options: Any) -> Any:
+        calls.append(args[6])
+        return solve(*args, **options)
+
+    monkeypatch.setattr(_core, entry, spy)
+    X, z = _regression()
+    cls = getattr(kernelkit, name)
+    other = {"epsilon": 0.3} if name == "SVR" else {"nu": 0.3}
+    warm = cls(warm_start=True, tol=1e-7, gamma=0.2, C=0.3).fit(X, z)
+    assert calls[-1] is None
+    rng = np.random.default_rng(1)
+    for step, targets in (
+        ({"C": 3.0}, z),
+        ({}, z + rng.normal(0.0, 0.5, len(z))),
+        (other, z),
+        ({"C": 0.5}, z),
+    ):
+        warm.set_params(**step).fit(X, targets)
+        assert calls[-1] is not None
+        cold = cls(**{**warm.get_params(), "warm_start": False}).fit(X, targets)
+        assert abs(warm.objective_ - cold.objective_) <= 1e-6 * abs(cold.objective_)
+    warm.fit(X + rng.normal(0.0, 0.1, X.shape), z)
+    assert calls[-1] is None
+
+
 def test_previous_needs_a_start_and_matching_lengths() -> None:
     from kernelkit import _core
 

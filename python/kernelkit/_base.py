@@ -540,8 +540,7 @@ class SingleProblemSvm(KernelSvmMixin):
         previous = self._previous_dual(X.shape[0])
         # The rows of the dual: one variable per kept row (the signs of a C-SVC pair's dual).
         signs = np.ones(len(kept))
-        # The digest of X is taken only where it is compared or kept (not for the regressions,
-        # whose solutions come without a gradient).
+        # The digest of X is taken only where it is compared or kept.
         digest = digest_once(X, kernel)
         solved: PreviousSolve | None = getattr(self, "_warm_solves", None)
         if (

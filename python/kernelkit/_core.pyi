@@ -178,9 +178,10 @@ class Solution:
     def gradient(self) -> NDArray[np.float64] | None:
         """The dual objective's gradient at ``x``, or None.
 
-        Given where the solver ends with it exact and ``x`` is the dual's own variables (C-SVC
-        and one-class solves): passed back with ``x`` as ``previous``, a warm start updates it
-        instead of computing it afresh.
+        Given where the solver ends with it exact: ``Qx + p`` for the C-SVC and one-class
+        solves, ``Kβ`` for the regressions (``x = β = α − α*``; their dual's gradient is
+        ``(Kβ + p₊, −Kβ + p₋)``). Passed back with ``x`` as ``previous``, a warm start updates it
+        instead of computing it afresh. ν-SVC returns none.
         """
 
 def simd_levels() -> tuple[list[str], str]: ...
@@ -224,6 +225,7 @@ def solve_epsilon_svr(
     epsilon: float,
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
+    previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> Solution: ...
 def solve_box_qp(
@@ -250,6 +252,7 @@ def solve_nu_svr(
     nu: float,
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
+    previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_pu(

@@ -41,9 +41,13 @@ rows). Where the previous fit solved the same dual variables (the same rows, lab
 training data, which :class:`PreviousSolve` records with a digest of the data), the C-SVC and
 one-class fits pass the previous solution ``α'`` and its gradient ``G'`` back to the core,
 which starts from ``G' + Q(α⁰ − α')``: one column per variable that the repair moved, none
-when ``C`` grows (``α'`` is then feasible and kept). Elsewhere (another
-``X``, a callable kernel, ν-SVC and the regressions, whose solutions the core returns
-transformed), the core computes ``G`` afresh.
+when ``C`` grows (``α'`` is then feasible and kept). The regressions do the same with
+``(β', Kβ')``: their ``Q(α, α*) = (Kβ, −Kβ)`` depends on ``β = α − α*`` alone and the targets
+and ``ε`` enter ``p`` only, so ``Kβ'`` carries over to another ``C``, ``ε``, ``ν``, weights or
+targets, and the core starts from the gradient at the split ``(β'⁺, β'⁻)``
+(``crates/solvers/src/formulations.rs``, "The SVR gradients"). Elsewhere (another ``X``, a
+callable kernel, and ν-SVC, whose solution the core returns rescaled by ``1/r``), the core
+computes ``G`` afresh.
 """
 
 from __future__ import annotations

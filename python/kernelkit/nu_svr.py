@@ -109,6 +109,7 @@ class NuSVR(_NuSVRInit, SVR):
         weights: Float64Array,
         kernel: _core.Kernel,
         alpha0: Float64Array | None = None,
+        previous: tuple[Float64Array, Float64Array] | None = None,
     ) -> _core.Solution:
         solution, epsilon = self._solve(
             _core.solve_nu_svr,
@@ -118,6 +119,7 @@ class NuSVR(_NuSVRInit, SVR):
             float(self.nu),
             kernel,
             alpha0,
+            previous,
             description=type(self).__name__,
         )
         self.epsilon_ = float(epsilon)

@@ -107,9 +107,11 @@ class SVR(_SVRInit, RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
         weights: Float64Array,
         kernel: _core.Kernel,
         alpha0: Float64Array | None = None,
+        previous: tuple[Float64Array, Float64Array] | None = None,
     ) -> _core.Solution:
         """The ε-SVR dual: bounds ``C · sample_weight``, tube width ``epsilon``; started from
-        ``alpha0 = (α, α*)`` when given."""
+        ``alpha0 = (α, α*)`` when given, with the gradient updated from ``previous = (β', Kβ')``
+        (``_warm_start``, "The gradient") when given."""
         return self._solve(
             _core.solve_epsilon_svr,
             rows,
@@ -118,6 +120,7 @@ class SVR(_SVRInit, RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             float(self.epsilon),
             kernel,
             alpha0,
+            previous,
             description=type(self).__name__,
         )
 
@@ -153,7 +156,9 @@ class SVR(_SVRInit, RegressorMixin, SingleProblemSvm):  # type: ignore[misc]
             previous, weights = kept.previous, kept.weights
             start = None if previous is None else self._warm_start_point(previous, weights)
             kept_target = np.ascontiguousarray(target[kept.positions])
-            return self._solve_regression(kept.rows, kept_target, weights, kept.kernel, start)
+            return self._solve_regression(
+                kept.rows, kept_target, weights, kept.kernel, start, kept.solved
+            )
 
         self._fit_one_problem(X_checked, sample_weight, solve)
         return self

@@ -17,6 +17,13 @@
 //! point puts `α_i = min(u_i, remaining)` on the first variables until `Σα = ν Σ u_i`, as
 //! scikit-learn's LIBSVM does (with unit weights: `α_i = 1` for `i < ⌊νl⌋` and the fraction on
 //! the next one, LIBSVM's rule). The ε-SVR solution is returned as `β = α − α*`.
+//!
+//! **The SVR gradients.** The regressions' `Q(α, α*)` is `(Kβ, −Kβ)`: it depends on `β` only,
+//! so their solutions return the gradient as `Kβ` (length `l`: the decision values at the
+//! training rows less the bias), and a warm start takes a previous solve as `(β', Kβ')`
+//! ([`svr_previous`]): the `2l` gradient `(Kβ' + p₊, −Kβ' + p₋)` at `(β'⁺, β'⁻)`, valid
+//! whatever the targets and `ε` (they enter `p` only), and updated by the columns of the
+//! variables the start moved from that split.
 
 use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
 
@@ -122,17 +129,21 @@ pub fn epsilon_svr<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
-    epsilon_svr_from(kernel, targets, epsilon, upper, None, options, monitor)
+    epsilon_svr_from(kernel, targets, epsilon, upper, None, None, options, monitor)
 }
 
 /// [`epsilon_svr`] started from `alpha0 = (α⁰, α*⁰)` of length `2l` (a warm start:
-/// `0 ≤ α⁰, α*⁰ ≤ upper`, `Σα⁰ = Σα*⁰`), or from 0 when `None`.
+/// `0 ≤ α⁰, α*⁰ ≤ upper`, `Σα⁰ = Σα*⁰`), or from 0 when `None`. With `previous = (β', Kβ')`
+/// (a solve of the same rows and kernel), the initial gradient is updated from it (the module
+/// docs, "The SVR gradients").
+#[allow(clippy::too_many_arguments)]
 pub fn epsilon_svr_from<K: KernelSource>(
     kernel: K,
     targets: &[f64],
     epsilon: f64,
     upper: Vec<f64>,
     alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<Solution, SolveError> {
@@ -144,7 +155,7 @@ pub fn epsilon_svr_from<K: KernelSource>(
     }
     let l = kernel.len();
     check_regression(l, targets, &upper)?;
-    let p =
+    let p: Vec<f64> =
         targets.iter().map(|z| epsilon - z).chain(targets.iter().map(|z| epsilon + z)).collect();
     let (y, upper2) = svr_labels_and_bounds(&upper);
     if let Some(alpha0) = &alpha0 {
@@ -152,12 +163,41 @@ pub fn epsilon_svr_from<K: KernelSource>(
         let (above, below) = alpha0.split_at(l);
         check_sum("the sum of alpha0 minus alpha0*", above.iter().sum(), below.iter().sum())?;
     }
+    let previous = svr_previous(previous, &p)?;
     let q = SvrQ::new(kernel, options.cache_bytes);
-    let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?;
+    let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?.with_previous(previous)?;
     let mut solution = Smo.solve(&mut problem, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
-    solution.gradient = None; // of (α, α*), not of x
+    solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok(solution)
+}
+
+/// The `2l`-variable previous solve of an SVR dual with linear term `p` from `(β', Kβ')`
+/// (the module docs, "The SVR gradients"); `previous` must have `l` values in each part.
+fn svr_previous(
+    previous: Option<PreviousSolution>,
+    p: &[f64],
+) -> Result<Option<PreviousSolution>, SolveError> {
+    let Some(PreviousSolution { x: beta, gradient: k_beta }) = previous else { return Ok(None) };
+    let l = p.len() / 2;
+    check_len("previous", l, beta.len())?;
+    check_len("previous", l, k_beta.len())?;
+    let (above, below) = p.split_at(l);
+    Ok(Some(PreviousSolution {
+        x: beta.iter().map(|b| b.max(0.0)).chain(beta.iter().map(|b| (-b).max(0.0))).collect(),
+        gradient: k_beta
+            .iter()
+            .zip(above)
+            .map(|(f, p)| f + p)
+            .chain(k_beta.iter().zip(below).map(|(f, p)| p - f))
+            .collect(),
+    }))
+}
+
+/// `Kβ` from the gradient `(Kβ + p₊, −Kβ + p₋)` of an SVR dual's `2l` variables.
+fn kernel_part(gradient: &[f64], p: &[f64]) -> Vec<f64> {
+    let l = p.len() / 2;
+    gradient[..l].iter().zip(&p[..l]).map(|(g, p)| g - p).collect()
 }
 
 /// The checks of both regressions' data: `l` targets, all finite, and `l` sample bounds.
@@ -309,18 +349,20 @@ pub fn nu_svr<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
-    nu_svr_from(kernel, targets, nu, upper, None, options, monitor)
+    nu_svr_from(kernel, targets, nu, upper, None, None, options, monitor)
 }
 
 /// [`nu_svr`] started from `alpha0 = (α⁰, α*⁰)` of length `2l` (a warm start:
 /// `0 ≤ α⁰, α*⁰ ≤ upper`, `Σα⁰ = Σα*⁰ = ν Σ upper / 2`), or from LIBSVM's greedy point when
-/// `None`.
+/// `None`; `previous = (β', Kβ')` as for [`epsilon_svr_from`].
+#[allow(clippy::too_many_arguments)]
 pub fn nu_svr_from<K: KernelSource>(
     kernel: K,
     targets: &[f64],
     nu: f64,
     upper: Vec<f64>,
     alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
@@ -348,13 +390,14 @@ pub fn nu_svr_from<K: KernelSource>(
             half.iter().chain(&half).copied().collect()
         }
     };
-    let p = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
+    let p: Vec<f64> = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
     let (y, upper2) = svr_labels_and_bounds(&upper);
+    let previous = svr_previous(previous, &p)?;
     let q = SvrQ::new(kernel, options.cache_bytes);
-    let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?;
+    let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?.with_previous(previous)?;
     let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
-    solution.gradient = None; // of (α, α*), not of x
+    solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok((solution, -r))
 }
 

@@ -223,6 +223,82 @@ fn a_warm_start_updates_the_previous_gradient() {
     assert!(error.to_string().contains("gradient0_at"), "{error}");
 }
 
+/// The regressions return `Kβ` as their gradient (the dense reference's, `K` rounded to f32 as
+/// the solver caches it), and a warm start given `previous = (β', Kβ')` ends where one whose
+/// gradient the solver computes ends; for ε-SVR from the previous split `(β'⁺, β'⁻)` with a
+/// larger C, without computing the columns of the support vectors again. A previous solve
+/// of another length is refused, naming `previous`.
+#[test]
+fn the_regressions_carry_their_kernel_gradient() {
+    use kernelkit_solvers::formulations::{epsilon_svr_from, nu_svr_from};
+    let (n, d) = (150, 3);
+    let (x, _) = two_clouds(n, d, 13);
+    let targets: Vec<f64> = (0..n).map(|i| x[i * d] - 0.5 * x[i * d + 2]).collect();
+    let k = signed_q(&rbf(&x, n, d), &vec![1; n]);
+    let options = SolveOptions { tol: 1e-8, ..SolveOptions::default() };
+    for nu in [false, true] {
+        let solve = |c: f64, start: Option<Vec<f64>>, previous: Option<PreviousSolution>| {
+            let (kernel, upper, options) = (rbf(&x, n, d), vec![c; n], &options);
+            if nu {
+                nu_svr_from(kernel, &targets, 0.3, upper, start, previous, options, &mut NoMonitor)
+                    .map(|(solution, _)| solution)
+            } else {
+                let monitor = &mut NoMonitor;
+                epsilon_svr_from(kernel, &targets, 0.1, upper, start, previous, options, monitor)
+            }
+        };
+        let first = solve(1.0, None, None).unwrap();
+        let gradient = first.gradient.clone().unwrap();
+        assert_eq!(gradient.len(), n);
+        for (i, g) in gradient.iter().enumerate() {
+            let reference: f64 = (0..n).map(|j| k[i][j] * first.x[j]).sum();
+            assert!((g - reference).abs() <= 1e-9, "nu {nu}: Kβ[{i}] = {g}, reference {reference}");
+        }
+        // The start at C = 3: the split of β (ε-SVR: as it is, feasible; ν-SVR: scaled by 3, as
+        // its sums scale with C), which moves the ν-SVR's variables away from the split.
+        let scale = if nu { 3.0 } else { 1.0 };
+        let start: Vec<f64> = first
+            .x
+            .iter()
+            .map(|b| b.max(0.0) * scale)
+            .chain(first.x.iter().map(|b| (-b).max(0.0) * scale))
+            .collect();
+        let previous = PreviousSolution { x: first.x.clone(), gradient: gradient.clone() };
+        let fresh = solve(3.0, Some(start.clone()), None).unwrap();
+        let carried = solve(3.0, Some(start.clone()), Some(previous)).unwrap();
+        assert_eq!(carried.status, Status::Converged);
+        let close = (carried.objective - fresh.objective).abs() <= 1e-9 * fresh.objective.abs();
+        assert!(close, "nu {nu}: {} against {}", carried.objective, fresh.objective);
+        if !nu {
+            // One step from each: the fresh start's gradient costs a column per support
+            // vector, the carried one none (the start is the previous split).
+            let one_step = SolveOptions { max_iter: Some(1), ..options };
+            let values = |previous: Option<PreviousSolution>| {
+                let (kernel, upper) = (rbf(&x, n, d), vec![3.0; n]);
+                let start = Some(start.clone());
+                let monitor = &mut NoMonitor;
+                epsilon_svr_from(kernel, &targets, 0.1, upper, start, previous, &one_step, monitor)
+                    .unwrap()
+                    .stats
+                    .cache
+                    .values_computed
+            };
+            let support = first.x.iter().filter(|&&b| b != 0.0).count() as u64;
+            let previous = PreviousSolution { x: first.x.clone(), gradient: gradient.clone() };
+            let (fresh_values, carried_values) = (values(None), values(Some(previous)));
+            assert!(support > 20, "{support} support vectors");
+            assert!(carried_values <= 2 * n as u64, "{carried_values}: one step's two columns");
+            assert!(fresh_values >= support * n as u64, "{fresh_values}");
+        }
+        let wrong = PreviousSolution { x: start.clone(), gradient: start.clone() };
+        let refused = solve(3.0, Some(start), Some(wrong));
+        assert!(
+            matches!(refused, Err(SolveError::LengthMismatch { name: "previous", .. })),
+            "{refused:?}"
+        );
+    }
+}
+
 struct StopAfter(u64);
 
 impl Monitor for StopAfter {
@@ -613,8 +689,8 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
     );
     check(
         &|start| {
-            let upper = vec![3.0; n];
-            epsilon_svr_from(rbf(&x, n, d), &targets, 0.1, upper, start, &options, &mut NoMonitor)
+            let (upper, monitor) = (vec![3.0; n], &mut NoMonitor);
+            epsilon_svr_from(rbf(&x, n, d), &targets, 0.1, upper, start, None, &options, monitor)
                 .map(|solution| (solution, 1.0))
         },
         split,
@@ -627,8 +703,8 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
     );
     check(
         &|start| {
-            let upper = vec![2.0; n];
-            nu_svr_from(rbf(&x, n, d), &targets, 0.3, upper, start, &options, &mut NoMonitor)
+            let (upper, monitor) = (vec![2.0; n], &mut NoMonitor);
+            nu_svr_from(rbf(&x, n, d), &targets, 0.3, upper, start, None, &options, monitor)
         },
         split,
         None,
