@@ -274,12 +274,12 @@ fn check_kernel(kernel: &Kernel) -> PyResult<()> {
 }
 
 /// `previous = (x', g')` of a solve: an earlier solution and its gradient.
-type Previous<'py> = (PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, f64>);
+pub(crate) type Previous<'py> = (PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, f64>);
 
 /// The core's `PreviousSolution` of `previous = (x', g')`, which only a warm start from
 /// `alpha0` may give, with as many values in each as `alpha0` has (`per_row`: one per training
 /// row, half as many for the SVRs' `(α, α*)`); the solver checks the values.
-fn previous_solution(
+pub(crate) fn previous_solution(
     previous: Option<&Previous<'_>>,
     alpha0: Option<&Vec<f64>>,
     per_row: bool,
@@ -337,20 +337,24 @@ pub(crate) fn solve_c_svc(
     Ok(solution)
 }
 
-/// C-SVC on rows `x` of a built-in kernel (no callable: the GIL is not taken), for the solves
-/// that `solve_c_svc_pairs` runs on its workers.
+/// C-SVC on rows `x` of a built-in kernel (no callable: the GIL is not taken), from `alpha0`
+/// with `previous` as in `solve_c_svc`, for the solves that `solve_c_svc_pairs` runs on its
+/// workers.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn c_svc_of_rows(
     x: &Data<'_>,
     kernel: &Kernel,
     labels: &[i8],
     upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     preferences: Preferences,
     opts: &SolveOptions,
     monitor: &mut PythonMonitor,
 ) -> Result<kernelkit_solvers::Solution, CoreError> {
     let callable: Option<CallableKernel> = None;
     dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::c_svc_from(
-        source, labels, upper, None, None, opts, monitor
+        source, labels, upper, alpha0, previous, opts, monitor
     )?))
 }
 

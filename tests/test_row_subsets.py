@@ -162,6 +162,28 @@ def test_pairs_solved_in_one_call_are_the_solves_of_each_pair() -> None:
     stopped = _core.solve_c_svc_pairs(subsets, ys, uppers, kernel, 2, tol=1e-12, stop=flag)
     assert all(s.status == "stopped" for s in stopped)
 
+    # Warm starts (a warm fit's route): each pair from its start, with the previous solution
+    # and gradient or without, or cold where the entry is None, as ``solve_c_svc`` solves it.
+    larger = [2.0 * u for u in uppers]
+    alpha0s = [None if k == 1 else np.asarray(a.x) for k, a in enumerate(alone)]
+    previous = [
+        (np.asarray(a.x), np.asarray(a.gradient)) if k % 2 == 0 else None
+        for k, a in enumerate(alone)
+    ]
+    previous[1] = None  # no start, so no previous solve either
+    warm_alone = [
+        _core.solve_c_svc(s, y, u, kernel, a0, prev, n_jobs=1)
+        for s, y, u, a0, prev in zip(subsets, ys, larger, alpha0s, previous, strict=True)
+    ]
+    assert warm_alone[0].iterations < alone[0].iterations
+    for workers in (1, 2):
+        together = _core.solve_c_svc_pairs(
+            subsets, ys, larger, kernel, workers, alpha0s, previous, n_jobs=1
+        )
+        for got, want in zip(together, warm_alone, strict=True):
+            _assert_same_solution(got, want)
+            np.testing.assert_array_equal(got.gradient, want.gradient)
+
 
 def test_pairs_in_one_call_refuse_what_they_cannot_solve() -> None:
     X = DATASETS["narrow"]
@@ -179,3 +201,9 @@ def test_pairs_in_one_call_refuse_what_they_cannot_solve() -> None:
         _core.solve_c_svc_pairs([subset], [2 * y], [upper], rbf, 2)
     with pytest.raises(ValueError, match="upper"):
         _core.solve_c_svc_pairs([subset], [y], [-upper], rbf, 2)
+    with pytest.raises(ValueError, match="one entry per pair"):
+        _core.solve_c_svc_pairs([subset], [y], [upper], rbf, 2, [upper, upper])
+    with pytest.raises(ValueError, match="previous"):  # a previous solve needs its start
+        _core.solve_c_svc_pairs([subset], [y], [upper], rbf, 2, [None], [(upper, upper)])
+    with pytest.raises(ValueError, match="previous"):
+        _core.solve_c_svc_pairs([subset], [y], [upper], rbf, 2, [upper], [(upper, upper[:-1])])

@@ -240,6 +240,36 @@ def test_a_warm_fit_carries_the_gradient_only_over_the_same_dual(
         assert abs(warm.objective_[0] - cold.objective_[0]) <= 1e-6 * abs(cold.objective_[0])
 
 
+def test_warm_pairs_take_the_one_call_route_and_the_thread_count_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With two threads, a warm multiclass refit solves its pairs in one core call
+    (``solve_c_svc_pairs``, with each pair's start and previous solve), and every model along
+    the path, warm or cold, is the one fitted on one thread, bit for bit."""
+    from kernelkit import _core
+
+    calls: list[Any] = []
+    pairs = _core.solve_c_svc_pairs
+
+    def spy(*args: Any, **options: Any) -> Any:
+        calls.append(args[5:7])
+        return pairs(*args, **options)
+
+    monkeypatch.setattr(_core, "solve_c_svc_pairs", spy)
+    X, y = _classes(3)
+    one, two = (kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1, n_jobs=t) for t in (1, 2))
+    for C in (0.3, 3.0, 1.0):
+        for model in (one, two):
+            model.set_params(C=C).fit(X, y)
+        np.testing.assert_array_equal(one.dual_coef_, two.dual_coef_)
+        np.testing.assert_array_equal(one.intercept_, two.intercept_)
+        np.testing.assert_array_equal(one.n_iter_, two.n_iter_)
+    assert len(calls) == 3
+    assert all(a is None for a in calls[0][0])  # the cold fit
+    for alpha0s, previous in calls[1:]:
+        assert all(a is not None for a in alpha0s) and all(p is not None for p in previous)
+
+
 @pytest.mark.parametrize("formulation", ["epsilon_svr", "nu_svr"])
 def test_regression_solves_return_k_beta_and_start_from_it(formulation: str) -> None:
     """An SVR solve returns ``Kβ`` (NumPy's) as its gradient, ``x`` being ``β = α − α*``; a

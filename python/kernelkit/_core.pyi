@@ -207,6 +207,8 @@ def solve_c_svc_pairs(
     uppers: list[NDArray[np.float64]],
     kernel: Kernel,
     n_workers: int,
+    alpha0s: list[NDArray[np.float64] | None] | None = None,
+    previous: list[tuple[NDArray[np.float64], NDArray[np.float64]] | None] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> list[Solution]: ...
 def solve_one_class(

@@ -312,20 +312,11 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 )
             return problem.positions, problem.signs, alpha, solution
 
-        def solve_problem(
-            problem: PairProblem,
-            description: str,
-            n_jobs: int | None,
-            stop: _core.StopFlag | None,
-            start: Float64Array | None = None,
-            solved: PreviousSolve | None = None,
-        ) -> _core.Solution:
-            rows = (
-                self._training_rows(X_checked, problem.rows_index)
-                if facts is None
-                else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
-            )
-            extra: dict[str, Any] = {}
+        def warm_start_of(problem: PairProblem, p: int | None) -> dict[str, Any]:
+            # The start of pair ``p`` of a warm fit (``alpha0``, and ``previous`` where the
+            # gradient carries over), as ``_solve_pair``'s keywords; none for a cold solve.
+            start = None if previous is None or p is None else previous[p]
+            solved = None if previous_solves is None or p is None else previous_solves[p]
             if (
                 solved is not None
                 and (current := digest()) is not None
@@ -334,19 +325,34 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 # The same dual variables as the previous fit's solve: its solution moved
                 # into this fit's set, the gradient updated from the previous one.
                 upper = self._upper(problem.rows_weights, problem.rows_class_weights)
-                extra["alpha0"] = repair_onto(solved.x, upper, 0.0, problem.rows_signs)
-                extra["previous"] = (solved.x, solved.gradient)
-            elif start is not None:
-                # The start of every position, moved into this fit's set; merged rows start
-                # at their sum.
-                alpha0 = self._warm_pair_start(problem, start[problem.positions])
-                if problem.groups is not None:
-                    merged = np.bincount(
-                        problem.groups.group, weights=alpha0, minlength=problem.groups.n_groups
-                    ).astype(np.float64)
-                    upper = self._upper(problem.rows_weights, problem.rows_class_weights)
-                    alpha0 = np.minimum(merged, upper)
-                extra["alpha0"] = alpha0
+                alpha0 = repair_onto(solved.x, upper, 0.0, problem.rows_signs)
+                return {"alpha0": alpha0, "previous": (solved.x, solved.gradient)}
+            if start is None:
+                return {}
+            # The start of every position, moved into this fit's set; merged rows start at
+            # their sum.
+            alpha0 = self._warm_pair_start(problem, start[problem.positions])
+            if problem.groups is not None:
+                merged = np.bincount(
+                    problem.groups.group, weights=alpha0, minlength=problem.groups.n_groups
+                ).astype(np.float64)
+                upper = self._upper(problem.rows_weights, problem.rows_class_weights)
+                alpha0 = np.minimum(merged, upper)
+            return {"alpha0": alpha0}
+
+        def solve_problem(
+            problem: PairProblem,
+            description: str,
+            n_jobs: int | None,
+            stop: _core.StopFlag | None,
+            p: int | None = None,
+        ) -> _core.Solution:
+            rows = (
+                self._training_rows(X_checked, problem.rows_index)
+                if facts is None
+                else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
+            )
+            extra = warm_start_of(problem, p)
             return self._solve_pair(
                 rows, problem, kernel, description=description, n_jobs=n_jobs, stop=stop, **extra
             )
@@ -359,9 +365,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
         ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
             problem, p = pair_problem(pair), pairs.index(pair)
-            start = None if previous is None else previous[p]
-            solved = None if previous_solves is None else previous_solves[p]
-            solution = solve_problem(problem, describe(pair), n_jobs, stop, start, solved)
+            solution = solve_problem(problem, describe(pair), n_jobs, stop, p)
             remember(p, problem, solution)
             return finish(problem, solution)
 
@@ -396,20 +400,19 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         workers = self._pair_workers(len(pairs))
         # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over
         # dense rows of a built-in kernel: every pair in one call, the core's workers taking
-        # the pairs in order, no Python between two solves (the same solves as below).
-        if (
-            facts is not None
-            and workers > 1
-            and previous is None
-            and type(self)._solve_pair is SVC._solve_pair
-        ):
+        # the pairs in order, no Python between two solves (the same solves as below, warm
+        # ones included).
+        if facts is not None and workers > 1 and type(self)._solve_pair is SVC._solve_pair:
             problems = [pair_problem(pair) for pair in pairs]
+            starts = [warm_start_of(problem, p) for p, problem in enumerate(problems)]
             solutions = _core.solve_c_svc_pairs(
                 [_core.RowSubset(facts, p.rows_index.astype(np.int64)) for p in problems],
                 [p.rows_signs for p in problems],
                 [self._upper(p.rows_weights, p.rows_class_weights) for p in problems],
                 kernel,
                 workers,
+                [start.get("alpha0") for start in starts],
+                [start.get("previous") for start in starts],
                 **{**self._solver_options(), "n_jobs": 1},
             )
             for p, (problem, solution) in enumerate(zip(problems, solutions, strict=True)):
