@@ -6,7 +6,7 @@ use kernelkit_kernels::{
     columns_one_by_one, CacheStats, ColumnsVisit, CsrRows, DenseKernel, DenseRows, KernelFunction,
     KernelSource, PrecomputedGram, QMatrix, QMatrixPasses, SignedQ, SparseKernel, WindowThen,
 };
-use kernelkit_solvers::formulations::{c_svc, epsilon_svr, one_class};
+use kernelkit_solvers::formulations::{c_svc, c_svc_from, epsilon_svr, one_class};
 use kernelkit_solvers::{
     with_thread_pool, BoxQp, Control, Engine, Monitor, NoMonitor, PreviousSolution, Progress, Smo,
     Solution, SolveError, SolveOptions, Solver, Status,
@@ -297,6 +297,31 @@ fn the_regressions_carry_their_kernel_gradient() {
             "{refused:?}"
         );
     }
+}
+
+/// A given gradient is used only where updating it costs fewer columns than computing it afresh:
+/// a start at 0 given the previous solution (all its support vectors moved) computes none, as a
+/// cold start does, and ends at the cold optimum.
+#[test]
+fn a_start_that_moved_more_than_it_keeps_computes_its_gradient_afresh() {
+    let (n, d) = (150, 3);
+    let (x, y) = two_clouds(n, d, 9);
+    let upper = vec![0.5; n];
+    let first =
+        c_svc(rbf(&x, n, d), &y, upper.clone(), &SolveOptions::default(), &mut NoMonitor).unwrap();
+    let support = first.x.iter().filter(|&&a| a > 0.0).count();
+    assert!(support > 20, "{support} support vectors");
+    let previous = PreviousSolution { x: first.x.clone(), gradient: first.gradient.unwrap() };
+    let solve = |previous: Option<PreviousSolution>, max_iter| {
+        let options = SolveOptions { max_iter, ..SolveOptions::default() };
+        let (kernel, start) = (rbf(&x, n, d), Some(vec![0.0; n]));
+        c_svc_from(kernel, &y, upper.clone(), start, previous, &options, &mut NoMonitor).unwrap()
+    };
+    let one_step = solve(Some(previous.clone()), Some(1)).stats.cache.values_computed;
+    assert!(one_step <= 2 * n as u64, "{one_step} kernel values for one step from 0");
+    let (warm, cold) = (solve(Some(previous), None), solve(None, None));
+    assert_eq!(warm.x, cold.x);
+    assert_eq!(warm.iterations, cold.iterations);
 }
 
 struct StopAfter(u64);
