@@ -63,7 +63,9 @@ pub(crate) fn solve_c_svc_pairs(
         )));
     }
     let starts: Vec<Option<Vec<f64>>> = match &alpha0s {
-        Some(alpha0s) => alpha0s.iter().map(|a| a.as_ref().map(|a| vector(a).into_owned())).collect(),
+        Some(alpha0s) => {
+            alpha0s.iter().map(|a| a.as_ref().map(|a| vector(a).into_owned())).collect()
+        }
         None => vec![None; n],
     };
     let previous: Vec<Option<PreviousSolution>> = match &previous {

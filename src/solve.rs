@@ -51,9 +51,10 @@ pub(crate) struct Solution {
     /// The dual objective's gradient at ``x``, or None.
     ///
     /// Given where the solver ends with it exact: ``Qx + p`` for the C-SVC and one-class
-    /// solves, ``Kβ`` for the regressions (``x = β = α − α*``; their dual's gradient is
-    /// ``(Kβ + p₊, −Kβ + p₋)``). Passed back with ``x`` as ``previous``, a warm start updates it
-    /// instead of computing it afresh. ν-SVC returns none.
+    /// solves, ``Qx`` for ν-SVC (``x = α/r``; passed back times ``r``), ``Kβ`` for the
+    /// regressions (``x = β = α − α*``; their dual's gradient is ``(Kβ + p₊, −Kβ + p₋)``).
+    /// Passed back with ``x`` as ``previous``, a warm start updates it instead of computing it
+    /// afresh.
     ///
     gradient: Option<Py<PyArray1<f64>>>,
 }
@@ -448,10 +449,12 @@ pub(crate) fn solve_box_qp(
 }
 
 /// ν-SVC on rows `x` with labels `y ∈ {−1, +1}` and per-sample bounds (sample weights).
-/// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`) and `r` (`C = 1/r`). With the
-/// unscaled `alpha0` (`Σ_{y=±1} α⁰ = ν Σ upper / 2` each), the solve starts from it.
+/// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`, gradient `Qx`) and `r`
+/// (`C = 1/r`). With the unscaled `alpha0` (`Σ_{y=±1} α⁰ = ν Σ upper / 2` each), the solve
+/// starts from it; with `previous = (α', Qα')`, an earlier solve's `x` and gradient times its
+/// `r`, its gradient starts from that one's.
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, **options))]
+#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, previous=None, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svc(
     py: Python<'_>,
@@ -461,14 +464,16 @@ pub(crate) fn solve_nu_svc(
     nu: f64,
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
+    previous: Option<Previous<'_>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
+    let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), false)?;
     solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
         dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svc_from(
-            source, &labels, nu, upper, alpha0, opts, monitor
+            source, &labels, nu, upper, alpha0, previous, opts, monitor
         )?))
     })
 }

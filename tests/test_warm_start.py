@@ -270,6 +270,55 @@ def test_warm_pairs_take_the_one_call_route_and_the_thread_count_changes_nothing
         assert all(a is not None for a in alpha0s) and all(p is not None for p in previous)
 
 
+def test_nu_svc_returns_q_x_and_starts_from_it_unscaled() -> None:
+    """A ν-SVC solve returns ``Qx`` for its rescaled ``x = α/r`` (NumPy's); a solve from the
+    start at a smaller ν, given ``previous = r · (x, Qx)``, ends where one that computes its
+    gradient afresh ends."""
+    from kernelkit import _core
+
+    X, y = _classes(2)
+    signs, ones = np.where(y > 0, 1.0, -1.0), np.ones(len(y))
+    kernel = _core.Kernel("rbf", gamma=0.1)
+    first, r = _core.solve_nu_svc(X, signs, ones, 0.5, kernel, tol=1e-9)
+    x = np.asarray(first.x)
+    expected, slack = _dual_gradient(X, signs, x, 0.1, 0.0)
+    assert np.all(np.abs(np.asarray(first.gradient) - expected) <= slack)
+    alpha, gradient = x * r, np.asarray(first.gradient) * r
+    start = np.empty_like(alpha)
+    for side in (signs > 0, signs < 0):  # each class sums to ν n / 2 at ν = 0.3
+        start[side] = repair_onto(alpha[side], ones[side], 0.3 * len(y) / 2.0)
+    assert np.count_nonzero(start != alpha) > 0
+    carried, _ = _core.solve_nu_svc(X, signs, ones, 0.3, kernel, start, (alpha, gradient), tol=1e-9)
+    fresh, _ = _core.solve_nu_svc(X, signs, ones, 0.3, kernel, start, tol=1e-9)
+    assert carried.status == fresh.status == "converged"
+    assert abs(carried.objective - fresh.objective) <= 1e-9 * abs(fresh.objective)
+    np.testing.assert_allclose(carried.gradient, fresh.gradient, rtol=0, atol=1e-6)
+
+
+def test_a_warm_nu_svc_fit_passes_its_unscaled_solves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm NuSVC refit with another ν passes each pair's previous solve back to the core,
+    and reaches the cold optimum."""
+    from kernelkit import _core
+
+    calls: list[Any] = []
+    solve = _core.solve_nu_svc
+
+    def spy(*args: Any, **options: Any) -> Any:
+        calls.append(args[5:7])
+        return solve(*args, **options)
+
+    monkeypatch.setattr(_core, "solve_nu_svc", spy)
+    X, y = _classes(3)
+    warm = kernelkit.NuSVC(warm_start=True, tol=1e-7, gamma=0.1, nu=0.5, n_jobs=1).fit(X, y)
+    assert all(call == (None, None) for call in calls)
+    for nu in (0.3, 0.4):
+        calls.clear()
+        warm.set_params(nu=nu).fit(X, y)
+        assert len(calls) == 3 and all(a is not None and p is not None for a, p in calls)
+        cold = kernelkit.NuSVC(tol=1e-7, gamma=0.1, nu=nu).fit(X, y)
+        np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-6)
+
+
 @pytest.mark.parametrize("formulation", ["epsilon_svr", "nu_svr"])
 def test_regression_solves_return_k_beta_and_start_from_it(formulation: str) -> None:
     """An SVR solve returns ``Kβ`` (NumPy's) as its gradient, ``x`` being ``β = α − α*``; a

@@ -179,9 +179,10 @@ class Solution:
         """The dual objective's gradient at ``x``, or None.
 
         Given where the solver ends with it exact: ``Qx + p`` for the C-SVC and one-class
-        solves, ``Kβ`` for the regressions (``x = β = α − α*``; their dual's gradient is
-        ``(Kβ + p₊, −Kβ + p₋)``). Passed back with ``x`` as ``previous``, a warm start updates it
-        instead of computing it afresh. ν-SVC returns none.
+        solves, ``Qx`` for ν-SVC (``x = α/r``; passed back times ``r``), ``Kβ`` for the
+        regressions (``x = β = α − α*``; their dual's gradient is ``(Kβ + p₊, −Kβ + p₋)``).
+        Passed back with ``x`` as ``previous``, a warm start updates it instead of computing it
+        afresh.
         """
 
 def simd_levels() -> tuple[list[str], str]: ...
@@ -245,6 +246,7 @@ def solve_nu_svc(
     nu: float,
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
+    previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_nu_svr(

@@ -126,13 +126,28 @@ class NuSVC(_NuSVCInit, SVC):
         self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any
     ) -> _core.Solution:
         """The ν-SVC dual of the pair's ``rows``: bounds are the sample weights alone;
-        ``options["alpha0"]`` (the unscaled ``α``) starts it when given."""
+        ``options["alpha0"]`` (the unscaled ``α``) starts it when given, with the gradient
+        updated from ``options["previous"]`` (unscaled, :meth:`_kept_solve`) when given."""
         alpha0 = options.pop("alpha0", None)
+        previous = options.pop("previous", None)
         weights, nu = pair.rows_weights, float(self.nu)
         solution, _scale = self._solve(
-            _core.solve_nu_svc, rows, pair.rows_signs, weights, nu, kernel, alpha0, **options
+            _core.solve_nu_svc,
+            rows,
+            pair.rows_signs,
+            weights,
+            nu,
+            kernel,
+            alpha0,
+            previous,
+            **options,
         )
         return solution
+
+    def _scale(self, signs: Float64Array, weights: Float64Array, x: Float64Array) -> float:
+        """The ``r`` of a pair's solution ``x = α / r`` (C-SVC form): the one whose unscaled
+        ``α`` sums to ``ν Σ w / 2`` over each class (the ν-SVC constraints)."""
+        return float(self.nu) * float(np.sum(weights)) / 2.0 / float(np.sum(x[signs > 0]))
 
     def _full_dual(
         self,
@@ -142,11 +157,25 @@ class NuSVC(_NuSVCInit, SVC):
         """The pair's unscaled ``α = r · α_C`` over every training row: ``r`` is the one whose
         ``α`` sums to ``ν Σ w / 2`` over each class (the ν-SVC constraints)."""
         index, signs, alpha, _ = result
-        side_sum = float(np.sum(alpha[signs > 0]))
-        scale = float(self.nu) * float(np.sum(weights[index])) / 2.0 / side_sum
         full = np.zeros(len(weights))
-        full[index] = alpha * scale
+        full[index] = alpha * self._scale(signs, weights[index], alpha)
         return full
+
+    def _kept_solve(
+        self, problem: Any, solution: _core.Solution
+    ) -> tuple[Float64Array, Float64Array] | None:
+        """The pair's solve unscaled, ``(α, Qα) = r · (x, Qx)`` (the ν-SVC dual's ``p`` is 0),
+        as a later warm fit passes it back (``previous``), or None without a gradient."""
+        if solution.gradient is None:
+            return None
+        x = np.asarray(solution.x)
+        r = self._scale(problem.rows_signs, problem.rows_weights, x)
+        return x * r, np.asarray(solution.gradient) * r
+
+    def _start_from_solve(self, problem: Any, x: Float64Array) -> Float64Array:
+        """The kept unscaled solution moved into this fit's constraints (ν-SVC solves every
+        row: its solved rows are the pair's positions)."""
+        return self._warm_pair_start(problem, x)
 
     def _warm_pair_start(self, problem: Any, start: Float64Array) -> Float64Array:
         """The previous unscaled dual moved into this fit's ν-SVC constraints:

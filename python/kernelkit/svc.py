@@ -232,7 +232,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
         # and the duals as solved with their gradients (``_warm_start``, "The gradient").
         previous = self._previous_duals(len(y_index), classes) if warm else None
-        # Taken where first compared or kept (never for ν-SVC, whose solutions have no gradient).
+        # Taken where first compared or kept.
         digest = digest_once(X_checked, kernel_params) if warm else lambda: None
 
         previous_solves: list[PreviousSolve] | None = (
@@ -241,13 +241,11 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         solves: dict[int, PreviousSolve] = {}
 
         def remember(pair: int, problem: PairProblem, solution: _core.Solution) -> None:
-            # What the next warm fit may continue from (the C-SVC solves return a gradient).
-            if solution.gradient is not None and (kept := digest()) is not None:
-                x = np.asarray(solution.x)
-                gradient = np.asarray(solution.gradient)
-                solves[pair] = PreviousSolve(
-                    kept, problem.rows_index, problem.rows_signs, x, gradient
-                )
+            # What the next warm fit may continue from (a solve that returned its gradient).
+            if (carried := self._kept_solve(problem, solution)) is not None and (
+                kept := digest()
+            ) is not None:
+                solves[pair] = PreviousSolve(kept, problem.rows_index, problem.rows_signs, *carried)
 
         # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
         # float32, never converted here): their facts are computed once, each pair names its
@@ -324,8 +322,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             ):
                 # The same dual variables as the previous fit's solve: its solution moved
                 # into this fit's set, the gradient updated from the previous one.
-                upper = self._upper(problem.rows_weights, problem.rows_class_weights)
-                alpha0 = repair_onto(solved.x, upper, 0.0, problem.rows_signs)
+                alpha0 = self._start_from_solve(problem, solved.x)
                 return {"alpha0": alpha0, "previous": (solved.x, solved.gradient)}
             if start is None:
                 return {}
@@ -514,6 +511,21 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         constraints: ``0 ≤ α ≤ C · class_weight · sample_weight``, ``yᵀα = 0``."""
         upper = self._upper(problem.sample_weights, problem.class_weights)
         return repair_onto(start, upper, 0.0, problem.signs)
+
+    def _kept_solve(
+        self, problem: PairProblem, solution: _core.Solution
+    ) -> tuple[Float64Array, Float64Array] | None:
+        """A pair's solve as a later warm fit passes it back to the core (``previous``): its
+        solution and gradient, or None without a gradient."""
+        if solution.gradient is None:
+            return None
+        return np.asarray(solution.x), np.asarray(solution.gradient)
+
+    def _start_from_solve(self, problem: PairProblem, x: Float64Array) -> Float64Array:
+        """The start of a pair's dual variables (over its solved rows) from the kept solution
+        ``x`` of the previous fit's solve of them, moved into this fit's constraints."""
+        upper = self._upper(problem.rows_weights, problem.rows_class_weights)
+        return repair_onto(x, upper, 0.0, problem.rows_signs)
 
     def _upper(self, weights: Float64Array, class_weights: Float64Array) -> Float64Array:
         """The C-SVC upper bounds ``C · class_weight · sample_weight``."""

@@ -18,6 +18,10 @@
 //! scikit-learn's LIBSVM does (with unit weights: `α_i = 1` for `i < ⌊νl⌋` and the fraction on
 //! the next one, LIBSVM's rule). The ε-SVR solution is returned as `β = α − α*`.
 //!
+//! **The returned gradients.** C-SVC and one-class solutions return the dual's gradient
+//! `Qx + p`; ν-SVC's returns `Qx` for its rescaled `x = α/r` (its `p` is 0, so the unscaled
+//! solve's `Qα` divided by `r`), and a warm start takes it back unscaled, `(α', Qα')`.
+//!
 //! **The SVR gradients.** The regressions' `Q(α, α*)` is `(Kβ, −Kβ)`: it depends on `β` only,
 //! so their solutions return the gradient as `Kβ` (length `l`: the decision values at the
 //! training rows less the bias), and a warm start takes a previous solve as `(β', Kβ')`
@@ -255,17 +259,22 @@ pub fn nu_svc<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
-    nu_svc_from(kernel, labels, nu, upper, None, options, monitor)
+    nu_svc_from(kernel, labels, nu, upper, None, None, options, monitor)
 }
 
 /// [`nu_svc`] started from the unscaled `alpha0` (a warm start: `0 ≤ α⁰ ≤ upper` with
 /// `Σ_{y=±1} α⁰ = ν Σ upper / 2` on each side), or from LIBSVM's greedy point when `None`.
+/// With `previous = (α', Qα')`, an earlier solve's solution and gradient unscaled (its `x` and
+/// `gradient` times its `r`: `p = 0`, so the gradient scales with the point), the initial
+/// gradient is updated from it as in [`c_svc_from`].
+#[allow(clippy::too_many_arguments)]
 pub fn nu_svc_from<K: KernelSource>(
     kernel: K,
     labels: &[i8],
     nu: f64,
     upper: Vec<f64>,
     alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
@@ -317,7 +326,8 @@ pub fn nu_svc_from<K: KernelSource>(
     };
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
-    let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?;
+    let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?
+        .with_previous(previous)?;
     let (mut solution, mut r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
     if !(r.is_finite() && r > 0.0) {
         if solution.status == Status::Converged {
@@ -330,12 +340,11 @@ pub fn nu_svc_from<K: KernelSource>(
         // returned unscaled, which keeps the sign of its decision function.
         r = 1.0;
     }
-    for a in &mut solution.x {
+    for a in solution.x.iter_mut().chain(solution.gradient.iter_mut().flatten()) {
         *a /= r;
     }
     solution.bias /= r;
     solution.objective /= r * r;
-    solution.gradient = None; // of the unscaled α, not of x
     Ok((solution, r))
 }
 

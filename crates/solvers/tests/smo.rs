@@ -299,6 +299,42 @@ fn the_regressions_carry_their_kernel_gradient() {
     }
 }
 
+/// ν-SVC returns `Qx` for its rescaled `x = α/r` (the dense reference's), and a warm start from
+/// the unscaled solution with `previous = (α', Qα')` (`x` and gradient times `r`) ends where
+/// one whose gradient the solver computes ends, computing the columns of the variables at
+/// their upper bound only (for `Ḡ`), not those of every support vector.
+#[test]
+fn nu_svc_returns_its_gradient_and_starts_from_it_unscaled() {
+    use kernelkit_solvers::formulations::nu_svc_from;
+    let (n, d) = (150, 3);
+    let (x, y) = two_clouds(n, d, 17);
+    let q = signed_q(&rbf(&x, n, d), &y);
+    let solve = |start: Option<Vec<f64>>, previous: Option<PreviousSolution>, max_iter| {
+        let options = SolveOptions { tol: 1e-8, max_iter, ..SolveOptions::default() };
+        let (kernel, upper, monitor) = (rbf(&x, n, d), vec![1.0; n], &mut NoMonitor);
+        nu_svc_from(kernel, &y, 0.15, upper, start, previous, &options, monitor).unwrap()
+    };
+    let (first, r) = solve(None, None, None);
+    let gradient = first.gradient.clone().unwrap();
+    for (i, g) in gradient.iter().enumerate() {
+        let reference: f64 = (0..n).map(|j| q[i][j] * first.x[j]).sum();
+        assert!((g - reference).abs() <= 1e-9, "gradient[{i}] = {g}, reference {reference}");
+    }
+    let unscaled = |v: &[f64]| v.iter().map(|a| a * r).collect::<Vec<f64>>();
+    let start = unscaled(&first.x);
+    let previous = PreviousSolution { x: start.clone(), gradient: unscaled(&gradient) };
+    let (fresh, _) = solve(Some(start.clone()), None, None);
+    let (carried, _) = solve(Some(start.clone()), Some(previous.clone()), None);
+    assert_eq!(carried.status, Status::Converged);
+    assert!((carried.objective - fresh.objective).abs() <= 1e-9 * fresh.objective.abs());
+    let support = start.iter().filter(|&&a| a > 0.0).count() as u64;
+    let bound = start.iter().filter(|&&a| a == 1.0).count() as u64;
+    assert!(support > bound + 20, "{support} support vectors, {bound} at the bound");
+    let one_step = |previous| solve(Some(start.clone()), previous, Some(1)).0.stats.cache;
+    assert!(one_step(Some(previous)).values_computed <= (bound + 2) * n as u64);
+    assert!(one_step(None).values_computed >= support * n as u64);
+}
+
 /// A given gradient is used only where updating it costs fewer columns than computing it afresh:
 /// a start at 0 given the previous solution (all its support vectors moved) computes none, as a
 /// cold start does, and ends at the cold optimum.
@@ -722,7 +758,9 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
         Some(unbalanced),
     );
     check(
-        &|start| nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], start, &options, &mut NoMonitor),
+        &|start| {
+            nu_svc_from(rbf(&x, n, d), &y, 0.4, vec![1.0; n], start, None, &options, &mut NoMonitor)
+        },
         |cold, r| cold.x.iter().map(|a| a * r).collect(),
         Some(vec![0.1; n]),
     );
