@@ -207,6 +207,22 @@ def test_solution_gradient_is_the_dual_gradient(formulation: str) -> None:
     np.testing.assert_allclose(carried.gradient, fresh.gradient, rtol=0, atol=1e-6)
 
 
+def _spy_on(monkeypatch: pytest.MonkeyPatch, entry: str, arguments: slice | int) -> list[Any]:
+    """The list into which each call of ``_core.<entry>`` (still made) records
+    ``args[arguments]``: what the estimators pass to the core."""
+    from kernelkit import _core
+
+    calls: list[Any] = []
+    solve = getattr(_core, entry)
+
+    def spy(*args: Any, **options: Any) -> Any:
+        calls.append(args[arguments])
+        return solve(*args, **options)
+
+    monkeypatch.setattr(_core, entry, spy)
+    return calls
+
+
 def test_a_warm_fit_carries_the_gradient_only_over_the_same_dual(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -214,16 +230,8 @@ def test_a_warm_fit_carries_the_gradient_only_over_the_same_dual(
     start is that solution (at most three variables moved, by the repair of the rounding of
     ``yᵀα``); a refit on other values of X (same shape) or with another gamma, whose ``Q``
     differs, passes none and reaches the cold optimum of its own problem."""
-    from kernelkit import _core
 
-    calls: list[Any] = []
-    solve = _core.solve_c_svc
-
-    def spy(*args: Any, **options: Any) -> Any:
-        calls.append(args[4:6])
-        return solve(*args, **options)
-
-    monkeypatch.setattr(_core, "solve_c_svc", spy)
+    calls = _spy_on(monkeypatch, "solve_c_svc", slice(4, 6))
     X, y = _classes(2)
     warm = kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1, C=0.5).fit(X, y)
     warm.set_params(C=5.0).fit(X, y)
@@ -246,16 +254,8 @@ def test_warm_pairs_take_the_one_call_route_and_the_thread_count_changes_nothing
     """With two threads, a warm multiclass refit solves its pairs in one core call
     (``solve_c_svc_pairs``, with each pair's start and previous solve), and every model along
     the path, warm or cold, is the one fitted on one thread, bit for bit."""
-    from kernelkit import _core
 
-    calls: list[Any] = []
-    pairs = _core.solve_c_svc_pairs
-
-    def spy(*args: Any, **options: Any) -> Any:
-        calls.append(args[5:7])
-        return pairs(*args, **options)
-
-    monkeypatch.setattr(_core, "solve_c_svc_pairs", spy)
+    calls = _spy_on(monkeypatch, "solve_c_svc_pairs", slice(5, 7))
     X, y = _classes(3)
     one, two = (kernelkit.SVC(warm_start=True, tol=1e-7, gamma=0.1, n_jobs=t) for t in (1, 2))
     for C in (0.3, 3.0, 1.0):
@@ -298,16 +298,8 @@ def test_nu_svc_returns_q_x_and_starts_from_it_unscaled() -> None:
 def test_a_warm_nu_svc_fit_passes_its_unscaled_solves(monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm NuSVC refit with another ν passes each pair's previous solve back to the core,
     and reaches the cold optimum."""
-    from kernelkit import _core
 
-    calls: list[Any] = []
-    solve = _core.solve_nu_svc
-
-    def spy(*args: Any, **options: Any) -> Any:
-        calls.append(args[5:7])
-        return solve(*args, **options)
-
-    monkeypatch.setattr(_core, "solve_nu_svc", spy)
+    calls = _spy_on(monkeypatch, "solve_nu_svc", slice(5, 7))
     X, y = _classes(3)
     warm = kernelkit.NuSVC(warm_start=True, tol=1e-7, gamma=0.1, nu=0.5, n_jobs=1).fit(X, y)
     assert all(call == (None, None) for call in calls)
@@ -358,17 +350,9 @@ def test_a_warm_regression_carries_k_beta_over_new_targets(
     """``Kβ`` depends on X and the kernel only: a warm SVR refit with another C, other targets
     or another ε (ν) passes the previous ``(β, Kβ)`` to the core and reaches the cold optimum;
     a refit on other values of X passes none."""
-    from kernelkit import _core
 
     entry = "solve_epsilon_svr" if name == "SVR" else "solve_nu_svr"
-    calls: list[Any] = []
-    solve = getattr(_core, entry)
-
-    def spy(*args: Any, **options: Any) -> Any:
-        calls.append(args[6])
-        return solve(*args, **options)
-
-    monkeypatch.setattr(_core, entry, spy)
+    calls = _spy_on(monkeypatch, entry, 6)
     X, z = _regression()
     cls = getattr(kernelkit, name)
     other = {"epsilon": 0.3} if name == "SVR" else {"nu": 0.3}
