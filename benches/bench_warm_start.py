@@ -1,17 +1,17 @@
 """``warm_start=True`` along a path of C values (issue 44): warm against cold fits.
 
-The first 16,000 rows of a9a (dense; ``--dataset``), RBF gamma=0.5 (``--gamma``), ``tol=1e-6``, C
-in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` (``--estimator``) refitted with each C in
-turn against a fresh one per C and ``--peers`` (sklearn, sklearnex), same cache (200 MB), threads,
-``--engines``, ``--threads`` (``--falling``: from C = 30 down). Per C: fit times, SMO iterations,
-dual objectives (warm = cold within 1e-6).
+The first 16,000 rows of a9a (dense; ``--dataset``), RBF gamma=0.5 (``--gamma``), ``tol=1e-6``
+(``--tol``), C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` (``--estimator``) refitted
+with each C in turn against a fresh one per C and ``--peers`` (sklearn, sklearnex), same cache (200
+MB), threads, ``--engines``, ``--threads`` (``--falling``: from C = 30 down). Per C: fit times, SMO
+iterations, objectives (warm = cold within 1e-6).
 
 ``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
-``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, the iterations (the KKT
-gap at the first report) from each of ``--starts``, moved into ``{0 ≤ α ≤ C, yᵀα = 0}`` as
-``warm_start=True`` does: α = 0 (``cold``); the previous α' (``previous``: ``warm_start``),
-scaled by C/C' (``scaled``), moved from C' to C at the bound (``bound``), the secant of the last
-two (``secant``); the cold optimum, free α_i moved by ≤ ±1e-2 or 1e-4 (``optimum_1e-2``, ``_1e-4``).
+``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, iterations (KKT gap at
+first report) from each of ``--starts``, moved into ``{0 ≤ α ≤ C, yᵀα = 0}`` as ``warm_start=True``
+does: α = 0 (``cold``); the previous α' (``previous``: ``warm_start``), scaled by C/C' (``scaled``),
+moved from C' to C at the bound (``bound``), secant of the last two (``secant``); the cold optimum,
+free α_i moved ≤ ±1e-2, 1e-4 (``optimum_1e-2``, ``_1e-4``).
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     p = harness.parser(__doc__, "warm_start")
     harness.options(p, threads=[1, 2], engines=["auto"], rows=16000, dataset="a9a", gamma=0.5,
                     limits=(False, "the solver's limits instead (binary data)"),
-                    falling=(False, "the path from the largest C down"), epsilon=0.1,
+                    falling=(False, "the path from the largest C down"), epsilon=0.1, tol=1e-6,
                     estimator=("SVC", "SVR: standardized X and y, epsilon", ("SVC", "SVR")),
                     tols=[1e-1, 1e-2, 1e-3, 1e-4, 1e-6], peers=([], None, harness.strs),
                     starts=(list(STARTS), None, harness.strs))  # fmt: skip
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     harness.known(p, "starts", a.starts, STARTS)
     harness.known(p, "peers", a.peers, ("sklearn", "sklearnex"))
     run, ds, PARAMS["gamma"] = harness.Run(argv), data.load(a.dataset, a.data), a.gamma
-    X, y = ds.X[: a.rows], ds.y[: a.rows]
+    X, y, PARAMS["tol"] = ds.X[: a.rows], ds.y[: a.rows], a.tol
     if a.estimator == "SVR":
         X, y, PARAMS["epsilon"] = (X - X.mean(0)) / X.std(0), (y - y.mean()) / y.std(), a.epsilon
     if a.limits:
