@@ -148,7 +148,7 @@ warm_start : bool, default=False
     moved into the new constraints (see ``docs/index.md``, "Warm starts") and reaches
     the cold fit's optimum; any other refit starts cold. The model keeps one dual value per
     row (and pair) for this. It saves time where the previous solution is close (along a
-    path of ``C`` values on a9a, 0.8–0.9 of the cold path's time in the docs' measurements),
+    path of ``C`` values on a9a, 0.75–0.9 of the cold path's time in the docs' measurements),
     but not everywhere: on USPS paths took 0.75–1.16 of it in repeated runs, and a refit with
     a much smaller ``C`` can take longer than a cold fit.
 """)
