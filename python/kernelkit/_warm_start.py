@@ -24,7 +24,7 @@ Why not the Euclidean projection ``clip(α_prev − λ s, 0, u)`` (one multiplie
 equality), which the first version used: its shift ``λ`` moves every free variable and lifts
 the variables at 0 on one side, and each moved variable costs the solver a kernel column (the
 gradient, below) and often pair steps to undo a lift. Measured on falling paths (2 threads;
-``docs/index.md``, "Warm starts"), the warm path's time against the cold path's with the
+``docs/performance.md``, "Warm starts"), the warm path's time against the cold path's with the
 projection / with this repair: C-SVC on a9a's first 16,000 rows, C = 30 … 0.1, 1.08 / 0.89;
 the one-class SVM on USPS, ν = 0.5 … 0.03 … 0.5, 1.21 / 0.74; ε-SVR 1.08 / 0.93 and ν-SVR
 1.06 / 0.81 on USPS; along a rising C path both starts are the previous solution itself.
