@@ -4,7 +4,7 @@ The first 16,000 rows of a9a (dense; ``--dataset``), RBF gamma=0.5 (``--gamma``)
 (``--tol``), C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` (``--estimator``) refitted
 with each C in turn against a fresh one per C and ``--peers`` (sklearn, sklearnex), same cache (200
 MB), threads, ``--engines``, ``--threads`` (``--falling``: from C = 30 down). Per C: fit times, SMO
-iterations, objectives (warm = cold within 1e-6).
+iterations, objectives (warm = cold within 1e-6, or a looser ``--tol``).
 
 ``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
 ``--threads``): cold fits at C = 1 and 30 per ``--tols``; along the path, iterations (KKT gap at
