@@ -7,12 +7,12 @@ MB), threads, ``--engines``, ``--threads`` (``--falling``: from C = 30 down). Pe
 iterations, objectives (warm = cold within 1e-6, or a looser ``--tol``).
 
 ``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
-``--threads``): along the path, iterations (KKT gap at first report; the iteration where the gap
-first fell to 1 … 1e-5, seen every 20 ms: a cold fit at that ``tol`` stops about there) from
+``--threads``, ``--tol``): along the path, iterations (KKT gap at first report; the iteration where
+the gap first fell to 1 … 1e-5, seen every 20 ms: a cold fit at that ``tol`` stops about there) from
 each of ``--starts``, moved into ``{0 ≤ α ≤ C, yᵀα = 0}`` as ``warm_start=True`` does: α = 0
-(``cold``); the previous α' (``previous``: ``warm_start``), scaled by C/C' (``scaled``),
-moved from C' to C at the bound (``bound``), secant of the last two (``secant``); the cold optimum,
-free α_i moved ≤ ±1e-2, 1e-4 (``optimum_1e-2``, ``_1e-4``).
+(``cold``); the previous α' (``previous``: ``warm_start``), scaled by C/C' (``scaled``), moved from
+C' to C at the bound (``bound``), secant of the last two (``secant``); the cold optimum, free α_i
+moved ≤ ±1e-2, 1e-4 (``optimum_1e-2``, ``_1e-4``).
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
@@ -87,11 +87,11 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
 
     y, kernel = np.where(y > 0, 1.0, -1.0), _core.Kernel("rbf", gamma=PARAMS["gamma"])
 
-    def solve(C: float, tol: float, alpha0: Any | None) -> tuple[Any, float, list[Any]]:
+    def solve(C: float, alpha0: Any | None) -> tuple[Any, float, list[Any]]:
         reports: list[tuple[int, float]] = []  # (iteration, KKT gap), at most every 20 ms
         started = time.perf_counter()
         solution = _core.solve_c_svc(
-            X, y, np.full(len(y), C), kernel, alpha0, tol=tol, cache_size=200.0,
+            X, y, np.full(len(y), C), kernel, alpha0, tol=PARAMS["tol"], cache_size=200.0,
             n_jobs=a.threads[0], callback=lambda p: reports.append((p["iteration"], p["gap"]))
         )  # fmt: skip
         return solution, time.perf_counter() - started, reports
@@ -102,8 +102,8 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
         past: list[tuple[float, Any]] = []
         for C in PATH:
             if strategy.startswith("optimum_") and C not in optima:
-                optima[C] = np.asarray(solve(C, 1e-6, None)[0].x)
-            solution, took, gaps = solve(C, 1e-6, start_from(strategy, C, past, y, optima.get(C)))
+                optima[C] = np.asarray(solve(C, None)[0].x)
+            solution, took, gaps = solve(C, start_from(strategy, C, past, y, optima.get(C)))
             past.append((C, np.asarray(solution.x)))
             below = [next((i for i, g in gaps if g <= 10.0**-k), None) for k in range(6)]
             starts.append({"start": strategy, "C": C, "iterations": solution.iterations,
