@@ -21,13 +21,14 @@ starts exactly from ``α_prev``. Each formulation repairs the parts it constrain
 | ν-SVR | ``(β⁺, β⁻)`` | ``Σ α = Σ α* = C ν Σ s / 2``, same box |
 
 Why not the Euclidean projection ``clip(α_prev − λ s, 0, u)`` (one multiplier ``λ`` for the
-equality), which the first version used: its shift ``λ`` moves every free variable and lifts
-the variables at 0 on one side, and each moved variable costs the solver a kernel column (the
+equality), which the first version used: its shift ``λ`` moves every free variable and lifts the
+variables at 0 on one side, and each moved variable costs the solver a kernel column (the
 gradient, below) and often pair steps to undo a lift. Measured on falling paths (2 threads;
-``docs/performance.md``, "Warm starts"), the warm path's time against the cold path's with the
-projection / with this repair: C-SVC on a9a's first 16,000 rows, C = 30 … 0.1, 1.08 / 0.89;
-the one-class SVM on USPS, ν = 0.5 … 0.03 … 0.5, 1.21 / 0.74; ε-SVR 1.08 / 0.93 and ν-SVR
-1.06 / 0.81 on USPS; along a rising C path both starts are the previous solution itself.
+``docs/performance.md``, "The warm and cold paths, measured"), the warm path's time against the
+cold path's with the projection / with this repair: C-SVC on a9a's first 16,000 rows, C = 30 …
+0.1, 1.08 / 0.89; the one-class SVM on USPS, ν = 0.5 … 0.03 … 0.5, 1.21 / 0.74; ε-SVR 1.08 /
+0.93 and ν-SVR 1.06 / 0.81 on USPS; along a rising C path both starts are the previous solution
+itself.
 
 The solver then runs from that point to the same stopping rule as a cold fit, so it reaches
 the same optimum (to the tolerance); what changes is the path (``benches/bench_warm_start.py``).
