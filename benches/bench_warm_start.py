@@ -1,18 +1,16 @@
 """``warm_start=True`` along a path of C values (issue 44): warm against cold fits.
 
-The first 16,000 rows of a9a (dense; ``--dataset``), RBF gamma=0.5 (``--gamma``), ``tol=1e-6``
-(``--tol``), C in {0.1, 0.3, 1, 3, 10, 30}: one ``SVC(warm_start=True)`` (``--estimator``) refitted
-with each C in turn against a fresh one per C and ``--peers`` (sklearn, sklearnex), same cache (200
-MB), threads, ``--engines``, ``--threads`` (``--falling``: from C = 30 down). Per C: fit times, SMO
-iterations, objectives (warm = cold within 1e-6, or a looser ``--tol``).
+a9a's first 16,000 rows (``--dataset``, ``--rows``), RBF gamma=0.5 (``--gamma``), ``tol=1e-6``
+(``--tol``), C = 0.1 … 30 (``--falling``: down): an ``SVC(warm_start=True)`` (``--estimator``)
+refitted at each C against a fresh one and ``--peers``, same cache (200 MB), ``--threads``,
+``--engines``. After an untimed fit, cold and warm alternate going first.
 
-``--limits`` (``warm_start_limits.*``): why that saves little (``_core.solve_c_svc``, the first of
-``--threads``, ``--tol``): along the path, iterations (KKT gap at first report; the iteration where
-the gap first fell to 1 … 1e-5, seen every 20 ms: a cold fit at that ``tol`` stops about there) from
-each of ``--starts``, moved into ``{0 ≤ α ≤ C, yᵀα = 0}`` as ``warm_start=True`` does: α = 0
-(``cold``); the previous α' (``previous``: ``warm_start``), scaled by C/C' (``scaled``), moved from
-C' to C at the bound (``bound``), secant of the last two (``secant``); the cold optimum, free α_i
-moved ≤ ±1e-2, 1e-4 (``optimum_1e-2``, ``_1e-4``).
+``--limits`` (``warm_start_limits.*``; ``_core.solve_c_svc``, first ``--threads``, ``--engines``):
+why that saves little. Per solve, from each of ``--starts`` put into the set as ``warm_start`` does
+(``cold``: 0; ``previous``: α'; ``scaled``: α'·C/C'; ``bound``: α' at C' moved to C; ``secant``;
+``optimum_1e-2``, ``_1e-4``: the cold optimum, free α_i moved ≤ ±1e-2, 1e-4): iterations, the first
+KKT gap reported, the iteration where it first fell to 1 … 1e-5, Σ active-set size over the
+iterations, and iterations × the smallest (``floor_work``: a bound for starts that shrink sooner).
 
     cd benches && python bench_warm_start.py --threads 1,2 --peers sklearn,sklearnex
     cd benches && python bench_warm_start.py --dataset usps --gamma 0.02 --threads 1,2
@@ -24,6 +22,7 @@ from __future__ import annotations
 
 import sys
 import time
+from itertools import pairwise
 from typing import Any
 
 import harness
@@ -43,9 +42,11 @@ def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str], a: Any
 
     cls, rows = getattr(kernelkit, a.estimator), []
     warm = cls(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
-    for C in PATH[:: -1 if a.falling else 1]:
-        cold = cls(**PARAMS, engine=engine, n_jobs=threads, C=C)
-        cold_s, warm_s = (timed_fit(m, X, y)["fit_s"] for m in (cold, warm.set_params(C=C)))
+    cls(**PARAMS, engine=engine, n_jobs=threads).fit(X, y)  # untimed: the first fit's own costs
+    for step, C in enumerate(PATH[:: -1 if a.falling else 1]):  # cold first at even steps
+        cold, o = cls(**PARAMS, engine=engine, n_jobs=threads, C=C), (1, -1)[step % 2]
+        pair = (cold, warm.set_params(C=C))
+        cold_s, warm_s = [timed_fit(m, X, y)["fit_s"] for m in pair[::o]][::o]
         objective, reference = float(np.sum(warm.objective_)), float(np.sum(cold.objective_))
         rows.append({
             "engine": engine, "threads": threads, "C": f"{C:g}", "cold_s": cold_s, "warm_s": warm_s,
@@ -81,19 +82,18 @@ def start_from(how: str, C: float, past: list[tuple[float, Any]], y: Any, optimu
     return repair_onto(guesses.get(how, a1), np.full(len(y), C), 0.0, y)
 
 
-def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
+def limits(X: Any, y: Any, a: Any, run: harness.Run) -> tuple[dict[str, Any], str]:
     """``--limits``: the iterations from each start along the path, and where the gap fell."""
     from kernelkit import _core
 
     y, kernel = np.where(y > 0, 1.0, -1.0), _core.Kernel("rbf", gamma=PARAMS["gamma"])
 
     def solve(C: float, alpha0: Any | None) -> tuple[Any, float, list[Any]]:
-        reports: list[tuple[int, float]] = []  # (iteration, KKT gap), at most every 20 ms
+        reports: list[dict[str, Any]] = []  # the solver's progress, at most every 20 ms
         started = time.perf_counter()
         solution = _core.solve_c_svc(
             X, y, np.full(len(y), C), kernel, alpha0, tol=PARAMS["tol"], cache_size=200.0,
-            n_jobs=a.threads[0], callback=lambda p: reports.append((p["iteration"], p["gap"]))
-        )  # fmt: skip
+            n_jobs=a.threads[0], engine=a.engines[0], callback=reports.append)  # fmt: skip
         return solution, time.perf_counter() - started, reports
 
     starts: list[dict[str, Any]] = []
@@ -103,22 +103,26 @@ def limits(X: Any, y: Any, a: Any) -> tuple[dict[str, Any], str]:
         for C in PATH:
             if strategy.startswith("optimum_") and C not in optima:
                 optima[C] = np.asarray(solve(C, None)[0].x)
-            solution, took, gaps = solve(C, start_from(strategy, C, past, y, optima.get(C)))
+            solution, took, seen = solve(C, start_from(strategy, C, past, y, optima.get(C)))
             past.append((C, np.asarray(solution.x)))
-            below = [next((i for i, g in gaps if g <= 10.0**-k), None) for k in range(6)]
+            gaps = [(r["iteration"], r["gap"], r["active_size"]) for r in seen]
+            below = [next((i for i, g, _ in gaps if g <= 10.0**-k), None) for k in range(6)]
+            marks = [(0, 0.0, len(y)), *gaps, (solution.iterations, 0.0, 0)]
+            work = sum((j - i) * n for (i, _, n), (j, _, _) in pairwise(marks))
             starts.append({"start": strategy, "C": C, "iterations": solution.iterations,
                            "first_reported_gap": gaps[0][1] if gaps else float("nan"),
-                           "iterations_to_gap_1e-k": below, "s": took,
+                           "iterations_to_gap_1e-k": below, "s": took, "active_work": work,
+                           "floor_work": solution.iterations * solution.stats["min_active_size"],
                            "objective": solution.objective})  # fmt: skip
             print(starts[-1], flush=True)
     body = [[f"{C:g}", *(f"{r['iterations']} ({r['first_reported_gap']:.2g})" for r in starts
                          if r["C"] == C)] for C in PATH]  # fmt: skip
-    body.append(["path", *(str(sum(r["iterations"] for r in starts if r["start"] == s))
-                           for s in a.starts)])  # fmt: skip
+    body += [[f"path {k}", *(str(sum(r[k] for r in starts if r["start"] == s)) for s in a.starts)]
+             for k in ("iterations", "active_work", "floor_work")]  # fmt: skip
     md = report.markdown_table(["C", *a.starts], body, n_text_cols=1) + "\n\n"
     decades = [[r["start"], f"{r['C']:g}", *map(str, r["iterations_to_gap_1e-k"])] for r in starts]
     md += report.markdown_table(["start", "C", *(f"gap ≤ 1e-{k}" for k in range(6))], decades, 2)
-    return {"threads": a.threads[0], "starts": starts}, md
+    return run.record(threads=a.threads[0], engine=a.engines[0], starts=starts), md
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -138,8 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         X, y, PARAMS["epsilon"] = (X - X.mean(0)) / X.std(0), (y - y.mean()) / y.std(), a.epsilon
     if a.limits:
         out = a.out if "--out" in (argv or sys.argv) else a.out.with_name("warm_start_limits")
-        record, md = limits(X, y, a)
-        return run.write(out, run.record(**record), md)
+        return run.write(out, *limits(X, y, a, run))
     paths = [run_path(X, y, e, t, a.peers, a) for e in a.engines for t in a.threads]
     keys = ["cold_s", "warm_s", *(f"{peer}_s" for peer in a.peers)]
     totals = [{**path[0], "C": "path", **{k: sum(r[k] for r in path) for k in keys}}
@@ -155,8 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     md = report.table(body, cols, 3, done=None)
     total_cols = [*cols[: 5 + len(a.peers)], ("", lambda r: " · ".join(
         f"warm / {k[:-2]} {r['warm_s'] / r[k]:.2f}" for k in keys if k != "warm_s"))]  # fmt: skip
-    more = report.table(totals, total_cols, 3, done=None).splitlines()[2:]
-    md += "\n" + "\n".join(more)
+    md += "\n" + "\n".join(report.table(totals, total_cols, 3, done=None).splitlines()[2:])
     run.write(a.out, run.record(runs=paths), md)
     worst = max(r["relative_difference"] for r in body)
     print(f"largest relative objective difference warm vs cold: {worst:.1e}")

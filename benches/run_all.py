@@ -35,7 +35,6 @@ from harness.svm import svm_case
 
 ALL_DATASETS = ("a9a", "w8a", "usps", "kddcup", "537_houses", "344_mv")
 SVR_DATASETS = ("537_houses", "344_mv")
-DEFAULT_DATA_DIR = data.DATA_DIR
 PEERS = ("sklearnex", "sklearn")
 KK, KK_1T, KK_BASE = "kernelkit", "kernelkit-1t", "kernelkit-baseline"
 OBJECTIVE_RTOL, SCORE_ATOL = 1e-4, 1e-3  # issue 9's gates
