@@ -11,11 +11,13 @@ starts cold.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
+from threadpoolctl import threadpool_limits
 
 import kernelkit
 from kernelkit._warm_start import repair_onto
@@ -68,6 +70,35 @@ def test_repair_moves_the_fewest_variables_into_the_set(seed: int) -> None:
     again = repair_onto(ours, upper, target, signs)  # a start in the set stays (to rounding)
     assert np.count_nonzero(again != ours) <= 3
     np.testing.assert_allclose(again, ours, rtol=0, atol=1e-12 * max(1.0, float(upper.sum())))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_repair_depends_on_no_order_and_no_thread_count(seed: int) -> None:
+    """The repaired start of a long dual is the same, bit for bit, whatever the order of its
+    variables and however many threads the BLAS has: the equality's residual is summed exactly,
+    where ``signs @ alpha`` (OpenBLAS splits dot products above 10,000 entries over its threads)
+    rounds the sum differently with the order and the thread count, and so moves other
+    variables by an ulp and changes the path of the solve that follows."""
+    rng = np.random.default_rng(seed)
+    n = 20_001
+    upper = rng.uniform(0.5, 2.0, n)
+    signs = rng.choice([-1.0, 1.0], n)
+    start = rng.uniform(0.0, 1.0, n) * upper * 10.0 ** rng.uniform(-9, 0, n)
+    start[rng.random(n) < 0.2] = 0.0
+    at_upper = rng.random(n) < 0.1
+    start[at_upper] = upper[at_upper]
+    target = 0.0 if seed else float(signs @ start) * (1 + 1e-9)  # near the start's sum, or not
+    order = rng.permutation(n)
+    ours = repair_onto(start, upper, target, signs)
+    permuted = repair_onto(start[order], upper[order], target, signs[order])
+    np.testing.assert_array_equal(permuted, ours[order])
+    with threadpool_limits(1):
+        one = repair_onto(start, upper, target, signs)
+    with threadpool_limits(2):
+        two = repair_onto(start, upper, target, signs)
+    np.testing.assert_array_equal(one, ours)
+    np.testing.assert_array_equal(two, ours)
+    assert math.fsum((signs * ours).tolist()) == pytest.approx(target, abs=1e-12 * n)
 
 
 def _classes(n_classes: int) -> tuple[Any, Any]:

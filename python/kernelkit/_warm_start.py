@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -80,7 +81,7 @@ def repair_onto(
     s = np.ones_like(start) if signs is None else np.asarray(signs, dtype=np.float64)
     u = np.asarray(upper, dtype=np.float64)
     alpha: Float64Array = np.clip(np.asarray(start, dtype=np.float64), 0.0, u)
-    residual = target - float(s @ alpha)
+    residual = target - _signed_sum(s, alpha)
     if len(alpha) == 0 or residual == 0.0:
         return alpha
     room = np.where(s * residual > 0, u - alpha, alpha)  # how far each s_i α_i can go its way
@@ -95,13 +96,22 @@ def repair_onto(
     return _settle_rounding(alpha, u, target, s, int(taken[-1]))
 
 
+def _signed_sum(s: Float64Array, alpha: Float64Array) -> float:
+    """``Σ s_i α_i`` rounded once (``math.fsum``; ``s_i α_i`` is exact for ``s_i = ±1``), so
+    that the start is the same whatever the order of the variables, the machine or the thread
+    count. ``s @ alpha`` is not: a BLAS dot product splits a long vector over its threads (with
+    OpenBLAS, above 10,000 entries), and the rounding of the sum then decides which variables
+    the repair moves by an ulp, and so the path of the solve that follows."""
+    return math.fsum(np.multiply(s, alpha).tolist())
+
+
 def _settle_rounding(
     alpha: Float64Array, u: Float64Array, target: float, s: Float64Array, first: int
 ) -> Float64Array:
     """``alpha`` with the rounding left in its equality put on variable ``first`` where it has
     room, else on free variables (which it leaves free), else on any with room."""
     for _ in range(3):
-        residual = target - float(s @ alpha)
+        residual = target - _signed_sum(s, alpha)
         if residual == 0.0:
             break
         room = np.where(s * residual > 0, u - alpha, alpha)
