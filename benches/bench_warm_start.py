@@ -44,9 +44,9 @@ def run_path(X: Any, y: Any, engine: str, threads: int, peers: list[str], a: Any
     warm = cls(**PARAMS, engine=engine, n_jobs=threads, warm_start=True)
     cls(**PARAMS, engine=engine, n_jobs=threads).fit(X, y)  # untimed: the first fit's own costs
     for step, C in enumerate(PATH[:: -1 if a.falling else 1]):  # cold first at even steps
-        cold, o = cls(**PARAMS, engine=engine, n_jobs=threads, C=C), (1, -1)[step % 2]
+        cold, order = cls(**PARAMS, engine=engine, n_jobs=threads, C=C), (1, -1)[step % 2]
         pair = (cold, warm.set_params(C=C))
-        cold_s, warm_s = [timed_fit(m, X, y)["fit_s"] for m in pair[::o]][::o]
+        cold_s, warm_s = [timed_fit(m, X, y)["fit_s"] for m in pair[::order]][::order]
         objective, reference = float(np.sum(warm.objective_)), float(np.sum(cold.objective_))
         rows.append({
             "engine": engine, "threads": threads, "C": f"{C:g}", "cold_s": cold_s, "warm_s": warm_s,
