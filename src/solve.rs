@@ -452,9 +452,10 @@ pub(crate) fn solve_box_qp(
 /// Returns the solution in C-SVC form (`x = α/r`, `bias = −ρ/r`, gradient `Qx`) and `r`
 /// (`C = 1/r`). With the unscaled `alpha0` (`Σ_{y=±1} α⁰ = ν Σ upper / 2` each), the solve
 /// starts from it; with `previous = (α', Qα')`, an earlier solve's `x` and gradient times its
-/// `r`, its gradient starts from that one's.
+/// `r`, its gradient starts from that one's. With `capped` (a probability fold; no start), a
+/// class that cannot carry `ν Σ upper / 2` is held at its bounds (`nu_svc_capped`).
 #[pyfunction]
-#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, previous=None, **options))]
+#[pyo3(signature = (x, y, upper, nu, kernel, alpha0=None, previous=None, capped=false, **options))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_nu_svc(
     py: Python<'_>,
@@ -465,16 +466,23 @@ pub(crate) fn solve_nu_svc(
     kernel: &Kernel,
     alpha0: Option<PyReadonlyArray1<'_, f64>>,
     previous: Option<Previous<'_>>,
+    capped: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(Solution, f64)> {
     let labels = signs(&y, "y")?;
     let upper = vector(&upper).into_owned();
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     let previous = previous_solution(previous.as_ref(), alpha0.as_ref(), false)?;
+    if capped && alpha0.is_some() {
+        let reason = "a capped solve (a probability fold) starts from LIBSVM's point, not alpha0";
+        return Err(CoreError(SolveError::invalid("capped", reason.to_owned())).into());
+    }
     solve_rows(py, &x, kernel, options, true, |x, callable, preferences, opts, monitor| {
-        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(formulations::nu_svc_from(
-            source, &labels, nu, upper, alpha0, previous, opts, monitor
-        )?))
+        dispatch_kernel!(x, kernel, callable, preferences, |source| Ok(if capped {
+            formulations::nu_svc_capped(source, &labels, nu, upper, opts, monitor)?
+        } else {
+            formulations::nu_svc_from(source, &labels, nu, upper, alpha0, previous, opts, monitor)?
+        }))
     })
 }
 

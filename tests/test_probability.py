@@ -175,6 +175,62 @@ def test_usps_agrees_with_scikit_learn() -> None:
     _agreement(ours, theirs, X_test, y_test)
 
 
+def test_nu_svc_folds_a_nu_too_large_for_their_smaller_class() -> None:
+    """ν = 0.39 is feasible for 80 of 400 rows (ν ≤ 2 · 80 / 400), but not for a fold of 320
+    rows holding fewer than 62.4 of them. LIBSVM trains such a fold unchecked and its model is
+    NaN (ρ = NaN: its r has no finite bound there), so scikit-learn's sigmoid is flat (A = 0)
+    and its estimates are one constant; kernelkit's fold holds that class at its bounds
+    (below) and its estimates stay informative: a lower held-out log-loss than the classes'
+    shares and than scikit-learn's."""
+    X, y = make_classification(600, 6, n_informative=4, weights=[0.8], flip_y=0.02, random_state=4)
+    train = np.r_[np.flatnonzero(y == 1)[:80], np.flatnonzero(y == 0)[:320]]
+    test = np.setdiff1d(np.arange(600), train)
+    params: dict[str, Any] = {"nu": 0.39, "probability": True, "random_state": 0, "gamma": 0.2}
+    ours = kernelkit.NuSVC(**params).fit(X[train], y[train])
+    theirs = sklearn.svm.NuSVC(**params).fit(X[train], y[train])
+    p = ours.predict_proba(X[test])
+    assert np.all(np.isfinite(p)) and np.allclose(p.sum(axis=1), 1.0)
+    shares = np.tile(np.bincount(y[train]) / len(train), (len(test), 1))
+    loss = log_loss(y[test], p)
+    assert loss <= 0.6 * log_loss(y[test], shares)
+    assert loss <= log_loss(y[test], theirs.predict_proba(X[test]))
+
+
+def test_a_capped_nu_svc_solve_is_the_qp_with_the_class_sums_capped() -> None:
+    """The fold's solve against cvxpy + Clarabel: min ½ αᵀQα over 0 ≤ α ≤ w with each
+    class's sum min(ν Σw / 2, its Σw), the same optimum as LIBSVM's unchecked solver's."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = np.where(np.arange(60) < 18, 1.0, -1.0)
+    X[y > 0] += 0.8
+    weights = rng.uniform(0.5, 1.5, size=60)
+    nu, gamma = 0.7, 0.5  # ν Σw / 2 exceeds the positive class's weight
+    kernel = kernelkit._core.Kernel("rbf", gamma=gamma)
+    with pytest.raises(ValueError, match="nu"):
+        kernelkit._core.solve_nu_svc(X, y, weights, nu, kernel, tol=1e-10)
+    solution, r = kernelkit._core.solve_nu_svc(
+        X, y, weights, nu, kernel, None, None, True, tol=1e-10
+    )
+    Q = np.outer(y, y) * rbf_kernel(X, gamma=gamma)
+    alpha = cp.Variable(60)
+    sums = [min(nu * weights.sum() / 2, weights[y == side].sum()) for side in (1.0, -1.0)]
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.quad_form(alpha, cp.psd_wrap(Q))),
+        [
+            alpha >= 0,
+            alpha <= weights,
+            cp.sum(alpha[y > 0]) == sums[0],
+            cp.sum(alpha[y < 0]) == sums[1],
+        ],
+    )
+    problem.solve(solver=cp.CLARABEL)
+    unscaled = np.asarray(solution.x) * r
+    assert sums[0] == pytest.approx(weights[y > 0].sum())
+    np.testing.assert_allclose(unscaled[y > 0], weights[y > 0], rtol=1e-12)
+    assert 0.5 * unscaled @ Q @ unscaled == pytest.approx(problem.value, rel=1e-6)
+    np.testing.assert_allclose(unscaled, alpha.value, atol=1e-4)
+
+
 # -- inputs --------------------------------------------------------------------------------
 
 

@@ -247,6 +247,7 @@ def solve_nu_svc(
     kernel: Kernel,
     alpha0: NDArray[np.float64] | None = None,
     previous: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+    capped: bool = False,
     **options: Unpack[_SolverOptions],
 ) -> tuple[Solution, float]: ...
 def solve_nu_svr(

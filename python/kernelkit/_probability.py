@@ -31,6 +31,19 @@ Two steps, both from papers (the constants are LIBSVM's, Chang & Lin 2011, §8):
    ``s = 1 + δ`` divides them by ``s`` and ``s²``), and all rows are iterated at once, each
    frozen once it meets the stopping rule.
 
+**Where kernelkit departs from LIBSVM: a ν-SVC fold.** A fold holds four fifths of a pair's
+rows, so a ``ν`` that the pair can carry (``ν Σw / 2`` at most the smaller class's weight) may be
+too large for a fold's smaller class. LIBSVM trains the folds without ``svm_check_parameter``:
+its greedy start puts that class at its bounds, the class has no free variable left, and its
+offset ``r`` is the midpoint of an interval unbounded on one side, so the fold's ``ρ`` is NaN,
+every held-out value of the fold is NaN, and the pair's sigmoid comes out flat (``A = 0``):
+scikit-learn's estimates for that pair are one constant, whatever the row (measured: 80 of 400
+rows in the smaller class, ``ν = 0.39``, ``probA_ = [0.]``). kernelkit solves the same fold
+(``capped``: that class's sum ``min(ν Σw / 2, Σ_class w)``, the class at its bounds) with the
+finite end of that interval as the class's offset (``calculate_rho`` in the core), so the
+fold's values stay informative (``tests/test_probability.py``: the solve against cvxpy +
+Clarabel, and a held-out log-loss below that of the class shares and of scikit-learn's).
+
 References: J. Platt, "Probabilistic outputs for support vector machines and comparisons to
 regularized likelihood methods", 2000. H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's
 probabilistic outputs for support vector machines", Machine Learning 68, 2007. T.-F. Wu,

@@ -122,14 +122,22 @@ class NuSVC(_NuSVCInit, SVC):
         _check_nu(self.nu)
         self._check_shape_params()
 
+    def _fold_solve_options(self) -> dict[str, Any]:
+        """A probability fold is solved as LIBSVM solves it, without ``svm_check_parameter``:
+        a fold's class that cannot carry ``ν Σw / 2`` is held at its bounds instead of the
+        ``nu`` being reported infeasible (the pair's ν was checked on all its rows)."""
+        return {"capped": True}
+
     def _solve_pair(
         self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any
     ) -> _core.Solution:
         """The ν-SVC dual of the pair's ``rows``: bounds are the sample weights alone;
         ``options["alpha0"]`` (the unscaled ``α``) starts it when given, with the gradient
-        updated from ``options["previous"]`` (unscaled, :meth:`_kept_solve`) when given."""
+        updated from ``options["previous"]`` (unscaled, :meth:`_kept_solve`) when given;
+        ``options["capped"]`` as :meth:`_fold_solve_options` says."""
         alpha0 = options.pop("alpha0", None)
         previous = options.pop("previous", None)
+        capped = bool(options.pop("capped", False))
         weights, nu = pair.rows_weights, float(self.nu)
         solution, _scale = self._solve(
             _core.solve_nu_svc,
@@ -140,6 +148,7 @@ class NuSVC(_NuSVCInit, SVC):
             kernel,
             alpha0,
             previous,
+            capped,
             **options,
         )
         return solution

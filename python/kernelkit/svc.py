@@ -343,13 +343,14 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             n_jobs: int | None,
             stop: _core.StopFlag | None,
             p: int | None = None,
+            fold: bool = False,
         ) -> _core.Solution:
             rows = (
                 self._training_rows(X_checked, problem.rows_index)
                 if facts is None
                 else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
-            extra = warm_start_of(problem, p)
+            extra = self._fold_solve_options() if fold else warm_start_of(problem, p)
             return self._solve_pair(
                 rows, problem, kernel, description=description, n_jobs=n_jobs, stop=stop, **extra
             )
@@ -381,7 +382,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 pair.sample_weights[train],
                 pair.class_weights[train],
             )
-            solution = solve_problem(problem, description, n_jobs, stop)
+            solution = solve_problem(problem, description, n_jobs, stop, fold=True)
             coef = problem.rows_signs * np.asarray(solution.x)
             kept = coef != 0
             return problem.rows_index[kept], coef[kept], float(solution.bias)
@@ -468,6 +469,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         self.fit_status_ = 0 if all(s == "converged" for s in statuses) else 1
         self._warn_unconverged(statuses)
         return self
+
+    def _fold_solve_options(self) -> dict[str, Any]:
+        """Keywords of :meth:`_solve_pair` for a probability fold's solve (none for C-SVC)."""
+        return {}
 
     def _solve_pair(
         self, rows: Any, pair: PairProblem, kernel: _core.Kernel, **options: Any

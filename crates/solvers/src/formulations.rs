@@ -278,6 +278,41 @@ pub fn nu_svc_from<K: KernelSource>(
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, f64), SolveError> {
+    nu_svc_solve(kernel, labels, nu, upper, alpha0, previous, false, options, monitor)
+}
+
+/// [`nu_svc`] as LIBSVM's solver runs it on a problem that `svm_check_parameter` never saw:
+/// the cross-validation folds of its probability estimates (`svm_binary_svc_probability`
+/// trains each fold with `svm_train` directly). A fold holds four fifths of a pair's rows, so
+/// a `ν` feasible for the pair, `ν Σw / 2 ≤ min(Σ_{y=+1} w, Σ_{y=−1} w)`, can ask more of a
+/// fold's smaller class than its weight. LIBSVM's greedy start then puts every variable of
+/// that class at its bound and the sum falls short; since each ν-SVC step moves two variables
+/// of one class, the class stays there, and the solve is that of the sums
+/// `min(ν Σw / 2, Σ_class w)`, which this solves (where [`nu_svc`] reports `nu` infeasible).
+pub fn nu_svc_capped<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    nu: f64,
+    upper: Vec<f64>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    nu_svc_solve(kernel, labels, nu, upper, None, None, true, options, monitor)
+}
+
+/// [`nu_svc_from`], or with `capped` [`nu_svc_capped`]'s sums.
+#[allow(clippy::too_many_arguments)]
+fn nu_svc_solve<K: KernelSource>(
+    kernel: K,
+    labels: &[i8],
+    nu: f64,
+    upper: Vec<f64>,
+    alpha0: Option<Vec<f64>>,
+    previous: Option<PreviousSolution>,
+    capped: bool,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
     check_nu(nu)?;
     let n = kernel.len();
     check_len("y", n, labels.len())?;
@@ -293,7 +328,7 @@ pub fn nu_svc_from<K: KernelSource>(
             }
         },
     );
-    if total / 2.0 > positive.min(negative) {
+    if !capped && total / 2.0 > positive.min(negative) {
         return Err(SolveError::invalid(
             "nu",
             format!(

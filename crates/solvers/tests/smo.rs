@@ -489,7 +489,7 @@ fn invalid_problems_are_errors() {
 
 #[test]
 fn nu_formulations_keep_both_equalities_and_their_bounds() {
-    use kernelkit_solvers::formulations::{nu_svc, nu_svr};
+    use kernelkit_solvers::formulations::{nu_svc, nu_svc_capped, nu_svr};
     let (n, d) = (240, 3);
     let (x, y) = two_clouds(n, d, 7);
     let options = SolveOptions { tol: 1e-6, ..SolveOptions::default() };
@@ -508,6 +508,20 @@ fn nu_formulations_keep_both_equalities_and_their_bounds() {
 
     let infeasible = nu_svc(rbf(&x, n, d), &y, 0.99, vec![1.0; n], &options, &mut NoMonitor);
     assert!(matches!(infeasible, Err(SolveError::InvalidProblem { name: "nu", .. })));
+    // A probability fold's solve (LIBSVM's, unchecked): a feasible ν gives nu_svc's solve; one
+    // too large for the lighter class holds that class at its bounds.
+    let (capped, capped_r) =
+        nu_svc_capped(rbf(&x, n, d), &y, 0.4, vec![1.0; n], &options, &mut NoMonitor).unwrap();
+    assert_eq!((capped.x, capped_r), (solution.x.clone(), r));
+    let lighter = if y.iter().filter(|&&s| s == 1).count() * 2 <= n { 1 } else { -1 };
+    let (held, r) =
+        nu_svc_capped(rbf(&x, n, d), &y, 0.99, vec![1.0; n], &options, &mut NoMonitor).unwrap();
+    assert_eq!(held.status, Status::Converged);
+    assert!(r.is_finite() && r > 0.0 && held.bias.is_finite());
+    let heavier: f64 = held.x.iter().zip(&y).filter(|(_, &s)| s != lighter).map(|(a, _)| a).sum();
+    assert!((heavier * r - 0.99 * n as f64 / 2.0).abs() < 1e-9);
+    let mut lighter_class = held.x.iter().zip(&y).filter(|(_, &s)| s == lighter);
+    assert!(lighter_class.all(|(a, _)| (a * r - 1.0).abs() < 1e-12));
 
     let targets: Vec<f64> = (0..n).map(|i| x[i * d] - 0.5 * x[i * d + 2]).collect();
     let (svr, epsilon) =
