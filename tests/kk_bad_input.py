@@ -132,6 +132,7 @@ kernel_precomputed        .    .    .    .     .    V   .    .   .   .    V    .
 precomputed_not_square    V    V    V    V     V    .   V    V   V   .    .    .    .
 precomputed_wrong_columns V    V    V    V     V    .   V    V   V   .    .    .    .
 degree_negative           V    V    V    V     V    V   V    V   V   .    V    .    .
+degree_beyond_32_bits     V    V    V    V     V    V   V    V   V   .    V    .    .
 coef0_nan                 V    V    V    V     V    V   V    V   V   .    V    .    .
 sw_negative               V    V    V    V     V    T   T    T   V   T    T    T    T
 sw_nan                    V    V    V    V     V    T   T    T   V   T    T    T    T

@@ -320,6 +320,7 @@ CASES: dict[str, Case] = {
         r"(?i)X has 29 features, but \w+ is expecting 30", bad=_precomputed_wrong_columns
     ),
     "degree_negative": _param("degree", -1),
+    "degree_beyond_32_bits": _param("degree", 2**32),
     "coef0_nan": _param("coef0", np.nan),
     "sw_negative": Case(SAMPLE_WEIGHT, bad=_bad_weights(_weights_with(-1.0))),
     "sw_nan": Case(SAMPLE_WEIGHT, bad=_bad_weights(_weights_with(np.nan))),

@@ -23,6 +23,7 @@ from libsvm.svm import gen_svm_nodearray
 from libsvm.svm import libsvm as libsvm_c
 from libsvm.svmutil import svm_load_model, svm_save_model, svm_train
 from numpy.typing import NDArray
+from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -249,6 +250,23 @@ def test_kernelkit_predicts_libsvms_one_class_on_sparse_rows(tmp_path: Path) -> 
     np.testing.assert_allclose(model.decision_function(X), values[:, 0], atol=1e-7)
 
 
+def test_a_loaded_model_refitted_is_a_fresh_fit(tmp_path: Path) -> None:
+    """The file's class order (here 40, 7, -2: not sorted) is the loaded model's, not that of
+    a later fit on other classes: the refit predicts as a fresh estimator with its parameters."""
+    X, y = _classes(3, seed=3)
+    first = [int(np.flatnonzero(y == c)[0]) for c in (40, 7, -2)]
+    order = np.r_[first, np.setdiff1d(np.arange(len(X)), first)]
+    trained = svm_train(y[order].astype(float).tolist(), _libsvm_rows(X[order]), "-q -g 0.2 -b 1")
+    svm_save_model(str(tmp_path / "model"), trained)
+    X4, y4 = _classes(4, seed=5)
+    for probability in (False, True):
+        model = load_libsvm_model(tmp_path / "model")
+        assert model._vote_order is not None
+        model.set_params(probability=probability, random_state=0).fit(X4, y4)
+        fresh = clone(model).fit(X4, y4)
+        _same_predictions(model, fresh, X4)
+
+
 # -- malformed files -----------------------------------------------------------------------
 
 VALID = """svm_type c_svc
@@ -297,6 +315,9 @@ MALFORMED = [
     (_replace("nr_sv 2 1 1", "probA 1 2 3\nnr_sv 2 1 1"), 8, "'probA' and 'probB' come"),
     (_replace("kernel_type rbf", "kernel_type rbf\ncolour blue"), 3, "unknown header key 'colour'"),
     (_replace("nr_class 3", "\nnr_class 3"), 4, "empty line in the header"),
+    (_replace("label 1 2 3", "label 1 2 9223372036854775808"), 7, "at most 9223372036854775807"),
+    (_replace("gamma 0.5", "gamma 0.5\ndegree 4294967296"), 4, "degree must be at most"),
+    (_replace("-1 0.25 2:1\n", "\n-1 0.25 2:1\n"), 5, "total_sv is 4 but 5"),
 ]
 
 
@@ -319,6 +340,25 @@ def test_the_valid_file_loads(tmp_path: Path) -> None:
     pair_12 = 1 * k[0] + -1 * k[1] + 0.5 * k[2] - 0.1
     model.set_params(decision_function_shape="ovo")
     np.testing.assert_allclose(model.decision_function(x)[0, 0], pair_12, rtol=1e-12)
+
+
+def test_blank_lines_at_the_end_are_no_support_vectors(tmp_path: Path) -> None:
+    """As LIBSVM's reader, which stops after total_sv lines; a blank line among the support
+    vectors is still an error (above)."""
+    (tmp_path / "model").write_text(VALID)
+    (tmp_path / "padded").write_text(VALID + "\n  \n\t\n")
+    x = np.array([[0.2, -0.1, 0.4]])
+    np.testing.assert_array_equal(
+        load_libsvm_model(tmp_path / "padded").decision_function(x),
+        load_libsvm_model(tmp_path / "model").decision_function(x),
+    )
+
+
+def test_dense_vectors_too_large_to_hold_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "model").write_text(_replace("-1 0.25 2:1", "-1 0.25 2147483647:1"))
+    assert load_libsvm_model(tmp_path / "model").support_vectors_.shape == (4, 2147483647)
+    with pytest.raises(LibsvmModelError, match="4 x 2147483647 values; load them with sparse"):
+        load_libsvm_model(tmp_path / "model", sparse=False)
 
 
 def test_binary_bytes_are_refused(tmp_path: Path) -> None:

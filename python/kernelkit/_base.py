@@ -81,15 +81,20 @@ def _check_nu(nu: object) -> float:
     return float(nu)
 
 
+#: The largest polynomial degree: the core's is a 32-bit unsigned integer.
+MAX_DEGREE = 2**32 - 1
+
+
 def _check_kernel_parameters(
     gamma: Any, degree: Any, coef0: Any, rules: tuple[str, ...] = ("scale", "auto")
 ) -> None:
-    """The built-in kernels' parameters: ``degree`` an int >= 0, ``gamma`` one of ``rules``
-    or a float > 0, ``coef0`` a finite real number (every estimator with those parameters)."""
+    """The built-in kernels' parameters: ``degree`` an int in ``[0, MAX_DEGREE]``, ``gamma``
+    one of ``rules`` or a float > 0, ``coef0`` a finite real number (every estimator with
+    those parameters)."""
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
         raise TypeError(f"degree must be an int, got {type(degree).__name__}")
-    if degree < 0:
-        raise ValueError(f"degree must be >= 0, got {degree}")
+    if not 0 <= int(degree) <= MAX_DEGREE:
+        raise ValueError(f"degree must be >= 0 and <= {MAX_DEGREE}, got {degree}")
     if isinstance(gamma, str):
         if gamma not in rules:
             named = ", ".join(repr(rule) for rule in rules)

@@ -50,7 +50,9 @@ columns, default the largest training row referred to).
 The reader checks everything it reads and rejects a malformed file with
 :class:`LibsvmModelError` (a ``ValueError``) naming the line and what is wrong: unknown or
 repeated keys, missing ones, counts that disagree, non-finite or unparsable numbers, feature
-indices out of order or beyond 2³¹ − 1, fewer or more support vector lines than announced.
+indices out of order or beyond 2³¹ − 1, labels beyond int64, a ``degree`` beyond 2³² − 1, fewer or
+more support vector lines than announced (blank lines at the end of the file are none, as for
+LIBSVM's reader, which stops after ``total_sv`` lines).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import MAX_DEGREE
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -261,11 +264,19 @@ def load_libsvm_model(
     return _parse(text, os.fspath(path), n_features, sparse)
 
 
+#: The largest integer a header may hold: labels are int64 (``classes_``), the others less.
+_INT64_MAX = 2**63 - 1
+
+
 class _Reader:
     """Lines of a model file with their numbers, and errors that name them."""
 
     def __init__(self, text: str, name: str) -> None:
         self.lines = text.splitlines()
+        # Blank lines at the end are no support vectors (LIBSVM reads total_sv lines and
+        # stops); a blank line anywhere else is still an error.
+        while self.lines and not self.lines[-1].strip():
+            self.lines.pop()
         self.name = name
         self.number = 0
 
@@ -273,13 +284,15 @@ class _Reader:
         line = self.number if number is None else number
         return LibsvmModelError(f"{self.name}, line {line}: {what}")
 
-    def integer(self, word: str, what: str, minimum: int) -> int:
+    def integer(self, word: str, what: str, minimum: int, maximum: int = _INT64_MAX) -> int:
         try:
             value = int(word)
         except ValueError:
             raise self.error(f"{what} must be an integer, got {word!r}") from None
         if value < minimum:
             raise self.error(f"{what} must be at least {minimum}, got {value}")
+        if value > maximum:
+            raise self.error(f"{what} must be at most {maximum}, got {value}")
         return value
 
     def real(self, word: str, what: str) -> float:
@@ -339,7 +352,9 @@ def _parse(
     if kernel_name not in _KERNEL_OF_FILE:
         raise reader.error(f"unknown kernel_type {kernel_name!r}", seen_at["kernel_type"])
     kernel = _KERNEL_OF_FILE[kernel_name]
-    degree = at("degree").integer(single("degree"), "degree", 0) if "degree" in header else 3
+    degree = (
+        at("degree").integer(single("degree"), "degree", 0, MAX_DEGREE) if "degree" in header else 3
+    )
     gamma = at("gamma").real(single("gamma"), "gamma") if "gamma" in header else 0.0
     coef0 = at("coef0").real(single("coef0"), "coef0") if "coef0" in header else 0.0
     if kernel in ("poly", "rbf", "sigmoid") and gamma <= 0:
@@ -380,7 +395,7 @@ def _parse(
                 f"'label' takes {n_classes} values, got {len(header['label'])}",
                 seen_at["label"],
             )
-        labels = [at("label").integer(w, "a label", -(2**63)) for w in header["label"]]
+        labels = [at("label").integer(w, "a label", -_INT64_MAX - 1) for w in header["label"]]
         if len(set(labels)) != n_classes:
             raise reader.error("the labels are not distinct", seen_at["label"])
         if len(header["nr_sv"]) != n_classes:
@@ -426,7 +441,13 @@ def _parse(
         # Dense when every line lists every feature (as save_libsvm_model writes the vectors of
         # a model fitted on dense rows), else CSR (as LIBSVM writes them: non-zeros only).
         if sparse is False or (sparse is None and total and len(indices) == total * width):
-            vectors = vectors.toarray()
+            try:
+                vectors = vectors.toarray()
+            except (MemoryError, ValueError):
+                raise LibsvmModelError(
+                    f"{name}: dense support vectors would hold {total} x {width} values; "
+                    "load them with sparse=True"
+                ) from None
     if classifier:
         _store_classifier(estimator, labels, n_support, coef, rho, prob_a, prob_b)
         # The support vectors grouped by class in sorted order, as the coefficients are.

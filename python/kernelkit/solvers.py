@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
-from ._base import resolve_n_jobs
+from ._base import _check_kernel_parameters, resolve_n_jobs
 from ._core import Solution
 from ._docstrings import shared_docstrings
 from ._validation import core_max_iter, core_time_limit
@@ -223,6 +223,7 @@ def aggregated_kernel(
     ids = np.asarray(clusters)
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError("clusters must be a 1-D array of integer cluster ids")
+    _check_kernel_parameters(gamma, degree, coef0, rules=())
     function = _core.Kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
     _, index = np.unique(ids, return_inverse=True)
     index = np.ascontiguousarray(index.ravel(), dtype=np.int64)

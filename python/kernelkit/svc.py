@@ -447,6 +447,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # solve (an exception from the callback, Ctrl-C) cannot pair a previous model's support
         # vectors with this fit's kernel.
         self.classes_ = classes
+        # The vote's tie order: sorted (a model loaded from a LIBSVM file may have had another).
+        self._vote_order = None
         self.class_weight_ = class_weight
         self.shape_fit_ = X_checked.shape
         self._store_kernel(kernel_params)
