@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelkit
+import kernelkit.io
 import kernelkit.onnx
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*probability.*:FutureWarning")
@@ -149,3 +150,64 @@ def test_kernels_without_an_onnx_form_are_refused(kernel: str) -> None:
         model = kernelkit.SVC(kernel=lambda a, b: a @ b.T).fit(X, y)
     with pytest.raises(ValueError, match="cannot be exported to ONNX"):
         skl2onnx.to_onnx(model, X[:1].astype(np.float32))
+
+
+# A LIBSVM model file with its labels in another order than sorted (as svm-train writes them,
+# by first appearance), its pairs' values x1, x2 and x3 of a row: a linear kernel with unit
+# support vectors. Where the signs of the three make a cycle, every class has one vote.
+CYCLIC_MODEL = """svm_type c_svc
+kernel_type linear
+nr_class 3
+total_sv 4
+rho 0 0 0
+label 3 1 2
+{probabilities}nr_sv 2 1 1
+SV
+1 0 1:1
+0 1 2:1
+0 1 3:1
+0 0 1:1
+"""
+
+
+@pytest.mark.parametrize("shape", ["ovr", "ovo"])
+@pytest.mark.parametrize("probability", [False, True])
+def test_a_model_read_from_a_libsvm_file_keeps_its_class_order(
+    probability: bool, shape: str, tmp_path: Any
+) -> None:
+    """The loaded model breaks ties of the vote and couples the pairs in the file's class
+    order (3, 1, 2), as LIBSVM does, and so must its graph: one ``SVMClassifier`` in that order,
+    its pairs and columns put back in the sorted order. Oracle for the labels: LIBSVM."""
+    from libsvm.svmutil import svm_load_model, svm_predict
+
+    platt = "probA -2 -1.5 -1\nprobB 0.1 -0.2 0.3\n" if probability else ""
+    (tmp_path / "model").write_text(CYCLIC_MODEL.format(probabilities=platt))
+    model = kernelkit.io.load_libsvm_model(tmp_path / "model")
+    model.set_params(decision_function_shape=shape)
+    X = np.random.default_rng(0).normal(size=(2000, 3))
+    pairwise = model.set_params(decision_function_shape="ovo").decision_function(X)
+    model.set_params(decision_function_shape=shape)
+    wins = np.column_stack(
+        [
+            (pairwise[:, 0] > 0) + (pairwise[:, 1] > 0),
+            (pairwise[:, 0] <= 0) + (pairwise[:, 2] > 0),
+            (pairwise[:, 1] <= 0) + (pairwise[:, 2] <= 0),
+        ]
+    )
+    tied = wins.max(axis=1) == 1
+    assert tied.mean() > 0.2
+    libsvm_rows = [{j + 1: float(v) for j, v in enumerate(row)} for row in X]
+    libsvm_labels, _, _ = svm_predict(
+        [0.0] * len(X), libsvm_rows, svm_load_model(str(tmp_path / "model")), "-q"
+    )
+    np.testing.assert_array_equal(model.predict(X), libsvm_labels)
+    predicted, scores = _run(model, X, options={"zipmap": False})
+    _agree(predicted, model.predict(X))
+    assert np.mean(predicted[tied] == model.predict(X)[tied]) >= 0.99
+    if probability:
+        _close(scores, model.predict_proba(X))
+    elif shape == "ovo":
+        _close(scores, pairwise)
+    else:
+        clear = np.abs(pairwise).min(axis=1) > 1e-4 * np.abs(pairwise).max()
+        _close(scores[clear], model.decision_function(X)[clear])

@@ -30,7 +30,11 @@ decision = the first class of a pair):
   ``n_classes (n_classes − 1) / 2`` columns, which needs ``options={"zipmap": False}`` when
   that is not ``n_classes``), or with probabilities :meth:`predict_proba` (a second
   ``SVMClassifier`` with the pairs' sigmoids, whose pairwise coupling is Wu, Lin & Weng's
-  method 2 as kernelkit's; the label stays the vote, as :meth:`predict`).
+  method 2 as kernelkit's; the label stays the vote, as :meth:`predict`). The operator breaks
+  a tie of the vote, and couples, in the order of its labels: sorted, but for a model read
+  from a LIBSVM file with its labels in another order, whose operators take the file's order
+  (as :meth:`predict` and :meth:`predict_proba` do) and whose outputs are put back in sorted
+  order.
 * **SVR, NuSVR**: ``SVMRegressor``, the prediction.
 * **OneClassSVM**: ``SVMRegressor`` gives :meth:`decision_function`; the label is ``+1``
   where it is positive, else ``−1``.
@@ -44,10 +48,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from onnx import TensorProto
 from skl2onnx import update_registered_converter
 from skl2onnx.common.data_types import FloatTensorType, Int64TensorType, StringTensorType
@@ -74,9 +80,12 @@ def _check_model(model: Any) -> None:
         )
 
 
-def _kernel_attributes(model: Any) -> dict[str, Any]:
+def _kernel_attributes(model: Any, rows: Any = None) -> dict[str, Any]:
+    """The kernel and the support vectors (in the order ``rows``, when given)."""
     vectors = model.support_vectors_
     dense = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
+    if rows is not None:
+        dense = dense[rows]
     return {
         "kernel_type": str(model.kernel).upper(),
         "kernel_params": [float(model._gamma), float(model.coef0), float(model.degree)],
@@ -261,12 +270,14 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             "Concat", columns, [score_out], axis=1, name=scope.get_unique_operator_name("Concat")
         )
         return
+    vote = _in_vote_order(model, coef, rho, prob_a, prob_b)
+    labels = labels[vote.visit]
     attributes = {
-        "coefficients": coef.astype(np.float32).ravel().tolist(),
-        "rho": rho.astype(np.float32).tolist(),
-        "vectors_per_class": [int(v) for v in model.n_support_],
+        "coefficients": vote.coef.astype(np.float32).ravel().tolist(),
+        "rho": vote.rho.astype(np.float32).tolist(),
+        "vectors_per_class": [int(v) for v in model.n_support_[vote.visit]],
         "post_transform": "NONE",
-        **_kernel_attributes(model),
+        **_kernel_attributes(model, vote.rows),
     }
     if labels.dtype.kind == "U":
         attributes["classlabels_strings"] = labels.tolist()
@@ -289,18 +300,116 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
 
     pairwise = scope.get_unique_variable_name("pairwise")
     classifier([label_out, pairwise])
-    if prob_a.size:
-        classifier(
-            [scope.get_unique_variable_name("vote"), score_out],
-            prob_a=prob_a.astype(np.float32).tolist(),
-            prob_b=prob_b.astype(np.float32).tolist(),
+    if vote.pair_of is not None:
+        # The pairs back in the sorted classes' order and orientation.
+        pairwise = _node(
+            scope,
+            container,
+            "Mul",
+            [
+                _node(
+                    scope,
+                    container,
+                    "Gather",
+                    [pairwise, _constant(scope, container, "pairs", vote.pair_of)],
+                    axis=1,
+                ),
+                _constant(scope, container, "pair_signs", vote.pair_signs),
+            ],
         )
+    if prob_a.size:
+        probabilities = score_out if vote.pair_of is None else scope.get_unique_variable_name("p")
+        classifier(
+            [scope.get_unique_variable_name("vote"), probabilities],
+            prob_a=vote.prob_a.astype(np.float32).tolist(),
+            prob_b=vote.prob_b.astype(np.float32).tolist(),
+        )
+        if vote.pair_of is not None:
+            # The columns back in the sorted classes' order.
+            container.add_node(
+                "Gather",
+                [probabilities, _constant(scope, container, "columns", np.argsort(vote.visit))],
+                [score_out],
+                axis=1,
+                name=scope.get_unique_operator_name("Gather"),
+            )
     elif model.decision_function_shape == "ovo":
         container.add_node(
             "Identity", [pairwise], [score_out], name=scope.get_unique_operator_name("Identity")
         )
     else:
         _ovr_scores(scope, container, pairwise, len(labels), score_out)
+
+
+@dataclass
+class _VoteLayout:
+    """A classifier's coefficients laid out with its classes in the order of its vote:
+    ``visit[s]``, the sorted class at place ``s``. LIBSVM breaks a tie of the vote, and couples
+    the pairwise probabilities, in that order, as ``SVMClassifier`` does in the order of its
+    labels; kernelkit's is sorted but for a model read from a LIBSVM file with its labels in
+    another order (``kernelkit.io``). ``rows`` orders the support vectors so; ``pair_of[p]``
+    is the place of sorted pair ``p`` among the vote's pairs, ``pair_signs[p]`` −1 where its
+    two classes swap (both None when the order is sorted)."""
+
+    visit: NDArray[np.intp]
+    rows: NDArray[np.intp] | None
+    coef: NDArray[np.float64]
+    rho: NDArray[np.float64]
+    prob_a: NDArray[np.float64]
+    prob_b: NDArray[np.float64]
+    pair_of: NDArray[np.int64] | None
+    pair_signs: NDArray[np.float32] | None
+
+
+def _in_vote_order(
+    model: Any,
+    coef: NDArray[np.float64],
+    rho: NDArray[np.float64],
+    prob_a: NDArray[np.float64],
+    prob_b: NDArray[np.float64],
+) -> _VoteLayout:
+    """The multiclass ``model``'s LIBSVM layout (``coef`` rows ``k − 1``, one ``rho`` per
+    sorted pair ``(a, b)``, ``a < b``, positive for ``a``) with the classes in its vote's
+    order: class ``v[s]``'s coefficient for the pair ``(s, t)`` in row ``t − 1``, ``v[t]``'s
+    in row ``s``, each pair positive for its first class."""
+    k = len(model.classes_)
+    order = getattr(model, "_vote_order", None)
+    if order is None:
+        return _VoteLayout(np.arange(k), None, coef, rho, prob_a, prob_b, None, None)
+    visit = np.asarray(order, dtype=np.intp)
+    counts = np.asarray(model.n_support_, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    placed = np.concatenate([[0], np.cumsum(counts[visit])[:-1]])
+    rows = np.concatenate([np.arange(starts[a], starts[a] + counts[a]) for a in visit])
+    n_pairs = k * (k - 1) // 2
+    new_coef, new_rho = np.zeros_like(coef), np.empty(n_pairs)
+    new_a, new_b = np.empty(prob_a.size), np.empty(prob_b.size)
+    pair_of, pair_signs = np.empty(n_pairs, dtype=np.int64), np.empty(n_pairs, dtype=np.float32)
+
+    def block(rows_of: int, a: int) -> NDArray[np.float64]:
+        """Sorted class ``a``'s coefficients in row ``rows_of`` of the sorted layout."""
+        values: NDArray[np.float64] = coef[rows_of, starts[a] : starts[a] + counts[a]]
+        return values
+
+    place = 0
+    for s_ in range(k):
+        for t in range(s_ + 1, k):
+            a, b = int(visit[s_]), int(visit[t])
+            first, second = min(a, b), max(a, b)
+            sign = 1.0 if a < b else -1.0
+            p = first * (2 * k - first - 1) // 2 + (second - first - 1)  # sorted pair index
+            # Sorted layout: class c's coefficient for the pair with d in row d − 1 if d > c,
+            # else in row d.
+            new_coef[t - 1, placed[s_] : placed[s_] + counts[a]] = sign * block(
+                b - 1 if b > a else b, a
+            )
+            new_coef[s_, placed[t] : placed[t] + counts[b]] = sign * block(a - 1 if a > b else a, b)
+            new_rho[place] = sign * rho[p]
+            if prob_a.size:
+                new_a[place], new_b[place] = prob_a[p], sign * prob_b[p]
+            pair_of[p], pair_signs[p] = place, sign
+            place += 1
+    return _VoteLayout(visit, rows, new_coef, new_rho, new_a, new_b, pair_of, pair_signs)
 
 
 def _cast(scope: Any, container: Any, name: str, to: int) -> str:
