@@ -28,6 +28,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.metrics.pairwise import rbf_kernel
 
 import kernelkit
+from kernelkit._class_order import reorder_classes
 from kernelkit.io import LibsvmModelError, load_libsvm_model, save_libsvm_model
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*probability.*:FutureWarning")
@@ -248,6 +249,53 @@ def test_kernelkit_predicts_libsvms_one_class_on_sparse_rows(tmp_path: Path) -> 
     labels, values = _libsvm_values(tmp_path / "model", X)
     np.testing.assert_array_equal(model.predict(X), labels)
     np.testing.assert_allclose(model.decision_function(X), values[:, 0], atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_new_class_order_gives_each_pair_its_decision_with_the_sign_of_its_order(
+    seed: int,
+) -> None:
+    """``reorder_classes`` against the decision values it must keep: pair (c_s, c_t) of the new
+    order is the old pair of those two classes, negated where they swapped; and moving back by
+    the inverse order gives the layout back exactly."""
+    rng = np.random.default_rng(seed)
+    k = 5
+    counts = rng.integers(1, 4, size=k)
+    coef = rng.normal(size=(k - 1, counts.sum()))
+    constant, prob_a, prob_b = (rng.normal(size=k * (k - 1) // 2) for _ in range(3))
+    kernel_row = rng.normal(size=counts.sum())  # K(sv, x) of one row x
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+
+    def decisions(layout_coef: Any, n: Any, rows: Any, const: Any) -> dict[tuple[int, int], float]:
+        """Each pair's decision, keyed by the classes' old indices."""
+        begin = np.r_[0, np.cumsum(n)[:-1]]
+        values, q = {}, 0
+        for s_ in range(k):
+            for t in range(s_ + 1, k):
+                own = slice(begin[s_], begin[s_] + n[s_])
+                other = slice(begin[t], begin[t] + n[t])
+                values[(s_, t)] = (
+                    layout_coef[t - 1, own] @ kernel_row[rows][own]
+                    + layout_coef[s_, other] @ kernel_row[rows][other]
+                    + const[q]
+                )
+                q += 1
+        return values
+
+    visit = rng.permutation(k)
+    new = reorder_classes(visit, counts, coef, constant, prob_a, prob_b)
+    old = decisions(coef, counts, np.arange(counts.sum()), constant)
+    for (s_, t), value in decisions(new.coef, new.n_support, new.rows, new.constant).items():
+        a, b = visit[s_], visit[t]
+        expected = old[(a, b)] if a < b else -old[(b, a)]
+        assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    back = reorder_classes(
+        np.argsort(visit), new.n_support, new.coef, new.constant, new.prob_a, new.prob_b
+    )
+    np.testing.assert_array_equal(new.rows[back.rows], np.arange(counts.sum()))
+    for mine, theirs in zip(back[1:6], (counts, coef, constant, prob_a, prob_b), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert np.array_equal(starts, np.r_[0, np.cumsum(back.n_support)[:-1]])
 
 
 def test_a_loaded_model_refitted_is_a_fresh_fit(tmp_path: Path) -> None:

@@ -69,6 +69,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import MAX_DEGREE
+from ._class_order import reorder_classes
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -449,10 +450,8 @@ def _parse(
                     "load them with sparse=True"
                 ) from None
     if classifier:
-        _store_classifier(estimator, labels, n_support, coef, rho, prob_a, prob_b)
         # The support vectors grouped by class in sorted order, as the coefficients are.
-        blocks = _blocks(n_support)[np.argsort(labels)]
-        order = np.concatenate([np.arange(0)] + [np.arange(s, s + n) for s, n in blocks])
+        order = _store_classifier(estimator, labels, n_support, coef, rho, prob_a, prob_b)
         support_rows = support_rows[order]
         if kernel != "precomputed":
             vectors = vectors[order]
@@ -516,17 +515,6 @@ def _support_vectors(
     return coef, indptr, np.asarray(indices, dtype=np.int64), np.asarray(values, dtype=np.float64)
 
 
-def _blocks(n_support: NDArray[Any]) -> NDArray[np.int64]:
-    """``(start, count)`` of each class's support vectors in the file's order."""
-    starts = np.concatenate([[0], np.cumsum(n_support)[:-1]])
-    return np.column_stack([starts, n_support]).astype(np.int64)
-
-
-def _pair_index(i: int, j: int, k: int) -> int:
-    """The position of the pair (i, j), i < j, among the k (k − 1)/2 pairs in order."""
-    return i * (2 * k - i - 1) // 2 + (j - i - 1)
-
-
 def _store_classifier(
     estimator: Any,
     labels: list[int],
@@ -535,49 +523,31 @@ def _store_classifier(
     rho: Float64Array,
     prob_a: Float64Array,
     prob_b: Float64Array,
-) -> None:
+) -> NDArray[np.intp]:
     """The classifier's fitted attributes from the file's classes, pairs and coefficients
-    (``coef`` of shape ``(total, k − 1)``), with the classes sorted (see the module doc)."""
+    (``coef`` of shape ``(total, k − 1)``), with the classes sorted (see the module doc).
+    Returns the support vectors' rows in the sorted layout, as rows of the file."""
     k = len(labels)
     order = np.argsort(labels)  # sorted position -> file class
-    blocks = _blocks(n_support)
-    sorted_blocks = blocks[order]
-    starts = np.concatenate([[0], np.cumsum(sorted_blocks[:, 1])[:-1]])
-    total = int(n_support.sum())
-    layout = np.zeros((k - 1, total))
-    intercept = np.empty(k * (k - 1) // 2)
-    new_a, new_b = np.empty_like(intercept), np.empty_like(intercept)
-    pair = 0
-    for a in range(k):
-        for b in range(a + 1, k):
-            i, j = int(order[a]), int(order[b])  # the file's classes of the sorted pair
-            first, second, sign = (i, j, 1.0) if i < j else (j, i, -1.0)
-            p = _pair_index(first, second, k)
-            # File layout: class `first`'s vectors in column second − 1, `second`'s in `first`.
-            (si, ni), (sj, nj) = blocks[i], blocks[j]
-            column_i = second - 1 if i == first else first
-            column_j = second - 1 if j == first else first
-            layout[b - 1, starts[a] : starts[a] + ni] = sign * coef[si : si + ni, column_i]
-            layout[a, starts[b] : starts[b] + nj] = sign * coef[sj : sj + nj, column_j]
-            intercept[pair] = -sign * rho[p]
-            if prob_a.size:
-                new_a[pair], new_b[pair] = prob_a[p], sign * prob_b[p]
-            pair += 1
+    # The file's decision subtracts ρ: kernelkit's intercept is −ρ.
+    layout = reorder_classes(order, n_support, coef.T, -rho, prob_a, prob_b)
+    intercept = layout.constant
     estimator.classes_ = np.asarray(sorted(labels))
     if list(order) != list(range(k)):
         # LIBSVM breaks a tie of the vote by the file's order of the labels: the classes'
         # (sorted) indices in that order.
         estimator._vote_order = np.argsort(order)
     estimator.class_weight_ = np.ones(k)
-    estimator.n_support_ = sorted_blocks[:, 1].astype(np.int32)
-    estimator._dual_coef_libsvm = layout
+    estimator.n_support_ = layout.n_support.astype(np.int32)
+    estimator._dual_coef_libsvm = layout.coef
     estimator._intercept_libsvm = intercept
-    estimator.dual_coef_ = -layout if k == 2 else layout.copy()
+    estimator.dual_coef_ = -layout.coef if k == 2 else layout.coef.copy()
     estimator.intercept_ = -intercept if k == 2 else intercept.copy()
     if prob_a.size:
-        estimator._probA, estimator._probB = new_a, new_b
+        estimator._probA, estimator._probB = layout.prob_a, layout.prob_b
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             estimator.set_params(probability=True)
     else:
         estimator._probA, estimator._probB = np.empty(0), np.empty(0)
+    return layout.rows

@@ -48,17 +48,16 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import NDArray
 from onnx import TensorProto
 from skl2onnx import update_registered_converter
 from skl2onnx.common.data_types import FloatTensorType, Int64TensorType, StringTensorType
 from sklearn.utils.validation import check_is_fitted
 
+from ._class_order import reorder_classes
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -270,12 +269,17 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             "Concat", columns, [score_out], axis=1, name=scope.get_unique_operator_name("Concat")
         )
         return
-    vote = _in_vote_order(model, coef, rho, prob_a, prob_b)
-    labels = labels[vote.visit]
+    # The operators break vote ties and couple in the order of their labels: the model's
+    # (sorted, or a LIBSVM file's, kernelkit.io), whose pairs are put back in sorted order below.
+    order = getattr(model, "_vote_order", None)
+    reordered = order is not None
+    visit = np.arange(len(labels)) if order is None else np.asarray(order)
+    vote = reorder_classes(visit, model.n_support_, coef, rho, prob_a, prob_b)
+    labels = labels[visit]
     attributes = {
         "coefficients": vote.coef.astype(np.float32).ravel().tolist(),
-        "rho": vote.rho.astype(np.float32).tolist(),
-        "vectors_per_class": [int(v) for v in model.n_support_[vote.visit]],
+        "rho": vote.constant.astype(np.float32).tolist(),
+        "vectors_per_class": [int(v) for v in vote.n_support],
         "post_transform": "NONE",
         **_kernel_attributes(model, vote.rows),
     }
@@ -300,7 +304,7 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
 
     pairwise = scope.get_unique_variable_name("pairwise")
     classifier([label_out, pairwise])
-    if vote.pair_of is not None:
+    if reordered:
         # The pairs back in the sorted classes' order and orientation.
         pairwise = _node(
             scope,
@@ -311,24 +315,24 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
                     scope,
                     container,
                     "Gather",
-                    [pairwise, _constant(scope, container, "pairs", vote.pair_of)],
+                    [pairwise, _constant(scope, container, "pairs", np.argsort(vote.source))],
                     axis=1,
                 ),
-                _constant(scope, container, "pair_signs", vote.pair_signs),
+                _constant(scope, container, "pair_signs", vote.sign[np.argsort(vote.source)]),
             ],
         )
     if prob_a.size:
-        probabilities = score_out if vote.pair_of is None else scope.get_unique_variable_name("p")
+        probabilities = scope.get_unique_variable_name("p") if reordered else score_out
         classifier(
             [scope.get_unique_variable_name("vote"), probabilities],
             prob_a=vote.prob_a.astype(np.float32).tolist(),
             prob_b=vote.prob_b.astype(np.float32).tolist(),
         )
-        if vote.pair_of is not None:
+        if reordered:
             # The columns back in the sorted classes' order.
             container.add_node(
                 "Gather",
-                [probabilities, _constant(scope, container, "columns", np.argsort(vote.visit))],
+                [probabilities, _constant(scope, container, "columns", np.argsort(visit))],
                 [score_out],
                 axis=1,
                 name=scope.get_unique_operator_name("Gather"),
@@ -339,77 +343,6 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
         )
     else:
         _ovr_scores(scope, container, pairwise, len(labels), score_out)
-
-
-@dataclass
-class _VoteLayout:
-    """A classifier's coefficients laid out with its classes in the order of its vote:
-    ``visit[s]``, the sorted class at place ``s``. LIBSVM breaks a tie of the vote, and couples
-    the pairwise probabilities, in that order, as ``SVMClassifier`` does in the order of its
-    labels; kernelkit's is sorted but for a model read from a LIBSVM file with its labels in
-    another order (``kernelkit.io``). ``rows`` orders the support vectors so; ``pair_of[p]``
-    is the place of sorted pair ``p`` among the vote's pairs, ``pair_signs[p]`` −1 where its
-    two classes swap (both None when the order is sorted)."""
-
-    visit: NDArray[np.intp]
-    rows: NDArray[np.intp] | None
-    coef: NDArray[np.float64]
-    rho: NDArray[np.float64]
-    prob_a: NDArray[np.float64]
-    prob_b: NDArray[np.float64]
-    pair_of: NDArray[np.int64] | None
-    pair_signs: NDArray[np.float32] | None
-
-
-def _in_vote_order(
-    model: Any,
-    coef: NDArray[np.float64],
-    rho: NDArray[np.float64],
-    prob_a: NDArray[np.float64],
-    prob_b: NDArray[np.float64],
-) -> _VoteLayout:
-    """The multiclass ``model``'s LIBSVM layout (``coef`` rows ``k − 1``, one ``rho`` per
-    sorted pair ``(a, b)``, ``a < b``, positive for ``a``) with the classes in its vote's
-    order: class ``v[s]``'s coefficient for the pair ``(s, t)`` in row ``t − 1``, ``v[t]``'s
-    in row ``s``, each pair positive for its first class."""
-    k = len(model.classes_)
-    order = getattr(model, "_vote_order", None)
-    if order is None:
-        return _VoteLayout(np.arange(k), None, coef, rho, prob_a, prob_b, None, None)
-    visit = np.asarray(order, dtype=np.intp)
-    counts = np.asarray(model.n_support_, dtype=np.intp)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    placed = np.concatenate([[0], np.cumsum(counts[visit])[:-1]])
-    rows = np.concatenate([np.arange(starts[a], starts[a] + counts[a]) for a in visit])
-    n_pairs = k * (k - 1) // 2
-    new_coef, new_rho = np.zeros_like(coef), np.empty(n_pairs)
-    new_a, new_b = np.empty(prob_a.size), np.empty(prob_b.size)
-    pair_of, pair_signs = np.empty(n_pairs, dtype=np.int64), np.empty(n_pairs, dtype=np.float32)
-
-    def block(rows_of: int, a: int) -> NDArray[np.float64]:
-        """Sorted class ``a``'s coefficients in row ``rows_of`` of the sorted layout."""
-        values: NDArray[np.float64] = coef[rows_of, starts[a] : starts[a] + counts[a]]
-        return values
-
-    place = 0
-    for s_ in range(k):
-        for t in range(s_ + 1, k):
-            a, b = int(visit[s_]), int(visit[t])
-            first, second = min(a, b), max(a, b)
-            sign = 1.0 if a < b else -1.0
-            p = first * (2 * k - first - 1) // 2 + (second - first - 1)  # sorted pair index
-            # Sorted layout: class c's coefficient for the pair with d in row d − 1 if d > c,
-            # else in row d.
-            new_coef[t - 1, placed[s_] : placed[s_] + counts[a]] = sign * block(
-                b - 1 if b > a else b, a
-            )
-            new_coef[s_, placed[t] : placed[t] + counts[b]] = sign * block(a - 1 if a > b else a, b)
-            new_rho[place] = sign * rho[p]
-            if prob_a.size:
-                new_a[place], new_b[place] = prob_a[p], sign * prob_b[p]
-            pair_of[p], pair_signs[p] = place, sign
-            place += 1
-    return _VoteLayout(visit, rows, new_coef, new_rho, new_a, new_b, pair_of, pair_signs)
 
 
 def _cast(scope: Any, container: Any, name: str, to: int) -> str:

@@ -289,6 +289,9 @@ pub fn nu_svc_from<K: KernelSource>(
 /// that class at its bound and the sum falls short; since each ν-SVC step moves two variables
 /// of one class, the class stays there, and the solve is that of the sums
 /// `min(ν Σw / 2, Σ_class w)`, which this solves (where [`nu_svc`] reports `nu` infeasible).
+/// That class has no free variable, so its offset `r±` is only bounded on one side: LIBSVM
+/// takes the midpoint with infinity, and its fold model is NaN; this takes the finite end (the
+/// degenerate case of `calculate_rho_nu`), so the fold decides with finite values.
 pub fn nu_svc_capped<K: KernelSource>(
     kernel: K,
     labels: &[i8],
