@@ -118,6 +118,7 @@ pub(crate) fn python_solution(
     if let Some(path) = s.kernel_path {
         stats.set_item("kernel_path", path.name())?;
     }
+    stats.set_item("restarted_cold", s.restarted_cold)?;
     stats.set_item("simd", Level::current().name())?;
     Ok(Solution {
         x: PyArray1::from_vec(py, solution.x).unbind(),

@@ -185,6 +185,69 @@ def test_what_cannot_use_the_previous_solution_starts_cold() -> None:
     assert kernelkit.SVR().fit(*_regression())._warm_duals is None
 
 
+def _sine(seed: int, n: int, d: int, skip: int = 0) -> tuple[Any, Any]:
+    """Rows and targets ``sin(x₀) + noise``, |y| < 1.3 (``skip`` normal draws in between)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    rng.normal(size=skip)
+    return X, np.sin(X[:, 0]) + 0.1 * rng.normal(size=n)
+
+
+# Degenerate optima (no variable strictly inside its box, or none of one label for the ν
+# formulations): the offset is any point of an interval, and a path's rounding residues decide
+# it. Each case gave another model warm than cold before the core restarted such solves cold.
+# (estimator, data, parameters, first fit's changes and targets' scale, refit's)
+DEGENERATE = [
+    # Every target inside the new tube, β = 0: intercept 3.79 warm, -0.018 cold.
+    (
+        "SVR",
+        (1, 200, 5),
+        {"C": 1.0, "gamma": 0.3},
+        ({"epsilon": 0.1}, 1.0),
+        ({"epsilon": 5.0}, 1.0),
+    ),
+    ("SVR", (1, 200, 5), {"C": 1.0, "gamma": 0.3, "epsilon": 0.5}, ({}, 3.0), ({}, 0.1)),
+    # ν n / 2 = 50 whole bounds, no free α (a 4.4e-16 coefficient kept warm).
+    ("NuSVR", (1, 200, 5, 25), {"C": 1.0, "gamma": 0.3}, ({}, 1.0), ({}, 100.0)),
+    ("NuSVR", (6, 200, 4, 600), {"C": 0.01, "gamma": 0.5}, ({"nu": 0.1}, 1.0), ({"nu": 0.5}, 1.0)),
+    # ν n = 320 whole bounds (a 2.4e-12 coefficient kept cold, as by LIBSVM).
+    ("OneClassSVM", (0, 400, 5), {"gamma": 0.2}, ({"nu": 0.1}, None), ({"nu": 0.8}, None)),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "params", "first", "then"), DEGENERATE)
+def test_a_degenerate_optimum_gives_the_cold_model(
+    name: str, data: tuple[int, ...], params: dict[str, Any], first: Any, then: Any
+) -> None:
+    """The core solves a warm start that ends at a degenerate optimum again from the cold
+    start (``formulations.rs``): the warm refit is the cold fit, bit for bit, and both are
+    scikit-learn's."""
+    import sklearn.svm
+
+    X, y = _sine(*data)
+    cls = getattr(kernelkit, name)
+    (start, first_scale), (change, scale) = first, then
+    fit_args = lambda factor: (X,) if factor is None else (X, y * factor)  # noqa: E731
+    warm = cls(warm_start=True, tol=1e-12, **params, **start).fit(*fit_args(first_scale))
+    warm.set_params(**change).fit(*fit_args(scale))
+    assert warm.solver_stats_["restarted_cold"]
+    final = {**params, **start, **change}
+    cold = cls(tol=1e-12, **final).fit(*fit_args(scale))
+    assert not cold.solver_stats_["restarted_cold"]
+    for attribute in ("support_", "dual_coef_", "intercept_"):
+        np.testing.assert_array_equal(getattr(warm, attribute), getattr(cold, attribute))
+    reference = getattr(sklearn.svm, name)(tol=1e-12, **final).fit(*fit_args(scale))
+    np.testing.assert_allclose(warm.intercept_, reference.intercept_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(np.sort(warm.support_), np.sort(reference.support_))
+
+
+def test_a_warm_start_to_a_regular_optimum_is_kept() -> None:
+    X, y = _regression()
+    warm = kernelkit.SVR(warm_start=True, gamma=0.2, C=0.3).fit(X, y)
+    warm.set_params(C=3.0).fit(X, y)
+    assert not warm.solver_stats_["restarted_cold"]
+
+
 # --------------------------------------------------------------------------------------------
 # The gradient carried from one fit to the next (``_warm_start``, "The gradient")
 

@@ -176,7 +176,8 @@ solver_stats_ : dict
     the threads meet, the same for any ``n_jobs``) and ``serial_seconds`` (the solve's
     time outside them, which no number of threads shortens), ``engine``
     (which ran), ``batches`` (of the batched engine), ``kernel_path`` (how kernel values
-    were computed) and ``simd`` (the vector instructions used).
+    were computed), ``restarted_cold`` (a warm start that ended at a degenerate optimum,
+    solved again cold) and ``simd`` (the vector instructions used).
 status_ : str
     How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
     ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
@@ -216,7 +217,8 @@ solver_stats_ : list of dict
     batched engine), ``dual_variables`` (the size of the dual problem solved: fewer than
     the pair's rows where :class:`~kernelkit.SVC` merged repeated rows, see its Notes),
     ``kernel_path`` (how kernel values were computed, e.g. ``"bitset_rbf_table"``; see
-    ``docs/index.md``) and ``simd`` (the vector instructions used, capped by
+    ``docs/index.md``), ``restarted_cold`` (a warm start that ended at a degenerate
+    optimum, solved again cold) and ``simd`` (the vector instructions used, capped by
     ``KERNELKIT_SIMD``).
 status_ : list of str
     How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,

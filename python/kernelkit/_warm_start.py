@@ -32,6 +32,9 @@ itself.
 
 The solver then runs from that point to the same stopping rule as a cold fit, so it reaches
 the same optimum (to the tolerance); what changes is the path (``benches/bench_warm_start.py``).
+Where that optimum is degenerate (no free variable, so that its offset is decided by the path's
+rounding residues), the core solves the problem again from the cold start
+(``crates/solvers/src/formulations.rs``; ``solver_stats_["restarted_cold"]``).
 A warm start applies when the new fit has as many training rows as the previous one (and, for
 classifiers, the same classes); otherwise the fit starts cold.
 

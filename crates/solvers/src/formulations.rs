@@ -29,7 +29,22 @@
 //! whatever the targets and `ε` (they enter `p` only), and updated by the columns of the
 //! variables the start moved from that split.
 
-use kernelkit_kernels::{KernelSource, SignedQ, SvrQ};
+//! **A warm start whose optimum is degenerate is solved again cold.** Where no variable of the
+//! optimum lies strictly inside its box (an ε-SVR whose tube holds every target, so `β = 0`; a
+//! ν formulation whose `ν Σ s` is a whole number of bounds), every offset of an interval is
+//! optimal and LIBSVM takes its midpoint; but a variable that the rounding of the pair steps
+//! leaves within an ulp of its bound counts as free and moves the offset to the end of the
+//! interval. Which such residues a solve leaves depends on its path: a warm start, which must
+//! bring its variables back to their bounds, keeps some where the cold start keeps none (and
+//! the cold start, LIBSVM's, keeps some of its own), so the two models would predict apart
+//! (an ε-SVR on targets within ±1.3 refitted from ε = 0.1 to 5: offset 3.79 warm, −0.018
+//! cold). A solve from a given `alpha0` that converges to such an optimum (every variable
+//! within `1e-12` of a bound, relative to the bound; for the ν formulations, whose offsets
+//! `r±` are each label's, every variable of one label) is therefore solved again from the
+//! formulation's cold start ([`solve_or_restart_cold`], `SolveStats::restarted_cold`), so a
+//! warm fit always gives the cold fit's model.
+
+use kernelkit_kernels::{KernelSource, QMatrix, SignedQ, SvrQ};
 
 use crate::box_qp::{BoxQp, PreviousSolution};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
@@ -64,10 +79,14 @@ pub fn c_svc_from<K: KernelSource>(
     check_len("y", kernel.len(), labels.len())?;
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let n = kernel.len();
+    let cold = alpha0.is_some().then(|| vec![0.0; n]);
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem =
         BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, alpha0)?.with_previous(previous)?;
-    Smo.solve(&mut problem, options, monitor)
+    solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
+        Ok((Smo.solve(problem, options, monitor)?, ()))
+    })
+    .map(|(solution, ())| solution)
 }
 
 /// One-class SVM with parameter `ν ∈ (0, 1]` and per-sample bounds `upper` (sample weights).
@@ -98,29 +117,34 @@ pub fn one_class_from<K: KernelSource>(
     check_len("sample bounds", n, upper.len())?;
     // Σ u_i ν accumulated term by term, as scikit-learn's LIBSVM does (the rounding of this sum
     // decides the last, fractional, starting value).
-    let mut remaining: f64 = upper.iter().fold(0.0, |sum, &u| sum + u * nu);
-    let alpha0 = match alpha0 {
+    let total: f64 = upper.iter().fold(0.0, |sum, &u| sum + u * nu);
+    let greedy = || {
+        let mut remaining = total;
+        let mut alpha0 = vec![0.0; n];
+        for (a, &u) in alpha0.iter_mut().zip(&upper) {
+            if remaining <= 0.0 {
+                break;
+            }
+            *a = u.min(remaining);
+            remaining -= *a;
+        }
+        alpha0
+    };
+    let (alpha0, cold) = match alpha0 {
         Some(alpha0) => {
             check_len("alpha0", n, alpha0.len())?;
-            check_sum("the sum of alpha0", alpha0.iter().sum(), remaining)?;
-            alpha0
+            check_sum("the sum of alpha0", alpha0.iter().sum(), total)?;
+            (alpha0, Some(greedy()))
         }
-        None => {
-            let mut alpha0 = vec![0.0; n];
-            for (a, &u) in alpha0.iter_mut().zip(&upper) {
-                if remaining <= 0.0 {
-                    break;
-                }
-                *a = u.min(remaining);
-                remaining -= *a;
-            }
-            alpha0
-        }
+        None => (greedy(), None),
     };
     let q = SignedQ::unsigned(kernel, options.cache_bytes);
     let mut problem =
         BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?.with_previous(previous)?;
-    Smo.solve(&mut problem, options, monitor)
+    solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
+        Ok((Smo.solve(problem, options, monitor)?, ()))
+    })
+    .map(|(solution, ())| solution)
 }
 
 /// ε-SVR with targets `z` and per-sample bounds `upper` (`C` × sample weights). The solution's
@@ -168,9 +192,12 @@ pub fn epsilon_svr_from<K: KernelSource>(
         check_sum("the sum of alpha0 minus alpha0*", above.iter().sum(), below.iter().sum())?;
     }
     let previous = svr_previous(previous, &p)?;
+    let cold = alpha0.is_some().then(|| vec![0.0; 2 * l]);
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?.with_previous(previous)?;
-    let mut solution = Smo.solve(&mut problem, options, monitor)?;
+    let (mut solution, ()) = solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
+        Ok((Smo.solve(problem, options, monitor)?, ()))
+    })?;
     solution.x = alpha_minus_alpha_star(&solution.x);
     solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok(solution)
@@ -339,34 +366,38 @@ fn nu_svc_solve<K: KernelSource>(
             ),
         ));
     }
-    let alpha0 = match alpha0 {
+    let greedy = || {
+        let mut remaining = [total / 2.0, total / 2.0];
+        labels
+            .iter()
+            .zip(&upper)
+            .map(|(&y, &u)| {
+                let side = usize::from(y != 1);
+                let a = u.min(remaining[side]).max(0.0);
+                remaining[side] -= a;
+                a
+            })
+            .collect::<Vec<f64>>()
+    };
+    let (alpha0, cold) = match alpha0 {
         Some(alpha0) => {
             check_len("alpha0", n, alpha0.len())?;
             for side in [1, -1] {
                 let sum = labels.iter().zip(&alpha0).filter(|(&y, _)| y == side).map(|(_, a)| a);
                 check_sum("the sum of alpha0 over one class", sum.sum(), total / 2.0)?;
             }
-            alpha0
+            (alpha0, Some(greedy()))
         }
-        None => {
-            let mut remaining = [total / 2.0, total / 2.0];
-            labels
-                .iter()
-                .zip(&upper)
-                .map(|(&y, &u)| {
-                    let side = usize::from(y != 1);
-                    let a = u.min(remaining[side]).max(0.0);
-                    remaining[side] -= a;
-                    a
-                })
-                .collect()
-        }
+        None => (greedy(), None),
     };
     let signs = labels.iter().map(|&y| f64::from(y)).collect();
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?
         .with_previous(previous)?;
-    let (mut solution, mut r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
+    let (mut solution, mut r) =
+        solve_or_restart_cold(&mut problem, cold, Offsets::PerLabel, |problem| {
+            NuSmo.solve_with_scale(problem, options, monitor)
+        })?;
     if !(r.is_finite() && r > 0.0) {
         if solution.status == Status::Converged {
             return Err(SolveError::invalid(
@@ -416,36 +447,89 @@ pub fn nu_svr_from<K: KernelSource>(
     check_nu(nu)?;
     let l = kernel.len();
     check_regression(l, targets, &upper)?;
-    let mut remaining = upper.iter().fold(0.0, |sum, &u| sum + u * nu) / 2.0;
-    let alpha0 = match alpha0 {
+    let half_sum = upper.iter().fold(0.0, |sum, &u| sum + u * nu) / 2.0;
+    let greedy = || {
+        let mut remaining = half_sum;
+        let half: Vec<f64> = upper
+            .iter()
+            .map(|&u| {
+                let a = remaining.min(u).max(0.0);
+                remaining -= a;
+                a
+            })
+            .collect();
+        half.iter().chain(&half).copied().collect::<Vec<f64>>()
+    };
+    let (alpha0, cold) = match alpha0 {
         Some(alpha0) => {
             check_len("alpha0", 2 * l, alpha0.len())?;
             let (above, below) = alpha0.split_at(l);
-            check_sum("the sum of alpha0", above.iter().sum(), remaining)?;
-            check_sum("the sum of alpha0*", below.iter().sum(), remaining)?;
-            alpha0
+            check_sum("the sum of alpha0", above.iter().sum(), half_sum)?;
+            check_sum("the sum of alpha0*", below.iter().sum(), half_sum)?;
+            (alpha0, Some(greedy()))
         }
-        None => {
-            let half: Vec<f64> = upper
-                .iter()
-                .map(|&u| {
-                    let a = remaining.min(u).max(0.0);
-                    remaining -= a;
-                    a
-                })
-                .collect();
-            half.iter().chain(&half).copied().collect()
-        }
+        None => (greedy(), None),
     };
     let p: Vec<f64> = targets.iter().map(|z| -z).chain(targets.iter().copied()).collect();
     let (y, upper2) = svr_labels_and_bounds(&upper);
     let previous = svr_previous(previous, &p)?;
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?.with_previous(previous)?;
-    let (mut solution, r) = NuSmo.solve_with_scale(&mut problem, options, monitor)?;
+    let (mut solution, r) =
+        solve_or_restart_cold(&mut problem, cold, Offsets::PerLabel, |problem| {
+            NuSmo.solve_with_scale(problem, options, monitor)
+        })?;
     solution.x = alpha_minus_alpha_star(&solution.x);
     solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok((solution, -r))
+}
+
+/// Solves `problem` with `solve`; where `cold` is given (the problem starts from a caller's
+/// `alpha0`: a warm start) and the solve converged to a degenerate optimum, solves it again
+/// from `cold`, the formulation's own start (the module docs: a degenerate optimum's offset
+/// depends on the rounding residues of the path). The kernel cache carries over.
+fn solve_or_restart_cold<Q: QMatrix, T>(
+    problem: &mut BoxQp<Q>,
+    cold: Option<Vec<f64>>,
+    offsets: Offsets,
+    mut solve: impl FnMut(&mut BoxQp<Q>) -> Result<(Solution, T), SolveError>,
+) -> Result<(Solution, T), SolveError> {
+    let solved = solve(problem)?;
+    let Some(cold) = cold else { return Ok(solved) };
+    let all_at_a_bound = |label: Option<i8>| {
+        let variables = solved.0.x.iter().zip(&problem.upper).zip(&problem.y);
+        let mut group = variables.filter(|(_, &y)| label.is_none_or(|label| y == label));
+        group.all(|((&a, &u), _)| at_a_bound(a, u))
+    };
+    let degenerate = match offsets {
+        Offsets::One => all_at_a_bound(None),
+        Offsets::PerLabel => all_at_a_bound(Some(1)) || all_at_a_bound(Some(-1)),
+    };
+    if solved.0.status != Status::Converged || !degenerate {
+        return Ok(solved);
+    }
+    problem.alpha0 = cold;
+    problem.gradient0 = None;
+    problem.gradient0_at = None;
+    let (mut solution, extra) = solve(problem)?;
+    solution.stats.restarted_cold = true;
+    Ok((solution, extra))
+}
+
+/// Which variables the solver's offset is taken over (`calculate_rho`): all of them (one
+/// offset ρ), or each label's (the ν formulations' `r⁺` and `r⁻`).
+#[derive(Clone, Copy)]
+enum Offsets {
+    One,
+    PerLabel,
+}
+
+/// Whether `α` is within `1e-12 u` of `0` or of `u`: not free but by the rounding of the pair
+/// steps (which leave residues of a few ulps of the sums they move, relative to `u`: 1e-13 of
+/// `C` measured). A genuinely free variable that near a bound only costs the cold solve.
+fn at_a_bound(alpha: f64, upper: f64) -> bool {
+    let margin = 1e-12 * upper;
+    alpha <= margin || alpha >= upper - margin
 }
 
 fn check_nu(nu: f64) -> Result<(), SolveError> {

@@ -200,6 +200,10 @@ pub struct SolveStats {
     /// How the kernel values were computed (set by whoever built the kernel source: the
     /// solvers know only the columns).
     pub kernel_path: Option<KernelPath>,
+    /// A warm start converged to a degenerate optimum and the problem was solved again from
+    /// the cold start (`formulations`, "A warm start whose optimum is degenerate"): the other
+    /// counters are that solve's.
+    pub restarted_cold: bool,
 }
 
 /// The result of a solve.

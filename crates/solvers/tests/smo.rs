@@ -787,3 +787,33 @@ fn warm_starts_from_the_optimum_stay_there_and_bad_starts_are_refused() {
         None,
     );
 }
+
+/// A warm start that converges to a degenerate optimum is solved again from the cold start:
+/// an ε-SVR whose tube holds every target has the optimum β = 0 with no free variable, where
+/// any offset of an interval is optimal and the pair steps back to 0 may leave an ulp-sized
+/// "free" residue that would decide it. The warm solve's result is the cold solve's.
+#[test]
+fn a_warm_start_to_a_degenerate_optimum_is_solved_again_cold() {
+    use kernelkit_solvers::formulations::epsilon_svr_from;
+    let (n, d) = (120, 3);
+    let (x, _) = two_clouds(n, d, 5);
+    let targets: Vec<f64> = (0..n).map(|i| (x[i * d] * 1.7).sin()).collect();
+    let options = SolveOptions { tol: 1e-10, ..SolveOptions::default() };
+    let solve = |epsilon: f64, start: Option<Vec<f64>>| {
+        let (kernel, upper) = (rbf(&x, n, d), vec![1.0; n]);
+        epsilon_svr_from(kernel, &targets, epsilon, upper, start, None, &options, &mut NoMonitor)
+            .unwrap()
+    };
+    let tight = solve(0.05, None);
+    assert!(!tight.stats.restarted_cold);
+    let start: Vec<f64> =
+        tight.x.iter().map(|b| b.max(0.0)).chain(tight.x.iter().map(|b| (-b).max(0.0))).collect();
+    let warm = solve(5.0, Some(start.clone()));
+    let cold = solve(5.0, None);
+    assert!(warm.stats.restarted_cold && !cold.stats.restarted_cold);
+    assert!(cold.x.iter().all(|&b| b == 0.0));
+    assert_eq!((&warm.x, warm.bias, warm.objective), (&cold.x, cold.bias, cold.objective));
+    // A start to a regular optimum is kept.
+    let regular = solve(0.1, Some(start));
+    assert!(!regular.stats.restarted_cold);
+}
