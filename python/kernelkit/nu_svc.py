@@ -123,9 +123,10 @@ class NuSVC(_NuSVCInit, SVC):
         self._check_shape_params()
 
     def _fold_solve_options(self) -> dict[str, Any]:
-        """A probability fold is solved as LIBSVM solves it, without ``svm_check_parameter``:
-        a fold's class that cannot carry ``ν Σw / 2`` is held at its bounds instead of the
-        ``nu`` being reported infeasible (the pair's ν was checked on all its rows)."""
+        """A probability fold's class that cannot carry ``ν Σw / 2`` is held at its bounds
+        (``capped``) instead of the ``nu`` being reported infeasible: the pair's ν was checked
+        on all its rows, and LIBSVM trains the folds unchecked (to a NaN model there; see
+        ``_probability``'s module doc)."""
         return {"capped": True}
 
     def _solve_pair(
