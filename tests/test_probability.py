@@ -211,6 +211,10 @@ def test_a_capped_nu_svc_solve_is_the_qp_with_the_class_sums_capped() -> None:
     solution, r = kernelkit._core.solve_nu_svc(
         X, y, weights, nu, kernel, None, None, True, tol=1e-10
     )
+    with pytest.raises(ValueError, match="capped"):  # a fold starts from LIBSVM's point
+        kernelkit._core.solve_nu_svc(
+            X, y, weights, nu, kernel, np.asarray(solution.x) * r, None, True
+        )
     Q = np.outer(y, y) * rbf_kernel(X, gamma=gamma)
     alpha = cp.Variable(60)
     sums = [min(nu * weights.sum() / 2, weights[y == side].sum()) for side in (1.0, -1.0)]
