@@ -525,8 +525,9 @@ enum Offsets {
 }
 
 /// Whether `α` is within `1e-12 u` of `0` or of `u`: not free but by the rounding of the pair
-/// steps (which leave residues of a few ulps of the sums they move, relative to `u`: 1e-13 of
-/// `C` measured). A genuinely free variable that near a bound only costs the cold solve.
+/// steps. Measured residues: 5.6e-17 and 4.4e-16 of `C = 1` (ε-SVR, ν-SVR), and 1.0e-14 of
+/// `C = 0.01` (ν-SVR, 45 ulps, which a margin of 16 ulps missed). A genuinely free variable
+/// that near a bound only costs the cold solve.
 fn at_a_bound(alpha: f64, upper: f64) -> bool {
     let margin = 1e-12 * upper;
     alpha <= margin || alpha >= upper - margin
