@@ -10,7 +10,6 @@ and nothing else may escape it on arbitrary input (hypothesis).
 from __future__ import annotations
 
 import warnings
-from ctypes import c_double
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,8 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libsvm.svm import gen_svm_nodearray
-from libsvm.svm import libsvm as libsvm_c
-from libsvm.svmutil import svm_load_model, svm_save_model, svm_train
+from kk_libsvm import libsvm_rows, libsvm_values
+from libsvm.svmutil import svm_save_model, svm_train
 from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
@@ -115,30 +113,6 @@ def test_round_trip_of_a_precomputed_kernel(tmp_path: Path) -> None:
 # -- LIBSVM reads kernelkit's files ------------------------------------------------------
 
 
-def _libsvm_rows(X: Any) -> list[dict[int, float]]:
-    """Rows in the LIBSVM binding's own format: ``{index from 1: value}`` of the non-zeros."""
-    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
-    return [{j + 1: float(v) for j, v in enumerate(row) if v != 0} for row in dense]
-
-
-def _libsvm_values(path: Path, X: NDArray[Any], probability: bool = False) -> tuple[Any, Any]:
-    """LIBSVM's labels and decision values (probabilities) of the rows, by its C functions
-    ``svm_predict_values`` / ``svm_predict_probability``. (libsvm-official 3.37's
-    ``svmutil.svm_predict`` sizes the decision values of a ν-SVC model for one pair, as for a
-    regression, and writes past the buffer with three classes or more.)"""
-    model = svm_load_model(str(path))
-    n_classes = model.get_nr_class()
-    width = n_classes if probability else max(1, n_classes * (n_classes - 1) // 2)
-    predict = libsvm_c.svm_predict_probability if probability else libsvm_c.svm_predict_values
-    buffer = (c_double * width)()
-    labels, values = [], []
-    for row in _libsvm_rows(X):
-        nodes, _ = gen_svm_nodearray(row)
-        labels.append(predict(model, nodes, buffer))
-        values.append(buffer[:width])
-    return np.asarray(labels), np.asarray(values)
-
-
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("name", ["SVC", "NuSVC"])
@@ -147,7 +121,7 @@ def test_libsvm_predicts_kernelkits_classifier(
 ) -> None:
     model, X, _ = _fitted(name, kernel, n_classes, decision_function_shape="ovo")
     save_libsvm_model(model, tmp_path / "model")
-    labels, values = _libsvm_values(tmp_path / "model", X)
+    labels, values = libsvm_values(tmp_path / "model", X)
     np.testing.assert_array_equal(labels, model.predict(X))
     # LIBSVM's orientation: positive for the pair's first class (kernelkit's binary
     # decision_function is positive for the second, as scikit-learn's).
@@ -160,7 +134,7 @@ def test_libsvm_predicts_kernelkits_classifier(
 def test_libsvm_predicts_kernelkits_other_formulations(name: str, tmp_path: Path) -> None:
     model, X, _ = _fitted(name, "rbf")
     save_libsvm_model(model, tmp_path / "model")
-    labels, values = _libsvm_values(tmp_path / "model", X)
+    labels, values = libsvm_values(tmp_path / "model", X)
     if name == "OneClassSVM":
         np.testing.assert_array_equal(labels, model.predict(X))
         expected = model.decision_function(X)
@@ -172,7 +146,7 @@ def test_libsvm_predicts_kernelkits_other_formulations(name: str, tmp_path: Path
 def test_libsvm_probabilities_of_kernelkits_model(tmp_path: Path) -> None:
     model, X, _ = _fitted("SVC", "rbf", 3, probability=True, random_state=0)
     save_libsvm_model(model, tmp_path / "model")
-    _, probabilities = _libsvm_values(tmp_path / "model", X, probability=True)
+    _, probabilities = libsvm_values(tmp_path / "model", X, probability=True)
     np.testing.assert_allclose(probabilities, model.predict_proba(X), atol=1e-6)
 
 
@@ -199,12 +173,12 @@ def test_kernelkit_predicts_libsvms_classifier(
     X, y = _classes(n_classes, seed=3)
     first = np.flatnonzero(y == y.max())[0]
     X, y = np.roll(X, -first, axis=0), np.roll(y, -first)  # the largest label comes first
-    trained = svm_train(y.astype(float).tolist(), _libsvm_rows(X), options + " -q")
+    trained = svm_train(y.astype(float).tolist(), libsvm_rows(X), options + " -q")
     svm_save_model(str(tmp_path / "model"), trained)
     model = load_libsvm_model(tmp_path / "model")
     assert isinstance(model, kernelkit.NuSVC if "-s 1" in options else kernelkit.SVC)
     probability = "-b 1" in options
-    labels, values = _libsvm_values(tmp_path / "model", X, probability)
+    labels, values = libsvm_values(tmp_path / "model", X, probability)
     if probability:
         # LIBSVM's label is then the most probable class (kernelkit's predict stays the vote).
         order = np.argsort(trained.get_labels())
@@ -232,9 +206,9 @@ def test_kernelkit_predicts_libsvms_classifier(
 @pytest.mark.parametrize("options", ["-s 3 -t 2 -g 0.3 -c 5 -p 0.1", "-s 4 -t 0 -n 0.5 -c 2"])
 def test_kernelkit_predicts_libsvms_regressor(options: str, tmp_path: Path) -> None:
     X, y = _regression()
-    svm_save_model(str(tmp_path / "model"), svm_train(y.tolist(), _libsvm_rows(X), options + " -q"))
+    svm_save_model(str(tmp_path / "model"), svm_train(y.tolist(), libsvm_rows(X), options + " -q"))
     model = load_libsvm_model(tmp_path / "model")
-    _, values = _libsvm_values(tmp_path / "model", X)
+    _, values = libsvm_values(tmp_path / "model", X)
     np.testing.assert_allclose(model.predict(X), values[:, 0], atol=1e-9)
 
 
@@ -243,10 +217,10 @@ def test_kernelkit_predicts_libsvms_one_class_on_sparse_rows(tmp_path: Path) -> 
     X[np.abs(X) < 0.8] = 0.0  # LIBSVM writes only the non-zero features
     svm_save_model(
         str(tmp_path / "model"),
-        svm_train([1.0] * len(X), _libsvm_rows(X), "-s 2 -t 2 -g 0.5 -n 0.2 -q"),
+        svm_train([1.0] * len(X), libsvm_rows(X), "-s 2 -t 2 -g 0.5 -n 0.2 -q"),
     )
     model = load_libsvm_model(tmp_path / "model", n_features=X.shape[1])
-    labels, values = _libsvm_values(tmp_path / "model", X)
+    labels, values = libsvm_values(tmp_path / "model", X)
     np.testing.assert_array_equal(model.predict(X), labels)
     np.testing.assert_allclose(model.decision_function(X), values[:, 0], atol=1e-7)
 
@@ -304,7 +278,7 @@ def test_a_loaded_model_refitted_is_a_fresh_fit(tmp_path: Path) -> None:
     X, y = _classes(3, seed=3)
     first = [int(np.flatnonzero(y == c)[0]) for c in (40, 7, -2)]
     order = np.r_[first, np.setdiff1d(np.arange(len(X)), first)]
-    trained = svm_train(y[order].astype(float).tolist(), _libsvm_rows(X[order]), "-q -g 0.2 -b 1")
+    trained = svm_train(y[order].astype(float).tolist(), libsvm_rows(X[order]), "-q -g 0.2 -b 1")
     svm_save_model(str(tmp_path / "model"), trained)
     X4, y4 = _classes(4, seed=5)
     for probability in (False, True):
@@ -366,6 +340,31 @@ MALFORMED = [
     (_replace("label 1 2 3", "label 1 2 9223372036854775808"), 7, "at most 9223372036854775807"),
     (_replace("gamma 0.5", "gamma 0.5\ndegree 4294967296"), 4, "degree must be at most"),
     (_replace("-1 0.25 2:1\n", "\n-1 0.25 2:1\n"), 5, "total_sv is 4 but 5"),
+    # Numbers as LIBSVM's C reader takes them, not as Python's int() and float() would:
+    # LIBSVM reads "2_0" as 2, "1_5" as 1, an Arabic-Indic or full-width digit as 0 or not at
+    # all, and a no-break space as part of a word.
+    (_replace("-1 0.25 2:1", "-1 0.25 2_0:1"), 11, "feature index must be an integer, got '2_0'"),
+    (_replace("-1 0.25 2:1", "-1 0.25 2:1_5"), 11, "feature value must be a number, got '1_5'"),
+    (_replace("-1 0.25 2:1", "-1 0.25 2:\u0663"), 11, "feature value must be a number"),
+    (_replace("-1 0.25 2:1", "-1 0.25\u00a02:1"), 11, "coefficient must be a number"),
+    (_replace("label 1 2 3", "label 1 2 \uff13"), 7, "a label must be an integer"),
+    (_replace("nr_sv 2 1 1", "nr_sv 2 1 1\nprob_density_marks 1"), 9, "belongs to one-class"),
+]
+
+VALID_SVR = "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:1\n"
+VALID_ONE_CLASS = VALID_SVR.replace("epsilon_svr", "one_class")
+MARKS = "prob_density_marks " + " ".join(str(m) for m in range(10))
+
+MALFORMED += [
+    (VALID_SVR.replace("SV\n", "label 1 2\nSV\n"), 6, "'label' belongs to classifiers"),
+    (VALID_SVR.replace("SV\n", "nr_sv 1 0\nSV\n"), 6, "'nr_sv' belongs to classifiers"),
+    (VALID_SVR.replace("SV\n", "probA 1\nprobB 2\nSV\n"), 7, "'probB' belongs to classifiers"),
+    (VALID_SVR.replace("SV\n", "probA nan\nSV\n"), 6, "probA must be finite"),
+    (VALID_SVR.replace("SV\n", "probA 1 2\nSV\n"), 6, "'probA' takes 1 values, got 2"),
+    (VALID_SVR.replace("SV\n", "probA -1\nSV\n"), 6, "probA of epsilon_svr must be > 0"),
+    (VALID_SVR.replace("SV\n", MARKS + "\nSV\n"), 6, "does not belong to epsilon_svr"),
+    (VALID_ONE_CLASS.replace("SV\n", "probA 1\nSV\n"), 6, "does not belong to one_class"),
+    (VALID_ONE_CLASS.replace("SV\n", "prob_density_marks x y\nSV\n"), 6, "takes 10 values"),
 ]
 
 

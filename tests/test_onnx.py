@@ -211,3 +211,74 @@ def test_a_model_read_from_a_libsvm_file_keeps_its_class_order(
     else:
         clear = np.abs(pairwise).min(axis=1) > 1e-4 * np.abs(pairwise).max()
         _close(scores[clear], model.decision_function(X)[clear])
+
+
+@pytest.mark.parametrize("probability", [False, True])
+def test_break_ties_labels_are_the_argmax_of_the_scores(probability: bool, tmp_path: Any) -> None:
+    """With ``break_ties=True`` (and ``"ovr"``) ``predict`` is the argmax of
+    ``decision_function``, not the vote: on the cyclic model every tied row's label depends on
+    it (the vote's labels agreed on 83 % of the rows), and a fitted model's on a few."""
+    platt = "probA -2 -1.5 -1\nprobB 0.1 -0.2 0.3\n" if probability else ""
+    (tmp_path / "model").write_text(CYCLIC_MODEL.format(probabilities=platt))
+    cyclic = kernelkit.io.load_libsvm_model(tmp_path / "model").set_params(break_ties=True)
+    X = np.random.default_rng(1).normal(size=(2000, 3))
+    X4, y4 = _classification(4, seed=2)
+    fitted = kernelkit.SVC(gamma=0.5, break_ties=True, probability=probability, random_state=0)
+    for model, rows in ((cyclic, X), (fitted.fit(X4, y4), X4)):
+        predicted = _run(model, rows, options={"zipmap": False})[0]
+        expected = model.classes_[np.argmax(model.decision_function(rows), axis=1)]
+        np.testing.assert_array_equal(model.predict(rows), expected)
+        _agree(predicted, expected)
+    argmax = cyclic.classes_[np.argmax(cyclic.decision_function(X), axis=1)]
+    assert np.mean(cyclic.set_params(break_ties=False).predict(X) == argmax) < 0.9
+
+
+def test_models_without_support_vectors(tmp_path: Any) -> None:
+    """The operators take no empty attribute: the graph of a model without support vectors
+    (an SVR of constant targets; LIBSVM files with ``total_sv 0``) still gives its constant."""
+    X, _ = make_regression(60, 4, random_state=0)
+    regressor = kernelkit.SVR().fit(X, np.full(60, 3.0))
+    assert regressor.support_.shape == (0,)
+    _close(_run(regressor, X)[0][:, 0], regressor.predict(X))
+    for labels, rho in (("1 2", "0.5"), ("3 1 2", "0.5 -0.25 0.75")):
+        k = len(labels.split())
+        (tmp_path / "model").write_text(
+            f"svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class {k}\ntotal_sv 0\nrho {rho}\n"
+            f"label {labels}\nnr_sv {' '.join(['0'] * k)}\nSV\n"
+        )
+        model = kernelkit.io.load_libsvm_model(tmp_path / "model")
+        predicted, scores = _run(model, X, options={"zipmap": False})
+        np.testing.assert_array_equal(predicted, model.predict(X))
+        _close(scores if k > 2 else scores[:, 1], model.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["SVC", "SVR"])
+def test_the_graph_holds_the_kernel_the_model_was_fitted_with(name: str) -> None:
+    """``predict`` uses the fitted kernel whatever ``set_params`` changed since, and so must
+    the graph (the changed degree and coef0 moved the decision values by 303 before)."""
+    if name == "SVC":
+        X, y = _classification(3)
+    else:
+        X, y = make_regression(300, 8, noise=1.0, random_state=0)
+        X, y = X / X.std(axis=0), y / y.std()
+    model = getattr(kernelkit, name)(kernel="poly", gamma=0.2, degree=2, coef0=1.0).fit(X, y)
+    model.set_params(kernel="rbf", gamma=3.0, degree=3, coef0=0.0)
+    outputs = _run(model, X, options={"zipmap": False} if name == "SVC" else {})
+    if name == "SVC":
+        _agree(outputs[0], model.predict(X))
+        _close(outputs[1], model.decision_function(X))
+    else:
+        _close(outputs[0][:, 0], model.predict(X))
+
+
+def test_a_decision_of_zero_in_a_file_with_the_other_class_first(tmp_path: Any) -> None:
+    """LIBSVM gives a pair's decision of exactly 0 to its second class in the file's order:
+    ``-1`` in a file labelled ``1 -1``, ``classes_[0]`` in kernelkit's sorted order."""
+    (tmp_path / "model").write_text(
+        "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\n"
+        "nr_sv 1 1\nSV\n1 1:1\n-1 1:-1\n"
+    )
+    model = kernelkit.io.load_libsvm_model(tmp_path / "model")
+    X = np.array([[0.0], [1.0], [-1.0], [0.0]])
+    np.testing.assert_array_equal(model.predict(X), [-1, 1, -1, -1])
+    np.testing.assert_array_equal(_run(model, X, options={"zipmap": False})[0], [-1, 1, -1, -1])

@@ -493,6 +493,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         0.24 s, mostly faulting in its fresh 400 MB, and the blocked product takes 0.06 s); a
         precomputed or callable kernel in blocks of ``PREDICT_BLOCK_ROWS`` rows."""
         coef = np.ascontiguousarray(coef, dtype=np.float64)
+        if coef.shape[0] == 0:
+            # No support vector (an SVR of constant targets, a LIBSVM file with total_sv 0,
+            # which records no width): the decision is the constant alone, for any width.
+            return np.zeros((X.shape[0], coef.shape[1]))
         if self.kernel == "precomputed" or callable(self.kernel):
             parts = [
                 self._kernel_against_support(X[start : start + PREDICT_BLOCK_ROWS]) @ coef
@@ -612,6 +616,8 @@ class SingleProblemSvm(KernelSvmMixin):
         model's support vectors with this fit's kernel."""
         self._store_kernel(kernel)
         self.shape_fit_ = X.shape
+        # The unused header lines of a LIBSVM file the model was loaded from (kernelkit.io).
+        self._libsvm_extras: dict[str, Float64Array] = {}
         support = np.flatnonzero(coef != 0)
         self.support_ = kept[support].astype(np.int32)
         self.support_vectors_ = (

@@ -152,17 +152,20 @@ class OneVsOneModel:
             return labels
         X_checked = self._check_predict_input(X)
         decision = self._pairwise_decision(X_checked)
+        # LIBSVM's order of the classes: sorted, or that of a LIBSVM model file's labels
+        # (``kernelkit.io``). A tie of the vote goes to the class that comes first in it, and a
+        # pair's decision of exactly 0 to the class that comes second (LIBSVM votes for the
+        # first where the decision is > 0): to ``a`` where the file has ``b`` first.
+        order = getattr(self, "_vote_order", None)
+        place = np.arange(n_classes) if order is None else np.argsort(order)
         votes = np.zeros((decision.shape[0], n_classes), dtype=np.int64)
         pair = 0
         rows = np.arange(decision.shape[0])
         for a in range(n_classes):
             for b in range(a + 1, n_classes):
-                winner = np.where(decision[:, pair] > 0, a, b)
-                np.add.at(votes, (rows, winner), 1)
+                wins = decision[:, pair] >= 0 if place[a] > place[b] else decision[:, pair] > 0
+                np.add.at(votes, (rows, np.where(wins, a, b)), 1)
                 pair += 1
-        # A tie goes to the class that comes first in LIBSVM's order of the classes: sorted,
-        # or that of a LIBSVM model file's labels (``kernelkit.io``).
-        order = getattr(self, "_vote_order", None)
         winner = (
             np.argmax(votes, axis=1) if order is None else order[np.argmax(votes[:, order], axis=1)]
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
-__all__ = ["ConvergenceWarning"]
+__all__ = ["ConvergenceWarning", "LibsvmModelError"]
 
 
 class ConvergenceWarning(SklearnConvergenceWarning):  # type: ignore[misc]  # sklearn is untyped
@@ -14,3 +14,8 @@ class ConvergenceWarning(SklearnConvergenceWarning):  # type: ignore[misc]  # sk
     of scikit-learn's ``ConvergenceWarning`` (itself a ``UserWarning``), so that warning
     filters written for scikit-learn catch it too.
     """
+
+
+class LibsvmModelError(ValueError):
+    """A LIBSVM model file that cannot be read (:func:`kernelkit.io.load_libsvm_model`): the
+    message names the line and the problem."""

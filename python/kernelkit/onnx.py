@@ -18,7 +18,8 @@ linear kernel). They are built from the model's LIBSVM-oriented coefficients (po
 decision = the first class of a pair):
 
 * **Classifiers, two classes**: one ``SVMRegressor`` gives LIBSVM's decision value ``f``; the
-  label is ``classes_[0]`` where ``f > 0``, else ``classes_[1]`` (as :meth:`predict`). The
+  label is ``classes_[0]`` where ``f > 0``, else ``classes_[1]`` (as :meth:`predict`; ``f ≥ 0``
+  for a model read from a LIBSVM file that lists ``classes_[1]`` first, as LIBSVM). The
   second output is ``[1 − p, p]`` with ``p = 1 / (1 + exp(A f + B))`` clipped to
   ``[1e-7, 1 − 1e-7]`` when the model has probabilities (the sigmoid is computed in the graph
   rather than by ``SVMClassifier``, which couples even two classes iteratively and so
@@ -30,7 +31,8 @@ decision = the first class of a pair):
   ``n_classes (n_classes − 1) / 2`` columns, which needs ``options={"zipmap": False}`` when
   that is not ``n_classes``), or with probabilities :meth:`predict_proba` (a second
   ``SVMClassifier`` with the pairs' sigmoids, whose pairwise coupling is Wu, Lin & Weng's
-  method 2 as kernelkit's; the label stays the vote, as :meth:`predict`). The operator breaks
+  method 2 as kernelkit's; the label stays the vote, as :meth:`predict`, or with
+  ``break_ties=True`` and ``"ovr"`` the argmax of the one-vs-rest scores). The operator breaks
   a tie of the vote, and couples, in the order of its labels: sorted, but for a model read
   from a LIBSVM file with its labels in another order, whose operators take the file's order
   (as :meth:`predict` and :meth:`predict_proba` do) and whose outputs are put back in sorted
@@ -39,9 +41,12 @@ decision = the first class of a pair):
 * **OneClassSVM**: ``SVMRegressor`` gives :meth:`decision_function`; the label is ``+1``
   where it is positive, else ``−1``.
 
-Kernels ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` are converted; a precomputed or
-callable kernel has no ONNX form (``ValueError``). Class labels must be all integers or all
-strings (the operators' label types).
+Kernels ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` are converted, with the parameters
+the model was fitted with (which :meth:`predict` uses, whatever ``set_params`` changed since); a
+precomputed or callable kernel has no ONNX form (``ValueError``). A model without support vectors
+(an SVR of constant targets) gets one vector of zeros with coefficient 0, since the operators take
+no empty attribute. Class labels must be all integers (int64) or all strings (the operators'
+label types).
 """
 
 from __future__ import annotations
@@ -71,7 +76,8 @@ _ML = "ai.onnx.ml"
 
 def _check_model(model: Any) -> None:
     check_is_fitted(model, "support_")
-    if callable(model.kernel) or model.kernel not in ("linear", "poly", "rbf", "sigmoid"):
+    kind = model._kernel_params[0]
+    if kind not in ("linear", "poly", "rbf", "sigmoid"):
         raise ValueError(
             f"{type(model).__name__} with kernel={model.kernel!r} cannot be exported to ONNX: "
             "the ONNX SVM operators compute only the 'linear', 'poly', 'rbf' and 'sigmoid' "
@@ -79,17 +85,28 @@ def _check_model(model: Any) -> None:
         )
 
 
-def _kernel_attributes(model: Any, rows: Any = None) -> dict[str, Any]:
-    """The kernel and the support vectors (in the order ``rows``, when given)."""
+def _kernel_attributes(model: Any, width: int, rows: Any = None) -> dict[str, Any]:
+    """The fitted kernel (as :meth:`predict` uses it, whatever was set since) and the support
+    vectors (in the order ``rows``, when given). A model without support vectors gets one of
+    zeros, of the input's ``width``, whose coefficients the callers make 0: the operators
+    take no empty attribute."""
     vectors = model.support_vectors_
     dense = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
     if rows is not None:
         dense = dense[rows]
+    if dense.shape[0] == 0:
+        dense = np.zeros((1, width))
+    kind, gamma, degree, coef0 = model._kernel_params
     return {
-        "kernel_type": str(model.kernel).upper(),
-        "kernel_params": [float(model._gamma), float(model.coef0), float(model.degree)],
+        "kernel_type": str(kind).upper(),
+        "kernel_params": [float(gamma), float(coef0), float(degree)],
         "support_vectors": dense.astype(np.float32).ravel().tolist(),
     }
+
+
+def _input_width(operator: Any) -> int:
+    width = operator.inputs[0].get_second_dimension()
+    return int(width) if isinstance(width, numbers.Integral) else 1
 
 
 def _float_input(scope: Any, operator: Any, container: Any) -> str:
@@ -128,20 +145,23 @@ def _node(scope: Any, container: Any, op: str, inputs: list[str], **attrs: Any) 
 
 
 def _decision_column(
-    scope: Any, container: Any, rows: str, model: Any, coef: Any, rho: float
+    scope: Any, container: Any, rows: str, model: Any, coef: Any, rho: float, width: int
 ) -> str:
     """``Σ coef_i K(sv_i, x) + rho`` as an (N, 1) float tensor (``SVMRegressor``)."""
+    coef = np.asarray(coef, dtype=np.float32).ravel()
+    if coef.size == 0:
+        coef = np.zeros(1, dtype=np.float32)  # the zero vector of _kernel_attributes
     return _node(
         scope,
         container,
         "SVMRegressor",
         [rows],
         op_domain=_ML,
-        coefficients=np.asarray(coef, dtype=np.float32).ravel().tolist(),
+        coefficients=coef.tolist(),
         rho=[float(rho)],
-        n_supports=int(np.asarray(coef).size),
+        n_supports=int(coef.size),
         post_transform="NONE",
-        **_kernel_attributes(model),
+        **_kernel_attributes(model, width),
     )
 
 
@@ -149,14 +169,19 @@ def _labels(model: Any) -> np.ndarray[Any, Any]:
     classes = model.classes_
     if all(isinstance(c, str) for c in classes):
         return np.asarray([str(c) for c in classes])
-    if all(isinstance(c, (numbers.Integral, bool, np.bool_)) for c in classes) or all(
+    integers = all(isinstance(c, (numbers.Integral, bool, np.bool_)) for c in classes) or all(
         isinstance(c, numbers.Real) and float(c).is_integer() for c in classes
-    ):
-        return np.asarray([int(c) for c in classes], dtype=np.int64)
-    raise ValueError(
-        f"{type(model).__name__}: ONNX class labels must be all integers or all strings, got "
-        f"{list(classes)!r}"
     )
+    if not integers:
+        raise ValueError(
+            f"{type(model).__name__}: ONNX class labels must be all integers or all strings, "
+            f"got {list(classes)!r}"
+        )
+    if any(not -(2**63) <= int(c) < 2**63 for c in classes):
+        raise ValueError(
+            f"{type(model).__name__}: ONNX class labels are int64, got {list(classes)!r}"
+        )
+    return np.asarray([int(c) for c in classes], dtype=np.int64)
 
 
 # -- shapes --------------------------------------------------------------------------------
@@ -201,12 +226,21 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
         prob_a = np.asarray(model.probA_, dtype=np.float64)
         prob_b = np.asarray(model.probB_, dtype=np.float64)
     coef, rho = model._dual_coef_libsvm, model._intercept_libsvm
+    width = _input_width(operator)
+    # LIBSVM's order of the classes (sorted, or a LIBSVM file's, kernelkit.io), which breaks
+    # the vote's ties and decides a pair's decision of exactly 0 (see predict).
+    order = getattr(model, "_vote_order", None)
     if len(labels) == 2:
-        f = _decision_column(scope, container, rows, model, coef[0], rho[0])
+        f = _decision_column(scope, container, rows, model, coef[0], rho[0], width)
+        # classes_[0] where f > 0, or f ≥ 0 for a file that has classes_[1] first.
+        swapped = order is not None and int(order[0]) == 1
         positive = _node(
-            scope, container, "Greater", [f, _constant(scope, container, "zero", [0.0])]
+            scope,
+            container,
+            "GreaterOrEqual" if swapped else "Greater",
+            [f, _constant(scope, container, "zero", [0.0])],
         )
-        # classes_[0] where f > 0: index 1 − (f > 0).
+        # Its index 1 − (f > 0).
         index = _node(
             scope,
             container,
@@ -269,24 +303,29 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             "Concat", columns, [score_out], axis=1, name=scope.get_unique_operator_name("Concat")
         )
         return
-    # The operators break vote ties and couple in the order of their labels: the model's
-    # (sorted, or a LIBSVM file's, kernelkit.io), whose pairs are put back in sorted order below.
-    order = getattr(model, "_vote_order", None)
+    # The operators break vote ties and couple in the order of their labels: the model's,
+    # whose pairs are put back in sorted order below.
+    k = len(labels)
     reordered = order is not None
-    visit = np.arange(len(labels)) if order is None else np.asarray(order)
+    visit = np.arange(k) if order is None else np.asarray(order)
     vote = reorder_classes(visit, model.n_support_, coef, rho, prob_a, prob_b)
-    labels = labels[visit]
+    vote_coef, per_class = vote.coef, [int(v) for v in vote.n_support]
+    if vote_coef.shape[1] == 0:
+        # No support vector: the zero vector of _kernel_attributes, in the first class.
+        vote_coef, per_class = np.zeros((k - 1, 1)), [1] + [0] * (k - 1)
     attributes = {
-        "coefficients": vote.coef.astype(np.float32).ravel().tolist(),
+        "coefficients": vote_coef.astype(np.float32).ravel().tolist(),
         "rho": vote.constant.astype(np.float32).tolist(),
-        "vectors_per_class": [int(v) for v in vote.n_support],
+        "vectors_per_class": per_class,
         "post_transform": "NONE",
-        **_kernel_attributes(model, vote.rows),
+        **_kernel_attributes(model, width, vote.rows),
     }
     if labels.dtype.kind == "U":
-        attributes["classlabels_strings"] = labels.tolist()
+        attributes["classlabels_strings"] = labels[visit].tolist()
     else:
-        attributes["classlabels_ints"] = labels.tolist()
+        attributes["classlabels_ints"] = labels[visit].tolist()
+    # With break_ties (and "ovr") predict is the argmax of decision_function, not the vote.
+    argmax_label = bool(model.break_ties) and model.decision_function_shape == "ovr"
 
     def classifier(outputs: list[str], **platt: Any) -> None:
         """An ``SVMClassifier`` node of the model into ``outputs`` (with Platt's ``prob_a``
@@ -303,7 +342,7 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
         )
 
     pairwise = scope.get_unique_variable_name("pairwise")
-    classifier([label_out, pairwise])
+    classifier([scope.get_unique_variable_name("vote") if argmax_label else label_out, pairwise])
     if reordered:
         # The pairs back in the sorted classes' order and orientation.
         pairwise = _node(
@@ -342,7 +381,20 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             "Identity", [pairwise], [score_out], name=scope.get_unique_operator_name("Identity")
         )
     else:
-        _ovr_scores(scope, container, pairwise, len(labels), score_out)
+        _ovr_scores(scope, container, pairwise, k, score_out)
+    if argmax_label:
+        ovr = score_out
+        if prob_a.size or model.decision_function_shape == "ovo":
+            ovr = scope.get_unique_variable_name("ovr")
+            _ovr_scores(scope, container, pairwise, k, ovr)
+        best = _node(scope, container, "ArgMax", [ovr], axis=1, keepdims=0)
+        container.add_node(
+            "Gather",
+            [_constant(scope, container, "classes", labels), best],
+            [label_out],
+            axis=0,
+            name=scope.get_unique_operator_name("Gather"),
+        )
 
 
 def _cast(scope: Any, container: Any, name: str, to: int) -> str:
@@ -411,7 +463,13 @@ def _single_decision(scope: Any, operator: Any, container: Any, output: int) -> 
     _check_model(model)
     rows = _float_input(scope, operator, container)
     value = _decision_column(
-        scope, container, rows, model, model.dual_coef_[0], model.intercept_[0]
+        scope,
+        container,
+        rows,
+        model,
+        model.dual_coef_[0],
+        model.intercept_[0],
+        _input_width(operator),
     )
     container.add_node(
         "Identity",
