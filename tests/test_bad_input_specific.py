@@ -24,10 +24,6 @@ SPECIFIC: list[tuple[str, dict[str, Any], str, str]] = [
         (label, {"decision_function_shape": "ovx"}, "V", r"decision_function_shape")
         for label in SVC_LIKE
     ],
-    *[
-        (label, {"break_ties": True, "decision_function_shape": "ovo"}, "V", r"break_ties")
-        for label in SVC_LIKE
-    ],
     *[(label, {"break_ties": "yes"}, "T", r"break_ties must be a bool") for label in SVC_LIKE],
     *[
         (label, {"class_weight": weight}, "V", r"class_weight")
@@ -58,7 +54,12 @@ SPECIFIC: list[tuple[str, dict[str, Any], str, str]] = [
     ("FWSVC", {"sample_trials": 0}, "V", r"sample_trials"),
     ("FWSVC", {"init_size": 1}, "V", r"init_size"),
     ("FWSVC", {"verify_full": "yes"}, "T", r"verify_full must be a bool"),
-    ("FWSVC", {"random_state": "seed"}, "V", r"cannot be used to seed"),
+    # random_state as scikit-learn's parameter checks take it (numpy's seeds), named at fit.
+    *[
+        (label, {"random_state": value}, "V", r"random_state must be None, an int in \[0, 2\*\*32")
+        for label in ("SVC", "NuSVC", "FWSVC", "MEB", "AIDC", "AIDR", "AIDS")
+        for value in (-1, 2**32, 0.5, "seed", True, np.random.default_rng(0))
+    ],
     ("CSVR", {"constraint": "convex"}, "V", r"constraint must be None or one of"),
     ("CSVR", {"gamma_rule": "dual"}, "V", r"gamma_rule"),
     ("CSVR", {"A": np.ones((2, 5))}, "V", r"A has 5 columns, but X has 3 features"),
@@ -81,7 +82,6 @@ SPECIFIC: list[tuple[str, dict[str, Any], str, str]] = [
             (label, {"init": "spectral"}, "V", r"init must be 'kmeans', 'random'"),
             (label, {"init": np.zeros(5, dtype=np.int64)}, "V", r"init must have one cluster"),
             (label, {"init": np.zeros(N_ROWS)}, "V", r"init cluster ids must be integers"),
-            (label, {"random_state": "seed"}, "T", r"random_state must be None"),
         )
     ],
     ("AIDC", {"solver": "smo"}, "T", r"solver must be None or a kernelkit.solvers.Smo"),
@@ -105,6 +105,19 @@ def test_specific_parameter(label: str, params: dict[str, Any], code: str, match
     x, y = _data(spec)
     with pytest.raises(EXCEPTIONS[code], match=match):
         _fit(spec.make(**params), x, y)
+
+
+@pytest.mark.parametrize("label", SVC_LIKE)
+def test_break_ties_with_ovo_is_refused_by_predict(label: str) -> None:
+    """As scikit-learn's: the fit stands, and so do decision_function and predict_proba;
+    predict, whose ties break_ties would break, names the conflict."""
+    spec = SPECS[label]
+    x, y = _data(spec)
+    model = _fit(spec.make(break_ties=True, decision_function_shape="ovo"), x, y)
+    reference = _fit(spec.make(decision_function_shape="ovo"), x, y)
+    np.testing.assert_array_equal(model.decision_function(x), reference.decision_function(x))
+    with pytest.raises(ValueError, match=r"break_ties must be False when decision_function"):
+        model.predict(x)
 
 
 @pytest.mark.parametrize("label", list(SPECS))

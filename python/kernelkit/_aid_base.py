@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,13 @@ from sklearn.utils.validation import validate_data
 
 from ._base import Float64Array, _check_positive, resolve_n_jobs
 from ._progress import Callback
-from ._validation import core_max_iter, core_time_limit, regression_target
+from ._validation import (
+    check_random_state_param,
+    core_max_iter,
+    core_time_limit,
+    regression_target,
+)
+from ._warn import warn_from_caller
 from .exceptions import ConvergenceWarning
 from .solvers import Smo
 
@@ -94,17 +99,12 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         return np.ascontiguousarray(ids, dtype=np.int64), 1
 
     def _seed(self) -> int:
+        check_random_state_param(self.random_state)
         if self.random_state is None:
             return int(np.random.default_rng().integers(0, 2**63 - 1))
-        if isinstance(self.random_state, numbers.Integral) and not isinstance(
-            self.random_state, bool
-        ):
-            return int(self.random_state) % (2**63)
         if isinstance(self.random_state, np.random.RandomState):
             return int(self.random_state.randint(0, 2**31 - 1))
-        raise TypeError(
-            f"random_state must be None, an int or a RandomState, got {self.random_state!r}"
-        )
+        return int(self.random_state)
 
     def _progress(self) -> Callback | None:
         """The user's callback, with a line per aggregated solve on stderr when verbose."""
@@ -146,12 +146,10 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         self,
         result: Mapping[str, Any],
         warn_on: tuple[str, ...] = UNFINISHED,
-        *,
-        stacklevel: int = 3,
     ) -> None:
         """The fitted attributes of a run's ``result`` (``labels`` may be a dask array, kept
         lazy), and a :class:`~kernelkit.ConvergenceWarning` when its status is in
-        ``warn_on`` (``stacklevel``: as :func:`warnings.warn`'s, from this method)."""
+        ``warn_on`` (attributed to the user's call, :mod:`kernelkit._warn`)."""
         self.history_ = [dict(entry) for entry in result["history"]]
         self.objective_ = float(result["objective"])
         self.lower_bound_ = float(result["lower_bound"])
@@ -163,11 +161,10 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         lazy = hasattr(labels, "__dask_graph__")
         self.labels_ = labels if lazy else np.asarray(labels, dtype=np.int64)
         if self.status_ in warn_on:
-            warnings.warn(
+            warn_from_caller(
                 f"{type(self).__name__} stopped ({self.status_}) after {self.n_iter_} aggregated "
                 f"solves with relative gap {self.gap_:.3g} > tol = {self.tol}",
                 ConvergenceWarning,
-                stacklevel=stacklevel,
             )
 
     def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:

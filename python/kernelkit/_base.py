@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple, TypeVar
@@ -29,6 +28,7 @@ from ._validation import (
     scale_gamma,
 )
 from ._warm_start import PreviousSolve, digest_once
+from ._warn import warn_from_caller
 from .exceptions import ConvergenceWarning
 
 T = TypeVar("T")
@@ -441,22 +441,20 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     @staticmethod
     def _warn_unconverged(statuses: list[str]) -> None:
         if "not_convex" in statuses:
-            warnings.warn(
+            warn_from_caller(
                 "the kernel matrix is not positive semidefinite (the kernel function does not "
                 "guarantee it, or the solver met a pair of negative curvature): the problem is "
                 "not convex, and the solution meets the stopping rule without being a certified "
                 "optimum (status 'not_convex'). Use a positive semidefinite kernel (linear, rbf, "
                 "poly with coef0 >= 0) for a certified solution.",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
         if failed:
-            warnings.warn(
+            warn_from_caller(
                 f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
                 "last iterate. Raise max_iter / time_limit, or check the callback.",
                 ConvergenceWarning,
-                stacklevel=3,
             )
 
     # -- prediction -------------------------------------------------------------------------

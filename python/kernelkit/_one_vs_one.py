@@ -146,6 +146,9 @@ class OneVsOneModel:
             :meth:`decision_function`.
         """
         check_is_fitted(self, "support_")
+        if self.break_ties and self.decision_function_shape == "ovo":
+            # As scikit-learn's: the fit, decision_function and predict_proba stand.
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         n_classes = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
             labels: NDArray[Any] = self.classes_[np.argmax(self.decision_function(X), axis=1)]

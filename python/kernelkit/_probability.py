@@ -44,6 +44,17 @@ finite end of that interval as the class's offset (``calculate_rho`` in the core
 fold's values stay informative (``tests/test_probability.py``: the solve against cvxpy +
 Clarabel, and a held-out log-loss below that of the class shares and of scikit-learn's).
 
+A ν-SVC fold may also have no scale: where ``ν`` is beyond what the rows separate, the optimum's
+``r`` (the primal's margin ρ, with ``ρν = ‖w‖² + Σξ/l``) is 0, so ``w = 0`` and the fold's model
+is the zero function, and the solve returns an ``r`` of the order of its rounding, of either
+sign (a linear kernel on heart, ``ν = 0.1``: ``r = −1.9e-5``). LIBSVM divides by it; kernelkit
+raised "invalid nu" for a negative one, though the model of the same ``ν`` fits. Now a fold whose
+``r`` is at most the solve's ``tol`` decides 0 for its held-out rows (the zero function;
+``nu_svc_capped`` in the core). Where every fold is such, the pair's sigmoid is flat and its
+estimates are the classes' shares: on heart within the issue's bounds of scikit-learn's, on a
+generated case (``tests/test_probability.py``) a held-out log-loss of 0.694 where scikit-learn's
+noisy divisions kept some of the folds' direction (0.641).
+
 References: J. Platt, "Probabilistic outputs for support vector machines and comparisons to
 regularized likelihood methods", 2000. H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's
 probabilistic outputs for support vector machines", Machine Learning 68, 2007. T.-F. Wu,
@@ -55,7 +66,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -69,6 +79,8 @@ from sklearn.utils.metaestimators import available_if as _untyped_available_if
 
 from . import _core
 from ._docstrings import shared_docstrings
+from ._warn import warn_from_caller
+from .exceptions import ConvergenceWarning
 
 __all__ = [
     "FOLDS",
@@ -250,10 +262,10 @@ class PairPositions(NamedTuple):
 
 
 #: ``solve(pair, training positions, n_jobs, stop, description)`` → the support rows (rows of
-#: X), their coefficients ``y_t α_t`` and the bias of the fold's model.
+#: X), their coefficients ``y_t α_t``, the bias of the fold's model and its solve's status.
 FoldSolve = Callable[
     [PairPositions, NDArray[np.bool_], "int | None", "_core.StopFlag | None", str],
-    tuple[NDArray[np.intp], Float64Array, float],
+    tuple[NDArray[np.intp], Float64Array, float, str],
 ]
 #: ``decide(rows, support rows, coefficients, n_jobs)`` → ``K(X[rows], X[support]) @ coef``.
 FoldDecide = Callable[
@@ -290,12 +302,13 @@ class ProbabilityMixin:
             raise ValueError(f"probability must be {allowed}, got {value!r}")
         if _DEPRECATED:
             name = type(self).__name__
-            warnings.warn(
-                "The `probability` parameter was deprecated in scikit-learn 1.9 and will be "
-                f"removed in version 1.11. Use `CalibratedClassifierCV({name}(), "
-                f"ensemble=False)` instead of `{name}(probability=True)`",
+            warn_from_caller(
+                # scikit-learn's words, so that a filter written for its warning takes this
+                # one too (with the estimator's own name: scikit-learn's says SVC for NuSVC).
+                "The `probability` parameter was deprecated in 1.9 and will be removed in "
+                f"version 1.11. Use `CalibratedClassifierCV({name}(), ensemble=False)` instead "
+                f"of `{name}(probability=True)`",
                 FutureWarning,
-                stacklevel=3,
             )
         return bool(value)
 
@@ -306,14 +319,17 @@ class ProbabilityMixin:
         decide: FoldDecide,
         run_in_parallel: Callable[..., list[Float64Array]],
         label: Callable[[int], str],
-    ) -> tuple[Float64Array, Float64Array]:
-        """``(probA, probB)``: the sigmoid of each pair, fitted to decision values from a
-        5-fold cross-validation of the pair's problem (see the module doc). The folds are drawn
-        from ``random_state``, pair after pair, before any solve, so that they do not depend on
-        the thread count; the 5 · n_pairs solves run as the pairs do (``run_in_parallel``)."""
+    ) -> tuple[Float64Array, Float64Array, list[str]]:
+        """``(probA, probB, statuses)``: the sigmoid of each pair, fitted to decision values
+        from a 5-fold cross-validation of the pair's problem (see the module doc), and the
+        status of each fold's solve that stopped before convergence (``max_iter``,
+        ``time_limit``, the callback: warned, and ``fit_status_`` 1). The folds are drawn from
+        ``random_state``, pair after pair, before any solve, so that they do not depend on the
+        thread count; the 5 · n_pairs solves run as the pairs do (``run_in_parallel``)."""
         rng = check_random_state(self.random_state)
         folds = [fold_of_positions(len(pair.positions), rng) for pair in pairs]
         tasks = [(p, f) for p in range(len(pairs)) for f in range(FOLDS)]
+        statuses: dict[tuple[int, int], str] = {}
 
         def held_out_decisions(
             task: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
@@ -328,7 +344,8 @@ class ProbabilityMixin:
                 value = 1.0 if has_positive else -1.0 if has_negative else 0.0
                 return np.full(len(test_rows), value)
             description = f"{label(p)}, probability fold {f + 1}/{FOLDS}"
-            support, coef, bias = solve(pair, train, n_jobs, stop, description)
+            support, coef, bias, status = solve(pair, train, n_jobs, stop, description)
+            statuses[task] = status  # one key per task: no two threads write the same
             return decide(test_rows, support, coef, n_jobs) + bias
 
         held_out = run_in_parallel(tasks, held_out_decisions)
@@ -338,7 +355,21 @@ class ProbabilityMixin:
             for f in range(FOLDS):
                 decision[folds[p] == f] = held_out[p * FOLDS + f]
             prob_a[p], prob_b[p] = fit_sigmoid(decision, pair.signs > 0)
-        return prob_a, prob_b
+        stopped = [
+            (task, status)
+            for task, status in sorted(statuses.items())
+            if status not in ("converged", "not_convex")
+        ]
+        if stopped:
+            (p, f), status = stopped[0]
+            warn_from_caller(
+                f"{len(stopped)} of the probability estimates' {len(statuses)} fold solves "
+                f"stopped before convergence (the first: {label(p)}, fold {f + 1}/{FOLDS}, "
+                f"{status}); probA_ and probB_ are fitted to those folds' last iterates. Raise "
+                "max_iter / time_limit, or check the callback.",
+                ConvergenceWarning,
+            )
+        return prob_a, prob_b, [status for _, status in stopped]
 
     if TYPE_CHECKING:  # provided by SVC and the SVM base
 
@@ -359,7 +390,9 @@ class ProbabilityMixin:
         Each pair's LIBSVM decision value goes through the pair's sigmoid ``probA_``,
         ``probB_`` (Platt scaling fitted on 5-fold cross-validated decision values), and for
         more than two classes the pairwise probabilities are coupled by Wu, Lin & Weng's
-        method 2, as LIBSVM and scikit-learn do.
+        method 2, as LIBSVM and scikit-learn do. Two classes take the sigmoid itself, as
+        LIBSVM (3.2 and later) does; scikit-learn's older bundled LIBSVM runs the coupling's
+        iterations there too, which moves the estimates by up to about 4e-3.
 
         {{predict: Parameters}}
 
@@ -425,10 +458,9 @@ class ProbabilityMixin:
 
 def _warn_deprecated_attribute(name: str) -> None:
     if _DEPRECATED:
-        warnings.warn(
-            f"Attribute `{name}` was deprecated in scikit-learn 1.9 and will be removed in "
-            "1.11 as the `probability=True` option for SVC and NuSVC was deprecated and will "
-            "be removed in 1.11.",
+        warn_from_caller(
+            f"Attribute `{name}` was deprecated in version 1.9 and will be removed in 1.11 as "
+            "the `probability=True` option for SVC and NuSVC was deprecated and will be "
+            "removed in 1.11.",
             FutureWarning,
-            stacklevel=3,
         )

@@ -43,7 +43,6 @@ cvxopt; kernelkit solves it exactly with an active-set method (``_nearest_in_hul
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -57,6 +56,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_array, check_random_state
 
+from ._warn import warn_from_caller
 from .exceptions import ConvergenceWarning
 
 __all__ = ["estimate_prior"]
@@ -402,11 +402,10 @@ def _nearest_in_hull(
             candidates = candidates[np.argpartition(gradient[candidates], size - 1)[:size]]
         support = np.union1d(support, candidates)
     else:
-        warnings.warn(
+        warn_from_caller(
             f"the hull distance of the prior estimate stopped after {HULL_MAX_ROUNDS} rounds "
             f"with a gap of {gap:.3g}",
             ConvergenceWarning,
-            stacklevel=3,
         )
     gradient = kernel @ weights - kernel_target
     return weights, float((weights - target) @ gradient)

@@ -226,3 +226,18 @@ def check_class_weight(weights: NDArray[np.float64], classes: NDArray[Any]) -> N
             f"class_weight must be finite and > 0 for every class, got {weights[first]!r} "
             f"for class {classes[first]!r}"
         )
+
+
+def check_random_state_param(value: Any) -> None:
+    """``random_state`` as scikit-learn's parameter checks take it: None, an int in
+    [0, 2**32 - 1] (NumPy's seeds) or a ``numpy.random.RandomState``; anything else is a
+    ``ValueError`` naming the parameter, at fit, before any solve."""
+    if value is None or isinstance(value, np.random.RandomState):
+        return
+    integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if integer and 0 <= int(value) <= 2**32 - 1:
+        return
+    raise ValueError(
+        "random_state must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState "
+        f"instance, got {value!r}"
+    )

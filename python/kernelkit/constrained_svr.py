@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +30,7 @@ from ._validation import (
     keeps_model_on_failure,
     regression_target,
 )
+from ._warn import warn_from_caller
 from .exceptions import ConvergenceWarning
 
 __all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
@@ -440,21 +440,19 @@ class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # typ
             self.history_ = {key: np.asarray(value) for key, value in history.items()}
             self.history_["block"] = self.history_["block"].astype(np.int8)
         if solution.status != "converged":
-            warnings.warn(
+            warn_from_caller(
                 f"the solver stopped before convergence ({solution.status}); the model is the "
                 "last iterate. Raise max_iter / time_limit, or check the callback.",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         elif abs(self.relative_gap_) > _GAP_WARNING:
-            warnings.warn(
+            warn_from_caller(
                 f"the solver met tol={self.tol:g}, but the primal and dual objectives still "
                 f"differ by {abs(self.relative_gap_):.2%} (the constraints hold to "
                 f"{self.constraint_violation_:.1e}): the model may be that far from the optimum. "
                 'Lower tol, or use method="interior_point" (see the user guide\'s Benchmarks '
                 "section).",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         return self
 

@@ -30,6 +30,7 @@ from ._sparse import to_core_rows
 from ._validation import (
     check_bool,
     check_class_labels,
+    check_random_state_param,
     class_index,
     keeps_model_on_failure,
     weights_of_classes,
@@ -178,8 +179,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 "decision_function_shape must be 'ovr' or 'ovo', "
                 f"got {self.decision_function_shape!r}"
             )
-        if check_bool("break_ties", self.break_ties) and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        # break_ties with "ovo" is refused by predict, as scikit-learn's: the fit, its
+        # decision_function and predict_proba stand.
+        check_bool("break_ties", self.break_ties)
+        check_random_state_param(self.random_state)
 
     @keeps_model_on_failure
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
@@ -222,11 +225,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
         empty = [c for c in range(n_classes) if len(members[c]) == 0]
         if empty:
-            # The first pair that cannot be trained: (a, b) with a < b, one of them empty.
-            a, b = (0, empty[0]) if empty[0] > 0 else (0, 1)
+            label = classes[empty[0]]
             raise ValueError(
-                f"classes {classes[a]!r} and {classes[b]!r} need samples with "
-                "positive sample_weight"
+                f"class {label.item() if isinstance(label, np.generic) else label!r} has no "
+                "sample of positive sample_weight: every class needs one"
             )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
         # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
@@ -373,7 +375,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             n_jobs: int | None,
             stop: _core.StopFlag | None,
             description: str,
-        ) -> tuple[NDArray[np.intp], Float64Array, float]:
+        ) -> tuple[NDArray[np.intp], Float64Array, float, str]:
             # The pair's problem over its training positions (repeated rows merged as in
             # the pair's own fit): the support rows and coefficients of the fold's model.
             problem = reduced_problem(
@@ -385,7 +387,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             solution = solve_problem(problem, description, n_jobs, stop, fold=True)
             coef = problem.rows_signs * np.asarray(solution.x)
             kept = coef != 0
-            return problem.rows_index[kept], coef[kept], float(solution.bias)
+            return problem.rows_index[kept], coef[kept], float(solution.bias), solution.status
 
         def decide_fold(
             rows: NDArray[np.intp],
@@ -418,7 +420,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             results = [finish(p, s) for p, s in zip(problems, solutions, strict=True)]
         else:
             results = self._run_in_parallel(pairs, solve_pair)
-        prob_a, prob_b = (
+        prob_a, prob_b, stopped_folds = (
             self._fit_sigmoids(
                 [pair_positions(pair) for pair in pairs],
                 solve_fold,
@@ -427,7 +429,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                 lambda p: describe(pairs[p]),
             )
             if probability
-            else (np.empty(0), np.empty(0))
+            else (np.empty(0), np.empty(0), [])
         )
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
@@ -468,7 +470,10 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         self.objective_increases_ = np.asarray(increases, dtype=np.int64)
         self.status_ = statuses
         self.solver_stats_ = solver_stats
-        self.fit_status_ = 0 if all(s == "converged" for s in statuses) else 1
+        # A fold that stopped early (warned by _fit_sigmoids) leaves the model's own pairs
+        # converged but its probabilities fitted to a last iterate.
+        converged = all(s == "converged" for s in statuses) and not stopped_folds
+        self.fit_status_ = 0 if converged else 1
         self._warn_unconverged(statuses)
         return self
 

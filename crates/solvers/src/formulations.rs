@@ -318,7 +318,10 @@ pub fn nu_svc_from<K: KernelSource>(
 /// `min(ν Σw / 2, Σ_class w)`, which this solves (where [`nu_svc`] reports `nu` infeasible).
 /// That class has no free variable, so its offset `r±` is only bounded on one side: LIBSVM
 /// takes the midpoint with infinity, and its fold model is NaN; this takes the finite end (the
-/// degenerate case of `calculate_rho_nu`), so the fold decides with finite values.
+/// degenerate case of `calculate_rho_nu`), so the fold decides with finite values. A fold whose
+/// optimum has no scale `r` above the solve's `tol` (where [`nu_svc`] reports `nu` invalid
+/// or divides by a rounding error) is the zero function (`w = 0`, see the body), returned as
+/// `x = 0`, bias 0, scale 0.
 pub fn nu_svc_capped<K: KernelSource>(
     kernel: K,
     labels: &[i8],
@@ -398,6 +401,20 @@ fn nu_svc_solve<K: KernelSource>(
         solve_or_restart_cold(&mut problem, cold, Offsets::PerLabel, |problem| {
             NuSmo.solve_with_scale(problem, options, monitor)
         })?;
+    if capped && solution.status == Status::Converged && !(r.is_finite() && r > options.tol) {
+        // A fold's optimum without a positive scale, within the solve's precision (r is a mean
+        // of gradient entries that the stopping rule knows to about `tol`). In the primal,
+        // ρν = ‖w‖² + Σξ/l (ρ = r; Chang & Lin 2001), so r = 0 means w = 0 and ξ = 0: the
+        // fold's model is the zero function, which LIBSVM's division by r makes 0/0 (a linear
+        // fold whose r came out −5e-6 gave decision values of 1e5). It is returned as such,
+        // deciding 0, undecided (as LIBSVM decides a fold without training rows). With an
+        // indefinite kernel (sigmoid) r can be clearly negative; the fold has no scale either.
+        solution.x.iter_mut().for_each(|a| *a = 0.0);
+        solution.gradient = None;
+        solution.bias = 0.0;
+        solution.objective = 0.0;
+        return Ok((solution, 0.0));
+    }
     if !(r.is_finite() && r > 0.0) {
         if solution.status == Status::Converged {
             return Err(SolveError::invalid(

@@ -269,6 +269,28 @@ fn nu_formulations_keep_both_equalities_and_their_bounds() {
     assert!(svr.x.iter().all(|b| b.abs() <= 2.0 + 1e-12));
 }
 
+#[test]
+fn a_capped_fold_without_a_scale_is_the_zero_function() {
+    use kernelkit_solvers::formulations::{nu_svc, nu_svc_capped};
+    // Every point twice, once per label: the two classes' reduced convex hulls coincide, so
+    // the ν-SVC optimum has w = 0 and its scale r is 0 up to rounding (ρν = ‖w‖² + Σξ/l).
+    let (m, d) = (60, 3);
+    let (points, _) = two_clouds(m, d, 11);
+    let x = [points.clone(), points].concat();
+    let y: Vec<i8> = (0..2 * m).map(|i| if i < m { 1 } else { -1 }).collect();
+    let options = SolveOptions { tol: 1e-6, ..SolveOptions::default() };
+    let plain = nu_svc(rbf(&x, 2 * m, d), &y, 0.5, vec![1.0; 2 * m], &options, &mut NoMonitor);
+    // LIBSVM divides by that rounding error; the estimator's own fit reports it or returns
+    // a scale of the order of tol.
+    assert!(plain.map_or(true, |(_, r)| r.abs() <= options.tol));
+    let (fold, r) =
+        nu_svc_capped(rbf(&x, 2 * m, d), &y, 0.5, vec![1.0; 2 * m], &options, &mut NoMonitor)
+            .unwrap();
+    assert_eq!(fold.status, Status::Converged);
+    assert_eq!(r, 0.0);
+    assert!(fold.x.iter().all(|&a| a == 0.0) && fold.bias == 0.0 && fold.objective == 0.0);
+}
+
 /// `SignedQ` with its fused passes (`column_then`) or its blocks of columns (`columns_from`)
 /// turned off, each falling back to the trait's default; every other call goes to the inner
 /// matrix.

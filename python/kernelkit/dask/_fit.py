@@ -137,7 +137,7 @@ def _store(
 ) -> None:
     labels = _labels_array(rows, result["partition"])
     fitted = {**result, "init_time": init_time, "labels": labels}
-    estimator._store_result(fitted, warn_on, stacklevel=5)
+    estimator._store_result(fitted, warn_on)
     estimator.n_features_in_ = rows.m
     if names is not None and all(isinstance(name, str) for name in names):
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
