@@ -185,6 +185,25 @@ def test_what_cannot_use_the_previous_solution_starts_cold() -> None:
     assert kernelkit.SVR().fit(*_regression())._warm_duals is None
 
 
+def test_a_multiclass_fit_keeps_only_the_non_zero_duals() -> None:
+    """Each pair's dual over every row was kept dense: k (k − 1) / 2 vectors of n values (a
+    26-class model on 3,000 rows pickled to 11.2 MB, 1.0 MB without warm_start). Kept are the
+    non-zero values of each pair, which give the next fit the same start."""
+    X, y = make_classification(
+        600, 8, n_informative=6, n_classes=6, n_clusters_per_class=1, random_state=3
+    )
+    model = kernelkit.SVC(warm_start=True, gamma=0.2).fit(X, y)
+    n_rows, _, duals = model._warm_duals
+    assert n_rows == 600 and len(duals) == 15
+    kept = sum(dual.values.size for dual in duals)
+    assert kept == sum(int(np.count_nonzero(dual.dense())) for dual in duals)
+    assert kept == int(np.count_nonzero(model._dual_coef_libsvm))  # one per pair and vector
+    assert kept < 0.25 * 15 * 600
+    warm = model.set_params(C=3.0).fit(X, y)
+    cold = kernelkit.SVC(gamma=0.2, C=3.0).fit(X, y)
+    np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-6)
+
+
 def _sine(seed: int, n: int, d: int, skip: int = 0) -> tuple[Any, Any]:
     """Rows and targets ``sin(x₀) + noise``, |y| < 1.3 (``skip`` normal draws in between)."""
     rng = np.random.default_rng(seed)

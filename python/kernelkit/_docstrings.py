@@ -146,8 +146,9 @@ verbose : bool or int, default=False
 warm_start : bool, default=False
     When true, a refit on as many rows starts from the previous fit's dual solution
     moved into the new constraints (see ``docs/index.md``, "Warm starts") and reaches
-    the cold fit's optimum; any other refit starts cold. The model keeps one dual value per
-    row (and pair) for this. It saves time where the previous solution is close (along a
+    the cold fit's optimum; any other refit starts cold. The model keeps its dual solution
+    for this (one value per row; per pair of classes, the non-zero ones) with the gradient of
+    each solve. It saves time where the previous solution is close (along a
     path of ``C`` values on a9a, 0.75–0.9 of the cold path's time in the docs' measurements),
     but not everywhere: on USPS paths took 0.75–1.16 of it in repeated runs, and a refit with
     a much smaller ``C`` can take longer than a cold fit.

@@ -67,7 +67,13 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-__all__ = ["PreviousSolve", "digest_once", "repair_onto", "training_digest"]
+__all__ = [
+    "PreviousSolve",
+    "SparseDual",
+    "digest_once",
+    "repair_onto",
+    "training_digest",
+]
 
 Float64Array = NDArray[np.float64]
 
@@ -125,6 +131,26 @@ def _settle_rounding(
             k = int(np.argmax(np.where(free, room, -1.0))) if np.any(free) else int(np.argmax(room))
         alpha[k] = min(max(alpha[k] + s[k] * residual, 0.0), u[k])
     return alpha
+
+
+class SparseDual(NamedTuple):
+    """A pair's dual over every training row, as a multiclass warm fit keeps it: only its
+    non-zero entries. Kept dense, the ``k (k − 1) / 2`` pairs' duals over every row made a
+    26-class model on 3,000 rows of letter pickle to 11.2 MB instead of 1.0 MB."""
+
+    n_rows: int
+    nonzero: NDArray[np.intp]
+    values: Float64Array
+
+    @classmethod
+    def of(cls, full: Float64Array) -> SparseDual:
+        nonzero = np.flatnonzero(full)
+        return cls(len(full), nonzero, full[nonzero])
+
+    def dense(self) -> Float64Array:
+        full = np.zeros(self.n_rows)
+        full[self.nonzero] = self.values
+        return full
 
 
 class PreviousSolve(NamedTuple):

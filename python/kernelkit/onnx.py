@@ -105,8 +105,12 @@ def _kernel_attributes(model: Any, width: int, rows: Any = None) -> dict[str, An
 
 
 def _input_width(operator: Any) -> int:
+    """The number of features of the graph's input (of the model, where the input leaves it
+    open): the width of the zero vector that stands for no support vectors."""
     width = operator.inputs[0].get_second_dimension()
-    return int(width) if isinstance(width, numbers.Integral) else 1
+    if isinstance(width, numbers.Integral):
+        return int(width)
+    return int(getattr(operator.raw_operator, "n_features_in_", 1))
 
 
 def _float_input(scope: Any, operator: Any, container: Any) -> str:

@@ -35,7 +35,7 @@ from ._validation import (
     keeps_model_on_failure,
     weights_of_classes,
 )
-from ._warm_start import PreviousSolve, digest_once, repair_onto
+from ._warm_start import PreviousSolve, SparseDual, digest_once, repair_onto
 
 __all__ = ["SVC"]
 
@@ -457,7 +457,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self._probA, self._probB = prob_a, prob_b
         self._warm_duals = (
-            (len(y_index), classes, [self._full_dual(weights, r) for r in results])
+            (len(y_index), classes, [SparseDual.of(self._full_dual(weights, r)) for r in results])
             if warm
             else None
         )
@@ -504,7 +504,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         n, previous_classes, duals = stored
         if n != n_samples or not np.array_equal(previous_classes, classes):
             return None
-        return list(duals)
+        return [dual.dense() for dual in duals]
 
     def _full_dual(
         self,
