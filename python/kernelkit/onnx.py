@@ -44,8 +44,9 @@ decision = the first class of a pair):
 Kernels ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` are converted, with the parameters
 the model was fitted with (which :meth:`predict` uses, whatever ``set_params`` changed since); a
 precomputed or callable kernel has no ONNX form (``ValueError``). A model without support vectors
-(an SVR of constant targets) gets one vector of zeros with coefficient 0, since the operators take
-no empty attribute. Class labels must be all integers (int64) or all strings (the operators'
+(an SVR of constant targets), or a class without any (a LIBSVM file may have them), gets a vector
+of zeros with coefficient 0: the operators take no empty attribute, and onnxruntime 1.18 aborts
+on a class without vectors. Class labels must be all integers (int64) or all strings (the operators'
 label types).
 """
 
@@ -85,23 +86,45 @@ def _check_model(model: Any) -> None:
         )
 
 
-def _kernel_attributes(model: Any, width: int, rows: Any = None) -> dict[str, Any]:
-    """The fitted kernel (as :meth:`predict` uses it, whatever was set since) and the support
-    vectors (in the order ``rows``, when given). A model without support vectors gets one of
-    zeros, of the input's ``width``, whose coefficients the callers make 0: the operators
-    take no empty attribute."""
-    vectors = model.support_vectors_
-    dense = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
-    if rows is not None:
-        dense = dense[rows]
-    if dense.shape[0] == 0:
-        dense = np.zeros((1, width))
+def _kernel_attributes(model: Any, vectors: Any) -> dict[str, Any]:
+    """The fitted kernel (as :meth:`predict` uses it, whatever was set since) and the
+    support vectors ``vectors``, rows of a dense array."""
     kind, gamma, degree, coef0 = model._kernel_params
     return {
         "kernel_type": str(kind).upper(),
         "kernel_params": [float(gamma), float(coef0), float(degree)],
-        "support_vectors": dense.astype(np.float32).ravel().tolist(),
+        "support_vectors": np.asarray(vectors, dtype=np.float32).ravel().tolist(),
     }
+
+
+def _dense_vectors(model: Any, rows: Any = None) -> np.ndarray[Any, Any]:
+    """The support vectors as a dense array (in the order ``rows``, when given)."""
+    vectors = model.support_vectors_
+    dense = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
+    return dense if rows is None else dense[rows]
+
+
+def _with_a_vector_per_class(
+    coef: Any, per_class: list[int], vectors: Any, width: int
+) -> tuple[Any, list[int], Any]:
+    """The classifier's layout with a zero vector (coefficients 0: no term of any decision) for
+    each class that has none. ``SVMClassifier`` takes no empty attribute, and onnxruntime 1.18
+    aborts the process on a class without vectors (a LIBSVM file may have ``nr_sv 2 0 1``,
+    or ``total_sv 0``)."""
+    if all(per_class):
+        return coef, per_class, vectors
+    k = len(per_class)
+    width = vectors.shape[1] if vectors.shape[0] else width
+    starts = np.concatenate([[0], np.cumsum(per_class)]).astype(int)
+    columns, blocks = [], []
+    for c in range(k):
+        if per_class[c]:
+            columns.append(coef[:, starts[c] : starts[c + 1]])
+            blocks.append(vectors[starts[c] : starts[c + 1]])
+        else:
+            columns.append(np.zeros((k - 1, 1)))
+            blocks.append(np.zeros((1, width)))
+    return np.hstack(columns), [max(n, 1) for n in per_class], np.vstack(blocks)
 
 
 def _input_width(operator: Any) -> int:
@@ -153,8 +176,11 @@ def _decision_column(
 ) -> str:
     """``Σ coef_i K(sv_i, x) + rho`` as an (N, 1) float tensor (``SVMRegressor``)."""
     coef = np.asarray(coef, dtype=np.float32).ravel()
+    vectors = _dense_vectors(model)
     if coef.size == 0:
-        coef = np.zeros(1, dtype=np.float32)  # the zero vector of _kernel_attributes
+        # No support vector (an SVR of constant targets): one zero vector with coefficient 0,
+        # as the operator takes no empty attribute.
+        coef, vectors = np.zeros(1, dtype=np.float32), np.zeros((1, width))
     return _node(
         scope,
         container,
@@ -165,7 +191,7 @@ def _decision_column(
         rho=[float(rho)],
         n_supports=int(coef.size),
         post_transform="NONE",
-        **_kernel_attributes(model, width),
+        **_kernel_attributes(model, vectors),
     )
 
 
@@ -313,16 +339,15 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     reordered = order is not None
     visit = np.arange(k) if order is None else np.asarray(order)
     vote = reorder_classes(visit, model.n_support_, coef, rho, prob_a, prob_b)
-    vote_coef, per_class = vote.coef, [int(v) for v in vote.n_support]
-    if vote_coef.shape[1] == 0:
-        # No support vector: the zero vector of _kernel_attributes, in the first class.
-        vote_coef, per_class = np.zeros((k - 1, 1)), [1] + [0] * (k - 1)
+    vote_coef, per_class, vectors = _with_a_vector_per_class(
+        vote.coef, [int(v) for v in vote.n_support], _dense_vectors(model, vote.rows), width
+    )
     attributes = {
         "coefficients": vote_coef.astype(np.float32).ravel().tolist(),
         "rho": vote.constant.astype(np.float32).tolist(),
         "vectors_per_class": per_class,
         "post_transform": "NONE",
-        **_kernel_attributes(model, width, vote.rows),
+        **_kernel_attributes(model, vectors),
     }
     if labels.dtype.kind == "U":
         attributes["classlabels_strings"] = labels[visit].tolist()
