@@ -286,13 +286,7 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             "Reshape",
             [index, _constant(scope, container, "shape", np.array([-1], dtype=np.int64))],
         )
-        container.add_node(
-            "Gather",
-            [_constant(scope, container, "classes", labels), flat],
-            [label_out],
-            axis=0,
-            name=scope.get_unique_operator_name("Gather"),
-        )
+        _gather_labels(scope, container, labels, flat, label_out)
         if prob_a.size:
             z = _node(
                 scope,
@@ -417,13 +411,18 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
             ovr = scope.get_unique_variable_name("ovr")
             _ovr_scores(scope, container, pairwise, k, ovr)
         best = _node(scope, container, "ArgMax", [ovr], axis=1, keepdims=0)
-        container.add_node(
-            "Gather",
-            [_constant(scope, container, "classes", labels), best],
-            [label_out],
-            axis=0,
-            name=scope.get_unique_operator_name("Gather"),
-        )
+        _gather_labels(scope, container, labels, best, label_out)
+
+
+def _gather_labels(scope: Any, container: Any, labels: Any, index: str, out: str) -> None:
+    """``labels[index]`` into the output ``out`` (``index``: one class index per row)."""
+    container.add_node(
+        "Gather",
+        [_constant(scope, container, "classes", labels), index],
+        [out],
+        axis=0,
+        name=scope.get_unique_operator_name("Gather"),
+    )
 
 
 def _cast(scope: Any, container: Any, name: str, to: int) -> str:
