@@ -44,7 +44,7 @@
 //! formulation's cold start ([`solve_or_restart_cold`], `SolveStats::restarted_cold`), so a
 //! warm fit always gives the cold fit's model.
 
-use kernelkit_kernels::{KernelSource, QMatrix, SignedQ, SvrQ};
+use kernelkit_kernels::{KernelSource, QMatrix, QMatrixPasses, SignedQ, SvrQ};
 
 use crate::box_qp::{BoxQp, PreviousSolution};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
@@ -83,10 +83,7 @@ pub fn c_svc_from<K: KernelSource>(
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem =
         BoxQp::new(q, vec![-1.0; n], labels.to_vec(), upper, alpha0)?.with_previous(previous)?;
-    solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
-        Ok((Smo.solve(problem, options, monitor)?, ()))
-    })
-    .map(|(solution, ())| solution)
+    smo_or_restart_cold(&mut problem, cold, options, monitor)
 }
 
 /// One-class SVM with parameter `ν ∈ (0, 1]` and per-sample bounds `upper` (sample weights).
@@ -141,10 +138,7 @@ pub fn one_class_from<K: KernelSource>(
     let q = SignedQ::unsigned(kernel, options.cache_bytes);
     let mut problem =
         BoxQp::new(q, vec![0.0; n], vec![1; n], upper, Some(alpha0))?.with_previous(previous)?;
-    solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
-        Ok((Smo.solve(problem, options, monitor)?, ()))
-    })
-    .map(|(solution, ())| solution)
+    smo_or_restart_cold(&mut problem, cold, options, monitor)
 }
 
 /// ε-SVR with targets `z` and per-sample bounds `upper` (`C` × sample weights). The solution's
@@ -195,9 +189,7 @@ pub fn epsilon_svr_from<K: KernelSource>(
     let cold = alpha0.is_some().then(|| vec![0.0; 2 * l]);
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, alpha0)?.with_previous(previous)?;
-    let (mut solution, ()) = solve_or_restart_cold(&mut problem, cold, Offsets::One, |problem| {
-        Ok((Smo.solve(problem, options, monitor)?, ()))
-    })?;
+    let mut solution = smo_or_restart_cold(&mut problem, cold, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
     solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok(solution)
@@ -397,10 +389,7 @@ fn nu_svc_solve<K: KernelSource>(
     let q = SignedQ::new(kernel, signs, options.cache_bytes);
     let mut problem = BoxQp::new(q, vec![0.0; n], labels.to_vec(), upper, Some(alpha0))?
         .with_previous(previous)?;
-    let (mut solution, mut r) =
-        solve_or_restart_cold(&mut problem, cold, Offsets::PerLabel, |problem| {
-            NuSmo.solve_with_scale(problem, options, monitor)
-        })?;
+    let (mut solution, mut r) = nu_smo_or_restart_cold(&mut problem, cold, options, monitor)?;
     if capped && solution.status == Status::Converged && !(r.is_finite() && r > options.tol) {
         // A fold's optimum without a positive scale, within the solve's precision (r is a mean
         // of gradient entries that the stopping rule knows to about `tol`). In the primal,
@@ -492,10 +481,7 @@ pub fn nu_svr_from<K: KernelSource>(
     let previous = svr_previous(previous, &p)?;
     let q = SvrQ::new(kernel, options.cache_bytes);
     let mut problem = BoxQp::new(q, p, y, upper2, Some(alpha0))?.with_previous(previous)?;
-    let (mut solution, r) =
-        solve_or_restart_cold(&mut problem, cold, Offsets::PerLabel, |problem| {
-            NuSmo.solve_with_scale(problem, options, monitor)
-        })?;
+    let (mut solution, r) = nu_smo_or_restart_cold(&mut problem, cold, options, monitor)?;
     solution.x = alpha_minus_alpha_star(&solution.x);
     solution.gradient = solution.gradient.map(|g| kernel_part(&g, &problem.p));
     Ok((solution, -r))
@@ -531,6 +517,32 @@ fn solve_or_restart_cold<Q: QMatrix, T>(
     let (mut solution, extra) = solve(problem)?;
     solution.stats.restarted_cold = true;
     Ok((solution, extra))
+}
+
+/// LIBSVM's solver ([`Smo`], one offset ρ) through [`solve_or_restart_cold`].
+fn smo_or_restart_cold<Q: QMatrixPasses>(
+    problem: &mut BoxQp<Q>,
+    cold: Option<Vec<f64>>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<Solution, SolveError> {
+    solve_or_restart_cold(problem, cold, Offsets::One, |problem| {
+        Ok((Smo.solve(problem, options, monitor)?, ()))
+    })
+    .map(|(solution, ())| solution)
+}
+
+/// The ν solver ([`NuSmo`], each label's offset, and its scale `r`) through
+/// [`solve_or_restart_cold`].
+fn nu_smo_or_restart_cold<Q: QMatrixPasses>(
+    problem: &mut BoxQp<Q>,
+    cold: Option<Vec<f64>>,
+    options: &SolveOptions,
+    monitor: &mut dyn Monitor,
+) -> Result<(Solution, f64), SolveError> {
+    solve_or_restart_cold(problem, cold, Offsets::PerLabel, |problem| {
+        NuSmo.solve_with_scale(problem, options, monitor)
+    })
 }
 
 /// Which variables the solver's offset is taken over (`calculate_rho`): all of them (one
