@@ -238,3 +238,27 @@ def test_scikit_learns_convergence_warning_filter_silences_kernelkits() -> None:
     assert not [w for w in caught if issubclass(w.category, SklearnConvergenceWarning)]
     with pytest.warns(SklearnConvergenceWarning):
         kernelkit.SVC(max_iter=2).fit(x, y)
+
+
+def test_max_iter_minus_one_stops_where_libsvm_does(capfd: pytest.CaptureFixture[str]) -> None:
+    """A tolerance below the problem's rounding never converges (a linear kernel of full rank
+    at tol=1e-8: the violation stalls near 1e-6, the kernel columns being float32 in both).
+    LIBSVM stops such a solve after max(10**7, 100·l) iterations; max_iter=-1 stops at the same
+    count, with a warning that names the cause, where scikit-learn's copy runs forever."""
+    from libsvm.svmutil import svm_problem, svm_train
+
+    x = np.random.default_rng(0).standard_normal((20, 5))
+    svm_train(svm_problem(np.zeros(len(x)), x), "-s 2 -t 0 -n 0.5 -e 1e-8")
+    captured = capfd.readouterr()
+    printed = captured.out + captured.err
+    libsvm_iterations = int(printed.split("#iter = ")[1].split()[0])
+    assert libsvm_iterations == 10**7 and "reaching max number of iterations" in printed
+    with pytest.warns(kernelkit.ConvergenceWarning, match=r"LIBSVM's limit.*raise tol"):
+        model = kernelkit.OneClassSVM(kernel="linear", tol=1e-8, n_jobs=1).fit(x)
+    assert model.status_ == "max_iterations" and model.fit_status_ == 1
+    assert model.n_iter_ == libsvm_iterations
+    assert model.kkt_gap_ > 1e-8
+    # A stated max_iter still rules, and its warning keeps the usual advice.
+    with pytest.warns(kernelkit.ConvergenceWarning, match="Raise max_iter"):
+        capped = kernelkit.OneClassSVM(kernel="linear", tol=1e-8, max_iter=1000).fit(x)
+    assert capped.n_iter_ == 1000

@@ -141,7 +141,7 @@ def check_solver_params(estimator: Any) -> None:
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
         raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
     if max_iter == 0 or max_iter < -1:
-        raise ValueError(f"max_iter must be -1 (no limit) or >= 1, got {max_iter}")
+        raise ValueError(f"max_iter must be -1 or >= 1, got {max_iter}")
     if estimator.time_limit is not None:
         _check_positive("time_limit", estimator.time_limit)
     if estimator.callback is not None and not callable(estimator.callback):
@@ -439,7 +439,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 raise
 
     @staticmethod
-    def _warn_unconverged(statuses: list[str]) -> None:
+    def _warn_unconverged(statuses: list[str], libsvm_limit: bool = False) -> None:
+        """Warns of the solves that did not converge; ``libsvm_limit``: ``max_iter=-1`` stood
+        for the SMO engine's limit of ``max(10**7, 100 * l)`` iterations (LIBSVM's)."""
         if "not_convex" in statuses:
             warn_from_caller(
                 "the kernel matrix is not positive semidefinite (the kernel function does not "
@@ -451,9 +453,16 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             )
         failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
         if failed:
+            advice = "Raise max_iter / time_limit, or check the callback."
+            if libsvm_limit and "max_iterations" in failed:
+                advice = (
+                    "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
+                    "variables) iterations; a solve that long usually has a tol below what the "
+                    "problem's floating-point rounding resolves: raise tol."
+                )
             warn_from_caller(
                 f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
-                "last iterate. Raise max_iter / time_limit, or check the callback.",
+                f"last iterate. {advice}",
                 ConvergenceWarning,
             )
 
@@ -627,7 +636,7 @@ class SingleProblemSvm(KernelSvmMixin):
         self.intercept_ = np.array([solution.bias])
         store_solve_record(self, solution)
         self.fit_status_ = 0 if solution.status == "converged" else 1
-        self._warn_unconverged([solution.status])
+        self._warn_unconverged([solution.status], libsvm_limit=self.max_iter == -1)
 
 
 def store_solve_record(model: Any, solution: _core.Solution) -> None:

@@ -107,8 +107,10 @@ kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, defaul
     ``kernel(A, B)`` on dense row blocks and must return their Gram block of shape
     ``(len(A), len(B))``.
 max_iter : int, default=-1
-    Limit on the SMO iterations of each dual problem, >= 1, or -1 for no limit. A problem
-    stopped by it warns with :class:`~kernelkit.ConvergenceWarning`.
+    Limit on the SMO iterations of each dual problem, >= 1, or -1 for LIBSVM's limit of
+    ``max(10**7, 100 * l)`` iterations for a problem of ``l`` variables (scikit-learn's -1
+    sets none, and a ``tol`` below what the problem's rounding resolves then runs forever).
+    A problem stopped by it warns with :class:`~kernelkit.ConvergenceWarning`.
 n_features_in_ : int
     Number of features seen during fit.
 n_jobs : int or None, default=None

@@ -127,7 +127,8 @@ class Smo:
     tol : float, default=1e-3
         Stop when the maximal KKT violation ``m(α) − M(α)`` falls below ``tol`` (> 0).
     max_iter : int or None, default=None
-        Limit on the iterations (>= 1), or None or -1 for no limit.
+        Limit on the iterations (>= 1), or None or -1 for LIBSVM's limit,
+        ``max(10**7, 100 * n)`` for ``n`` variables.
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
     cache_size : float, default=200.0

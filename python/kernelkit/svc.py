@@ -474,7 +474,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # converged but its probabilities fitted to a last iterate.
         converged = all(s == "converged" for s in statuses) and not stopped_folds
         self.fit_status_ = 0 if converged else 1
-        self._warn_unconverged(statuses)
+        self._warn_unconverged(statuses, libsvm_limit=self.max_iter == -1)
         return self
 
     def _fold_solve_options(self) -> dict[str, Any]:

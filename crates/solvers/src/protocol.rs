@@ -48,7 +48,8 @@ pub(crate) use solver_by_method;
 pub struct SolveOptions {
     /// Stopping tolerance on the maximal KKT violation (LIBSVM's `eps`).
     pub tol: f64,
-    /// Iteration limit (`None`: no limit).
+    /// Iteration limit (`None`: the solver's own, none for most; the SMO engines stop at
+    /// LIBSVM's `max(10⁷, 100·l)`).
     pub max_iter: Option<u64>,
     /// Kernel cache budget in bytes.
     pub cache_bytes: usize,

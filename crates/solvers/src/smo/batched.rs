@@ -86,6 +86,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         let shrink_every = l.min(1000) as u64;
         let mut since_shrinking = 0u64;
         let mut iteration: u64 = 0;
+        let max_iter = super::iteration_limit(self.options, l);
         let mut gap = f64::INFINITY;
         let mut status = Status::Converged;
         let mut previous: Vec<usize> = Vec::new();
@@ -130,7 +131,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
                 }
                 since_shrinking = shrink_every; // shrink again before the next batch
             }
-            if self.options.max_iter.is_some_and(|m| iteration >= m) {
+            if iteration >= max_iter {
                 status = Status::MaxIterations;
                 break;
             }
@@ -146,7 +147,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
             self.q.prefetch(&set, active_size);
             sub_q.load(self.q, &self.v, &set);
             let mut sub = self.v.subset(&set);
-            let budget = self.options.max_iter.map_or(u64::MAX, |m| m - iteration);
+            let budget = max_iter - iteration;
             let steps = (LOCAL_STEPS_PER_VARIABLE * set.len()) as u64;
             let local = solve_subproblem::<S>(
                 &mut sub,
