@@ -29,6 +29,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import log_loss
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import train_test_split
 
 import kernelkit
 from kernelkit._probability import (
@@ -198,15 +199,15 @@ def test_nu_svc_folds_a_nu_too_large_for_their_smaller_class() -> None:
 
 @pytest.mark.parametrize("case", ["heart", "generated"])
 def test_nu_svc_folds_without_a_scale_decide_nothing(case: str) -> None:
-    """A fold's ν-SVC optimum can have no scale r above the solve's tolerance (a linear
-    kernel, ν beyond what the rows separate: the model's own r is 5e-5 on heart and 4e-5 on
-    the generated rows, and every fold's is below 1e-3, some of them negative). Then w = 0
-    (ρν = ‖w‖² + Σξ/l with ρ = r), the fold's model is the zero function, and it decides 0 for
-    its held-out rows; LIBSVM divides by that r. The fit raised "invalid nu" for a negative r
-    before. With every fold undecided the estimates are the classes' shares (no better, and no
-    worse): on heart within the issue's bounds of scikit-learn's; on the generated rows
-    scikit-learn's divisions by r kept some of the folds' direction (log-loss 0.641 against
-    0.694 = the shares'), beyond the bound of 5 %."""
+    """A fold's ν-SVC optimum can have no positive scale r (a linear kernel, ν beyond what the
+    rows separate: the model's own r is 5e-5 on heart and 4e-5 on the generated rows, every
+    fold's is below 1e-3, some negative). Where r ≤ 0, w = 0 (ρν = ‖w‖² + Σξ/l with ρ = r): the
+    fold's model is the zero function and decides 0 for its held-out rows, where LIBSVM's
+    division by r flips its sign (the fit raised "invalid nu" before). A positive r, however
+    small, is divided by, as LIBSVM does: those folds keep their direction. On heart the
+    estimates are within the issue's bounds of scikit-learn's; on the generated rows they are
+    better than the classes' shares and than scikit-learn's (log-loss 0.595 against 0.694 and
+    0.641: its flipped folds cost it), where zeroing every fold with r ≤ tol gave the shares."""
     if case == "heart":
         z = np.load(DATA / "pu-usmo" / "heart.npz")
         X, y = (z["X"] - z["X"].mean(axis=0)) / z["X"].std(axis=0), z["y"]
@@ -218,12 +219,32 @@ def test_nu_svc_folds_without_a_scale_decide_nothing(case: str) -> None:
     n = int(0.7 * len(y))
     params: dict[str, Any] = {"kernel": "linear", "nu": nu, "probability": True, "random_state": 0}
     ours = kernelkit.NuSVC(**params).fit(X[:n], y[:n])
+    theirs = sklearn.svm.NuSVC(**params).fit(X[:n], y[:n])
+    if case == "heart":
+        _agreement(ours, theirs, X[n:], y[n:])
+        return
     p = ours.predict_proba(X[n:])
     shares = np.bincount(np.searchsorted(ours.classes_, y[:n])) / n
-    np.testing.assert_allclose(p, np.tile(shares, (len(p), 1)), atol=0.02)
-    if case == "heart":
-        theirs = sklearn.svm.NuSVC(**params).fit(X[:n], y[:n])
-        _agreement(ours, theirs, X[n:], y[n:])
+    loss = log_loss(y[n:], p)
+    assert loss <= log_loss(y[n:], np.tile(shares, (len(p), 1))) - 0.05
+    assert loss <= 1.05 * log_loss(y[n:], theirs.predict_proba(X[n:]))
+
+
+def test_nu_svc_folds_with_a_small_positive_scale_keep_their_direction() -> None:
+    """RBF, labels 15 % flipped, ν = 0.2: every fold's scale r is 1.4e-4 to 2.9e-4, below the
+    default tol = 1e-3 (the folds are C-SVMs with C = 1/r > 1000), and each fold's model is
+    77–80 % right on its held-out rows. Zeroing every fold with r ≤ tol made the estimates flat
+    (probA_ = 0, log-loss log 2 against scikit-learn's 0.602); dividing by r, as LIBSVM does,
+    meets the issue's bounds on the mean difference and the log-loss. The argmax agrees on
+    fewer rows than elsewhere because the two libraries' own models do (their ``predict``
+    agrees on 84.5 % of the test rows: r this small scales the rounding up)."""
+    X, y = make_classification(800, 5, n_informative=3, flip_y=0.15, random_state=3)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    params: dict[str, Any] = {"nu": 0.2, "probability": True, "random_state": 0}
+    ours = kernelkit.NuSVC(**params).fit(X_train, y_train)
+    theirs = sklearn.svm.NuSVC(**params).fit(X_train, y_train)
+    assert abs(ours._probA[0]) > 0.1
+    _agreement(ours, theirs, X_test, y_test, min_argmax=0.75)
 
 
 def test_a_fold_stopped_early_is_warned_and_recorded() -> None:
