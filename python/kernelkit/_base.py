@@ -206,7 +206,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """``w = Σ_k dual_coef_[:, k] x_k`` over the support vectors."""
         if sp.issparse(self.support_vectors_):
             return sp.csr_matrix(self.dual_coef_) @ self.support_vectors_
-        return np.asarray(self.dual_coef_ @ self.support_vectors_)
+        coef = np.asarray(self.dual_coef_ @ self.support_vectors_)
+        # Read-only, as scikit-learn's: it is computed afresh at each access, so a write to it
+        # would be lost without a word.
+        coef.flags.writeable = False
+        return coef
 
     # -- parameters -------------------------------------------------------------------------
 

@@ -288,7 +288,7 @@ def parse_model(
         estimator.n_support_ = np.array([total], dtype=np.int32)
         estimator._libsvm_extras = extras
         if svm_type == "one_class":
-            estimator.offset_ = float(rho[0])
+            estimator.offset_ = rho[:1].copy()
     estimator.support_ = support_rows.astype(np.int32)
     estimator.support_vectors_ = vectors
     estimator.fit_status_ = 0

@@ -54,8 +54,8 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
         ``α_i`` of the support vectors.
     intercept_ : ndarray of shape (1,)
         ``−ρ``, the constant of the decision function.
-    offset_ : float
-        ``ρ``: ``decision_function = score_samples − offset_``.
+    offset_ : ndarray of shape (1,)
+        ``ρ``: ``decision_function = score_samples − offset_`` (an array, as scikit-learn's).
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors (``α_i > 0``) in the training data (int32).
     {{single: *}}
@@ -125,7 +125,7 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
             )
 
         solution = self._fit_one_problem(X_checked, sample_weight, solve)
-        self.offset_ = -solution.bias
+        self.offset_ = np.array([-solution.bias])
         return self
 
     def decision_function(self, X: Any) -> Float64Array:

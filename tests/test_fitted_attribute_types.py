@@ -1,0 +1,73 @@
+"""The fitted attributes of the five LIBSVM estimators have scikit-learn's types, shapes, dtypes
+and writeability, so that code written against scikit-learn's (``offset_[0]``, a write to
+``coef_`` that scikit-learn refuses) behaves the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.svm
+from sklearn.datasets import make_classification
+
+import kernelkit
+
+NAMES = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"]
+ATTRIBUTES = [
+    "support_",
+    "support_vectors_",
+    "dual_coef_",
+    "intercept_",
+    "n_support_",
+    "fit_status_",
+    "shape_fit_",
+    "offset_",
+    "classes_",
+    "class_weight_",
+    "coef_",
+]
+
+
+def _fit(library: Any, name: str, kernel: str, X: Any, y: Any) -> Any:
+    model = getattr(library, name)(kernel=kernel)
+    return model.fit(X) if name == "OneClassSVM" else model.fit(X, y)
+
+
+def _describe(value: Any) -> tuple[Any, ...]:
+    if sp.issparse(value):
+        return ("sparse", value.shape, value.dtype)
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.shape, value.dtype, value.flags.writeable)
+    return (type(value).__name__,)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("name", NAMES)
+def test_fitted_attributes_have_scikit_learns_types(name: str, kernel: str) -> None:
+    X, y = make_classification(120, 4, n_informative=3, n_redundant=0, random_state=0)
+    ours = _fit(kernelkit, name, kernel, X, y)
+    theirs = _fit(sklearn.svm, name, kernel, X, y)
+    for attribute in ATTRIBUTES:
+        if not hasattr(theirs, attribute):
+            assert not hasattr(ours, attribute), attribute
+            continue
+        assert _describe(getattr(ours, attribute)) == _describe(getattr(theirs, attribute)), (
+            attribute
+        )
+    if kernel == "linear":
+        with pytest.raises(ValueError, match="read-only"):
+            ours.coef_[0, 0] = 0.0
+    if name == "OneClassSVM":
+        np.testing.assert_allclose(ours.offset_, theirs.offset_, rtol=1e-6)
+
+
+def test_loaded_one_class_offset_is_an_array(tmp_path: Any) -> None:
+    """A one-class model read from a LIBSVM file has the same ``offset_`` as the fitted one."""
+    X = np.random.default_rng(0).standard_normal((80, 3))
+    model = kernelkit.OneClassSVM(nu=0.3).fit(X)
+    kernelkit.io.save_libsvm_model(model, tmp_path / "one_class.model")
+    loaded = kernelkit.io.load_libsvm_model(tmp_path / "one_class.model")
+    assert _describe(loaded.offset_) == _describe(model.offset_)
+    np.testing.assert_allclose(loaded.offset_, model.offset_, rtol=1e-12)
