@@ -150,7 +150,8 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
         ndarray of shape (n_samples,)
             The scores, ``decision_function(X) + offset_``.
         """
-        return self.decision_function(X) + self.offset_
+        scores: Float64Array = self.decision_function(X) + self.offset_
+        return scores
 
     def predict(self, X: Any) -> NDArray[np.int64]:
         """Predict whether the samples in X are inliers.
