@@ -295,3 +295,44 @@ def test_gamma_scale_and_auto_resolve_like_sklearn(breast_cancer: Any) -> None:
         np.testing.assert_allclose(by_name.intercept_, numeric.intercept_, atol=1e-12)
         np.testing.assert_allclose(by_name.intercept_, ref.intercept_, atol=INTERCEPT_ATOL)
         np.testing.assert_array_equal(by_name.support_, numeric.support_)
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC"])
+def test_a_class_without_weight_is_left_out_as_libsvm_does(name: str) -> None:
+    """Every sample of class 2 at weight 0: LIBSVM (scikit-learn's) fits the other two classes
+    and predicts only them; kernelkit's model is that one, and classes_ says so (scikit-learn's
+    keeps the class, and its decision_function then fails). It raised before, and so did every
+    BaggingClassifier whose bootstrap missed a rare class."""
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import BaggingClassifier
+
+    X, y = load_iris(return_X_y=True)
+    # gamma="scale" is over every row given, as scikit-learn's: fixed here for the binary fit.
+    params: dict[str, Any] = {"gamma": 0.2, "tol": 1e-8}
+    weights = (y != 2).astype(float)
+    with pytest.warns(UserWarning, match="no sample of class 2 has a positive sample_weight"):
+        ours = getattr(kernelkit, name)(**params).fit(X, y, sample_weight=weights)
+    binary = getattr(svm, name)(**params).fit(X[y != 2], y[y != 2])
+    np.testing.assert_array_equal(ours.classes_, [0, 1])
+    np.testing.assert_array_equal(ours.predict(X), binary.predict(X))
+    if name == "SVC":  # scikit-learn's NuSVC counts the class in its check of ν, and raises
+        np.testing.assert_array_equal(
+            ours.predict(X), svm.SVC(**params).fit(X, y, weights).predict(X)
+        )
+    np.testing.assert_allclose(
+        ours.decision_function(X), binary.decision_function(X), rtol=1e-5, atol=1e-5
+    )
+    with pytest.raises(ValueError, match="only one class has a sample of positive sample_weight"):
+        getattr(kernelkit, name)().fit(X, y, sample_weight=(y == 0).astype(float))
+    # A bootstrap without the rare class: the same bags as scikit-learn's, the same votes.
+    if name == "NuSVC":
+        return  # ν = 0.5 is infeasible for a pair with the rare class, in both libraries
+    rows = np.r_[0:100, 100:103]
+    bags = {
+        library: BaggingClassifier(getattr(library, name)(), n_estimators=10, random_state=0)
+        for library in (kernelkit, svm)
+    }
+    with pytest.warns(UserWarning, match="no sample of class 2"):
+        bags[kernelkit].fit(X[rows], y[rows])
+    bags[svm].fit(X[rows], y[rows])
+    np.testing.assert_array_equal(bags[kernelkit].predict(X), bags[svm].predict(X))

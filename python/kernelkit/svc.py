@@ -36,6 +36,7 @@ from ._validation import (
     weights_of_classes,
 )
 from ._warm_start import PreviousSolve, SparseDual, digest_once, repair_onto
+from ._warn import warn_from_caller
 
 __all__ = ["SVC"]
 
@@ -194,8 +195,9 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         sample_weight : array-like of shape (n_samples,), default=None
             Finite non-negative weights (1 for None) that scale each sample's upper bound:
             ``C · class_weight[y_i] · sample_weight_i`` for :class:`SVC`, ``sample_weight_i``
-            for :class:`NuSVC`. Samples of weight 0 are left out; every class needs one of
-            positive weight.
+            for :class:`NuSVC`. Samples of weight 0 are left out, and so is a class with
+            no sample of positive weight (from ``classes_`` too, with a warning: a
+            ``BaggingClassifier``'s bootstrap may miss a rare class); two classes must remain.
 
         Returns
         -------
@@ -221,15 +223,11 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         kernel_params = self._kernel_spec(X_checked)
         kernel = self._make_kernel(kernel_params)
 
+        classes, class_weight, y_index = _without_unweighted_classes(
+            classes, class_weight, y_index, weights
+        )
         n_classes = len(classes)
         members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
-        empty = [c for c in range(n_classes) if len(members[c]) == 0]
-        if empty:
-            label = classes[empty[0]]
-            raise ValueError(
-                f"class {label.item() if isinstance(label, np.generic) else label!r} has no "
-                "sample of positive sample_weight: every class needs one"
-            )
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
         # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
         # and the duals as solved with their gradients (``_warm_start``, "The gradient").
@@ -603,3 +601,37 @@ def _label(value: Any) -> str:
     """A class label for progress messages: ``1.0`` or ``'cat'``, not ``np.float64(1.0)``."""
     plain = value.item() if isinstance(value, np.generic) else value
     return repr(plain)
+
+
+def _without_unweighted_classes(
+    classes: NDArray[Any],
+    class_weight: Float64Array,
+    y_index: NDArray[np.intp],
+    weights: Float64Array,
+) -> tuple[NDArray[Any], Float64Array, NDArray[np.intp]]:
+    """The classes with a sample of positive weight, their class weights (computed over every
+    class, as scikit-learn's are) and the labels' indices among them (-1 for the others' rows,
+    whose weights are 0). scikit-learn keeps such a class in ``classes_`` while its LIBSVM
+    model leaves it out (``decision_function`` then fails); here the model is the other
+    classes', as each of ``BaggingClassifier``'s and ``cross_val_predict``'s estimators may be."""
+    present = np.bincount(y_index[weights > 0], minlength=len(classes)) > 0
+    if present.all():
+        return classes, class_weight, y_index
+    absent = classes[~present]
+    labels = ("class " if len(absent) == 1 else "classes ") + ", ".join(
+        repr(c.item() if isinstance(c, np.generic) else c) for c in absent
+    )
+    if np.count_nonzero(present) < 2:
+        raise ValueError(
+            f"only one class has a sample of positive sample_weight (no sample of {labels} has): "
+            "the number of classes has to be greater than one"
+        )
+    warn_from_caller(
+        f"no sample of {labels} has a positive sample_weight: the model is fitted to the other "
+        "classes, and classes_ leaves them out",
+        UserWarning,
+    )
+    keep = np.flatnonzero(present)
+    position = np.full(len(classes), -1, dtype=np.intp)
+    position[keep] = np.arange(len(keep))
+    return classes[keep], class_weight[keep], position[y_index]
