@@ -80,3 +80,48 @@ def test_errors_of_the_callable_are_raised(breast_cancer: Dataset) -> None:
 
     with pytest.raises(ValueError, match="shape"):
         SVC(kernel=wrong_shape).fit(breast_cancer.X, breast_cancer.y)
+
+
+def _sparse_product(a: Any, b: Any) -> Any:
+    """A linear kernel that keeps sparse rows sparse: its Gram block is a sparse matrix."""
+    return 2.0 * (a @ b.T)
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_callable_takes_sparse_rows_as_scikit_learns_does(name: str) -> None:
+    """With sparse X, scikit-learn calls the kernel on sparse rows and takes a sparse or dense
+    Gram block; so does kernelkit (the core is handed the rows' numbers, and the kernel the
+    rows they name). The model equals scikit-learn's and that of the same kernel on dense
+    rows; the support vectors stay sparse."""
+    import scipy.sparse as sp
+
+    import kernelkit
+
+    X = sp.random(200, 40, density=0.1, random_state=0, format="csr")
+    sums = np.asarray(X.sum(axis=1)).ravel()
+    y = (sums > np.median(sums)).astype(int)
+    target = () if name == "OneClassSVM" else (y,)
+    ours = getattr(kernelkit, name)(kernel=_sparse_product, tol=1e-8).fit(X, *target)
+    dense = getattr(kernelkit, name)(kernel=_sparse_product, tol=1e-8).fit(X.toarray(), *target)
+    theirs = getattr(svm, name)(kernel=_sparse_product, tol=1e-8).fit(X, *target)
+    method = "predict" if name in ("SVR", "NuSVR") else "decision_function"
+    values = getattr(ours, method)(X)
+    np.testing.assert_allclose(values, getattr(dense, method)(X.toarray()), atol=1e-7)
+    np.testing.assert_allclose(values, getattr(theirs, method)(X), atol=1e-6)
+    assert sp.issparse(ours.support_vectors_) and ours.__sklearn_tags__().input_tags.sparse
+
+
+def test_a_text_pipeline_with_a_callable_kernel_fits() -> None:
+    """TF-IDF rows (sparse) into a cosine kernel, as scikit-learn's SVC takes them."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+    from sklearn.pipeline import make_pipeline
+
+    docs = ["good movie", "great film", "bad movie", "awful film", "good great", "bad awful"]
+    labels = [1, 1, 0, 0, 1, 0]
+    ours = make_pipeline(TfidfVectorizer(), SVC(kernel=cosine_similarity)).fit(docs, labels)
+    theirs = make_pipeline(TfidfVectorizer(), svm.SVC(kernel=cosine_similarity)).fit(docs, labels)
+    queries = ["great movie", "awful movie", "good bad film"]
+    np.testing.assert_allclose(
+        ours.decision_function(queries), theirs.decision_function(queries), atol=1e-6
+    )

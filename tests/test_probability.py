@@ -320,10 +320,13 @@ def test_sparse_precomputed_and_callable_kernels_give_the_dense_estimates() -> N
     sparse = kernelkit.SVC(gamma=0.2, **params).fit(sp.csr_matrix(X), y)
     gram = kernelkit.SVC(kernel="precomputed", **params).fit(rbf_kernel(X, gamma=0.2), y)
     function = kernelkit.SVC(kernel=lambda a, b: rbf_kernel(a, b, gamma=0.2), **params).fit(X, y)
+    sparse_function = kernelkit.SVC(kernel=lambda a, b: rbf_kernel(a, b, gamma=0.2), **params)
+    sparse_function.fit(sp.csr_matrix(X), y)
     expected = dense.predict_proba(X)
     np.testing.assert_allclose(sparse.predict_proba(sp.csr_matrix(X)), expected, atol=1e-6)
     np.testing.assert_allclose(gram.predict_proba(rbf_kernel(X, gamma=0.2)), expected, atol=1e-6)
     np.testing.assert_allclose(function.predict_proba(X), expected, atol=1e-6)
+    np.testing.assert_allclose(sparse_function.predict_proba(sp.csr_matrix(X)), expected, atol=1e-6)
 
 
 def test_float32_rows_give_the_estimates_of_their_float64_values() -> None:

@@ -17,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _core
 from ._progress import progress_callback, report_solution
-from ._sparse import to_core_rows
+from ._sparse import SparseRowsKernel, dense_kernel_block, to_core_rows
 from ._validation import (
     check_bool,
     core_max_iter,
@@ -175,7 +175,8 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     # Fitted attributes shared by every SVM estimator.
     support_: NDArray[np.int32]
     support_vectors_: Float64Array
-    dual_coef_: Float64Array
+    # ``dual_coef_`` as the solver gave it, dense: the property ``dual_coef_`` shows it.
+    _dual_coef_: Float64Array
     intercept_: Float64Array
     shape_fit_: tuple[int, ...]
     _kernel_params: KernelParams
@@ -184,8 +185,34 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = isinstance(self.kernel, str) and self.kernel != "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
+
+    @property
+    def dual_coef_(self) -> Any:
+        """The support vectors' coefficients in the decision function(s): an array, or a CSR
+        matrix when the model was fitted on sparse rows, as scikit-learn's (the model keeps
+        them dense, as ``_dual_coef_``)."""
+        try:
+            coef = self.__dict__["_dual_coef_"]
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'dual_coef_'"
+            ) from None
+        if sp.issparse(self.__dict__.get("support_vectors_")):
+            return sp.csr_matrix(coef)
+        return coef
+
+    @dual_coef_.setter
+    def dual_coef_(self, value: Any) -> None:
+        self._dual_coef_ = np.asarray(value.toarray() if sp.issparse(value) else value)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A model pickled before ``dual_coef_`` became a property kept it under that name.
+        if "dual_coef_" in state:
+            state = dict(state)
+            state["_dual_coef_"] = state.pop("dual_coef_")
+        super().__setstate__(state)
 
     @property
     def coef_(self) -> Any:
@@ -205,8 +232,8 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def _linear_coef(self) -> Any:
         """``w = Σ_k dual_coef_[:, k] x_k`` over the support vectors."""
         if sp.issparse(self.support_vectors_):
-            return sp.csr_matrix(self.dual_coef_) @ self.support_vectors_
-        coef = np.asarray(self.dual_coef_ @ self.support_vectors_)
+            return sp.csr_matrix(self._dual_coef_) @ self.support_vectors_
+        coef = np.asarray(self._dual_coef_ @ self.support_vectors_)
         # Read-only, as scikit-learn's: it is computed afresh at each access, so a write to it
         # would be lost without a word.
         coef.flags.writeable = False
@@ -268,9 +295,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         }
 
     def _accept_sparse(self) -> str | bool:
-        """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel or
-        for a callable kernel (which is handed the rows as a NumPy array)."""
-        if self.kernel == "precomputed" or callable(self.kernel):
+        """scipy.sparse X is taken as CSR (never densified), except as a precomputed kernel; a
+        callable kernel is handed sparse rows then, as scikit-learn's is."""
+        if self.kernel == "precomputed":
             return False
         return "csr"
 
@@ -320,6 +347,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         every_row = len(index) == X.shape[0] and bool(np.all(index == np.arange(len(index))))
         if self.kernel == "precomputed":
             return np.ascontiguousarray(X if every_row else X[np.ix_(index, index)])
+        if callable(self.kernel) and sp.issparse(X):
+            # Paired with the kernel of ``_make_kernel(params, X)``.
+            return SparseRowsKernel.numbers(index)
         if sp.issparse(X):
             return to_core_rows(X if every_row else X[index])
         # Every row in order (a binary fit without zero weights): X itself, not a copy.
@@ -350,10 +380,13 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             gamma = float(self.gamma)
         return (str(self.kernel), gamma, int(self.degree), float(self.coef0))
 
-    def _make_kernel(self, params: KernelParams) -> _core.Kernel:
+    def _make_kernel(self, params: KernelParams, X: Any = None) -> _core.Kernel:
+        """The core's kernel; a callable one over the training rows X, which for sparse X
+        are handed to the core as their numbers (``_training_rows``)."""
         kind, gamma, degree, coef0 = params
         if kind == "callable" and callable(self.kernel):
-            return _core.Kernel("callable", function=self.kernel)
+            function = SparseRowsKernel(self.kernel, X) if sp.issparse(X) else self.kernel
+            return _core.Kernel("callable", function=function)
         return _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
 
     def _store_kernel(self, params: KernelParams) -> None:
@@ -483,7 +516,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 )
             return np.ascontiguousarray(X[:, self.support_])
         if callable(self.kernel):
-            block = np.asarray(self.kernel(X, self.support_vectors_), dtype=np.float64)
+            block = dense_kernel_block(self.kernel(X, self.support_vectors_))
             if block.shape != (X.shape[0], self.support_vectors_.shape[0]):
                 raise ValueError(
                     f"the kernel callable returned shape {block.shape} for "
@@ -531,7 +564,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """``Σ_k dual_coef_[0, k] K(support_vectors_[k], x) + intercept_[0]`` for every row x
         of X: the decision function of a model of one dual problem."""
         X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
+        coef = self._dual_coef_[0]
         decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
         return decision + float(self.intercept_[0])
 
@@ -575,7 +608,7 @@ class SingleProblemSvm(KernelSvmMixin):
                 self._training_rows(X, kept),
                 kept,
                 weights[kept],
-                self._make_kernel(kernel),
+                self._make_kernel(kernel, X),
                 None if previous is None else previous[kept],
                 None if solved is None else (solved.x, solved.gradient),
             )
@@ -636,7 +669,7 @@ class SingleProblemSvm(KernelSvmMixin):
             if self.kernel == "precomputed"
             else self._support_rows(X, self.support_)
         )
-        self.dual_coef_ = coef[support][np.newaxis, :]
+        self._dual_coef_ = coef[support][np.newaxis, :]
         self.intercept_ = np.array([solution.bias])
         store_solve_record(self, solution)
         self.fit_status_ = 0 if solution.status == "converged" else 1

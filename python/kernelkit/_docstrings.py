@@ -232,7 +232,7 @@ support_ : ndarray of shape (n_SV,)
 
 #: Fitted attributes of the ε- and ν-support vector regressors (``SVR``, ``NuSVR``).
 REGRESSION = _entries("""
-dual_coef_ : ndarray of shape (1, n_SV)
+dual_coef_ : ndarray or sparse matrix of shape (1, n_SV)
     ``α_i − α*_i`` of the support vectors.
 intercept_ : ndarray of shape (1,)
     The constant ``b`` of the regression function.

@@ -283,7 +283,7 @@ def parse_model(
         if kernel != "precomputed":
             vectors = vectors[order]
     else:
-        estimator.dual_coef_ = coef.T.copy()
+        estimator._dual_coef_ = coef.T.copy()
         estimator.intercept_ = -rho.copy()
         estimator.n_support_ = np.array([total], dtype=np.int32)
         estimator._libsvm_extras = extras
@@ -396,7 +396,7 @@ def _store_classifier(
     estimator.n_support_ = layout.n_support.astype(np.int32)
     estimator._dual_coef_libsvm = layout.coef
     estimator._intercept_libsvm = intercept
-    estimator.dual_coef_ = -layout.coef if k == 2 else layout.coef.copy()
+    estimator._dual_coef_ = -layout.coef if k == 2 else layout.coef.copy()
     estimator.intercept_ = -intercept if k == 2 else intercept.copy()
     if prob_a.size:
         estimator._probA, estimator._probB = layout.prob_a, layout.prob_b

@@ -26,7 +26,7 @@ class OneVsOneModel:
     n_support_: NDArray[np.int32]
     support_: NDArray[np.int32]
     support_vectors_: Any
-    dual_coef_: Float64Array
+    _dual_coef_: Float64Array
     intercept_: Float64Array
     _dual_coef_libsvm: Float64Array
     _intercept_libsvm: Float64Array
@@ -87,10 +87,10 @@ class OneVsOneModel:
         self._intercept_libsvm = biases
         if n_classes == 2:
             # scikit-learn flips binary models so that a positive decision means classes_[1].
-            self.dual_coef_ = -dual_coef
+            self._dual_coef_ = -dual_coef
             self.intercept_ = -biases
         else:
-            self.dual_coef_ = dual_coef
+            self._dual_coef_ = dual_coef
             self.intercept_ = biases.copy()
 
     def _pairwise_decision(self, X: Float64Array) -> Float64Array:

@@ -167,7 +167,7 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
     coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
         Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
         ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
-    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
         ``α_i y_i`` of the support vectors in scikit-learn's SVC layout (signs flipped for two
         classes, so that a positive decision means ``classes_[1]``).
     fit_status_ : int

@@ -155,7 +155,7 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
         labels = [labels[c] for c in visit]
         coef, rho, rows = layout.coef, -layout.constant, layout.rows
     else:
-        coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
+        coef = np.asarray(estimator._dual_coef_, dtype=np.float64)
         rho = -np.asarray(estimator.intercept_, dtype=np.float64)
     n_classes = len(labels) if classifier else 2
     lines = [f"svm_type {kind}", f"kernel_type {kernel}"]

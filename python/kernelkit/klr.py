@@ -122,7 +122,7 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
         positive, ``(0, 1), (0, 2), …``). The binary attributes below (``alpha_``,
         ``dual_coef_``, ``support_``, ``status_`` …) are then theirs, not the estimator's.
     {{single: coef_}}
-    dual_coef_ : ndarray of shape (1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (1, n_SV)
         ``α_i y_i`` of the support vectors, in the model
         ``d(x) = Σ_{i ∈ support} α_i y_i K(x_i, x) + b``.
     {{single: fit_status_}}
@@ -264,7 +264,7 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
             _core.solve_klr,
             self._training_rows(X_checked, kept),
             signs,
-            self._make_kernel(kernel),
+            self._make_kernel(kernel, X_checked),
             float(self.C),
             self._lam_value(),
             float(self.bound_eps),

@@ -71,7 +71,7 @@ class NuSVC(_NuSVCInit, SVC):
     ----------
     class_weight_ : ndarray of shape (n_classes,)
         The class weights computed from ``class_weight`` (unused by the ν formulation).
-    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i / r`` of the support vectors, in :class:`SVC`'s layout.
     intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The constant ``−ρ / r`` of each pairwise decision function (sign flipped for two

@@ -50,7 +50,7 @@ class OneClassSVM(_OneClassSVMInit, OutlierMixin, SingleProblemSvm):  # type: ig
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (1, n_SV)
         ``α_i`` of the support vectors.
     intercept_ : ndarray of shape (1,)
         ``−ρ``, the constant of the decision function.

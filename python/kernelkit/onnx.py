@@ -495,7 +495,7 @@ def _single_decision(scope: Any, operator: Any, container: Any, output: int) -> 
         container,
         rows,
         model,
-        model.dual_coef_[0],
+        model._dual_coef_[0],
         model.intercept_[0],
         _input_width(operator),
     )

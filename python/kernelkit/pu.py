@@ -124,7 +124,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
     coef_ : ndarray or sparse matrix of shape (1, n_features)
         Weights of the features, ``dual_coef_ @ support_vectors_`` per problem; only with
         ``kernel="linear"`` (an ``AttributeError`` otherwise), sparse when X was.
-    dual_coef_ : ndarray of shape (1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (1, n_SV)
         The coefficients of ``f(x) = Σ dual_coef_[0, k] K(support_vectors_[k], x) +
         intercept_[0]``: ``c1 = π/(2λp)`` for every labeled positive, then ``−σ_u`` for every
         unlabeled row with ``σ_u > 0``.
@@ -293,7 +293,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         """
         check_is_fitted(self, "support_")
         X_checked = self._check_predict_input(X)
-        coef = self.dual_coef_[0]
+        coef = self._dual_coef_[0]
         decision: Float64Array = self._decision_values(X_checked, coef[:, None])[:, 0]
         return decision + float(self.intercept_[0])
 

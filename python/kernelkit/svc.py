@@ -26,7 +26,7 @@ from ._probability import (
     ProbabilityMixin,
     matching_default,
 )
-from ._sparse import to_core_rows
+from ._sparse import dense_kernel_block, to_core_rows
 from ._validation import (
     check_bool,
     check_class_labels,
@@ -106,7 +106,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
     ----------
     class_weight_ : ndarray of shape (n_classes,)
         The weight of each class, multiplying ``C`` for its samples.
-    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
         The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
         LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
         means ``classes_[1]``, as in scikit-learn).
@@ -221,7 +221,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         weights, _ = self._positive_weights(sample_weight, X_checked)
         class_weight = weights_of_classes(self.class_weight, classes, y_array)
         kernel_params = self._kernel_spec(X_checked)
-        kernel = self._make_kernel(kernel_params)
+        kernel = self._make_kernel(kernel_params, X_checked)
 
         classes, class_weight, y_index = _without_unweighted_classes(
             classes, class_weight, y_index, weights
@@ -554,8 +554,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             for b in range(a + 1, len(self.classes_)):
                 in_a, in_b = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
                 rows.append(
-                    vectors[in_a].T @ self.dual_coef_[b - 1, in_a]
-                    + vectors[in_b].T @ self.dual_coef_[a, in_b]
+                    vectors[in_a].T @ self._dual_coef_[b - 1, in_a]
+                    + vectors[in_b].T @ self._dual_coef_[a, in_b]
                 )
         coef = np.vstack([np.asarray(row).ravel() for row in rows])
         return sp.csr_matrix(coef) if sp.issparse(vectors) else coef
@@ -576,7 +576,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             values: Float64Array = X[np.ix_(rows, support)] @ coef
             return values
         if callable(self.kernel):
-            values = np.asarray(self.kernel(X[rows], X[support]), dtype=np.float64) @ coef
+            values = dense_kernel_block(self.kernel(X[rows], X[support])) @ coef
             return values
 
         def rows_of(index: NDArray[np.intp]) -> Any:
