@@ -115,7 +115,7 @@ def test_sparse_rows_are_grouped_as_the_dense_rows() -> None:
     assert dense.solver_stats_[0]["dual_variables"] < 0.2 * len(y)
     assert sparse.solver_stats_[0]["dual_variables"] == dense.solver_stats_[0]["dual_variables"]
     np.testing.assert_array_equal(sparse.support_, dense.support_)
-    np.testing.assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-6)
+    np.testing.assert_allclose(sparse.dual_coef_.toarray(), dense.dual_coef_, rtol=1e-6)
 
 
 def test_small_or_mostly_distinct_problems_keep_libsvm_path() -> None:

@@ -39,7 +39,10 @@ def _same_model(sparse_model: Any, dense_model: Any, x_test: Any) -> None:
     objective_dense = np.atleast_1d(dense_model.objective_)
     np.testing.assert_allclose(objective_sparse, objective_dense, rtol=1e-10)
     np.testing.assert_array_equal(sparse_model.support_, dense_model.support_)
-    np.testing.assert_allclose(sparse_model.dual_coef_, dense_model.dual_coef_, atol=1e-10)
+    assert sp.issparse(sparse_model.dual_coef_)  # as scikit-learn's
+    np.testing.assert_allclose(
+        sparse_model.dual_coef_.toarray(), dense_model.dual_coef_, atol=1e-10
+    )
     np.testing.assert_allclose(sparse_model.intercept_, dense_model.intercept_, atol=1e-10)
     np.testing.assert_array_equal(sparse_model.predict(x_test), dense_model.predict(x_test))
 

@@ -190,9 +190,14 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     @property
     def dual_coef_(self) -> Any:
-        """The support vectors' coefficients in the decision function(s): an array, or a CSR
-        matrix when the model was fitted on sparse rows, as scikit-learn's (the model keeps
-        them dense, as ``_dual_coef_``)."""
+        """The support vectors' coefficients in the decision function(s).
+
+        Returns
+        -------
+        ndarray or sparse matrix of shape (n_problems, n_SV)
+            An array, or a CSR matrix when the model was fitted on sparse rows, as
+            scikit-learn's (the model keeps the coefficients dense, as ``_dual_coef_``).
+        """
         try:
             coef = self.__dict__["_dual_coef_"]
         except KeyError:

@@ -249,7 +249,7 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
     estimator.classes_ = values
     estimator.support_ = index.astype(np.int32)
     estimator.support_vectors_ = np.ascontiguousarray(sv)
-    estimator._dual_coef_ = coef.reshape(1, -1)
+    estimator.dual_coef_ = coef.reshape(1, -1)
     estimator.intercept_ = np.array([float(fit["b"])])
     estimator._coef = fit["w"].reshape(1, -1) if params[0] == "linear" else None
     estimator._kernel_params = params
