@@ -18,7 +18,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 
 import kernelkit
-from kernelkit._base import resolve_n_jobs
+from kernelkit._base import available_cores, resolve_n_jobs
 
 FORK_TIMEOUT_S = 120
 
@@ -108,9 +108,58 @@ def test_a_fit_releases_the_gil() -> None:
     ("n_jobs", "expected"),
     [(None, 0), (-1, 0), (1, 1), (3, 3), (-2, max(1, (os.cpu_count() or 1) - 1))],
 )
-def test_n_jobs_resolves_like_joblib(n_jobs: int | None, expected: int) -> None:
+def test_n_jobs_resolves_like_joblib(
+    n_jobs: int | None, expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # 0 asks the Rust core for one thread per core.
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert resolve_n_jobs(n_jobs) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("1", 1), ("1,1", 1), ("0", 0), ("two", 0), ("", 0), ("4096", 0)]
+)
+def test_omp_num_threads_caps_the_default_n_jobs(
+    value: str, expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n_jobs=None honours OMP_NUM_THREADS (a positive int, the first of a list; one at least
+    every core is every core: 0); n_jobs=-1 and explicit counts do not."""
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert resolve_n_jobs(None) == expected
+    assert resolve_n_jobs(-1) == 0 and resolve_n_jobs(3) == 3
+
+
+def _threads_around_a_fit() -> tuple[str | None, int, int, int]:
+    """In a worker: OMP_NUM_THREADS, the default n_jobs it resolves to, and the process's
+    threads before and after a 3-class fit (read from /proc)."""
+
+    def count() -> int:
+        with open("/proc/self/status") as status:
+            return int(next(line for line in status if line.startswith("Threads")).split()[1])
+
+    x, y = make_classification(n_samples=600, n_features=5, n_informative=3, n_classes=3)
+    before = count()
+    kernelkit.SVC().fit(x, y)
+    return os.environ.get("OMP_NUM_THREADS"), resolve_n_jobs(None), before, count()
+
+
+def test_fits_in_joblibs_workers_take_the_cores_joblib_gives_them() -> None:
+    """joblib's process workers (GridSearchCV(n_jobs=k), cross_val_score) set OMP_NUM_THREADS
+    to the cores each may use; a fit there runs on that many threads, not on one per core
+    (which started a thread per core in every worker: nested oversubscription)."""
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("needs /proc")
+    from joblib import Parallel, delayed
+
+    workers = 2
+    share = max(1, available_cores() // workers)
+    results = Parallel(n_jobs=workers)(delayed(_threads_around_a_fit)() for _ in range(workers))
+    for omp, resolved, before, after in results:
+        assert omp == str(share)
+        assert resolved == (0 if share >= available_cores() else share)
+        # A pool of `share` threads at most (before: a pool of one per core, and the pairs'
+        # Python threads).
+        assert after - before <= share, (before, after)
 
 
 def _solver_thread_names() -> set[str]:

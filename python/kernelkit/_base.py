@@ -115,16 +115,36 @@ def _is_finite_real(value: Any) -> bool:
         return False
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, as Rust's thread pool counts them)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def omp_num_threads() -> int | None:
+    """``OMP_NUM_THREADS`` as a positive int (the first of a list), else None. joblib sets it in
+    its worker processes to the cores each may use (``GridSearchCV(n_jobs=k)``,
+    ``cross_val_score``), and scikit-learn's OpenMP estimators honour it."""
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
 def resolve_n_jobs(n_jobs: int | None) -> int:
-    """Threads for the Rust core: ``None`` and ``-1`` mean every core (``0`` to Rust)."""
-    if n_jobs is None or n_jobs == -1:
+    """Threads for the Rust core: ``-1`` means every core (``0`` to Rust), ``None`` the same
+    unless ``OMP_NUM_THREADS`` is set, which then caps it (so that a fit in each of joblib's
+    workers does not start a thread per core: nested parallelism)."""
+    if n_jobs is None:
+        limit = omp_num_threads()
+        return 0 if limit is None or limit >= available_cores() else limit
+    if n_jobs == -1:
         return 0
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
     if n_jobs == 0:
         raise ValueError("n_jobs must be None, a positive int, or negative (joblib's rule), got 0")
     if n_jobs < -1:
-        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+        return max(1, available_cores() + 1 + int(n_jobs))
     return int(n_jobs)
 
 
@@ -441,7 +461,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     def _threads(self) -> int:
         """The number of threads ``n_jobs`` stands for (0, every core, counted)."""
-        return resolve_n_jobs(self.n_jobs) or (os.cpu_count() or 1)
+        return resolve_n_jobs(self.n_jobs) or available_cores()
 
     def _pair_workers(self, n_solves: int) -> int:
         """Workers of one thread each for ``n_solves`` independent solves run by one core call

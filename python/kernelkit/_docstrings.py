@@ -114,9 +114,10 @@ max_iter : int, default=-1
 n_features_in_ : int
     Number of features seen during fit.
 n_jobs : int or None, default=None
-    Threads for the kernel computations and the O(n) passes of the solver. ``None`` or -1
-    use every core, a negative value ``n_cpus + 1 + n_jobs`` cores; 0 is invalid. The model
-    does not depend on it.
+    Threads for the kernel computations and the O(n) passes of the solver. -1 uses every
+    core, ``None`` too unless ``OMP_NUM_THREADS`` is set, which caps it (joblib sets it in its
+    workers, so that a grid search's fits do not oversubscribe the cores), a negative value
+    ``n_cpus + 1 + n_jobs`` cores; 0 is invalid. The model does not depend on it.
 probability : bool, default=False
     Whether to fit probability estimates (:meth:`predict_proba`), as LIBSVM does: each
     pair's sigmoid is fitted to decision values from a 5-fold cross-validation (5 more
