@@ -15,6 +15,8 @@ import pytest
 from kk_bad_input import EXCEPTIONS, N_ROWS, SPECS, _data, _fit, _methods
 from sklearn.exceptions import NotFittedError
 
+import kernelkit
+
 # --------------------------------------------------------------------------------------------
 # parameters of one or a few estimators: (column, parameters, outcome, message pattern)
 # --------------------------------------------------------------------------------------------
@@ -190,3 +192,35 @@ def test_the_engine_that_ran_is_reported() -> None:
     a, b = fits["libsvm"].objective_, fits["batched"].objective_
     assert abs(a - b) <= 1e-6 * abs(a)
     np.testing.assert_allclose(fits["libsvm"].predict(x), fits["batched"].predict(x), atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("SVC", {"degree": 2.0, "kernel": "poly"}),
+        ("SVC", {"max_iter": 100.0}),
+        ("SVC", {"shrinking": 1}),
+        ("NuSVC", {"nu": "0.5"}),
+        ("SVR", {"C": "1"}),
+        ("NuSVR", {"max_iter": 10.5}),
+        ("OneClassSVM", {"shrinking": "yes"}),
+    ],
+)
+def test_a_parameter_of_the_wrong_type_is_a_value_error_too(
+    name: str, params: dict[str, Any]
+) -> None:
+    """scikit-learn's parameter errors are both ValueError and TypeError (its
+    InvalidParameterError); so are kernelkit's, so that ``except ValueError`` written for
+    scikit-learn's estimators still catches them."""
+    import sklearn.svm
+
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    y = np.arange(30) % 2
+    target = () if name == "OneClassSVM" else (y,)
+    with pytest.raises(ValueError) as theirs:
+        getattr(sklearn.svm, name)(**params).fit(X, *target)
+    assert isinstance(theirs.value, TypeError)
+    with pytest.raises(kernelkit.InvalidParameterError) as ours:
+        getattr(kernelkit, name)(**params).fit(X, *target)
+    assert isinstance(ours.value, ValueError) and isinstance(ours.value, TypeError)
+    assert next(iter(params)) in str(ours.value)

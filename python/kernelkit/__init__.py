@@ -12,7 +12,7 @@ from . import io, solvers
 from ._core import __version__
 from .aid import AIDClassifier, AIDRegressor, AIDSemiSupervisedClassifier
 from .constrained_svr import ConstrainedSVR
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, InvalidParameterError
 from .frank_wolfe import FrankWolfeSVC, MEBClassifier
 from .klr import SparseKernelLogisticRegression
 from .nu_svc import NuSVC
@@ -32,6 +32,7 @@ __all__ = [
     "ConstrainedSVR",
     "ConvergenceWarning",
     "FrankWolfeSVC",
+    "InvalidParameterError",
     "MEBClassifier",
     "NuSVC",
     "NuSVR",

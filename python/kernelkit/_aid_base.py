@@ -25,7 +25,7 @@ from ._validation import (
     regression_target,
 )
 from ._warn import warn_from_caller
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, InvalidParameterError
 from .solvers import Smo
 
 AID_KERNELS = ("linear", "rbf", "poly", "sigmoid")
@@ -63,13 +63,17 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
     def _check_aid_params(self) -> None:
         _check_positive("tol", self.tol)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
+            raise InvalidParameterError(
+                f"max_iter must be an int, got {type(self.max_iter).__name__}"
+            )
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1 (aggregated solves), got {self.max_iter}")
         if self.n_clusters is not None and (
             isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, numbers.Integral)
         ):
-            raise TypeError(f"n_clusters must be an int or None, got {self.n_clusters!r}")
+            raise InvalidParameterError(
+                f"n_clusters must be an int or None, got {self.n_clusters!r}"
+            )
         if self.n_clusters is not None and self.n_clusters < 1:
             raise ValueError(f"n_clusters must be >= 1, got {self.n_clusters}")
         if isinstance(self.init, str) and self.init not in ("kmeans", "random"):
@@ -79,7 +83,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         if self.time_limit is not None:
             _check_positive("time_limit", self.time_limit)
         if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable or None")
+            raise InvalidParameterError("callback must be callable or None")
         resolve_n_jobs(self.n_jobs)
 
     def _init_and_k(self, n: int, default_k: int) -> tuple[Any, int]:

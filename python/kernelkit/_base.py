@@ -29,7 +29,7 @@ from ._validation import (
 )
 from ._warm_start import PreviousSolve, digest_once
 from ._warn import warn_from_caller
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, InvalidParameterError
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -64,7 +64,7 @@ PREDICT_BLOCK_ROWS = 4096
 
 def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        raise InvalidParameterError(f"{name} must be a real number, got {type(value).__name__}")
     number = float(value)
     if not np.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
@@ -75,7 +75,7 @@ def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> fl
 def _check_nu(nu: object) -> float:
     """ν must be a real number in (0, 1] (the ν-SVMs and ``ConstrainedSVR``)."""
     if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)):
-        raise TypeError(f"nu must be a real number, got {type(nu).__name__}")
+        raise InvalidParameterError(f"nu must be a real number, got {type(nu).__name__}")
     if not 0.0 < float(nu) <= 1.0:
         raise ValueError(f"nu must be in (0, 1], got {nu!r}")
     return float(nu)
@@ -92,7 +92,7 @@ def _check_kernel_parameters(
     one of ``rules`` or a float > 0, ``coef0`` a finite real number (every estimator with
     those parameters)."""
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
-        raise TypeError(f"degree must be an int, got {type(degree).__name__}")
+        raise InvalidParameterError(f"degree must be an int, got {type(degree).__name__}")
     if not 0 <= int(degree) <= MAX_DEGREE:
         raise ValueError(f"degree must be >= 0 and <= {MAX_DEGREE}, got {degree}")
     if isinstance(gamma, str):
@@ -140,7 +140,7 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     if n_jobs == -1:
         return 0
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise TypeError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
+        raise InvalidParameterError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
     if n_jobs == 0:
         raise ValueError("n_jobs must be None, a positive int, or negative (joblib's rule), got 0")
     if n_jobs < -1:
@@ -159,13 +159,13 @@ def check_solver_params(estimator: Any) -> None:
     _check_positive("cache_size", estimator.cache_size)
     max_iter = estimator.max_iter
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-        raise TypeError(f"max_iter must be an int, got {type(max_iter).__name__}")
+        raise InvalidParameterError(f"max_iter must be an int, got {type(max_iter).__name__}")
     if max_iter == 0 or max_iter < -1:
         raise ValueError(f"max_iter must be -1 or >= 1, got {max_iter}")
     if estimator.time_limit is not None:
         _check_positive("time_limit", estimator.time_limit)
     if estimator.callback is not None and not callable(estimator.callback):
-        raise TypeError("callback must be callable or None")
+        raise InvalidParameterError("callback must be callable or None")
     resolve_n_jobs(estimator.n_jobs)
 
 

@@ -13,6 +13,8 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.multiclass import check_classification_targets
 
+from .exceptions import InvalidParameterError
+
 Fit = TypeVar("Fit", bound=Callable[..., Any])
 
 
@@ -111,7 +113,7 @@ def check_bool(name: str, value: object) -> bool:
     """``value`` as a bool; a ``TypeError`` naming ``name`` for anything else (a string such as
     ``"no"`` would otherwise be silently true)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+        raise InvalidParameterError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
     return bool(value)
 
 

@@ -24,6 +24,7 @@ from . import _core
 from ._base import Float64Array, _check_positive, resolve_n_jobs
 from ._params import Controls, KernelParams, OneVsOneParams
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
+from .exceptions import InvalidParameterError
 from .svc import SVC, PairProblem
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
@@ -35,7 +36,7 @@ SAMPLE_POOLS = ("all", "noncore")
 
 def _check_int(name: str, value: object, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise InvalidParameterError(f"{name} must be an int, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)

@@ -17,6 +17,7 @@ from ._params import Controls, KernelParams
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._validation import keeps_model_on_failure
+from .exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     # Annotations only (``from __future__ import annotations``): no runtime dependency on
@@ -212,7 +213,9 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
                 "prior is required: the fraction of positives among the unlabeled rows"
             )
         if isinstance(self.prior, bool) or not isinstance(self.prior, (int, float, np.number)):
-            raise TypeError(f"prior must be a real number, got {type(self.prior).__name__}")
+            raise InvalidParameterError(
+                f"prior must be a real number, got {type(self.prior).__name__}"
+            )
         if not 0.0 < float(self.prior) < 1.0:
             raise ValueError(f"prior must be in (0, 1), got {self.prior!r}")
         _check_positive("lam", self.lam)
