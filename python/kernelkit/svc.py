@@ -26,6 +26,7 @@ from ._probability import (
     ProbabilityMixin,
     matching_default,
 )
+from ._rbf_shift import rbf_shift, shifted
 from ._sparse import dense_kernel_block, to_core_rows
 from ._validation import (
     check_bool,
@@ -253,14 +254,17 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # pairs: no copy per pair of the checks, norms and float32 narrowing). The core reads
         # them in place, so they must be C-contiguous and aligned: an array unpickled from a
         # byte stream (a Dask or joblib worker's) may not be aligned, and is copied once.
+        # Far from the origin, RBF rows are solved shifted to their mean (`_rbf_shift`); the
+        # support vectors are the rows as given.
+        X_solved = shifted(X_checked, rbf_shift(X_checked, kernel_params[0]))
         facts = None
-        if isinstance(X_checked, np.ndarray) and reads_rows:
-            X_checked = np.require(X_checked, requirements=["C_CONTIGUOUS", "ALIGNED"])
-            facts = _core.DenseRowFacts(X_checked, resolve_n_jobs(self.n_jobs))
+        if isinstance(X_solved, np.ndarray) and reads_rows:
+            X_solved = np.require(X_solved, requirements=["C_CONTIGUOUS", "ALIGNED"])
+            facts = _core.DenseRowFacts(X_solved, resolve_n_jobs(self.n_jobs))
 
         # Identical rows with the same label are one C-SVC dual variable (`_duplicates`).
         first = (
-            first_occurrences(X_checked, resolve_n_jobs(self.n_jobs))
+            first_occurrences(X_solved, resolve_n_jobs(self.n_jobs))
             if self._merges_repeated_rows
             and isinstance(self.kernel, str)
             and self.kernel != "precomputed"
@@ -346,7 +350,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             fold: bool = False,
         ) -> _core.Solution:
             rows = (
-                self._training_rows(X_checked, problem.rows_index)
+                self._training_rows(X_solved, problem.rows_index)
                 if facts is None
                 else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
             )
@@ -393,7 +397,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             coef: Float64Array,
             n_jobs: int | None,
         ) -> Float64Array:
-            return self._training_kernel_product(X_checked, rows, support, kernel, coef, n_jobs)
+            return self._training_kernel_product(X_solved, rows, support, kernel, coef, n_jobs)
 
         workers = self._pair_workers(len(pairs))
         # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over

@@ -1,0 +1,46 @@
+"""Dense rows shifted to their mean before an RBF kernel, where they lie far from the origin.
+
+The core computes ``‖x − z‖² = ‖x‖² + ‖z‖² − 2⟨x, z⟩`` (as LIBSVM's training does): fast, but
+the difference cancels where the rows lie far from the origin for their spread (timestamps,
+coordinates in metres), and the rounding of ``‖x‖²`` swamps the distance. Two features at
+1.7e9 ± 100 gave kernel values off by several percent, decision values off by up to 1.24 and
+4 % of the training rows predicted otherwise than the model's exact kernel decides (LIBSVM's
+``svm_predict`` sums ``(x_k − z_k)²`` and has no such error there). The RBF kernel depends on
+``x − z`` only, so rows shifted by a common vector have the same kernel, and shifted to their
+mean the expansion loses only about ``eps`` of their spread. Rows are shifted when the squared
+norm of their mean exceeds their spread (the mean squared distance to the mean) by
+:data:`SHIFT_RATIO`, where the expansion may lose more than about 1e-12 of a distance;
+elsewhere, as for standardized or 0/1 rows, they are kept as they are, and so are the core's
+fast paths for them (float32 read in place, fixed-point pixels, bit sets).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+#: Squared norm of the rows' mean over their spread beyond which they are shifted.
+SHIFT_RATIO = 1e4
+
+
+def rbf_shift(rows: Any, kind: str) -> NDArray[np.float64] | None:
+    """The vector to subtract from ``rows`` (and from every row paired with them in an RBF
+    kernel), or None where no shift is needed: another kernel, sparse rows, or rows near the
+    origin for their spread."""
+    if kind != "rbf" or sp.issparse(rows) or not isinstance(rows, np.ndarray) or len(rows) == 0:
+        return None
+    center: NDArray[np.float64] = rows.mean(axis=0, dtype=np.float64)
+    spread = float(rows.var(axis=0, dtype=np.float64).sum())
+    if not float(center @ center) > SHIFT_RATIO * spread:
+        return None
+    return center
+
+
+def shifted(rows: Any, shift: NDArray[np.float64] | None) -> Any:
+    """``rows − shift`` as C-contiguous float64 rows, or ``rows`` itself without a shift."""
+    if shift is None:
+        return rows
+    return np.ascontiguousarray(np.asarray(rows, dtype=np.float64) - shift)
