@@ -224,3 +224,33 @@ def test_a_parameter_of_the_wrong_type_is_a_value_error_too(
         getattr(kernelkit, name)(**params).fit(X, *target)
     assert isinstance(ours.value, ValueError) and isinstance(ours.value, TypeError)
     assert next(iter(params)) in str(ours.value)
+
+
+@pytest.mark.parametrize("name", ["NuSVR", "NuSVC"])
+def test_a_model_that_is_not_finite_is_refused_as_scikit_learn_refuses_it(name: str) -> None:
+    """Rows of 1e20 under a linear kernel: every SMO step stays finite, but ν's offset comes
+    out NaN. NuSVR stored that NaN intercept with status "converged" (predicting NaN), NuSVC
+    blamed nu; scikit-learn raises that the coefficients or intercepts are not finite, and so
+    does kernelkit now, keeping the previous model."""
+    import sklearn.svm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = 2 * X[:, 0] + 1 if name == "NuSVR" else (X[:, 0] > 0).astype(int)
+    if name == "NuSVR":
+        with pytest.raises(ValueError, match="not finite"):
+            sklearn.svm.NuSVR(kernel="linear").fit(X * 1e20, y)
+    model = getattr(kernelkit, name)(kernel="linear").fit(X, y)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match="coefficients or intercepts are not finite"):
+        model.fit(X * 1e20, y)
+    np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_a_solve_whose_offset_is_not_finite_is_a_numerical_error() -> None:
+    """OneClassSVM on the same rows reported "converged" with an objective beyond the float
+    range; its status is now ``numerical_error``, with a warning."""
+    X = np.random.default_rng(0).normal(size=(30, 3)) * 1e20
+    with pytest.warns(kernelkit.ConvergenceWarning, match="numerical_error"):
+        model = kernelkit.OneClassSVM(kernel="linear").fit(X)
+    assert model.status_ == "numerical_error" and model.fit_status_ == 1

@@ -116,6 +116,17 @@ def _is_finite_real(value: Any) -> bool:
         return False
 
 
+def check_finite_model(*values: Any) -> None:
+    """Raises where a solve left non-finite coefficients or intercepts (kernel values near the
+    float range: rows of 1e20 under a linear kernel), as scikit-learn does, instead of storing
+    a model that predicts NaN."""
+    if not all(np.all(np.isfinite(np.asarray(v, dtype=np.float64))) for v in values):
+        raise ValueError(
+            "The dual coefficients or intercepts are not finite: the kernel values of these "
+            "rows are too large for floating point (scale the features, or lower gamma)"
+        )
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity, as Rust's thread pool counts them)."""
     if hasattr(os, "sched_getaffinity"):
@@ -687,6 +698,7 @@ class SingleProblemSvm(KernelSvmMixin):
         are ``coef``; the support vectors are the rows with a non-zero coefficient. Called once
         the solve has returned, so that a fit that fails in the solve cannot pair a previous
         model's support vectors with this fit's kernel."""
+        check_finite_model(coef, solution.bias)
         self._store_kernel(kernel)
         self.shape_fit_ = X.shape
         # The unused header lines of a LIBSVM file the model was loaded from (kernelkit.io).

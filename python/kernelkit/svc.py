@@ -16,7 +16,13 @@ from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive, resolve_n_jobs
+from ._base import (
+    Float64Array,
+    KernelSvmMixin,
+    _check_positive,
+    check_finite_model,
+    resolve_n_jobs,
+)
 from ._docstrings import shared_docstrings
 from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._one_vs_one import OneVsOneModel
@@ -436,6 +442,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
         biases = [s.bias for s in solutions]
+        check_finite_model(biases, *(coef for _, coef in pair_coefs))
         objectives = [s.objective for s in solutions]
         gaps = [s.gap for s in solutions]
         iterations = [s.iterations for s in solutions]

@@ -415,6 +415,13 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         let l = self.v.len();
         let (rho, scale) = S::offset(&self.v, l);
         let objective = self.v.objective();
+        // Kernel values near the float range (rows of 1e20 under a linear kernel) can leave
+        // every step finite and still make ρ or r NaN: not a solution.
+        let status = if [rho, scale, objective].iter().all(|v| v.is_finite()) {
+            status
+        } else {
+            Status::NumericalError
+        };
         let gap =
             if status == Status::Converged { gap.max(0.0) } else { S::max_violation(&self.v, l) };
         stats.cache = self.q.cache_stats();
