@@ -254,3 +254,11 @@ def test_a_solve_whose_offset_is_not_finite_is_a_numerical_error() -> None:
     with pytest.warns(kernelkit.ConvergenceWarning, match="numerical_error"):
         model = kernelkit.OneClassSVM(kernel="linear").fit(X)
     assert model.status_ == "numerical_error" and model.fit_status_ == 1
+
+
+def test_aggregated_kernel_of_rows_without_a_feature_is_an_error() -> None:
+    """It panicked in the core (an index past the rows: 4 × 0 values hold no row count)."""
+    from kernelkit.solvers import aggregated_kernel
+
+    with pytest.raises(ValueError, match="no feature"):
+        aggregated_kernel(np.ones((4, 0)), np.arange(4))

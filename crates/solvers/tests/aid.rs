@@ -308,3 +308,10 @@ fn two_step_seeding_and_assignment_are_weighted_kmeans() {
     let error = KMeansSeeding::new(n, seed).centres(&sample[1..], d, k).unwrap_err();
     assert!(error.to_string().contains("sample_points"), "{error}");
 }
+
+#[test]
+fn aggregated_kernel_refuses_rows_without_a_feature() {
+    // n · 0 values: the rows' count is lost, and the clusters' ids would index past them.
+    let error = AggregatedGram::new(&[], 0, KernelFunction::Linear, 1 << 20).err();
+    assert!(error.is_some_and(|e| e.to_string().contains("no feature")));
+}

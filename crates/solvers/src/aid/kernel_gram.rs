@@ -48,7 +48,11 @@ impl<'a> AggregatedGram<'a> {
         kernel: KernelFunction,
         cache_bytes: usize,
     ) -> Result<Self, SolveError> {
-        let n = x.len().checked_div(d).unwrap_or(0);
+        if d == 0 {
+            // Without a feature the rows' count is lost (n · 0 values).
+            return Err(SolveError::invalid("X", "has no feature: at least one is needed"));
+        }
+        let n = x.len() / d;
         let rows = DenseRows::new(x, n, d)?;
         let source = DenseKernel::new(rows, kernel)?;
         Ok(AggregatedGram {
