@@ -262,3 +262,37 @@ def test_aggregated_kernel_of_rows_without_a_feature_is_an_error() -> None:
 
     with pytest.raises(ValueError, match="no feature"):
         aggregated_kernel(np.ones((4, 0)), np.arange(4))
+
+
+def _broken_csr(kind: str) -> Any:
+    import scipy.sparse as sp
+
+    rows = np.random.default_rng(0).normal(size=(30, 3))
+    rows[rows < 0.3] = 0
+    matrix = sp.csr_matrix(rows)
+    if kind == "index beyond the columns":
+        matrix.indices[0] = 100000
+    elif kind == "negative index":
+        matrix.indices[0] = -1
+    else:  # a decreasing indptr
+        matrix.indptr[1] = matrix.indptr[2] + 1
+    return matrix, 2 * rows[:, 0] + 1
+
+
+@pytest.mark.parametrize("kind", ["index beyond the columns", "negative index", "indptr"])
+@pytest.mark.parametrize(
+    "name", ["SVR", "ConstrainedSVR", "AIDRegressor", "AIDClassifier", "NuSVC"]
+)
+def test_a_broken_sparse_matrix_is_refused_not_crashed_on(name: str, kind: str) -> None:
+    """A CSR matrix with an index out of range or a decreasing indptr: ConstrainedSVR's
+    product crashed the process (scipy does not check), the AID estimators fitted on it or
+    aborted, and every estimator met scipy's C++ error for the indptr. Each says now that X is
+    not a valid CSR matrix, at fit and at predict."""
+    broken, target = _broken_csr(kind)
+    y = target if name in ("SVR", "ConstrainedSVR", "AIDRegressor") else (target > 1).astype(int)
+    with pytest.raises(ValueError, match="not a valid CSR matrix"):
+        getattr(kernelkit, name)().fit(broken, y)
+    valid = np.random.default_rng(1).normal(size=(30, 3))
+    fitted = getattr(kernelkit, name)().fit(valid, y)
+    with pytest.raises(ValueError, match="not a valid CSR matrix"):
+        fitted.predict(broken)

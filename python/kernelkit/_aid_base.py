@@ -20,6 +20,7 @@ from ._base import Float64Array, _check_positive, resolve_n_jobs
 from ._progress import Callback
 from ._validation import (
     check_random_state_param,
+    check_sparse_structure,
     core_max_iter,
     core_time_limit,
     regression_target,
@@ -173,6 +174,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
 
     def _dense_xy(self, X: Any, y: Any, *, y_numeric: bool) -> tuple[Float64Array, NDArray[Any]]:
         """Validated training rows (dense, float64, C order) and a 1-D ``y``."""
+        check_sparse_structure(X)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         if sp.issparse(X):
             X = X.toarray()
@@ -180,6 +182,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         return np.ascontiguousarray(X, dtype=np.float64), target
 
     def _dense(self, X: Any, *, reset: bool) -> Float64Array:
+        check_sparse_structure(X)
         X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64)
         if sp.issparse(X):
             X = X.toarray()

@@ -21,6 +21,7 @@ from ._rbf_shift import rbf_shift, shifted
 from ._sparse import SparseRowsKernel, dense_kernel_block, to_core_rows
 from ._validation import (
     check_bool,
+    check_sparse_structure,
     core_max_iter,
     core_time_limit,
     mean_distance_gamma,
@@ -305,6 +306,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             return rows
         if rows is not None and self._takes_plain_rows(rows):
             return rows
+        check_sparse_structure(X)
         X = validate_data(self, X, reset=reset, **self._array_checks())
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
@@ -351,6 +353,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if rows is not None and target is not None:
             self._set_n_features(rows)
             return rows, target
+        check_sparse_structure(X)
         X_checked, y_checked = validate_data(self, X, y, reset=True, **self._array_checks())
         if not sp.issparse(X_checked):
             X_checked = np.asarray(X_checked, dtype=np.float64)

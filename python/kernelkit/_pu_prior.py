@@ -56,6 +56,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_array, check_random_state
 
+from ._validation import check_sparse_structure
 from ._warn import warn_from_caller
 from .exceptions import ConvergenceWarning
 
@@ -174,6 +175,7 @@ def estimate_prior(
 
 def _check_xy(X: Any, y: Any) -> tuple[Any, NDArray[np.bool_]]:
     """The rows (float64, dense or CSR) and the mask of labeled positives, with clear errors."""
+    check_sparse_structure(X)
     rows = check_array(X, accept_sparse="csr", dtype=np.float64)
     labels = np.asarray(y)
     if labels.ndim != 1:

@@ -243,3 +243,24 @@ def check_random_state_param(value: Any) -> None:
         "random_state must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState "
         f"instance, got {value!r}"
     )
+
+
+def check_sparse_structure(X: Any) -> None:
+    """Raises a ``ValueError`` for a sparse X whose structure is broken (an index out of range,
+    a decreasing ``indptr``): scipy converts and multiplies such matrices without checking, and
+    crashed the process (a segmentation fault in a product) or raised its own C++ errors."""
+    if not sp.issparse(X):
+        return
+    if X.format in ("csr", "csc", "bsr"):
+        try:
+            X.check_format(full_check=True)
+        except ValueError as error:
+            raise ValueError(f"X is not a valid {X.format.upper()} matrix: {error}") from None
+        if np.any(np.diff(X.indptr) < 0):
+            raise ValueError(f"X is not a valid {X.format.upper()} matrix: indptr decreases")
+    elif X.format == "coo":
+        rows, cols = X.coords if hasattr(X, "coords") else (X.row, X.col)
+        if len(rows) and (
+            rows.min() < 0 or cols.min() < 0 or rows.max() >= X.shape[0] or cols.max() >= X.shape[1]
+        ):
+            raise ValueError("X is not a valid COO matrix: an index is out of range")

@@ -25,6 +25,7 @@ from ._progress import progress_callback, report_solution
 from ._validation import (
     check_bool,
     check_not_overflowing,
+    check_sparse_structure,
     core_max_iter,
     core_time_limit,
     keeps_model_on_failure,
@@ -375,6 +376,7 @@ class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # typ
             The fitted estimator (``self``).
         """
         self._check_params()
+        check_sparse_structure(X)
         X, y = validate_data(
             self,
             X,
@@ -475,6 +477,7 @@ class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # typ
             ``X @ coef_ + intercept_``.
         """
         check_is_fitted(self, "coef_")
+        check_sparse_structure(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
 
