@@ -296,3 +296,24 @@ def test_a_broken_sparse_matrix_is_refused_not_crashed_on(name: str, kind: str) 
     fitted = getattr(kernelkit, name)().fit(valid, y)
     with pytest.raises(ValueError, match="not a valid CSR matrix"):
         fitted.predict(broken)
+
+
+def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
+    """epsilon = 1e160: the stopping gap 2ε + ε² overflows; the error named ``tol``, which
+    FrankWolfeSVC does not have."""
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = (x[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="epsilon"):
+        kernelkit.FrankWolfeSVC(epsilon=1e160).fit(x, y)
+    kernelkit.FrankWolfeSVC(epsilon=1e100).fit(x, y)  # 2ε + ε² = 1e200: still a gap
+
+
+@pytest.mark.parametrize("verbose", ["yes", float("nan"), -1, 1.5])
+@pytest.mark.parametrize("name", ["SVC", "OneClassSVM", "ConstrainedSVR", "AIDRegressor"])
+def test_verbose_of_the_wrong_kind_is_refused(name: str, verbose: Any) -> None:
+    """verbose was taken as whatever it was; scikit-learn refuses these."""
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = x[:, 0] if name in ("ConstrainedSVR", "AIDRegressor") else (x[:, 0] > 0).astype(int)
+    model = getattr(kernelkit, name)(verbose=verbose)
+    with pytest.raises(ValueError, match="verbose"):
+        model.fit(x) if name == "OneClassSVM" else model.fit(x, y)

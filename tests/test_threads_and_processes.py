@@ -246,3 +246,12 @@ def test_joblib_workers_predict_like_the_parent() -> None:
                 joblib.delayed(model.predict)(chunk) for chunk in chunks
             )
         np.testing.assert_allclose(np.concatenate(parts), expected, rtol=1e-12, err_msg=backend)
+
+
+def test_n_jobs_beyond_any_machine_is_refused_by_name() -> None:
+    """10**20 threads met an OverflowError in the conversion to Rust, naming nothing."""
+    with pytest.raises(ValueError, match="n_jobs must be at most"):
+        resolve_n_jobs(10**20)
+    x, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        kernelkit.SVC(n_jobs=10**20).fit(x, y)

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
-from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_positive, check_verbose, resolve_n_jobs
 from ._progress import Callback
 from ._validation import (
     check_random_state_param,
@@ -86,6 +86,7 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         if self.callback is not None and not callable(self.callback):
             raise InvalidParameterError("callback must be callable or None")
         resolve_n_jobs(self.n_jobs)
+        check_verbose(self.verbose)
 
     def _init_and_k(self, n: int, default_k: int) -> tuple[Any, int]:
         """The ``init`` argument of the core (a string or int64 ids) and the cluster count."""

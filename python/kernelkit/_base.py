@@ -128,6 +128,10 @@ def check_finite_model(*values: Any) -> None:
         )
 
 
+#: The most threads ``n_jobs`` may ask for (a pool of them is started).
+MAX_THREADS = 1 << 16
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity, as Rust's thread pool counts them)."""
     if hasattr(os, "sched_getaffinity"):
@@ -158,6 +162,8 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
         raise ValueError("n_jobs must be None, a positive int, or negative (joblib's rule), got 0")
     if n_jobs < -1:
         return max(1, available_cores() + 1 + int(n_jobs))
+    if n_jobs > MAX_THREADS:
+        raise ValueError(f"n_jobs must be at most {MAX_THREADS} threads, got {n_jobs}")
     return int(n_jobs)
 
 
@@ -180,6 +186,17 @@ def check_solver_params(estimator: Any) -> None:
     if estimator.callback is not None and not callable(estimator.callback):
         raise InvalidParameterError("callback must be callable or None")
     resolve_n_jobs(estimator.n_jobs)
+    check_verbose(getattr(estimator, "verbose", False))
+
+
+def check_verbose(verbose: Any) -> None:
+    """``verbose``: a bool or an int >= 0, as scikit-learn's (``"yes"``, NaN, -1 passed)."""
+    if not isinstance(verbose, (bool, numbers.Integral)):
+        raise InvalidParameterError(
+            f"verbose must be a bool or an int >= 0, got {type(verbose).__name__}"
+        )
+    if verbose < 0:
+        raise ValueError(f"verbose must be a bool or an int >= 0, got {verbose}")
 
 
 class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]

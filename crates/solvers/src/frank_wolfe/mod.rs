@@ -239,8 +239,10 @@ pub struct FrankWolfeReport {
 impl FrankWolfe {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), SolveError> {
-        let positive = self.epsilon.is_finite() && self.epsilon > 0.0;
-        check_option(positive, "epsilon", "must be finite and > 0")?;
+        // The solve stops at the relative gap 2ε + ε², which must be finite too (it overflowed
+        // from ε ≈ 1.3e154 and was refused as the options' `tol`, a name the caller never gave).
+        let positive = self.epsilon > 0.0 && self.relative_gap().is_finite();
+        check_option(positive, "epsilon", "must be > 0 with 2ε + ε² finite (ε < 1e154)")?;
         check_option(self.sample_size != Some(0), "sample_size", "must be >= 1")?;
         check_option(self.sample_trials != 0, "sample_trials", "must be >= 1")?;
         check_option(self.init_size >= 2, "init_size", "must be >= 2")
