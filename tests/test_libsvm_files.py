@@ -499,3 +499,25 @@ def test_arbitrary_bytes_raise_the_files_error(data: bytes, tmp_path: Path) -> N
     path.write_bytes(data)
     with pytest.raises(LibsvmModelError):
         load_libsvm_model(path)
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"n_features": 2.5}, "n_features must be an int"),
+        ({"n_features": "3"}, "n_features must be an int"),
+        ({"n_features": True}, "n_features must be an int"),
+        ({"n_features": 2**63}, "n_features must be between"),
+        ({"n_features": 0}, "n_features must be between"),
+        ({"sparse": "yes"}, "sparse must be a bool"),
+    ],
+)
+def test_load_options_of_the_wrong_kind_are_refused(
+    tmp_path: Any, options: dict[str, Any], error: str
+) -> None:
+    """n_features = 2.5 was cut to 2, "3" and True taken, 2**63 met an OverflowError, and
+    sparse="yes" was taken as true."""
+    model = kernelkit.SVC().fit(np.random.default_rng(0).normal(size=(20, 3)), np.arange(20) % 2)
+    kernelkit.io.save_libsvm_model(model, tmp_path / "m.model")
+    with pytest.raises(ValueError, match=error):
+        kernelkit.io.load_libsvm_model(tmp_path / "m.model", **options)

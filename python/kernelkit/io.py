@@ -67,6 +67,7 @@ LIBSVM's reader, which stops after ``total_sv`` lines).
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -78,12 +79,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._class_order import reorder_classes
 from ._libsvm_reader import ESTIMATOR_OF_TYPE, KERNEL_OF_NAME, parse_model
-from .exceptions import LibsvmModelError
+from .exceptions import InvalidParameterError, LibsvmModelError
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
 from .svc import SVC
 from .svr import SVR
+
+#: The widest model a LIBSVM file can describe (its feature indices are C ints).
+MAX_FEATURES = 2**31 - 1
 
 __all__ = ["LibsvmModelError", "load_libsvm_model", "save_libsvm_model"]
 
@@ -269,6 +273,16 @@ def load_libsvm_model(
         When the file is malformed (the message names the line), or ``n_features`` is smaller
         than an index in the file.
     """
+    if n_features is not None and (
+        isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
+    ):
+        raise InvalidParameterError(
+            f"n_features must be an int or None, got {type(n_features).__name__}"
+        )
+    if n_features is not None and not 1 <= n_features <= MAX_FEATURES:
+        raise ValueError(f"n_features must be between 1 and {MAX_FEATURES}, got {n_features}")
+    if sparse is not None and not isinstance(sparse, (bool, np.bool_)):
+        raise InvalidParameterError(f"sparse must be a bool or None, got {type(sparse).__name__}")
     with open(path, encoding="utf-8", errors="strict") as source:
         try:
             text = source.read()
