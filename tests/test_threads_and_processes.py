@@ -18,7 +18,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 
 import kernelkit
-from kernelkit._base import available_cores, resolve_n_jobs
+from kernelkit._threads import available_cores, resolve_n_jobs
 
 FORK_TIMEOUT_S = 120
 

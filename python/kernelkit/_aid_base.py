@@ -16,8 +16,9 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
-from ._base import Float64Array, _check_positive, check_verbose, resolve_n_jobs
+from ._base import Float64Array, _check_positive, check_verbose
 from ._progress import Callback
+from ._threads import resolve_n_jobs
 from ._validation import (
     check_random_state_param,
     check_sparse_structure,

@@ -23,9 +23,10 @@ from ._aid_base import (
     _is_dask,
     _run,
 )
-from ._base import Float64Array, _check_kernel_parameters, _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_kernel_parameters, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
+from ._threads import resolve_n_jobs
 from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
 

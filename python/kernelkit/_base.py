@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple, TypeVar
@@ -19,6 +18,7 @@ from . import _core
 from ._progress import progress_callback, report_solution
 from ._rbf_shift import rbf_shift, shifted
 from ._sparse import SparseRowsKernel, dense_kernel_block, to_core_rows
+from ._threads import available_cores, resolve_n_jobs
 from ._validation import (
     check_bool,
     check_sparse_structure,
@@ -128,45 +128,6 @@ def check_finite_model(*values: Any) -> None:
         )
 
 
-#: The most threads ``n_jobs`` may ask for (a pool of them is started).
-MAX_THREADS = 1 << 16
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity, as Rust's thread pool counts them)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
-
-
-def omp_num_threads() -> int | None:
-    """``OMP_NUM_THREADS`` as a positive int (the first of a list), else None. joblib sets it in
-    its worker processes to the cores each may use (``GridSearchCV(n_jobs=k)``,
-    ``cross_val_score``), and scikit-learn's OpenMP estimators honour it."""
-    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(value) if value.isdigit() and int(value) > 0 else None
-
-
-def resolve_n_jobs(n_jobs: int | None) -> int:
-    """Threads for the Rust core: ``-1`` means every core (``0`` to Rust), ``None`` the same
-    unless ``OMP_NUM_THREADS`` is set, which then caps it (so that a fit in each of joblib's
-    workers does not start a thread per core: nested parallelism)."""
-    if n_jobs is None:
-        limit = omp_num_threads()
-        return 0 if limit is None or limit >= available_cores() else limit
-    if n_jobs == -1:
-        return 0
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise InvalidParameterError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be None, a positive int, or negative (joblib's rule), got 0")
-    if n_jobs < -1:
-        return max(1, available_cores() + 1 + int(n_jobs))
-    if n_jobs > MAX_THREADS:
-        raise ValueError(f"n_jobs must be at most {MAX_THREADS} threads, got {n_jobs}")
-    return int(n_jobs)
-
-
 #: The decompositions of the SMO estimators' ``engine`` parameter.
 ENGINES = ("auto", "libsvm", "batched")
 
@@ -190,7 +151,8 @@ def check_solver_params(estimator: Any) -> None:
 
 
 def check_verbose(verbose: Any) -> None:
-    """``verbose``: a bool or an int >= 0, as scikit-learn's (``"yes"``, NaN, -1 passed)."""
+    """``verbose``: a bool or an int >= 0, as scikit-learn's (``"yes"``, NaN and -1 were taken
+    before)."""
     if not isinstance(verbose, (bool, numbers.Integral)):
         raise InvalidParameterError(
             f"verbose must be a bool or an int >= 0, got {type(verbose).__name__}"

@@ -17,11 +17,11 @@ from ._base import (
     _check_nu,
     _check_positive,
     check_solver_params,
-    resolve_n_jobs,
 )
 from ._docstrings import shared_docstrings
 from ._params import Controls
 from ._progress import progress_callback, report_solution
+from ._threads import resolve_n_jobs
 from ._validation import (
     check_bool,
     check_not_overflowing,

@@ -21,8 +21,9 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
 from . import _core
-from ._base import Float64Array, _check_positive, resolve_n_jobs
+from ._base import Float64Array, _check_positive
 from ._params import Controls, KernelParams, OneVsOneParams
+from ._threads import resolve_n_jobs
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
 from .exceptions import InvalidParameterError
 from .svc import SVC, PairProblem

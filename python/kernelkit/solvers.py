@@ -20,9 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
-from ._base import _check_kernel_parameters, resolve_n_jobs
+from ._base import _check_kernel_parameters
 from ._core import Solution
 from ._docstrings import shared_docstrings
+from ._threads import resolve_n_jobs
 from ._validation import core_max_iter, core_time_limit
 
 __all__ = ["BoxQp", "Smo", "Solution", "Solver", "aggregated_kernel"]

@@ -21,7 +21,6 @@ from ._base import (
     KernelSvmMixin,
     _check_positive,
     check_finite_model,
-    resolve_n_jobs,
 )
 from ._docstrings import shared_docstrings
 from ._duplicates import RowGroups, first_occurrences, group_rows
@@ -34,6 +33,7 @@ from ._probability import (
 )
 from ._rbf_shift import rbf_shift, shifted
 from ._sparse import dense_kernel_block, to_core_rows
+from ._threads import resolve_n_jobs
 from ._validation import (
     check_bool,
     check_class_labels,
