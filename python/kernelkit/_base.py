@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _core
 from ._progress import progress_callback, report_solution
-from ._rbf_shift import rbf_shift, shifted
+from ._rbf_shift import against_support, solved_rows
 from ._sparse import SparseRowsKernel, dense_kernel_block, to_core_rows
 from ._threads import available_cores, resolve_n_jobs
 from ._validation import (
@@ -542,10 +542,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                     f"{X.shape[0]} x {self.support_vectors_.shape[0]} rows"
                 )
             return block
-        shift = rbf_shift(self.support_vectors_, self._kernel_params[0])
+        rows, support = against_support(X, self.support_vectors_, self._kernel_params[0])
         return _core.kernel_matrix(
-            to_core_rows(shifted(X, shift)),
-            to_core_rows(shifted(self.support_vectors_, shift)),
+            to_core_rows(rows),
+            to_core_rows(support),
             self._kernel,
             n_jobs=resolve_n_jobs(self.n_jobs),
         )
@@ -567,10 +567,10 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 for start in range(0, X.shape[0], PREDICT_BLOCK_ROWS)
             ]
             return np.concatenate(parts, axis=0)
-        shift = rbf_shift(self.support_vectors_, self._kernel_params[0])
+        rows, support = against_support(X, self.support_vectors_, self._kernel_params[0])
         return _core.kernel_matrix_product(
-            to_core_rows(shifted(X, shift)),
-            to_core_rows(shifted(self.support_vectors_, shift)),
+            to_core_rows(rows),
+            to_core_rows(support),
             self._kernel,
             coef,
             n_jobs=resolve_n_jobs(self.n_jobs),
@@ -626,8 +626,7 @@ class SingleProblemSvm(KernelSvmMixin):
             solved = None
         solution = solve(
             KeptRows(
-                # Far from the origin, RBF rows are solved shifted (`_rbf_shift`).
-                self._training_rows(shifted(X, rbf_shift(X, kernel[0])), kept),
+                self._training_rows(solved_rows(X, kernel[0]), kept),
                 kept,
                 weights[kept],
                 self._make_kernel(kernel, X),

@@ -52,3 +52,16 @@ def shifted(rows: Any, shift: NDArray[np.float64] | None) -> Any:
     if shift is None:
         return rows
     return np.ascontiguousarray(np.asarray(rows, dtype=np.float64) - shift)
+
+
+def solved_rows(rows: Any, kind: str) -> Any:
+    """The training rows as the core solves over them: shifted to their mean where
+    :func:`rbf_shift` says, else as given."""
+    return shifted(rows, rbf_shift(rows, kind))
+
+
+def against_support(rows: Any, support: Any, kind: str) -> tuple[Any, Any]:
+    """``rows`` and the support vectors, both shifted by the support vectors' shift (where
+    :func:`rbf_shift` says), for the kernel between them."""
+    shift = rbf_shift(support, kind)
+    return shifted(rows, shift), shifted(support, shift)

@@ -22,7 +22,7 @@ from ._base import Float64Array, SingleProblemSvm, _check_positive
 from ._docstrings import shared_docstrings
 from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
 from ._params import Controls, KernelParams
-from ._rbf_shift import rbf_shift, shifted
+from ._rbf_shift import solved_rows
 from ._validation import (
     check_bool,
     check_class_labels,
@@ -263,8 +263,7 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
         unit = bool(np.all(row_weights[kept] == 1.0))
         solution, history = self._solve(
             _core.solve_klr,
-            # Far from the origin, RBF rows are solved shifted (`_rbf_shift`).
-            self._training_rows(shifted(X_checked, rbf_shift(X_checked, kernel[0])), kept),
+            self._training_rows(solved_rows(X_checked, kernel[0]), kept),
             signs,
             self._make_kernel(kernel, X_checked),
             float(self.C),

@@ -16,7 +16,7 @@ from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
-from ._rbf_shift import rbf_shift, shifted
+from ._rbf_shift import solved_rows
 from ._validation import keeps_model_on_failure
 from .exceptions import InvalidParameterError
 
@@ -257,8 +257,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         if len(unlabeled) == 0:
             raise ValueError("y has no unlabeled row (y == 0)")
         kernel_params = self._kernel_spec(X_checked)
-        # Far from the origin, RBF rows are solved shifted (`_rbf_shift`).
-        X_solved = shifted(X_checked, rbf_shift(X_checked, kernel_params[0]))
+        X_solved = solved_rows(X_checked, kernel_params[0])
         solution, c1 = self._solve(
             _core.solve_pu,
             self._training_rows(X_solved, positive),

@@ -31,7 +31,7 @@ from ._probability import (
     ProbabilityMixin,
     matching_default,
 )
-from ._rbf_shift import rbf_shift, shifted
+from ._rbf_shift import solved_rows
 from ._sparse import dense_kernel_block, to_core_rows
 from ._threads import resolve_n_jobs
 from ._validation import (
@@ -262,7 +262,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # byte stream (a Dask or joblib worker's) may not be aligned, and is copied once.
         # Far from the origin, RBF rows are solved shifted to their mean (`_rbf_shift`); the
         # support vectors are the rows as given.
-        X_solved = shifted(X_checked, rbf_shift(X_checked, kernel_params[0]))
+        X_solved = solved_rows(X_checked, kernel_params[0])
         facts = None
         if isinstance(X_solved, np.ndarray) and reads_rows:
             X_solved = np.require(X_solved, requirements=["C_CONTIGUOUS", "ALIGNED"])
