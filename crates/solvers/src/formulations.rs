@@ -311,9 +311,9 @@ pub fn nu_svc_from<K: KernelSource>(
 /// That class has no free variable, so its offset `r±` is only bounded on one side: LIBSVM
 /// takes the midpoint with infinity, and its fold model is NaN; this takes the finite end (the
 /// degenerate case of `calculate_rho_nu`), so the fold decides with finite values. A fold whose
-/// optimum has no scale `r` above the solve's `tol` (where [`nu_svc`] reports `nu` invalid
-/// or divides by a rounding error) is the zero function (`w = 0`, see the body), returned as
-/// `x = 0`, bias 0, scale 0.
+/// optimum has no positive scale `r` (where [`nu_svc`] reports `nu` invalid and LIBSVM's
+/// division flips the sign) is the zero function (`w = 0`, see the body), returned as `x = 0`,
+/// bias 0, scale 0; a positive `r`, however small, scales the fold as LIBSVM does.
 pub fn nu_svc_capped<K: KernelSource>(
     kernel: K,
     labels: &[i8],
