@@ -262,3 +262,20 @@ def test_max_iter_minus_one_stops_where_libsvm_does(capfd: pytest.CaptureFixture
     with pytest.warns(kernelkit.ConvergenceWarning, match="Raise max_iter"):
         capped = kernelkit.OneClassSVM(kernel="linear", tol=1e-8, max_iter=1000).fit(x)
     assert capped.n_iter_ == 1000
+
+
+def test_gsmo_without_max_iter_stops_at_libsvm_limit() -> None:
+    """ConstrainedSVR's GSMO had no limit with max_iter=-1, so a tol that the rounding cannot
+    meet ran forever (a probe's simplex-constrained fit passed 10**8 iterations). It now stops
+    where the SMO engines do, at LIBSVM's max(10**7, 100·l) for l = 2n + constraints dual
+    variables (here 10**7), with the advice to raise tol; a stated max_iter still rules."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((20, 5))
+    y = x @ rng.standard_normal(5) + 0.1 * rng.standard_normal(20)
+    with pytest.warns(kernelkit.ConvergenceWarning, match=r"LIBSVM's limit.*raise tol"):
+        model = kernelkit.ConstrainedSVR(method="gsmo", tol=1e-300, n_jobs=1).fit(x, y)
+    assert model.status_ == "max_iterations" and model.n_iter_ == 10**7
+    assert model.delta_ > 1e-300 and np.all(np.isfinite(model.coef_))
+    with pytest.warns(kernelkit.ConvergenceWarning, match="Raise max_iter"):
+        capped = kernelkit.ConstrainedSVR(method="gsmo", tol=1e-300, max_iter=1000).fit(x, y)
+    assert capped.n_iter_ == 1000

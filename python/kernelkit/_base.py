@@ -30,8 +30,8 @@ from ._validation import (
     scale_gamma,
 )
 from ._warm_start import PreviousSolve, digest_once
-from ._warn import warn_from_caller
-from .exceptions import ConvergenceWarning, InvalidParameterError
+from ._warn import warn_unconverged
+from .exceptions import InvalidParameterError
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -494,34 +494,6 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                     future.cancel()
                 raise
 
-    @staticmethod
-    def _warn_unconverged(statuses: list[str], libsvm_limit: bool = False) -> None:
-        """Warns of the solves that did not converge; ``libsvm_limit``: ``max_iter=-1`` stood
-        for the SMO engine's limit of ``max(10**7, 100 * l)`` iterations (LIBSVM's)."""
-        if "not_convex" in statuses:
-            warn_from_caller(
-                "the kernel matrix is not positive semidefinite (the kernel function does not "
-                "guarantee it, or the solver met a pair of negative curvature): the problem is "
-                "not convex, and the solution meets the stopping rule without being a certified "
-                "optimum (status 'not_convex'). Use a positive semidefinite kernel (linear, rbf, "
-                "poly with coef0 >= 0) for a certified solution.",
-                ConvergenceWarning,
-            )
-        failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
-        if failed:
-            advice = "Raise max_iter / time_limit, or check the callback."
-            if libsvm_limit and "max_iterations" in failed:
-                advice = (
-                    "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
-                    "variables) iterations; a solve that long usually has a tol below what the "
-                    "problem's floating-point rounding resolves: raise tol."
-                )
-            warn_from_caller(
-                f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
-                f"last iterate. {advice}",
-                ConvergenceWarning,
-            )
-
     # -- prediction -------------------------------------------------------------------------
 
     def _kernel_against_support(self, X: Any) -> Float64Array:
@@ -695,7 +667,7 @@ class SingleProblemSvm(KernelSvmMixin):
         self.intercept_ = np.array([solution.bias])
         store_solve_record(self, solution)
         self.fit_status_ = 0 if solution.status == "converged" else 1
-        self._warn_unconverged([solution.status], libsvm_limit=self.max_iter == -1)
+        warn_unconverged([solution.status], default_limit=self.max_iter == -1)
 
 
 def store_solve_record(model: Any, solution: _core.Solution) -> None:

@@ -118,12 +118,13 @@ def check_bool(name: str, value: object) -> bool:
 
 
 def core_max_iter(max_iter: int | None) -> int | None:
-    """A checked ``max_iter`` as the core takes it: ``None`` for ``-1`` or ``None`` (no limit),
+    """A checked ``max_iter`` as the core takes it: ``None`` for ``-1`` or ``None`` (the core's
+    default limit, ``SolveOptions::iteration_limit``),
     else capped at :data:`MAX_ITER_CAP`."""
     if max_iter is None or max_iter == -1:
         return None
     if max_iter < -1:
-        raise ValueError(f"max_iter must be -1 or None (no limit) or >= 1, got {max_iter}")
+        raise ValueError(f"max_iter must be -1 or None (the default limit) or >= 1, got {max_iter}")
     return min(int(max_iter), MAX_ITER_CAP)
 
 

@@ -13,7 +13,9 @@ import os
 import sys
 import warnings
 
-__all__ = ["warn_from_caller"]
+from .exceptions import ConvergenceWarning
+
+__all__ = ["warn_from_caller", "warn_unconverged"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -30,3 +32,32 @@ def warn_from_caller(message: str, category: type[Warning]) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def warn_unconverged(statuses: list[str], default_limit: bool = False) -> None:
+    """Warns of the solves that did not converge (their ``status``), with what to change;
+    ``default_limit``: ``max_iter=-1`` stood for the core's default limit of
+    ``max(10**7, 100 * l)`` iterations (LIBSVM's, ``SolveOptions::iteration_limit``)."""
+    if "not_convex" in statuses:
+        warn_from_caller(
+            "the kernel matrix is not positive semidefinite (the kernel function does not "
+            "guarantee it, or the solver met a pair of negative curvature): the problem is "
+            "not convex, and the solution meets the stopping rule without being a certified "
+            "optimum (status 'not_convex'). Use a positive semidefinite kernel (linear, rbf, "
+            "poly with coef0 >= 0) for a certified solution.",
+            ConvergenceWarning,
+        )
+    failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
+    if failed:
+        advice = "Raise max_iter / time_limit, or check the callback."
+        if default_limit and "max_iterations" in failed:
+            advice = (
+                "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
+                "variables) iterations; a solve that long usually has a tol below what the "
+                "problem's floating-point rounding resolves: raise tol."
+            )
+        warn_from_caller(
+            f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
+            f"last iterate. {advice}",
+            ConvergenceWarning,
+        )

@@ -31,7 +31,7 @@ from ._validation import (
     keeps_model_on_failure,
     regression_target,
 )
-from ._warn import warn_from_caller
+from ._warn import warn_from_caller, warn_unconverged
 from .exceptions import ConvergenceWarning
 
 __all__ = ["CONSTRAINTS", "ConstrainedSVR", "named_constraints"]
@@ -230,8 +230,9 @@ class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # typ
     cache_size : float, default=200
         Megabytes of cached columns of ``XXᵀ``, > 0.
     max_iter : int, default=-1
-        Iteration limit, >= 1, or -1 for none (the interior-point method: at most 1,000;
-        200 for -1).
+        Iteration limit, >= 1, or -1 for LIBSVM's limit of ``max(10**7, 100 * l)`` GSMO
+        iterations for ``l`` dual variables (the interior-point method: at most 1,000; 200 for
+        -1).
     {{verbose}}
     n_jobs : int or None, default=None
         Threads for the O(n) passes (None or -1: every core); results do not depend on it.
@@ -442,10 +443,9 @@ class ConstrainedSVR(_ConstrainedSVRInit, RegressorMixin, BaseEstimator):  # typ
             self.history_ = {key: np.asarray(value) for key, value in history.items()}
             self.history_["block"] = self.history_["block"].astype(np.int8)
         if solution.status != "converged":
-            warn_from_caller(
-                f"the solver stopped before convergence ({solution.status}); the model is the "
-                "last iterate. Raise max_iter / time_limit, or check the callback.",
-                ConvergenceWarning,
+            warn_unconverged(
+                [solution.status],
+                default_limit=self.max_iter == -1 and self.solver_stats_["method"] == "gsmo",
             )
         elif abs(self.relative_gap_) > _GAP_WARNING:
             warn_from_caller(

@@ -143,8 +143,8 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
         Seeds the initial points and the samples. A fixed value makes fits reproducible
         (bit for bit, for any ``n_jobs``).
     max_iter : int, default=-1
-        Frank–Wolfe steps (CVM: core-set insertions) per binary problem, >= 1, or -1 for no
-        limit.
+        Frank–Wolfe steps (CVM: core-set insertions) per binary problem, >= 1, or -1 for
+        LIBSVM's limit of ``max(10**7, 100 * n)``.
     verbose : bool or int, default=False
         When true, show a progress bar on stderr per binary problem (the pairs are then solved
         one after the other).

@@ -104,7 +104,8 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
         scaled to [0, 1].
     {{degree, gamma, coef0, cache_size}}
     max_iter : int, default=-1
-        Iteration limit, >= 1, or -1 for none (the paper stops at 10,000).
+        Iteration limit, >= 1, or -1 for LIBSVM's limit of ``max(10**7, 100 * n)`` (the
+        paper stops at 10,000).
     {{verbose, n_jobs, callback, time_limit}}
 
     Attributes

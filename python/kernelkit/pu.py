@@ -18,6 +18,7 @@ from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._rbf_shift import solved_rows
 from ._validation import keeps_model_on_failure
+from ._warn import warn_unconverged
 from .exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
     cache_size : float, default=200
         Size of the kernel cache in MB (> 0).
     max_iter : int, default=-1
-        Limit on the pair steps, >= 1, or -1 for no limit.
+        Limit on the pair steps, >= 1, or -1 for LIBSVM's limit of ``max(10**7, 100 * n)``.
     verbose : bool or int, default=False
         When true, show a progress bar of the solve on stderr.
     n_jobs : int or None, default=None
@@ -281,7 +282,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         self.intercept_ = np.array([solution.bias])
         self.sigma_ = sigma
         store_solve_record(self, solution)
-        self._warn_unconverged([solution.status])
+        warn_unconverged([solution.status], default_limit=self.max_iter == -1)
         return self
 
     def decision_function(self, X: Any) -> Float64Array:

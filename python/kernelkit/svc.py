@@ -43,7 +43,7 @@ from ._validation import (
     weights_of_classes,
 )
 from ._warm_start import PreviousSolve, SparseDual, digest_once, repair_onto
-from ._warn import warn_from_caller
+from ._warn import warn_from_caller, warn_unconverged
 
 __all__ = ["SVC"]
 
@@ -483,7 +483,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         # converged but its probabilities fitted to a last iterate.
         converged = all(s == "converged" for s in statuses) and not stopped_folds
         self.fit_status_ = 0 if converged else 1
-        self._warn_unconverged(statuses, libsvm_limit=self.max_iter == -1)
+        warn_unconverged(statuses, default_limit=self.max_iter == -1)
         return self
 
     def _fold_solve_options(self) -> dict[str, Any]:

@@ -48,8 +48,8 @@ pub(crate) use solver_by_method;
 pub struct SolveOptions {
     /// Stopping tolerance on the maximal KKT violation (LIBSVM's `eps`).
     pub tol: f64,
-    /// Iteration limit (`None`: the solver's own, none for most; the SMO engines stop at
-    /// LIBSVM's `max(10⁷, 100·l)`).
+    /// Iteration limit (`None`: LIBSVM's `max(10⁷, 100·l)` for a solve of `l` variables,
+    /// [`SolveOptions::iteration_limit`]).
     pub max_iter: Option<u64>,
     /// Kernel cache budget in bytes.
     pub cache_bytes: usize,
@@ -131,6 +131,15 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
+    /// The iteration limit of a solve of `l` variables: `max_iter`, else LIBSVM's
+    /// `max(10⁷, 100·l)` (`Solver::Solve`). Every iterative solver stops there (status
+    /// `max_iterations`): a tolerance below what the problem's rounding resolves would
+    /// otherwise never end, as it does not in scikit-learn, whose copy of LIBSVM dropped the
+    /// limit.
+    pub fn iteration_limit(&self, l: usize) -> u64 {
+        self.max_iter.unwrap_or_else(|| (l as u64).saturating_mul(100).max(10_000_000))
+    }
+
     /// Checks the options.
     pub fn validate(&self) -> Result<(), SolveError> {
         check_option(self.tol.is_finite() && self.tol > 0.0, "tol", "must be finite and > 0")?;

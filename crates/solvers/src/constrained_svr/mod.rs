@@ -47,7 +47,8 @@
 //! block of every step on request (the paper's Fig. 4).
 //!
 //! An infeasible polyhedron `{Aβ ≤ b, Γβ = d}` makes the dual unbounded below (the multipliers
-//! grow without end): the solver then runs until `max_iter` or `time_limit`. Callers that cannot
+//! grow without end): the solver then runs until `time_limit` or its iteration limit
+//! ([`SolveOptions::iteration_limit`](crate::protocol::SolveOptions::iteration_limit)). Callers that cannot
 //! rule this out should check feasibility first (the Python estimator solves an LP).
 //!
 //! # Beyond the paper: constraints on function values (not implemented)

@@ -32,6 +32,7 @@ pub(super) fn solve(
     let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
     let mut objective = state.objective();
     let mut iterations = 0u64;
+    let limit = options.iteration_limit(2 * n + inequalities.len() + equalities.len());
     // Whether `state` was recomputed from θ since the last step.
     let mut fresh = true;
     let mut violation;
@@ -64,7 +65,7 @@ pub(super) fn solve(
         if !(violation.is_finite() && objective.is_finite()) {
             break Status::NumericalError;
         }
-        if options.max_iter.is_some_and(|limit| iterations >= limit) {
+        if iterations >= limit {
             break Status::MaxIterations;
         }
         if iterations > 0 && iterations.is_multiple_of(options.report_every) {

@@ -245,7 +245,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
 
     /// Checks the limits and reports to the monitor; `Some(status)` ends the solve.
     pub fn check_limits(&mut self, monitor: &mut dyn Monitor) -> Option<Status> {
-        if self.options.max_iter.is_some_and(|m| self.iterations >= m) {
+        if self.iterations >= self.options.iteration_limit(self.perm.len()) {
             return Some(Status::MaxIterations);
         }
         if self.iterations > 0 && self.iterations.is_multiple_of(self.options.report_every) {

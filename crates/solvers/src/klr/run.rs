@@ -75,7 +75,7 @@ pub(super) fn solve<K: KernelSource>(
         if !(m - big_m).is_finite() {
             break Status::NumericalError;
         }
-        if options.max_iter.is_some_and(|limit| iterations >= limit) {
+        if iterations >= options.iteration_limit(n) {
             break Status::MaxIterations;
         }
         if m - big_m < best_gap {

@@ -86,7 +86,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         let shrink_every = l.min(1000) as u64;
         let mut since_shrinking = 0u64;
         let mut iteration: u64 = 0;
-        let max_iter = super::iteration_limit(self.options, l);
+        let max_iter = self.options.iteration_limit(l);
         let mut gap = f64::INFINITY;
         let mut status = Status::Converged;
         let mut previous: Vec<usize> = Vec::new();

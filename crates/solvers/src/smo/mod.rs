@@ -55,9 +55,10 @@
 //! `docs/performance.md`, "Fused passes").
 
 //! Without `max_iter`, a solve stops after LIBSVM's limit of `max(10⁷, 100·l)` iterations
-//! ([`iteration_limit`]; status `max_iterations`): a tolerance below what the problem's rounding
-//! resolves (a linear kernel of full rank at `tol = 1e-6`, say) would otherwise never end, as it
-//! does not in scikit-learn, whose copy of LIBSVM dropped the limit. One departure, in a
+//! ([`SolveOptions::iteration_limit`], as every iterative solver here; status
+//! `max_iterations`): a tolerance below what the problem's rounding resolves (a linear kernel
+//! of full rank at `tol = 1e-6`, say) would otherwise never end, as it does not in
+//! scikit-learn, whose copy of LIBSVM dropped the limit. One departure, in a
 //! degenerate case only: ρ without free variables and with an empty side is the finite side's
 //! bound instead of ±∞.
 
@@ -98,12 +99,6 @@ use strategy::{OneEquality, Strategy, TwoEqualities};
 
 /// LIBSVM's `TAU`: the curvature used when `a_ij ≤ 0`.
 pub(crate) const TAU: f64 = 1e-12;
-
-/// LIBSVM's iteration limit for a solve of `l` variables without `max_iter`
-/// (`Solver::Solve`: `max(10000000, 100·l)`).
-pub(crate) fn iteration_limit(options: &SolveOptions, l: usize) -> u64 {
-    options.max_iter.unwrap_or_else(|| (l as u64).saturating_mul(100).max(10_000_000))
-}
 
 /// Columns between two checks of [`Monitor::interrupted`] while the gradient is initialised.
 const INTERRUPT_CHECK_COLUMNS: usize = 16;
@@ -323,7 +318,7 @@ impl<Q: QMatrixPasses, S: Strategy> Run<'_, Q, S> {
         let mut status = Status::Converged;
         // The first scan of the next selection, when the last step computed it.
         let mut first: Option<S::First> = None;
-        let max_iter = iteration_limit(self.options, l);
+        let max_iter = self.options.iteration_limit(l);
 
         loop {
             if iteration >= max_iter {

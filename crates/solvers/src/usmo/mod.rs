@@ -445,7 +445,7 @@ fn solve_full<K: UnlabeledKernel>(
     let mut status = Status::Converged;
     let mut critical = critical_values(&sigma, &cache, c2);
     while let Some(gap) = violation(&critical, tol) {
-        if options.max_iter.is_some_and(|m| iteration >= m) {
+        if iteration >= options.iteration_limit(n) {
             status = Status::MaxIterations;
             break;
         }

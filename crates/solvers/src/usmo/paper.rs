@@ -207,6 +207,8 @@ struct Run<'o, 'm> {
     monitor: &'m mut dyn Monitor,
     started: Instant,
     iteration: u64,
+    /// [`SolveOptions::iteration_limit`] of the problem's rows.
+    limit: u64,
     objective: f64,
     stats: SolveStats,
 }
@@ -228,7 +230,7 @@ impl Run<'_, '_> {
             *thresholds = thresholds.merge(me);
             return Ok(false);
         }
-        if self.options.max_iter.is_some_and(|m| self.iteration >= m) {
+        if self.iteration >= self.limit {
             return Err(Status::MaxIterations);
         }
         let Some(taken) = rows.step(&mut candidates, tol) else {
@@ -322,7 +324,7 @@ impl Run<'_, '_> {
                     // Nothing moved, so `critical` still holds; its pairs are stuck at
                     // rounding level unless the full scheme's step moves one.
                     let mut gaps = critical.gaps();
-                    if self.options.max_iter.is_some_and(|m| self.iteration >= m) {
+                    if self.iteration >= self.limit {
                         return Status::MaxIterations;
                     }
                     let Some(taken) = rows.step(&mut gaps, tol) else {
@@ -371,6 +373,7 @@ pub(super) fn solve<K: UnlabeledKernel>(
         monitor,
         started,
         iteration: 0,
+        limit: options.iteration_limit(n),
         objective: start_objective,
         stats: SolveStats { min_active_size: n as u64, ..SolveStats::default() },
     };
