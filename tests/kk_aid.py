@@ -252,12 +252,20 @@ def centroids(x: Array, clusters: Ints) -> Array:
 
 
 def s3vm_brute_force(
-    x: Array, labeled: NDArray[np.bool_], s: Array, c: float, c_u: float, *, tol: float = 1e-10
+    x: Array,
+    labeled: NDArray[np.bool_],
+    s: Array,
+    c: float,
+    c_u: float,
+    *,
+    tol: float = 1e-10,
+    lower: bool = False,
 ) -> float:
     """E* of the linear S3VM: min over all labelings d of the unlabeled rows of the weighted SVM
     with labels (s on labeled, d on unlabeled) and C_i = C (labeled) or C_u (unlabeled), each by
     sklearn SVC(C=1, sample_weight=C_i) (sample_weight scales C per row). Exponential: tiny
-    instances only."""
+    instances only. LIBSVM's float32 kernel leaves each SVM's primal value ~1e-8 relative above
+    its optimum: ``lower`` takes the dual values instead, a certified lower bound of E*."""
     unl = np.flatnonzero(~labeled)
     assert len(unl) <= 12, "brute force over 2^u labelings"
     weights = np.where(labeled, c, c_u)
@@ -265,7 +273,8 @@ def s3vm_brute_force(
     for bits in itertools.product((-1.0, 1.0), repeat=len(unl)):
         t = s.copy()
         t[unl] = bits
-        best = min(best, svc_reference(x, t, 1.0, sample_weight=weights, tol=tol).primal)
+        optimum = svc_reference(x, t, 1.0, sample_weight=weights, tol=tol)
+        best = min(best, optimum.dual if lower else optimum.primal)
     return float(best)
 
 

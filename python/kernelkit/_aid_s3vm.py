@@ -121,7 +121,9 @@ class AIDSemiSupervisedClassifier(_AIDS3vmInit, _BinaryClassifierMixin, _AidBase
         Called after every aggregated solve with the dict of its ``history_`` entry; a true
         return value stops the fit (``status_ == "stopped"``).
     time_limit : float or None, default=None
-        Wall-clock limit in seconds, > 0 (checked between aggregated solves), or None.
+        Wall-clock limit in seconds, > 0, or None: checked between aggregated solves and
+        after each SVM of an aggregated solve's label search, which then ends with the best
+        point found (``status_ == "time_limit"``).
 
     Attributes
     ----------
@@ -149,6 +151,9 @@ class AIDSemiSupervisedClassifier(_AIDS3vmInit, _BinaryClassifierMixin, _AidBase
         :class:`~kernelkit.ConvergenceWarning`.
     n_iter_ : int
         Number of aggregated solves.
+    n_svm_solves_ : int
+        Weighted SVMs solved over the fit: one per node of each aggregated solve's label
+        search (``exact_max_clusters``), so it says how much the branch and bound pruned.
     labels_ : ndarray of shape (n_samples,)
         The final cluster of each training row (int64).
     init_time_ : float
@@ -254,6 +259,7 @@ class AIDSemiSupervisedClassifier(_AIDS3vmInit, _BinaryClassifierMixin, _AidBase
         self.coef_ = np.asarray(result["coef"], dtype=np.float64).reshape(1, -1)
         self.intercept_ = np.array([float(result["bias"])])
         self.aggregated_objective_ = float(result["aggregated_objective"])
+        self.n_svm_solves_ = int(result["svm_solves"])
         # max_iter is the S3VM's budget (the paper's AID1 / AID5), not a failure to converge:
         # its gap is measured against a weak bound.
         self._store_result(result, warn_on=("time_limit", "stopped"))

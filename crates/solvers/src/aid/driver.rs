@@ -258,7 +258,13 @@ impl AidTracker {
     /// go on and split the impure clusters; also before any solve).
     pub fn status(&self, control: Control) -> Option<AidStatus> {
         let (round, record) = (self.last?, self.history.last()?);
-        if round.n_impure == 0 {
+        let out_of_time =
+            self.options.time_limit.is_some_and(|limit| self.start.elapsed() >= limit);
+        if round.n_impure == 0 && !round.solved && (control == Control::Stop || out_of_time) {
+            // A solve cut short (the S3VM's label search at the time limit): its partition's
+            // purity says nothing of the search it did not finish.
+            Some(if control == Control::Stop { AidStatus::Stopped } else { AidStatus::TimeLimit })
+        } else if round.n_impure == 0 {
             Some(if self.certifies && round.solved { AidStatus::Optimal } else { AidStatus::Pure })
         } else if record.gap <= self.options.tol {
             Some(AidStatus::Gap)
@@ -266,7 +272,7 @@ impl AidTracker {
             Some(AidStatus::Stopped)
         } else if self.history.len() >= self.options.max_iter {
             Some(AidStatus::MaxIterations)
-        } else if self.options.time_limit.is_some_and(|limit| self.start.elapsed() >= limit) {
+        } else if out_of_time {
             Some(AidStatus::TimeLimit)
         } else {
             None

@@ -35,6 +35,7 @@ pub mod kernel_gram;
 pub mod kmeans;
 pub mod lad;
 pub mod partition;
+mod refined;
 pub mod s3vm;
 pub mod svm;
 

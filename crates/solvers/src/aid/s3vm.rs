@@ -54,23 +54,30 @@
 //! callback) or cut by the time limit, or the time limit (counted from the first aggregated
 //! solve) has passed. A root solve that did not converge gives no lower bound.
 
+use std::rc::Rc;
 use std::time::Instant;
 
-use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, SignedQ};
+use kernelkit_kernels::{DenseKernel, SignedQ};
 
 use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::partition::{Partition, Split};
+use crate::aid::refined::{solve_refined, LinearDual};
 use crate::aid::svm::{hinge_cells, linear_decision, linear_weights, SvmFit};
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
 
-/// The weighted SVM of one label assignment: `(w, b, dual value)`.
+/// The weighted SVM of one label assignment: `(w, b, dual value)` and its dual solution.
 struct Weighted {
     w: Vec<f64>,
     b: f64,
     dual: f64,
     /// The solve converged (its dual value is then a valid bound).
     converged: bool,
+    /// The dual solution: one `α_k` per chosen cluster of positive weight, in order, then the
+    /// two zero rows of the balance constraint (if any).
+    alpha: Vec<f64>,
+    /// How many of `alpha` are clusters'.
+    clusters: usize,
 }
 
 /// The lowest aggregated objective found so far and its `(w, b)`.
@@ -110,10 +117,15 @@ pub struct LabelSearch<'s, S> {
 }
 
 impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
+    /// The SVM of the clusters `chosen` labelled `labels`, solved to float64 accuracy
+    /// ([`solve_refined`]); started from `parent`'s solution with the new last cluster at 0
+    /// when `chosen` is `parent`'s clusters and one more (a branch-and-bound child: feasible,
+    /// as the bounds and `yᵀα` are unchanged), else from 0.
     fn svm(
         &mut self,
         chosen: &[usize],
         labels: &[i8],
+        parent: Option<&Weighted>,
         inner: &mut dyn Monitor,
     ) -> Result<Weighted, SolveError> {
         self.solves += 1;
@@ -129,8 +141,23 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         let target = self.balance.map_or(0.0, |balance| balance.target);
         if chosen.is_empty() {
             // w = 0; with the balance constraint the bias is r.
-            return Ok(Weighted { w: vec![0.0; d], b: target, dual: 0.0, converged: true });
+            let empty = Vec::new();
+            return Ok(Weighted {
+                w: vec![0.0; d],
+                b: target,
+                dual: 0.0,
+                converged: true,
+                alpha: empty,
+                clusters: 0,
+            });
         }
+        let alpha0 = parent.filter(|parent| parent.clusters > 0).map(|parent| {
+            // The parent's clusters, the new one (when of positive weight) at 0, the zero rows.
+            let (clusters, pinned) = parent.alpha.split_at(parent.clusters);
+            let new = chosen.len() - clusters.len();
+            clusters.iter().copied().chain(std::iter::repeat_n(0.0, new)).chain(pinned.to_vec())
+        });
+        let alpha0: Option<Vec<f64>> = alpha0.map(Iterator::collect);
         let mut rows: Vec<f64> = chosen
             .iter()
             .flat_map(|&k| self.centroids[k * d..(k + 1) * d].iter().copied())
@@ -159,14 +186,9 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 p.push(0.0);
             }
         }
-        let n_variables = signs.len();
-        let kernel = DenseKernel::new(
-            DenseRows::from_vec(rows.clone(), n_variables, d)?,
-            KernelFunction::Linear,
-        )?;
-        let q = SignedQ::new(kernel, signs.clone(), self.options.cache_bytes);
-        let mut problem = BoxQp::new(q, p.clone(), labels, upper, None)?;
-        let solution = self.solver.solve(&mut problem, self.options, inner)?;
+        let dual = LinearDual { rows: &rows, d, signs: &signs, y: &labels, p: &p, upper: &upper };
+        let alpha0 = alpha0.filter(|start| start.len() == signs.len());
+        let solution = solve_refined(&dual, alpha0, self.solver, self.options, inner)?;
         let w = linear_weights(&rows, d, &solution.x, &signs);
         // −pᵀα − ½‖w‖²: Σ α_k without the constraint, Σ α_k (1 − y_k r) with it.
         let linear: f64 = solution.x.iter().zip(&p).map(|(a, p_k)| -a * p_k).sum();
@@ -183,7 +205,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             self.cut = true;
         }
         let converged = solution.status == Status::Converged;
-        Ok(Weighted { w, b, dual, converged })
+        Ok(Weighted { w, b, dual, converged, alpha: solution.x, clusters: chosen.len() })
     }
 
     /// The aggregated objective at `(w, b)` with Lemma-1 labels, and those labels.
@@ -206,12 +228,13 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
         chosen: &[usize],
         labeled_signs: &[i8],
         more: &[i8],
+        parent: Option<&Weighted>,
         inner: &mut dyn Monitor,
         best: &mut Best,
     ) -> Result<(Weighted, Vec<f64>), SolveError> {
         let mut signs = labeled_signs.to_vec();
         signs.extend_from_slice(more);
-        let node = self.svm(chosen, &signs, inner)?;
+        let node = self.svm(chosen, &signs, parent, inner)?;
         let (value, f) = self.evaluate(&node.w, node.b);
         if value < best.value {
             *best = Best { value, w: node.w.clone(), b: node.b };
@@ -228,7 +251,7 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
     ) -> Result<(f64, Vec<f64>, f64, f64), SolveError> {
         let labeled: Vec<usize> = (0..self.labels.len()).filter(|&k| self.labels[k] != 0).collect();
         let labeled_signs: Vec<i8> = labeled.iter().map(|&k| self.labels[k]).collect();
-        let root = self.svm(&labeled, &labeled_signs, inner)?;
+        let root = self.svm(&labeled, &labeled_signs, None, inner)?;
         let (value, f) = self.evaluate(&root.w, root.b);
         let mut best = Best { value, w: root.w.clone(), b: root.b };
         let lower = if root.converged { root.dual } else { f64::NEG_INFINITY };
@@ -239,8 +262,10 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
             (0..self.labels.len()).filter(|&k| self.labels[k] == 0).collect();
         unlabeled.sort_by(|&a, &b| f[b].abs().total_cmp(&f[a].abs()).then(a.cmp(&b)));
         if unlabeled.len() <= exact_max {
-            // Depth-first branch and bound; a node is (prefix length, labels of the prefix).
-            let mut stack: Vec<Vec<i8>> = Vec::new();
+            // Depth-first branch and bound; a node is the labels of a prefix of `unlabeled`,
+            // with its parent's solve (its start).
+            let root = Rc::new(root);
+            let mut stack: Vec<(Vec<i8>, Rc<Weighted>)> = Vec::new();
             let first = if f.get(unlabeled.first().copied().unwrap_or(0)).is_some_and(|v| *v >= 0.0)
             {
                 1
@@ -248,14 +273,20 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 -1
             };
             if !unlabeled.is_empty() {
-                stack.push(vec![-first]);
-                stack.push(vec![first]);
+                stack.push((vec![-first], Rc::clone(&root)));
+                stack.push((vec![first], Rc::clone(&root)));
             }
-            while let Some(prefix) = stack.pop() {
+            while let Some((prefix, parent)) = stack.pop() {
                 let mut chosen = labeled.clone();
                 chosen.extend_from_slice(&unlabeled[..prefix.len()]);
-                let (node, f) =
-                    self.try_labels(&chosen, &labeled_signs, &prefix, inner, &mut best)?;
+                let (node, f) = self.try_labels(
+                    &chosen,
+                    &labeled_signs,
+                    &prefix,
+                    Some(&parent),
+                    inner,
+                    &mut best,
+                )?;
                 if self.cut {
                     break;
                 }
@@ -264,10 +295,11 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 }
                 let next = unlabeled[prefix.len()];
                 let greedy: i8 = if f[next] >= 0.0 { 1 } else { -1 };
+                let node = Rc::new(node);
                 for label in [-greedy, greedy] {
                     let mut child = prefix.clone();
                     child.push(label);
-                    stack.push(child);
+                    stack.push((child, Rc::clone(&node)));
                 }
             }
         } else {
@@ -275,7 +307,8 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 unlabeled.iter().map(|&k| if f[k] >= 0.0 { 1 } else { -1 }).collect();
             let all: Vec<usize> = labeled.iter().chain(&unlabeled).copied().collect();
             for _ in 0..100 {
-                let (_, f) = self.try_labels(&all, &labeled_signs, &current, inner, &mut best)?;
+                let (_, f) =
+                    self.try_labels(&all, &labeled_signs, &current, None, inner, &mut best)?;
                 if self.cut {
                     break;
                 }

@@ -26,14 +26,13 @@
 //! Warm start (digest §3.4): the new cluster's `α` is the sum of its rows' `α̂`, which keeps the
 //! bounds and `Σ y α` and gives the previous solution's objective.
 
-use kernelkit_kernels::{
-    DenseKernel, DenseRows, KernelFunction, KernelPath, PrecomputedGram, SignedQ,
-};
+use kernelkit_kernels::{DenseKernel, KernelFunction, KernelPath, PrecomputedGram, SignedQ};
 use rayon::prelude::*;
 
 use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::kernel_gram::AggregatedGram;
 use crate::aid::partition::{Partition, Split};
+use crate::aid::refined::{solve_refined, GramDual, LinearDual};
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
 
@@ -317,22 +316,35 @@ where
     let k = labels.len();
     let signs: Vec<f64> = labels.iter().map(|&l| f64::from(l)).collect();
     let p = vec![-1.0; k];
+    // Solved to float64 accuracy (`refined`): the f32 columns would leave an error of
+    // 2⁻²⁴·C|C_k| in the gradient, above `tol` at a large `C`.
     let (solution, w, w_norm2) = match points {
         AggregatedPoints::Gram(means) => {
-            let kernel = PrecomputedGram::new(means, k, k)?;
-            let q = SignedQ::new(kernel, signs.clone(), options.cache_bytes);
-            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
-            let solution = solver.solve(&mut problem, options, inner)?;
+            if means.len() != k * k {
+                return Err(SolveError::LengthMismatch {
+                    name: "means",
+                    expected: k * k,
+                    actual: means.len(),
+                });
+            }
+            let (y, p, upper) = (&labels, &p, &upper);
+            let dual = GramDual { means, signs: &signs, y, p, upper };
+            let solution = solve_refined(&dual, Some(alpha0), solver, options, inner)?;
             let coef: Vec<f64> = solution.x.iter().zip(&signs).map(|(a, s)| a * s).collect();
             let w_norm2 = quadratic_form(means, k, &coef);
             (solution, Vec::new(), w_norm2)
         }
         AggregatedPoints::Centroids { values, d } => {
-            let rows = DenseRows::from_vec(values.to_vec(), k, d)?;
-            let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
-            let q = SignedQ::new(kernel, signs.clone(), options.cache_bytes);
-            let mut problem = BoxQp::new(q, p, labels, upper, Some(alpha0))?;
-            let solution = solver.solve(&mut problem, options, inner)?;
+            if values.len() != k * d {
+                return Err(SolveError::LengthMismatch {
+                    name: "centroids",
+                    expected: k * d,
+                    actual: values.len(),
+                });
+            }
+            let (y, p, upper) = (&labels, &p, &upper);
+            let dual = LinearDual { rows: values, d, signs: &signs, y, p, upper };
+            let solution = solve_refined(&dual, Some(alpha0), solver, options, inner)?;
             let w = linear_weights(values, d, &solution.x, &signs);
             let w_norm2 = w.iter().map(|v| v * v).sum::<f64>();
             (solution, w, w_norm2)
