@@ -289,3 +289,54 @@ def test_a_decision_of_zero_in_a_file_with_the_other_class_first(tmp_path: Any) 
     X = np.array([[0.0], [1.0], [-1.0], [0.0]])
     np.testing.assert_array_equal(model.predict(X), [-1, 1, -1, -1])
     np.testing.assert_array_equal(_run(model, X, options={"zipmap": False})[0], [-1, 1, -1, -1])
+
+
+def _run_double(model: Any, X: Any, **options: Any) -> list[Any]:
+    """As :func:`_run`, with a float64 input."""
+    onx = skl2onnx.to_onnx(model, np.asarray(X[:1], dtype=np.float64), **options)
+    session = onnxruntime.InferenceSession(
+        onx.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    outputs: list[Any] = session.run(None, {session.get_inputs()[0].name: np.asarray(X)})
+    return outputs
+
+
+@pytest.mark.parametrize("name", ["SVC", "SVR", "OneClassSVM"])
+def test_rbf_rows_far_from_the_origin(name: str) -> None:
+    """predict shifts RBF rows far from the origin for their spread to their mean
+    (``_rbf_shift``); the graph did not, and at an offset of 1.7e9 onnxruntime's labels agreed
+    with predict on half the rows (SVR: off by 108). The graph now holds the shifted support
+    vectors and subtracts the shift from the input in float64; a float32 input, already rounded
+    at that scale, warns."""
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((400, 2)) * 100
+    X = Z + 1.7e9
+    if name == "SVC":
+        model: Any = kernelkit.SVC(gamma=1e-4, C=10).fit(X, (Z[:, 0] * Z[:, 1] > 0).astype(int))
+        labels, scores = _run_double(model, X, options={"zipmap": False})
+        _agree(labels, model.predict(X))
+        _close(scores[:, 1], model.decision_function(X))
+    elif name == "SVR":
+        model = kernelkit.SVR(gamma=1e-4, C=10).fit(X, np.sin(Z[:, 0] / 50))
+        (prediction,) = _run_double(model, X)
+        _close(prediction[:, 0], model.predict(X))
+    else:
+        model = kernelkit.OneClassSVM(gamma=1e-4, nu=0.2).fit(X)
+        labels, scores = _run_double(model, X)
+        _agree(labels, model.predict(X))
+        _close(scores[:, 0], model.decision_function(X))
+    with pytest.warns(UserWarning, match="float64 input"):
+        skl2onnx.to_onnx(model, X[:1].astype(np.float32))
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e-30])
+def test_models_beyond_float32_are_refused(scale: float) -> None:
+    """The operators compute in float32: a linear kernel of rows of 1e20 is 1e40, and
+    gamma="scale" on rows of 1e-30 is 3e59; onnxruntime gave NaN scores and labels that agreed
+    with predict on 50-65 % of rows. Such a model is refused, naming what overflows."""
+    X = np.random.default_rng(0).standard_normal((200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = kernelkit.SVC(kernel="linear" if scale > 1 else "rbf").fit(X * scale, y)
+    assert np.all(np.isfinite(model.decision_function(X * scale)))  # fine in float64
+    with pytest.raises(ValueError, match="float32's range"):
+        skl2onnx.to_onnx(model, (X[:1] * scale).astype(np.float64))

@@ -376,9 +376,12 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
 
     @staticmethod
     def _support_rows(X: Any, support: NDArray[np.integer[Any]]) -> Any:
-        """The support vectors: rows of X, sparse (CSR) when X is sparse, as scikit-learn."""
+        """The support vectors: rows of X, sparse (CSR, its indices sorted and without
+        repeats: ``X[:, order]`` has neither) when X is sparse, as scikit-learn."""
         if sp.issparse(X):
-            return sp.csr_matrix(X[support])
+            vectors = sp.csr_matrix(X[support])
+            vectors.sum_duplicates()
+            return vectors
         return np.ascontiguousarray(X[support], dtype=np.float64)
 
     def _kernel_spec(self, X: Any) -> KernelParams:

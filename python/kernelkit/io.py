@@ -127,8 +127,8 @@ def save_libsvm_model(estimator: Any, path: str | os.PathLike[str]) -> None:
     kind = _TYPES.get(type(estimator))
     if kind is None:
         raise ValueError(
-            "LIBSVM model files hold SVC, NuSVC, SVR, NuSVR and OneClassSVM models, got "
-            f"{type(estimator).__name__}"
+            "LIBSVM model files hold kernelkit's SVC, NuSVC, SVR, NuSVR and OneClassSVM "
+            f"models, got {type(estimator).__module__}.{type(estimator).__qualname__}"
         )
     check_is_fitted(estimator, "support_")
     kernel_kind, gamma, degree, coef0 = estimator._kernel_params
@@ -220,7 +220,11 @@ def _feature_texts(estimator: Any, kernel: str, rows: NDArray[np.intp]) -> Itera
         for row in np.asarray(vectors)[rows]:
             yield " ".join(f"{j + 1}:{_number(v)}" for j, v in enumerate(row))
         return
-    vectors = sp.csr_matrix(vectors)
+    # LIBSVM's sparse dot product needs increasing indices, and so does the reader: a CSR
+    # matrix with unsorted or repeated indices (a column selection `X[:, order]` has them) is
+    # canonicalised on a copy.
+    vectors = sp.csr_matrix(vectors, copy=True)
+    vectors.sum_duplicates()
     width = vectors.shape[1]
     # The file records no width: where no support vector has a non-zero last feature, the
     # first line ends with an explicit "width:0" (LIBSVM's reader takes it, and it adds

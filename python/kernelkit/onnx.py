@@ -41,6 +41,12 @@ decision = the first class of a pair):
 * **OneClassSVM**: ``SVMRegressor`` gives :meth:`decision_function`; the label is ``+1``
   where it is positive, else ``−1``.
 
+An RBF model whose support vectors lie far from the origin for their spread is predicted with
+rows and support vectors shifted to the support vectors' mean (``_rbf_shift``): its graph holds
+the shifted vectors and subtracts the shift from the input in float64 (a float32 input warns:
+it is rounded at that scale). A model whose parameters or kernel values exceed float32's range
+is refused (``ValueError``).
+
 Kernels ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` are converted, with the parameters
 the model was fitted with (which :meth:`predict` uses, whatever ``set_params`` changed since); a
 precomputed or callable kernel has no ONNX form (``ValueError``). A model without support vectors
@@ -64,6 +70,7 @@ from skl2onnx.common.data_types import FloatTensorType, Int64TensorType, StringT
 from sklearn.utils.validation import check_is_fitted
 
 from ._class_order import reorder_classes
+from ._rbf_shift import rbf_shift
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -84,16 +91,71 @@ def _check_model(model: Any) -> None:
             "the ONNX SVM operators compute only the 'linear', 'poly', 'rbf' and 'sigmoid' "
             "kernels"
         )
+    _check_float32_range(model)
+
+
+def _check_float32_range(model: Any) -> None:
+    """Refuses a model whose parameters, or whose kernel values at its own support vectors
+    times its largest coefficient, exceed float32's range: the operators would compute
+    infinities and NaN (``gamma="scale"`` on rows of 1e-30 is 3e59; a linear kernel of rows of
+    1e20 is 1e40)."""
+    kind, gamma, degree, coef0 = model._kernel_params
+    vectors = _shifted(model, _dense_vectors(model))
+    # The classifiers keep LIBSVM's layout beside scikit-learn's; both hold the same values.
+    coef = np.abs(np.asarray(getattr(model, "_dual_coef_libsvm", model._dual_coef_)))
+    largest = float(coef.max()) if coef.size else 0.0
+    norms = np.einsum("ij,ij->i", vectors, vectors) if vectors.size else np.zeros(1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kind == "linear":
+            kernel = float(norms.max())
+        elif kind == "poly":
+            kernel = float(np.max(np.abs(gamma * norms + coef0) ** degree))
+        else:  # rbf and sigmoid values are within [-1, 1]
+            kernel = 1.0
+        values = {
+            "gamma": abs(float(gamma)),
+            "coef0": abs(float(coef0)),
+            "support vectors": float(np.max(np.abs(vectors), initial=0.0)),
+            "dual coefficients": largest,
+            "intercepts": float(np.max(np.abs(model.intercept_), initial=0.0)),
+            "kernel values of the support vectors": kernel,
+            "kernel values times the dual coefficients": kernel * largest,
+        }
+    limit = float(np.finfo(np.float32).max)
+    for name, value in values.items():
+        if not value <= limit:
+            raise ValueError(
+                f"{type(model).__name__} cannot be exported to ONNX: its {name} reach "
+                f"{value:.3g}, beyond float32's range ({limit:.3g}), in which the ONNX SVM "
+                "operators compute; rescale the features"
+            )
+
+
+def _input_shift(model: Any) -> np.ndarray[Any, Any] | None:
+    """The vector that :meth:`predict` subtracts from the rows and the support vectors of an
+    RBF model far from the origin (``_rbf_shift``), or None."""
+    vectors = model.support_vectors_
+    if not isinstance(vectors, np.ndarray):
+        return None
+    return rbf_shift(vectors, model._kernel_params[0])
+
+
+def _shifted(model: Any, vectors: Any) -> np.ndarray[Any, Any]:
+    """Dense support vectors as the graph holds them: less :func:`_input_shift`."""
+    shift = _input_shift(model)
+    dense = np.asarray(vectors, dtype=np.float64)
+    return dense if shift is None else dense - shift
 
 
 def _kernel_attributes(model: Any, vectors: Any) -> dict[str, Any]:
     """The fitted kernel (as :meth:`predict` uses it, whatever was set since) and the
-    support vectors ``vectors``, rows of a dense array."""
+    support vectors ``vectors``, rows of a dense array (shifted as :meth:`predict` shifts
+    them)."""
     kind, gamma, degree, coef0 = model._kernel_params
     return {
         "kernel_type": str(kind).upper(),
         "kernel_params": [float(gamma), float(coef0), float(degree)],
-        "support_vectors": np.asarray(vectors, dtype=np.float32).ravel().tolist(),
+        "support_vectors": _shifted(model, vectors).astype(np.float32).ravel().tolist(),
     }
 
 
@@ -137,15 +199,27 @@ def _input_width(operator: Any) -> int:
 
 
 def _float_input(scope: Any, operator: Any, container: Any) -> str:
-    """The input rows as float32 (the SVM operators' type)."""
-    name = operator.inputs[0].full_name
+    """The input rows as float32 (the SVM operators' type), less :func:`_input_shift` (taken
+    in float64 first: rows near 1e9 differ in their last float32 digits)."""
+    name = str(operator.inputs[0].full_name)
+    shift = _input_shift(operator.raw_operator)
+    if shift is None:
+        if isinstance(operator.inputs[0].type, FloatTensorType):
+            return name
+        return _cast(scope, container, name, TensorProto.FLOAT)
     if isinstance(operator.inputs[0].type, FloatTensorType):
-        return str(name)
-    cast = scope.get_unique_variable_name("rows_float")
-    container.add_node(
-        "Cast", [name], [cast], to=TensorProto.FLOAT, name=scope.get_unique_operator_name("Cast")
-    )
-    return str(cast)
+        warnings.warn(
+            f"{type(operator.raw_operator).__name__}'s RBF rows are far from the origin for "
+            "their spread, and float32 input rounds them (at 1e9, to multiples of 64): convert "
+            "with float64 input, to_onnx(model, X[:1].astype(np.float64))",
+            UserWarning,
+            stacklevel=2,
+        )
+    rows = _cast(scope, container, name, TensorProto.DOUBLE)
+    center = scope.get_unique_variable_name("rbf_shift")
+    container.add_initializer(center, TensorProto.DOUBLE, [len(shift)], shift.tolist())
+    difference = _node(scope, container, "Sub", [rows, center])
+    return _cast(scope, container, difference, TensorProto.FLOAT)
 
 
 def _constant(scope: Any, container: Any, base: str, values: Any) -> str:
