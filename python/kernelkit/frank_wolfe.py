@@ -22,11 +22,12 @@ from sklearn.utils import check_random_state
 
 from . import _core
 from ._base import Float64Array, _check_positive
+from ._pair_fit import PairProblem
 from ._params import Controls, KernelParams, OneVsOneParams
 from ._threads import resolve_n_jobs
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
 from .exceptions import InvalidParameterError
-from .svc import SVC, PairProblem
+from .svc import SVC
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 

@@ -18,11 +18,12 @@ from sklearn.base import ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, SingleProblemSvm, _check_positive
+from ._base import Float64Array, _check_positive
 from ._docstrings import shared_docstrings
 from ._klr_multiclass import MULTI_CLASS, MulticlassKlr
 from ._params import Controls, KernelParams
 from ._rbf_shift import solved_rows
+from ._single_problem import SingleProblemSvm
 from ._validation import (
     check_bool,
     check_class_labels,

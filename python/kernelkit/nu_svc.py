@@ -11,10 +11,11 @@ from numpy.typing import NDArray
 from . import _core
 from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
+from ._pair_fit import PairProblem
 from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import matching_default
 from ._warm_start import repair_onto
-from .svc import SVC, PairProblem
+from .svc import SVC
 
 __all__ = ["NuSVC"]
 

@@ -10,9 +10,10 @@ from numpy.typing import NDArray
 from sklearn.base import OutlierMixin
 
 from . import _core
-from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_nu
+from ._base import Float64Array, _check_nu
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, SmoParams
+from ._single_problem import KeptRows, SingleProblemSvm
 from ._validation import keeps_model_on_failure
 from ._warm_start import repair_onto
 

@@ -11,12 +11,13 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive, store_solve_record
+from ._base import Float64Array, KernelSvmMixin, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
 from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._rbf_shift import solved_rows
+from ._single_problem import store_solve_record
 from ._validation import keeps_model_on_failure
 from ._warn import warn_unconverged
 from .exceptions import InvalidParameterError

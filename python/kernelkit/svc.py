@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # Annotations only (``from __future__ import annotations``): no runtime dependency on
@@ -23,15 +23,13 @@ from ._base import (
     check_finite_model,
 )
 from ._docstrings import shared_docstrings
-from ._duplicates import RowGroups, first_occurrences, group_rows
 from ._one_vs_one import OneVsOneModel
+from ._pair_fit import PairFit, PairProblem
 from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import (
-    PairPositions,
     ProbabilityMixin,
     matching_default,
 )
-from ._rbf_shift import solved_rows
 from ._sparse import dense_kernel_block, to_core_rows
 from ._threads import resolve_n_jobs
 from ._validation import (
@@ -42,25 +40,10 @@ from ._validation import (
     keeps_model_on_failure,
     weights_of_classes,
 )
-from ._warm_start import PreviousSolve, SparseDual, digest_once, repair_onto
+from ._warm_start import repair_onto
 from ._warn import warn_from_caller, warn_unconverged
 
 __all__ = ["SVC"]
-
-
-class PairProblem(NamedTuple):
-    """One class pair's dual: its positions (rows of X), signs, weights, and the rows solved
-    (the positions, or one per group of identical rows)."""
-
-    positions: NDArray[np.intp]
-    signs: Float64Array
-    sample_weights: Float64Array
-    class_weights: Float64Array
-    groups: RowGroups | None
-    rows_index: NDArray[np.intp]
-    rows_signs: Float64Array
-    rows_weights: Float64Array
-    rows_class_weights: Float64Array
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -233,211 +216,21 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         classes, class_weight, y_index = _without_unweighted_classes(
             classes, class_weight, y_index, weights
         )
-        n_classes = len(classes)
-        members = [np.flatnonzero((y_index == c) & (weights > 0)) for c in range(n_classes)]
-        pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-        # The previous fit's duals, one full-length vector per pair, when this fit starts warm,
-        # and the duals as solved with their gradients (``_warm_start``, "The gradient").
-        previous = self._previous_duals(len(y_index), classes) if warm else None
-        # Taken where first compared or kept.
-        digest = digest_once(X_checked, kernel_params) if warm else lambda: None
-
-        previous_solves: list[PreviousSolve] | None = (
-            getattr(self, "_warm_solves", None) if previous is not None else None
+        run = PairFit(
+            self,
+            X_checked,
+            kernel_params,
+            kernel,
+            classes,
+            y_index,
+            weights,
+            class_weight,
+            reads_rows=reads_rows,
+            warm=warm,
         )
-        solves: dict[int, PreviousSolve] = {}
-
-        def remember(pair: int, problem: PairProblem, solution: _core.Solution) -> None:
-            # What the next warm fit may continue from (a solve that returned its gradient).
-            if (carried := self._kept_solve(problem, solution)) is not None and (
-                kept := digest()
-            ) is not None:
-                solves[pair] = PreviousSolve(kept, problem.rows_index, problem.rows_signs, *carried)
-
-        # Dense rows of a built-in kernel are handed to the core once, as they are (float64 or
-        # float32, never converted here): their facts are computed once, each pair names its
-        # rows, and the core's plan chooses how to read them (each row is in n_classes - 1
-        # pairs: no copy per pair of the checks, norms and float32 narrowing). The core reads
-        # them in place, so they must be C-contiguous and aligned: an array unpickled from a
-        # byte stream (a Dask or joblib worker's) may not be aligned, and is copied once.
-        # Far from the origin, RBF rows are solved shifted to their mean (`_rbf_shift`); the
-        # support vectors are the rows as given.
-        X_solved = solved_rows(X_checked, kernel_params[0])
-        facts = None
-        if isinstance(X_solved, np.ndarray) and reads_rows:
-            X_solved = np.require(X_solved, requirements=["C_CONTIGUOUS", "ALIGNED"])
-            facts = _core.DenseRowFacts(X_solved, resolve_n_jobs(self.n_jobs))
-
-        # Identical rows with the same label are one C-SVC dual variable (`_duplicates`).
-        first = (
-            first_occurrences(X_solved, resolve_n_jobs(self.n_jobs))
-            if self._merges_repeated_rows
-            and isinstance(self.kernel, str)
-            and self.kernel != "precomputed"
-            else None
-        )
-
-        def pair_positions(pair: tuple[int, int]) -> PairPositions:
-            a, b = pair
-            index = np.concatenate([members[a], members[b]])
-            signs = np.concatenate([np.ones(len(members[a])), -np.ones(len(members[b]))])
-            class_weights = np.where(signs > 0, class_weight[a], class_weight[b])
-            return PairPositions(index, signs, weights[index], class_weights)
-
-        def pair_problem(pair: tuple[int, int]) -> PairProblem:
-            return reduced_problem(*pair_positions(pair))
-
-        def reduced_problem(
-            index: NDArray[np.intp],
-            signs: Float64Array,
-            sample_weights: Float64Array,
-            class_weights: Float64Array,
-        ) -> PairProblem:
-            # The problem solved: over the positions, or over their groups of identical rows.
-            groups = group_rows(first, index, signs)
-            solved = (
-                (index, signs, sample_weights, class_weights)
-                if groups is None
-                else (
-                    index[groups.representatives],
-                    signs[groups.representatives],
-                    groups.merge(sample_weights),
-                    class_weights[groups.representatives],
-                )
-            )
-            return PairProblem(index, signs, sample_weights, class_weights, groups, *solved)
-
-        def finish(
-            problem: PairProblem, solution: _core.Solution
-        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
-            alpha = np.asarray(solution.x)
-            if problem.groups is not None:
-                # The bounds as `_solve_pair` computes them, per position and per group.
-                alpha = problem.groups.split(
-                    alpha,
-                    self._upper(problem.sample_weights, problem.class_weights),
-                    self._upper(problem.rows_weights, problem.rows_class_weights),
-                )
-            return problem.positions, problem.signs, alpha, solution
-
-        def warm_start_of(problem: PairProblem, p: int | None) -> dict[str, Any]:
-            # The start of pair ``p`` of a warm fit (``alpha0``, and ``previous`` where the
-            # gradient carries over), as ``_solve_pair``'s keywords; none for a cold solve.
-            start = None if previous is None or p is None else previous[p]
-            solved = None if previous_solves is None or p is None else previous_solves[p]
-            if (
-                solved is not None
-                and (current := digest()) is not None
-                and solved.continues(current, problem.rows_index, problem.rows_signs)
-            ):
-                # The same dual variables as the previous fit's solve: its solution moved
-                # into this fit's set, the gradient updated from the previous one.
-                alpha0 = self._start_from_solve(problem, solved.x)
-                return {"alpha0": alpha0, "previous": (solved.x, solved.gradient)}
-            if start is None:
-                return {}
-            # The start of every position, moved into this fit's set; merged rows start at
-            # their sum.
-            alpha0 = self._warm_pair_start(problem, start[problem.positions])
-            if problem.groups is not None:
-                merged = np.bincount(
-                    problem.groups.group, weights=alpha0, minlength=problem.groups.n_groups
-                ).astype(np.float64)
-                upper = self._upper(problem.rows_weights, problem.rows_class_weights)
-                alpha0 = np.minimum(merged, upper)
-            return {"alpha0": alpha0}
-
-        def solve_problem(
-            problem: PairProblem,
-            description: str,
-            n_jobs: int | None,
-            stop: _core.StopFlag | None,
-            p: int | None = None,
-            fold: bool = False,
-        ) -> _core.Solution:
-            rows = (
-                self._training_rows(X_solved, problem.rows_index)
-                if facts is None
-                else _core.RowSubset(facts, problem.rows_index.astype(np.int64))
-            )
-            extra = self._fold_solve_options() if fold else warm_start_of(problem, p)
-            return self._solve_pair(
-                rows, problem, kernel, description=description, n_jobs=n_jobs, stop=stop, **extra
-            )
-
-        def describe(pair: tuple[int, int]) -> str:
-            a, b = pair
-            return f"{type(self).__name__} {_label(classes[a])} vs {_label(classes[b])}"
-
-        def solve_pair(
-            pair: tuple[int, int], n_jobs: int | None, stop: _core.StopFlag | None
-        ) -> tuple[NDArray[np.intp], Float64Array, Float64Array, _core.Solution]:
-            problem, p = pair_problem(pair), pairs.index(pair)
-            solution = solve_problem(problem, describe(pair), n_jobs, stop, p)
-            remember(p, problem, solution)
-            return finish(problem, solution)
-
-        def solve_fold(
-            pair: PairPositions,
-            train: NDArray[np.bool_],
-            n_jobs: int | None,
-            stop: _core.StopFlag | None,
-            description: str,
-        ) -> tuple[NDArray[np.intp], Float64Array, float, str]:
-            # The pair's problem over its training positions (repeated rows merged as in
-            # the pair's own fit): the support rows and coefficients of the fold's model.
-            problem = reduced_problem(
-                pair.positions[train],
-                pair.signs[train],
-                pair.sample_weights[train],
-                pair.class_weights[train],
-            )
-            solution = solve_problem(problem, description, n_jobs, stop, fold=True)
-            coef = problem.rows_signs * np.asarray(solution.x)
-            kept = coef != 0
-            return problem.rows_index[kept], coef[kept], float(solution.bias), solution.status
-
-        def decide_fold(
-            rows: NDArray[np.intp],
-            support: NDArray[np.intp],
-            coef: Float64Array,
-            n_jobs: int | None,
-        ) -> Float64Array:
-            return self._training_kernel_product(X_solved, rows, support, kernel, coef, n_jobs)
-
-        workers = self._pair_workers(len(pairs))
-        # C-SVC pairs (not a subclass's dual) of a fit without callback or progress bar, over
-        # dense rows of a built-in kernel: every pair in one call, the core's workers taking
-        # the pairs in order, no Python between two solves (the same solves as below, warm
-        # ones included).
-        if facts is not None and workers > 1 and type(self)._solve_pair is SVC._solve_pair:
-            problems = [pair_problem(pair) for pair in pairs]
-            starts = [warm_start_of(problem, p) for p, problem in enumerate(problems)]
-            solutions = _core.solve_c_svc_pairs(
-                [_core.RowSubset(facts, p.rows_index.astype(np.int64)) for p in problems],
-                [p.rows_signs for p in problems],
-                [self._upper(p.rows_weights, p.rows_class_weights) for p in problems],
-                kernel,
-                workers,
-                [start.get("alpha0") for start in starts],
-                [start.get("previous") for start in starts],
-                **{**self._solver_options(), "n_jobs": 1},
-            )
-            for p, (problem, solution) in enumerate(zip(problems, solutions, strict=True)):
-                remember(p, problem, solution)
-            results = [finish(p, s) for p, s in zip(problems, solutions, strict=True)]
-        else:
-            results = self._run_in_parallel(pairs, solve_pair)
+        results = run.solve_pairs(type(self)._solve_pair is SVC._solve_pair)
         prob_a, prob_b, stopped_folds = (
-            self._fit_sigmoids(
-                [pair_positions(pair) for pair in pairs],
-                solve_fold,
-                decide_fold,
-                self._run_in_parallel,
-                lambda p: describe(pairs[p]),
-            )
-            if probability
-            else (np.empty(0), np.empty(0), [])
+            run.fit_sigmoids() if probability else (np.empty(0), np.empty(0), [])
         )
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
@@ -465,14 +258,8 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
         self._store_kernel(kernel_params)
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self._probA, self._probB = prob_a, prob_b
-        self._warm_duals = (
-            (len(y_index), classes, [SparseDual.of(self._full_dual(weights, r)) for r in results])
-            if warm
-            else None
-        )
-        self._warm_solves = (
-            [solves[p] for p in range(len(pairs))] if len(solves) == len(pairs) else None
-        )
+        self._warm_duals = run.warm_duals(results) if warm else None
+        self._warm_solves = run.kept_solves()
         self.objective_ = np.asarray(objectives)
         self.kkt_gap_ = np.asarray(gaps)
         self.n_iter_ = np.asarray(iterations, dtype=np.int32)
@@ -606,12 +393,6 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
 
 
 SVC.__doc__ = matching_default(SVC.__doc__)
-
-
-def _label(value: Any) -> str:
-    """A class label for progress messages: ``1.0`` or ``'cat'``, not ``np.float64(1.0)``."""
-    plain = value.item() if isinstance(value, np.generic) else value
-    return repr(plain)
 
 
 def _without_unweighted_classes(

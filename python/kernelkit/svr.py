@@ -14,9 +14,10 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from . import _core
-from ._base import Float64Array, KeptRows, SingleProblemSvm, _check_positive
+from ._base import Float64Array, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams, SmoParams
+from ._single_problem import KeptRows, SingleProblemSvm
 from ._validation import keeps_model_on_failure, regression_target
 from ._warm_start import repair_onto
 
