@@ -156,7 +156,8 @@ def test_smo_limits_beyond_the_core_range() -> None:
     huge = Smo(tol=1e-10, max_iter=10**30, time_limit=1e300).solve(problem)
     assert huge.status == free.status == "converged"
     np.testing.assert_array_equal(np.asarray(huge.x), np.asarray(free.x))
-    with pytest.raises(ValueError, match=r"max_iter must be -1 or None \(the default limit\) or >= 1"):
+    message = r"max_iter must be -1 or None \(the default limit\) or >= 1"
+    with pytest.raises(ValueError, match=message):
         Smo(max_iter=-2).solve(problem)
 
 

@@ -340,3 +340,17 @@ def test_models_beyond_float32_are_refused(scale: float) -> None:
     assert np.all(np.isfinite(model.decision_function(X * scale)))  # fine in float64
     with pytest.raises(ValueError, match="float32's range"):
         skl2onnx.to_onnx(model, (X[:1] * scale).astype(np.float64))
+
+
+def test_linear_models_with_large_cancelling_coefficients() -> None:
+    """An SVR with a linear kernel, C = 1e12 and epsilon = 0 has dual coefficients of ~2e5 that
+    cancel; the graph summed their terms in float32 and its predictions (values up to ~11) were
+    off by 0.36 (a probe's model, coefficients of 1e8: by 163). A linear model of one decision
+    function now has the graph hold w = Σ coef_i sv_i, summed in float64."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3))
+    t = X @ np.array([1.0, 2.0, 3.0]) + 1e-3 * rng.standard_normal(200)
+    model = kernelkit.SVR(kernel="linear", C=1e12, epsilon=0.0).fit(X, t)
+    assert np.abs(model.dual_coef_).max() > 1e5
+    (prediction,) = _run_double(model, X)
+    _close(prediction[:, 0], model.predict(X))

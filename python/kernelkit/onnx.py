@@ -248,9 +248,15 @@ def _node(scope: Any, container: Any, op: str, inputs: list[str], **attrs: Any) 
 def _decision_column(
     scope: Any, container: Any, rows: str, model: Any, coef: Any, rho: float, width: int
 ) -> str:
-    """``Σ coef_i K(sv_i, x) + rho`` as an (N, 1) float tensor (``SVMRegressor``)."""
-    coef = np.asarray(coef, dtype=np.float32).ravel()
+    """``Σ coef_i K(sv_i, x) + rho`` as an (N, 1) float tensor (``SVMRegressor``). For the
+    linear kernel, the one vector ``w = Σ coef_i sv_i`` (summed in float64) with coefficient 1:
+    large coefficients that cancel (an SVR at ``C=1e12`` had 1e8, and float32 sums of its
+    terms were off by 163 on values of 25) then cancel exactly."""
     vectors = _dense_vectors(model)
+    if model._kernel_params[0] == "linear" and np.size(coef):
+        w = np.asarray(coef, dtype=np.float64).ravel() @ np.asarray(vectors, dtype=np.float64)
+        coef, vectors = np.ones(1), w[np.newaxis, :]
+    coef = np.asarray(coef, dtype=np.float32).ravel()
     if coef.size == 0:
         # No support vector (an SVR of constant targets): one zero vector with coefficient 0,
         # as the operator takes no empty attribute.
