@@ -89,7 +89,8 @@ class PairFit:
         # and the duals as solved with their gradients (``_warm_start``, "The gradient").
         self.previous = model._previous_duals(len(y_index), classes) if warm else None
         # Taken where first compared or kept.
-        self.digest = digest_once(X, kernel_params) if warm else lambda: None
+        float32_input = bool(getattr(model, "_float32_input", False))
+        self.digest = digest_once(X, kernel_params, float32_input) if warm else lambda: None
         self.previous_solves: list[PreviousSolve] | None = (
             getattr(model, "_warm_solves", None) if self.previous is not None else None
         )

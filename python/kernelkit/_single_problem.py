@@ -66,7 +66,7 @@ class SingleProblemSvm(KernelSvmMixin):
         # The rows of the dual: one variable per kept row (the signs of a C-SVC pair's dual).
         signs = np.ones(len(kept))
         # The digest of X is taken only where it is compared or kept.
-        digest = digest_once(X, kernel)
+        digest = digest_once(X, kernel, bool(getattr(self, "_float32_input", False)))
         solved: PreviousSolve | None = getattr(self, "_warm_solves", None)
         if (
             previous is None

@@ -175,15 +175,18 @@ class PreviousSolve(NamedTuple):
         )
 
 
-def training_digest(X: Any, kernel_params: tuple[Any, ...]) -> str | None:
+def training_digest(X: Any, kernel_params: tuple[Any, ...], float32_input: bool) -> str | None:
     """A digest of what the dual's ``Q`` is computed from: the training rows as the core reads
-    them (values, dtype, shape, sparse structure) and the fitted kernel; None for a callable
+    them (values, dtype, shape, sparse structure), the fitted kernel, and whether the rows were
+    given in float32 (the core then sums wide rows' inner products in float32, even where the
+    estimator hands it a float64 copy: the same values, another ``Q``); None for a callable
     kernel, whose values no digest of its inputs can vouch for."""
     if kernel_params[0] == "callable":
         return None
     # SHA-1 for speed, not security (it tells a changed X from the same one; the CPUs' SHA
     # instructions hash 1.6 GB/s here, BLAKE2b 0.78 GB/s: 4.6 against 9.6 ms on USPS's X).
-    digest = hashlib.sha1(repr(kernel_params).encode(), usedforsecurity=False)
+    seed = repr((kernel_params, float32_input)).encode()
+    digest = hashlib.sha1(seed, usedforsecurity=False)
     if sp.issparse(X):
         X = sp.csr_array(X)
         parts = [X.data, X.indices, X.indptr]
@@ -195,8 +198,10 @@ def training_digest(X: Any, kernel_params: tuple[Any, ...]) -> str | None:
     return digest.hexdigest()
 
 
-def digest_once(X: Any, kernel_params: tuple[Any, ...]) -> Callable[[], str | None]:
+def digest_once(
+    X: Any, kernel_params: tuple[Any, ...], float32_input: bool
+) -> Callable[[], str | None]:
     """:func:`training_digest` of ``X`` and the kernel, taken at the first call and only then: a
     fit asks for it only where it compares or keeps a solution with its gradient (hashing a
     large ``X`` costs a pass over it)."""
-    return functools.cache(lambda: training_digest(X, kernel_params))
+    return functools.cache(lambda: training_digest(X, kernel_params, float32_input))

@@ -45,6 +45,12 @@ pub struct BoxQp<Q> {
     /// `Q(α⁰ − a)` to `gradient0`, one column per variable that moved, instead of one per
     /// non-zero `α⁰_i`. Needs `gradient0`; `None` by default.
     pub gradient0_at: Option<Vec<f64>>,
+    /// The order a solve left `q` in (`order[position]` = the variable there): the SMO
+    /// solvers' shrinking swaps `q`'s positions and does not swap them back, as the problem is
+    /// usually dropped. A second solve of the same problem (a warm start's cold restart,
+    /// `formulations`) first puts `q` back in the variables' order ([`BoxQp::restore_order`]),
+    /// which costs a swap per displaced position only where it happens.
+    pub(crate) order: Option<Vec<usize>>,
 }
 
 impl<Q: QMatrix> BoxQp<Q> {
@@ -58,7 +64,8 @@ impl<Q: QMatrix> BoxQp<Q> {
     ) -> Result<Self, SolveError> {
         let n = q.size();
         let alpha0 = alpha0.unwrap_or_else(|| vec![0.0; n]);
-        let problem = BoxQp { q, p, y, upper, alpha0, gradient0: None, gradient0_at: None };
+        let problem =
+            BoxQp { q, p, y, upper, alpha0, gradient0: None, gradient0_at: None, order: None };
         problem.validate()?;
         Ok(problem)
     }
@@ -72,6 +79,27 @@ impl<Q: QMatrix> BoxQp<Q> {
             self.validate()?;
         }
         Ok(self)
+    }
+
+    /// Undoes the swaps a previous solve left on `q` ([`BoxQp::order`]): position `i` holds
+    /// variable `i` again.
+    pub(crate) fn restore_order(&mut self) {
+        let Some(mut order) = self.order.take() else { return };
+        let mut position = vec![0; order.len()];
+        for (at, &variable) in order.iter().enumerate() {
+            position[variable] = at;
+        }
+        for variable in 0..order.len() {
+            let at = position[variable];
+            if at != variable {
+                // The variable at `variable`'s place moves to where `variable` was.
+                let displaced = order[variable];
+                self.q.swap_index(variable, at);
+                order.swap(variable, at);
+                position[displaced] = at;
+                position[variable] = variable;
+            }
+        }
     }
 
     /// Number of variables.

@@ -335,3 +335,32 @@ fn a_warm_start_to_a_degenerate_optimum_is_solved_again_cold() {
     let regular = solve(0.1, Some(start));
     assert!(!regular.stats.restarted_cold);
 }
+
+/// A problem solved twice (a warm start's cold restart, `formulations`) is solved in its own
+/// order the second time: the first solve's shrinking swapped the matrix's positions, and the
+/// second paired them with `y`, `p` and the bounds in the variables' order, so its solution
+/// put the coefficients on the wrong rows. Oracle: the same second solve on a fresh matrix,
+/// and the dense KKT conditions.
+#[test]
+fn a_second_solve_of_a_shrunk_problem_is_in_the_variables_order() {
+    let (n, d) = (300, 3);
+    let (x, y) = two_clouds(n, d, 11);
+    let kernel = rbf(&x, n, d);
+    let q = signed_q(&kernel, &y);
+    let p = vec![-1.0; n];
+    let upper: Vec<f64> = (0..n).map(|i| 0.5 + (i % 7) as f64).collect();
+    let options = SolveOptions { tol: 1e-8, engine: Engine::Libsvm, ..SolveOptions::default() };
+    let fresh = || {
+        let signs = y.iter().map(|&v| f64::from(v)).collect();
+        let signed = SignedQ::new(rbf(&x, n, d), signs, 1 << 24);
+        BoxQp::new(signed, p.clone(), y.clone(), upper.clone(), None).unwrap()
+    };
+    let mut twice = fresh();
+    let first = Smo.solve(&mut twice, &options, &mut NoMonitor).unwrap();
+    assert!(first.stats.min_active_size < n as u64, "the first solve must shrink");
+    let second = Smo.solve(&mut twice, &options, &mut NoMonitor).unwrap();
+    let once = Smo.solve(&mut fresh(), &options, &mut NoMonitor).unwrap();
+    assert_eq!(second.status, Status::Converged);
+    assert_eq!(second.x, once.x);
+    assert!(kkt_violation(&q, &p, &y, &upper, &second.x) <= 1e-6);
+}

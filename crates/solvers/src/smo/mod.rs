@@ -154,6 +154,7 @@ fn solve_with<Q: QMatrixPasses, S: Strategy>(
 ) -> Result<(Solution, f64), SolveError> {
     options.validate()?;
     problem.validate()?;
+    problem.restore_order();
     let variables = Variables::new(
         problem.q.diagonal().to_vec(),
         problem.y.clone(),
@@ -177,10 +178,14 @@ fn solve_with<Q: QMatrixPasses, S: Strategy>(
         strategy: std::marker::PhantomData::<S>,
         engine,
     };
-    Ok(match engine {
+    let solved = match engine {
         Engine::Batched => run.solve_batched(monitor, size),
         _ => run.solve(monitor),
-    })
+    };
+    // Shrinking swapped `q`'s positions; a second solve of this problem undoes that first.
+    let order = std::mem::take(&mut run.v.active_set);
+    problem.order = Some(order);
+    Ok(solved)
 }
 
 /// The batch size of the batched engine unless [`SolveOptions::batch_size`] says otherwise,
