@@ -21,7 +21,9 @@
 //! smaller than `α`; a few rounds reach `tol`. Every solve, the first included, starts from its
 //! exact gradient, so a warm start (`alpha0`) costs no kernel column either.
 
-use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, PrecomputedGram, SignedQ};
+use kernelkit_kernels::{
+    DenseKernel, DenseRows, KernelFunction, PrecomputedGram, QMatrix, SignedQ,
+};
 
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
@@ -30,15 +32,52 @@ use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Statu
 /// violation is stuck at the rounding of `G` itself (then the last solve is returned).
 const MAX_RESTARTS: usize = 6;
 
-/// An aggregated SVM dual `min ½αᵀQα + pᵀα`, `yᵀα` fixed, `0 ≤ α ≤ u`, with `Q_kq = y_k y_q
-/// K̄(k, q)`, whose exact gradient is cheap.
+/// The terms of an aggregated SVM dual besides its Hessian: `min ½αᵀQα + pᵀα`, `yᵀα`
+/// fixed, `0 ≤ α ≤ u`.
+pub(crate) struct DualTerms<'a> {
+    /// `y` as ±1.0.
+    pub signs: &'a [f64],
+    /// `y`.
+    pub y: &'a [i8],
+    /// `p`.
+    pub p: &'a [f64],
+    /// `u`.
+    pub upper: &'a [f64],
+}
+
+impl DualTerms<'_> {
+    /// `G_k = y_k (M_k · v) + p_k` for the rows `M_k` of `rows` (row-major, `width` columns):
+    /// `Qα + p` when `M v = K̄ (y ∘ α)`.
+    fn gradient(&self, rows: &[f64], width: usize, v: &[f64]) -> Vec<f64> {
+        rows.chunks(width.max(1))
+            .zip(self.signs)
+            .zip(self.p)
+            .map(|((row, s), p)| s * row.iter().zip(v).map(|(a, b)| a * b).sum::<f64>() + p)
+            .collect()
+    }
+
+    /// The [`BoxQp`] of `q` with these terms, started at `alpha0` with the gradient
+    /// `gradient0` there, checked.
+    fn problem<Q: QMatrix>(
+        &self,
+        q: Q,
+        alpha0: Vec<f64>,
+        gradient0: Vec<f64>,
+    ) -> Result<BoxQp<Q>, SolveError> {
+        let (p, y, upper) = (self.p.to_vec(), self.y.to_vec(), self.upper.to_vec());
+        let mut problem = BoxQp::new(q, p, y, upper, Some(alpha0))?;
+        problem.gradient0 = Some(gradient0);
+        problem.validate()?;
+        Ok(problem)
+    }
+}
+
+/// An aggregated SVM dual with `Q_kq = y_k y_q K̄(k, q)`, whose exact gradient is cheap.
 pub(crate) trait ExactDual {
     /// The Hessian the SMO engine reads.
-    type Q: kernelkit_kernels::QMatrix;
-    /// The signs `y`.
-    fn y(&self) -> &[i8];
-    /// The bounds `u`.
-    fn upper(&self) -> &[f64];
+    type Q: QMatrix;
+    /// `y`, `p` and `u`.
+    fn terms(&self) -> &DualTerms<'_>;
     /// `Qα + p` in float64.
     fn gradient(&self, alpha: &[f64]) -> Vec<f64>;
     /// The [`BoxQp`] started at `alpha0` with gradient `gradient0`.
@@ -57,35 +96,20 @@ pub(crate) struct LinearDual<'a> {
     pub rows: &'a [f64],
     /// Columns.
     pub d: usize,
-    /// `y` as ±1.0.
-    pub signs: &'a [f64],
-    /// `y`.
-    pub y: &'a [i8],
-    /// `p`.
-    pub p: &'a [f64],
-    /// `u`.
-    pub upper: &'a [f64],
+    /// `y`, `p`, `u`.
+    pub terms: DualTerms<'a>,
 }
 
 impl ExactDual for LinearDual<'_> {
     type Q = SignedQ<DenseKernel<'static>>;
 
-    fn y(&self) -> &[i8] {
-        self.y
-    }
-
-    fn upper(&self) -> &[f64] {
-        self.upper
+    fn terms(&self) -> &DualTerms<'_> {
+        &self.terms
     }
 
     fn gradient(&self, alpha: &[f64]) -> Vec<f64> {
-        let w = crate::aid::svm::linear_weights(self.rows, self.d, alpha, self.signs);
-        self.rows
-            .chunks(self.d.max(1))
-            .zip(self.signs)
-            .zip(self.p)
-            .map(|((row, s), p)| s * row.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() + p)
-            .collect()
+        let w = crate::aid::svm::linear_weights(self.rows, self.d, alpha, self.terms.signs);
+        self.terms.gradient(self.rows, self.d, &w)
     }
 
     fn problem(
@@ -94,14 +118,11 @@ impl ExactDual for LinearDual<'_> {
         gradient0: Vec<f64>,
         options: &SolveOptions,
     ) -> Result<BoxQp<Self::Q>, SolveError> {
-        let k = self.signs.len();
-        let rows = DenseRows::from_vec(self.rows.to_vec(), k, self.d)?;
-        let q = SignedQ::new(
-            DenseKernel::new(rows, KernelFunction::Linear)?,
-            self.signs.to_vec(),
-            options.cache_bytes,
-        );
-        started(q, self.p, self.y, self.upper, alpha0, gradient0)
+        let signs = self.terms.signs.to_vec();
+        let rows = DenseRows::from_vec(self.rows.to_vec(), signs.len(), self.d)?;
+        let kernel = DenseKernel::new(rows, KernelFunction::Linear)?;
+        let q = SignedQ::new(kernel, signs, options.cache_bytes);
+        self.terms.problem(q, alpha0, gradient0)
     }
 }
 
@@ -109,36 +130,20 @@ impl ExactDual for LinearDual<'_> {
 pub(crate) struct GramDual<'a> {
     /// `K̄`.
     pub means: &'a [f64],
-    /// `y` as ±1.0.
-    pub signs: &'a [f64],
-    /// `y`.
-    pub y: &'a [i8],
-    /// `p`.
-    pub p: &'a [f64],
-    /// `u`.
-    pub upper: &'a [f64],
+    /// `y`, `p`, `u`.
+    pub terms: DualTerms<'a>,
 }
 
 impl<'a> ExactDual for GramDual<'a> {
     type Q = SignedQ<PrecomputedGram<'a>>;
 
-    fn y(&self) -> &[i8] {
-        self.y
-    }
-
-    fn upper(&self) -> &[f64] {
-        self.upper
+    fn terms(&self) -> &DualTerms<'_> {
+        &self.terms
     }
 
     fn gradient(&self, alpha: &[f64]) -> Vec<f64> {
-        let k = self.signs.len();
-        let coef: Vec<f64> = alpha.iter().zip(self.signs).map(|(a, s)| a * s).collect();
-        self.means
-            .chunks(k.max(1))
-            .zip(self.signs)
-            .zip(self.p)
-            .map(|((row, s), p)| s * row.iter().zip(&coef).map(|(a, b)| a * b).sum::<f64>() + p)
-            .collect()
+        let coef: Vec<f64> = alpha.iter().zip(self.terms.signs).map(|(a, s)| a * s).collect();
+        self.terms.gradient(self.means, coef.len(), &coef)
     }
 
     fn problem(
@@ -147,29 +152,11 @@ impl<'a> ExactDual for GramDual<'a> {
         gradient0: Vec<f64>,
         options: &SolveOptions,
     ) -> Result<BoxQp<Self::Q>, SolveError> {
-        let k = self.signs.len();
-        let q = SignedQ::new(
-            PrecomputedGram::new(self.means, k, k)?,
-            self.signs.to_vec(),
-            options.cache_bytes,
-        );
-        started(q, self.p, self.y, self.upper, alpha0, gradient0)
+        let signs = self.terms.signs.to_vec();
+        let k = signs.len();
+        let q = SignedQ::new(PrecomputedGram::new(self.means, k, k)?, signs, options.cache_bytes);
+        self.terms.problem(q, alpha0, gradient0)
     }
-}
-
-/// The [`BoxQp`] of `q` started at `alpha0` with the gradient `gradient0` there, checked.
-fn started<Q: kernelkit_kernels::QMatrix>(
-    q: Q,
-    p: &[f64],
-    y: &[i8],
-    upper: &[f64],
-    alpha0: Vec<f64>,
-    gradient0: Vec<f64>,
-) -> Result<BoxQp<Q>, SolveError> {
-    let mut problem = BoxQp::new(q, p.to_vec(), y.to_vec(), upper.to_vec(), Some(alpha0))?;
-    problem.gradient0 = Some(gradient0);
-    problem.validate()?;
-    Ok(problem)
 }
 
 /// The float64 KKT violation `m(α) − M(α)` of `min ½αᵀQα + pᵀα`, `yᵀα` fixed, `0 ≤ α ≤ u`, at
@@ -206,7 +193,8 @@ where
     D: ExactDual,
     S: Solver<BoxQp<D::Q>>,
 {
-    let mut alpha = alpha0.unwrap_or_else(|| vec![0.0; dual.y().len()]);
+    let terms = dual.terms();
+    let mut alpha = alpha0.unwrap_or_else(|| vec![0.0; terms.y.len()]);
     let mut exact = dual.gradient(&alpha);
     let mut iterations = 0;
     for restart in 0..=MAX_RESTARTS {
@@ -218,7 +206,7 @@ where
             return Ok(solution);
         }
         exact = dual.gradient(&solution.x);
-        let violation = kkt_violation(&solution.x, &exact, dual.y(), dual.upper());
+        let violation = kkt_violation(&solution.x, &exact, terms.y, terms.upper);
         if violation <= options.tol || !violation.is_finite() {
             return Ok(Solution { gap: violation.max(0.0), ..solution });
         }

@@ -61,7 +61,7 @@ use kernelkit_kernels::{DenseKernel, SignedQ};
 
 use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::partition::{Partition, Split};
-use crate::aid::refined::{solve_refined, LinearDual};
+use crate::aid::refined::{solve_refined, DualTerms, LinearDual};
 use crate::aid::svm::{hinge_cells, linear_decision, linear_weights, SvmFit};
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
@@ -186,7 +186,8 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 p.push(0.0);
             }
         }
-        let dual = LinearDual { rows: &rows, d, signs: &signs, y: &labels, p: &p, upper: &upper };
+        let terms = DualTerms { signs: &signs, y: &labels, p: &p, upper: &upper };
+        let dual = LinearDual { rows: &rows, d, terms };
         let alpha0 = alpha0.filter(|start| start.len() == signs.len());
         let solution = solve_refined(&dual, alpha0, self.solver, self.options, inner)?;
         let w = linear_weights(&rows, d, &solution.x, &signs);

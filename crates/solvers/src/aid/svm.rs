@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::kernel_gram::AggregatedGram;
 use crate::aid::partition::{Partition, Split};
-use crate::aid::refined::{solve_refined, GramDual, LinearDual};
+use crate::aid::refined::{solve_refined, DualTerms, GramDual, LinearDual};
 use crate::box_qp::BoxQp;
 use crate::protocol::{Monitor, SolveError, SolveOptions, Solver, Status};
 
@@ -327,8 +327,8 @@ where
                     actual: means.len(),
                 });
             }
-            let (y, p, upper) = (&labels, &p, &upper);
-            let dual = GramDual { means, signs: &signs, y, p, upper };
+            let terms = DualTerms { signs: &signs, y: &labels, p: &p, upper: &upper };
+            let dual = GramDual { means, terms };
             let solution = solve_refined(&dual, Some(alpha0), solver, options, inner)?;
             let coef: Vec<f64> = solution.x.iter().zip(&signs).map(|(a, s)| a * s).collect();
             let w_norm2 = quadratic_form(means, k, &coef);
@@ -342,8 +342,8 @@ where
                     actual: values.len(),
                 });
             }
-            let (y, p, upper) = (&labels, &p, &upper);
-            let dual = LinearDual { rows: values, d, signs: &signs, y, p, upper };
+            let terms = DualTerms { signs: &signs, y: &labels, p: &p, upper: &upper };
+            let dual = LinearDual { rows: values, d, terms };
             let solution = solve_refined(&dual, Some(alpha0), solver, options, inner)?;
             let w = linear_weights(values, d, &solution.x, &signs);
             let w_norm2 = w.iter().map(|v| v * v).sum::<f64>();
