@@ -384,18 +384,21 @@ pub fn aggregated_objective(
     0.5 * w_norm2 + c * hinge
 }
 
-/// `cᵀ M c` for a symmetric row-major `k × k` matrix.
+/// `cᵀ M c` for a symmetric row-major `k × k` matrix. The rows' terms are computed in parallel and summed in row order: rayon's parallel `sum`
+/// adds in the order its work was split and stolen, which made AID's objectives and bounds
+/// differ in the last bits between thread counts and runs (a probe; the kept round is chosen by
+/// comparing them).
 pub(crate) fn quadratic_form(m: &[f64], k: usize, c: &[f64]) -> f64 {
-    m.par_chunks(k.max(1))
-        .zip(c.par_iter())
-        .map(
-            |(row, &ci)| {
+    let terms: Vec<f64> =
+        m.par_chunks(k.max(1))
+            .zip(c.par_iter())
+            .map(|(row, &ci)| {
                 if ci == 0.0 {
                     0.0
                 } else {
                     ci * row.iter().zip(c).map(|(a, b)| a * b).sum::<f64>()
                 }
-            },
-        )
-        .sum()
+            })
+            .collect();
+    terms.iter().sum()
 }
