@@ -193,16 +193,26 @@ def mean_distance_gamma(X: Any) -> float:
     return 1.0 / (2.0 * mean) if mean > 0 else 1.0
 
 
+def rows_overflow(X: NDArray[np.float64]) -> bool:
+    """Whether a squared norm of the rows of (dense) X overflows float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squared_norms = np.einsum("ij,ij->i", X, X)
+    return not bool(np.all(np.isfinite(squared_norms)))
+
+
+def overflow_error(max_abs: float) -> ValueError:
+    """The error of rows whose squared norms overflow float64 (:func:`rows_overflow`)."""
+    return ValueError(
+        "X has values too large: the squared norms of its rows overflow float64 "
+        f"(max |X| = {max_abs:.3g}); rescale X"
+    )
+
+
 def check_not_overflowing(X: NDArray[np.float64]) -> None:
     """A ``ValueError`` when the squared norms of the rows of (dense) X overflow float64: the
     inner products of a linear model would be infinite."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        squared_norms = np.einsum("ij,ij->i", X, X)
-    if not np.all(np.isfinite(squared_norms)):
-        raise ValueError(
-            "X has values too large: the squared norms of its rows overflow float64 "
-            f"(max |X| = {float(np.abs(X).max()):.3g}); rescale X"
-        )
+    if rows_overflow(X):
+        raise overflow_error(float(np.abs(X).max()))
 
 
 def weights_of_classes(

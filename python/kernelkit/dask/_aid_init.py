@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._validation import rows_overflow
 from ._engine import (
     Float64Array,
     IntArray,
@@ -79,10 +80,13 @@ def kernel_object(params: tuple[str, float, int, float]) -> Any:
 
 
 def scan_block(x: Any, y: Any, start: int, spec: Spec) -> dict[str, Any]:
-    """Non-finite values, the maxima of |y| and of each |column| (LAD), or the values of ``y``
-    with their counts."""
+    """Non-finite values, whether a row's squared norm overflows, the maxima of |X|, of |y|
+    and of each |column| (LAD), or the values of ``y`` with their counts."""
     xb = as_float_block(x)
     out: dict[str, Any] = {"nonfinite": int(np.count_nonzero(~np.isfinite(xb)))}
+    # What the in-memory fits' `check_not_overflowing` needs.
+    out["overflows"] = rows_overflow(xb)
+    out["max_abs"] = float(np.max(np.abs(xb), initial=0.0))
     yb = np.asarray(y)
     if spec.kind == "lad":
         yf = np.asarray(yb, dtype=np.float64)

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
 from .._aid_lad import _rescaled_lad, _rescaled_progress
+from .._validation import overflow_error
 from . import _aid_init as ini
 from ._aid import LadModel, Model, S3vmModel, SvmModel, gather_support, run_aid
 from ._compat import da, dask, loaded_dataframe
@@ -88,11 +89,33 @@ def _initial(
     return "given", 1, blocks
 
 
-def _scan(rows: Rows, spec: ini.Spec) -> list[dict[str, Any]]:
+def _scan(rows: Rows, spec: ini.Spec, linear: bool = True) -> list[dict[str, Any]]:
+    """The blocks' facts (``scan_block``), with the in-memory fits' checks of them: no
+    non-finite value, and (for a linear model: ``linear``) no row whose squared norm
+    overflows float64."""
     scans: list[dict[str, Any]] = run_pass(ini.scan_block, rows, spec, reduce=False)
     if sum(s["nonfinite"] for s in scans):
         raise ValueError("Input contains NaN or infinity.")
+    if linear and any(s["overflows"] for s in scans):
+        raise overflow_error(max(s["max_abs"] for s in scans))
     return scans
+
+
+def _scale_gamma(array: Any, n_features: int) -> float:
+    """``gamma="scale"`` over a dask array, as :func:`scale_gamma` computes it in memory: the
+    variance of every value in two passes of sums (dask's ``var`` takes a mean per chunk, NaN
+    for an empty one), and the same error when it overflows."""
+    values = array.astype(np.float64)
+    size = float(values.size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(values.sum().compute()) / size
+        variance = float(((values - mean) ** 2).sum().compute()) / size
+    if not np.isfinite(variance):
+        raise ValueError(
+            "gamma='scale' is undefined: the variance of X overflows float64 (values too "
+            "large); rescale X or pass a float gamma"
+        )
+    return 1.0 / (n_features * variance) if variance != 0 else 1.0
 
 
 def _values(scans: list[dict[str, Any]]) -> Any:
@@ -210,15 +233,14 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
     estimator._check_params()
     rows, array, _, names = to_rows(X, y)
     spec = ini.Spec("svm")
-    scans = _scan(rows, spec)
+    scans = _scan(rows, spec, linear=estimator.kernel == "linear")
     values = _values(scans)
     check_classification_targets(values)
     _check_binary(len(values), "y")
     spec.classes = values
     n, m = rows.n, rows.m
     if estimator.gamma == "scale":
-        variance = float(array.astype(np.float64).var().compute())
-        gamma = 1.0 / (m * variance) if variance != 0 else 1.0
+        gamma = _scale_gamma(array, m)
     elif estimator.gamma == "auto":
         gamma = 1.0 / m
     else:
@@ -294,6 +316,7 @@ def fit_semi_supervised(estimator: Any, X: Any, y: Any) -> Any:
     estimator.coef_ = np.asarray(fit["w"], dtype=np.float64).reshape(1, -1)
     estimator.intercept_ = np.array([float(fit["b"])])
     estimator.aggregated_objective_ = float(result["aggregated_objective"])
+    estimator.n_svm_solves_ = int(model.svm_solves)
     _store(estimator, result, rows, init_time, names, warn_on=("time_limit", "stopped"))
     w, b = estimator.coef_[0], float(estimator.intercept_[0])
     predicted = array.map_blocks(

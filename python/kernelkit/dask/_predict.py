@@ -21,8 +21,27 @@ def _frame(block: Any, names: Any) -> Any:
     return pandas().DataFrame(np.asarray(block), columns=names)
 
 
-def _call(block: Any, model: Any, method: str, names: Any) -> Any:
+def _call(block: Any, model: Any, method: str, names: Any, empty: Any) -> Any:
+    """``model.<method>`` of a block; ``empty`` (the output of no row) for a block of no row,
+    which the estimators refuse (a filtered DataFrame's partitions are often empty)."""
+    if block.shape[0] == 0:
+        return empty
     return np.asarray(getattr(model, method)(_frame(block, names)))
+
+
+def _check_columns(X: Any, names: list[str] | None) -> None:
+    """A DataFrame's columns must be the ones the model was fitted on, in their order, as
+    scikit-learn requires of ``predict``: the blocks are handed over as arrays, so columns in
+    another order would otherwise be read as the fitted ones."""
+    dd = loaded_dataframe()
+    if names is None or dd is None or not isinstance(X, dd.DataFrame):
+        return
+    columns = [str(c) for c in X.columns]
+    if columns != names:
+        raise ValueError(
+            "The feature names should match those that were passed during fit, in the same "
+            f"order: the model was fitted on {names}, X has {columns}"
+        )
 
 
 def _rows(X: Any) -> Any:
@@ -58,17 +77,18 @@ def apply(model: Any, X: Any, method: str = "predict") -> Any:
     check_is_fitted(model)
     if not callable(getattr(model, method, None)):
         raise AttributeError(f"{type(model).__name__} has no method {method!r}")
-    rows = _rows(X)
     names = getattr(model, "feature_names_in_", None)
-    names = None if names is None else list(names)
+    names = None if names is None else [str(n) for n in names]
+    _check_columns(X, names)
+    rows = _rows(X)
     n_features = int(rows.shape[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        probe = _call(np.zeros((1, n_features)), model, method, names)
+        probe = _call(np.zeros((1, n_features)), model, method, names, None)
     task = dask.delayed(model, pure=True, traverse=False)
     if probe.ndim == 1:
         return rows.map_blocks(
-            _call, task, method, names, drop_axis=1, dtype=probe.dtype, meta=probe[:0]
+            _call, task, method, names, probe[:0], drop_axis=1, dtype=probe.dtype, meta=probe[:0]
         )
     width = int(probe.shape[1])
     return rows.map_blocks(
@@ -76,6 +96,7 @@ def apply(model: Any, X: Any, method: str = "predict") -> Any:
         task,
         method,
         names,
+        probe[:0],
         chunks=(rows.chunks[0], (width,)),
         dtype=probe.dtype,
         meta=probe[:0],
