@@ -151,13 +151,13 @@ impl<'s, S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> LabelSearch<'s, S> {
                 clusters: 0,
             });
         }
-        let alpha0 = parent.filter(|parent| parent.clusters > 0).map(|parent| {
-            // The parent's clusters, the new one (when of positive weight) at 0, the zero rows.
-            let (clusters, pinned) = parent.alpha.split_at(parent.clusters);
-            let new = chosen.len() - clusters.len();
-            clusters.iter().copied().chain(std::iter::repeat_n(0.0, new)).chain(pinned.to_vec())
+        // The parent's clusters, the new one (when of positive weight) at 0, the zero rows.
+        let alpha0: Option<Vec<f64>> = parent.and_then(|parent| {
+            let (clusters, pinned) = parent.alpha.split_at(parent.clusters.min(parent.alpha.len()));
+            let new = chosen.len().checked_sub(clusters.len()).filter(|&new| new <= 1)?;
+            let start = clusters.iter().copied().chain(std::iter::repeat_n(0.0, new));
+            Some(start.chain(pinned.iter().copied()).collect())
         });
-        let alpha0: Option<Vec<f64>> = alpha0.map(Iterator::collect);
         let mut rows: Vec<f64> = chosen
             .iter()
             .flat_map(|&k| self.centroids[k * d..(k + 1) * d].iter().copied())
