@@ -158,12 +158,19 @@ def scale_gamma(X: Any) -> float:
             # float32 rows (kept for a kernel that reads them in place) in float64, as
             # scikit-learn computes it.
             variance = float(np.var(np.asarray(X, dtype=np.float64)))
+    return gamma_of_variance(variance, X.shape[1], lambda: float(abs(X).max()))
+
+
+def gamma_of_variance(variance: float, n_features: int, max_abs: Callable[[], float]) -> float:
+    """``gamma="scale"`` from the variance of every value of X: ``1 / (n_features ·
+    variance)`` (1 when it is 0), or a ``ValueError`` when the variance overflowed float64
+    (``max_abs``: the largest |X|, for the message)."""
     if not np.isfinite(variance):
         raise ValueError(
             "gamma='scale' is undefined: the variance of X overflows float64 (values too large, "
-            f"max |X| = {float(abs(X).max()):.3g}); rescale X or pass a float gamma"
+            f"max |X| = {max_abs():.3g}); rescale X or pass a float gamma"
         )
-    return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+    return 1.0 / (n_features * variance) if variance != 0 else 1.0
 
 
 def mean_distance_gamma(X: Any) -> float:

@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
 from .._aid_lad import _rescaled_lad, _rescaled_progress
-from .._validation import overflow_error
+from .._validation import gamma_of_variance, overflow_error
 from . import _aid_init as ini
 from ._aid import LadModel, Model, S3vmModel, SvmModel, gather_support, run_aid
 from ._compat import da, dask, loaded_dataframe
@@ -104,18 +104,13 @@ def _scan(rows: Rows, spec: ini.Spec, linear: bool = True) -> list[dict[str, Any
 def _scale_gamma(array: Any, n_features: int) -> float:
     """``gamma="scale"`` over a dask array, as :func:`scale_gamma` computes it in memory: the
     variance of every value in two passes of sums (dask's ``var`` takes a mean per chunk, NaN
-    for an empty one), and the same error when it overflows."""
+    for an empty one)."""
     values = array.astype(np.float64)
     size = float(values.size)
     with np.errstate(over="ignore", invalid="ignore"):
         mean = float(values.sum().compute()) / size
         variance = float(((values - mean) ** 2).sum().compute()) / size
-    if not np.isfinite(variance):
-        raise ValueError(
-            "gamma='scale' is undefined: the variance of X overflows float64 (values too "
-            "large); rescale X or pass a float gamma"
-        )
-    return 1.0 / (n_features * variance) if variance != 0 else 1.0
+    return gamma_of_variance(variance, n_features, lambda: float(abs(values).max().compute()))
 
 
 def _values(scans: list[dict[str, Any]]) -> Any:
