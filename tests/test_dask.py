@@ -288,6 +288,24 @@ def test_aid_classifier_on_dask_equals_in_memory(client: Any, kernel: str, init:
         np.testing.assert_allclose(dist.coef_, memory.coef_, rtol=0, atol=1e-10)
 
 
+def test_aid_classifier_on_dask_shifts_rbf_rows_far_from_the_origin(client: Any) -> None:
+    """RBF rows at 1.7e9 ± 100 are solved shifted to their mean, as in memory
+    (``_rbf_shift``): the dask fit's objective was 123.2 against the centered rows' 101.5."""
+    X = _rows(400, 2, 3) * 100
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    params = {"kernel": "rbf", "gamma": 1 / (2 * X.var()), "random_state": 0}
+    near = kernelkit.AIDClassifier(**params).fit(X, y)
+    far = kernelkit.AIDClassifier(**params).fit(_chunked(X + 1.7e9), _chunked(y))
+    memory = kernelkit.AIDClassifier(**params).fit(X + 1.7e9, y)
+    _same_run(memory, far)
+    # the rows at 1.7e9 are the centered ones rounded to 2.4e-7 (an ulp there)
+    assert far.objective_ == pytest.approx(near.objective_, rel=1e-6)
+    np.testing.assert_allclose(
+        far.decision_function(X + 1.7e9), near.decision_function(X), rtol=0, atol=1e-4
+    )
+    np.testing.assert_array_equal(far.support_vectors_, (X + 1.7e9)[far.support_])
+
+
 @pytest.mark.parametrize("c_unlabeled", [0.1, 0.0])
 def test_aid_semi_supervised_on_dask_equals_in_memory(client: Any, c_unlabeled: float) -> None:
     n = 900

@@ -26,6 +26,7 @@ from ._aid_base import (
 from ._base import Float64Array, _check_kernel_parameters, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
+from ._rbf_shift import against_support, solved_rows
 from ._threads import resolve_n_jobs
 from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
 from .solvers import Smo
@@ -250,7 +251,9 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         kernel = _core.Kernel(params[0], gamma=params[1], degree=params[2], coef0=params[3])
         init, k = self._init_and_k(n, _default_svm_clusters(n, m))
         options = self._core_options(self._inner_smo())
-        result = _run(_core.aid_svm, X, signs, kernel, float(self.C), init, k, options=options)
+        # RBF rows far from the origin are solved shifted to their mean (``_rbf_shift``).
+        solved = solved_rows(X, params[0])
+        result = _run(_core.aid_svm, solved, signs, kernel, float(self.C), init, k, options=options)
         dual = np.asarray(result["dual_coef"], dtype=np.float64)
         support = np.flatnonzero(dual).astype(np.int32)
         self.support_ = support
@@ -298,10 +301,11 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
             return np.asarray(X @ self._coef[0] + self.intercept_[0], dtype=np.float64)
         kind, gamma, degree, coef0 = self._kernel_params
         kernel = _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
+        X, support = against_support(X, self.support_vectors_, kind)
         out = np.empty(X.shape[0])
         for start in range(0, X.shape[0], 4096):
             block = _core.kernel_matrix(
-                X[start : start + 4096], self.support_vectors_, kernel, resolve_n_jobs(self.n_jobs)
+                X[start : start + 4096], support, kernel, resolve_n_jobs(self.n_jobs)
             )
             out[start : start + 4096] = block @ self.dual_coef_[0] + self.intercept_[0]
         return out

@@ -13,7 +13,9 @@ norm of their mean exceeds their spread (the mean squared distance to the mean) 
 lose more than about 1e-12 of a distance; elsewhere, as for standardized or 0/1 rows, they are
 kept as they are, and so are the core's fast paths for them (float32 read in place,
 fixed-point pixels, bit sets). The shift is applied where rows go to the core (training rows,
-prediction against the support vectors); the core itself would be the one place for it.
+prediction against the support vectors) by every estimator with an RBF kernel, AID's dask fit
+(``dask/_fit.py``, from the same sample) and ``solvers.aggregated_kernel``; the core itself
+would be the one place for it (``_core.kernel_matrix`` is exact only for rows near the origin).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from . import _core
 from ._base import _check_kernel_parameters
 from ._core import Solution
 from ._docstrings import shared_docstrings
+from ._rbf_shift import solved_rows
 from ._threads import resolve_n_jobs
 from ._validation import core_max_iter, core_time_limit
 
@@ -232,7 +233,8 @@ def aggregated_kernel(
     # The core numbers clusters by first appearance; put them back in sorted-id order.
     _, first = np.unique(index, return_index=True)
     order = index[np.sort(first)]
-    means = _core.aggregated_kernel(rows, index, function)
+    # RBF rows far from the origin are shifted to their mean (``_rbf_shift``).
+    means = _core.aggregated_kernel(solved_rows(rows, kernel), index, function)
     out = np.empty_like(means)
     out[np.ix_(order, order)] = means
     return out

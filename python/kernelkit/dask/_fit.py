@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
 from .._aid_lad import _rescaled_lad, _rescaled_progress
+from .._rbf_shift import SAMPLE_ROWS, rbf_shift
 from .._validation import gamma_of_variance, overflow_error
 from . import _aid_init as ini
 from ._aid import LadModel, Model, S3vmModel, SvmModel, gather_support, run_aid
@@ -111,6 +113,19 @@ def _scale_gamma(array: Any, n_features: int) -> float:
         mean = float(values.sum().compute()) / size
         variance = float(((values - mean) ** 2).sum().compute()) / size
     return gamma_of_variance(variance, n_features, lambda: float(abs(values).max().compute()))
+
+
+def _solved_rows(rows: Rows, array: Any, kind: str) -> Rows:
+    """The rows the core solves over: RBF rows far from the origin shifted as the in-memory
+    fit shifts them (``_rbf_shift``; the sample of :data:`SAMPLE_ROWS` evenly spaced rows is the
+    in-memory one, so is the shift), else the rows as given."""
+    if kind != "rbf":
+        return rows
+    sample = np.asarray(array[:: max(1, rows.n // SAMPLE_ROWS)].compute(), dtype=np.float64)
+    shift = rbf_shift(sample, kind)
+    if shift is None:
+        return rows
+    return replace(rows, x=list((array.astype(np.float64) - shift).to_delayed()[:, 0]))
 
 
 def _values(scans: list[dict[str, Any]]) -> Any:
@@ -248,20 +263,22 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
     c = float(estimator.C)
     seed = options["seed"]
     clock = time.perf_counter()
+    solved = _solved_rows(rows, array, params[0])
     part = _start(
-        rows,
+        solved,
         spec,
         scans,
         kind,
         k,
         ids,
         seed,
-        lambda: ini.sample_svm(rows, spec, c, seed, solver_options),
+        lambda: ini.sample_svm(solved, spec, c, seed, solver_options),
     )
     init_time = time.perf_counter() - clock
-    result = _loop(estimator, rows, spec, SvmModel(spec, c, solver_options), part, options)
+    result = _loop(estimator, solved, spec, SvmModel(spec, c, solver_options), part, options)
     fit = result["fit"]
     row_coef = fit["shares"] * fit["signs"]
+    # the support vectors as given (the model shifts them with the rows it predicts)
     sv, coef, index = dask.compute(gather_support(rows, fit["part"], row_coef))[0]
     estimator.classes_ = values
     estimator.support_ = index.astype(np.int32)
