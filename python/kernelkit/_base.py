@@ -358,10 +358,13 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     @staticmethod
     def _support_rows(X: Any, support: NDArray[np.integer[Any]]) -> Any:
         """The support vectors: rows of X, sparse (CSR, its indices sorted and without
-        repeats: ``X[:, order]`` has neither) when X is sparse, as scikit-learn."""
+        repeats: ``X[:, order]`` has neither) when X is sparse, as scikit-learn. Stored zeros
+        are dropped, as a LIBSVM model file holds none: the model read back from its file
+        then has the same vectors, and predicts bit for bit."""
         if sp.issparse(X):
             vectors = sp.csr_matrix(X[support])
             vectors.sum_duplicates()
+            vectors.eliminate_zeros()
             return vectors
         return np.ascontiguousarray(X[support], dtype=np.float64)
 

@@ -37,7 +37,7 @@ has a non-zero last feature, the first line ends with an explicit ``width:0`` (w
 and which adds nothing to a kernel), so that the model is read back as wide as it was fitted. The
 reader makes dense vectors of lines that list every feature and CSR vectors otherwise
 (``sparse=`` decides instead), so kernelkit → file → kernelkit gives the same model, predicting
-bit for bit (a sparse fit whose vectors hold no zero is read back with ``sparse=True``). Labels
+bit for bit (a sparse fit is read back with ``sparse=True``; its vectors store no zero). Labels
 and the degree are written only where LIBSVM reads them back, in a C ``int``.
 
 Reading: the labels may come in any order (``svm-train`` orders them by first appearance). The
