@@ -13,6 +13,7 @@ import scipy.sparse as sp
 import skl2onnx
 from numpy.typing import NDArray
 from sklearn.datasets import make_classification, make_regression
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -354,3 +355,11 @@ def test_linear_models_with_large_cancelling_coefficients() -> None:
     assert np.abs(model.dual_coef_).max() > 1e5
     (prediction,) = _run_double(model, X)
     _close(prediction[:, 0], model.predict(X))
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_an_unfitted_model_raises_not_fitted(name: str) -> None:
+    """skl2onnx's classifier parser reads ``classes_`` before any converter runs: an unfitted
+    SVC raised its "No known ways to retrieve the number of classes"."""
+    with pytest.raises(NotFittedError, match=f"This {name} instance is not fitted"):
+        skl2onnx.to_onnx(getattr(kernelkit, name)(), np.zeros((1, 3), dtype=np.float32))

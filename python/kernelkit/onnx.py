@@ -66,6 +66,7 @@ import numpy as np
 import scipy.sparse as sp
 from onnx import TensorProto
 from skl2onnx import update_registered_converter
+from skl2onnx._parse import _parse_sklearn_classifier
 from skl2onnx.common.data_types import FloatTensorType, Int64TensorType, StringTensorType
 from sklearn.utils.validation import check_is_fitted
 
@@ -621,13 +622,26 @@ def _convert_one_class(scope: Any, operator: Any, container: Any) -> None:
 _CLASSIFIER_OPTIONS = {"zipmap": [True, False, "columns"], "nocl": [True, False]}
 
 
+def _parse_classifier(scope: Any, model: Any, inputs: Any, custom_parsers: Any = None) -> Any:
+    """skl2onnx's own classifier parser, after the check of the model: the parser reads
+    ``classes_`` first, and of an unfitted model it raised "No known ways to retrieve the
+    number of classes" where the regressors raise ``NotFittedError``."""
+    _check_model(model)
+    return _parse_sklearn_classifier(scope, model, inputs, custom_parsers=custom_parsers)
+
+
 def register() -> None:
     """Registers the converters with skl2onnx (done when this module is imported; calling it
     again is harmless)."""
     classifiers: list[tuple[type, str]] = [(SVC, "KernelkitSVC"), (NuSVC, "KernelkitNuSVC")]
     for model, alias in classifiers:
         update_registered_converter(
-            model, alias, _classifier_shapes, _convert_classifier, options=_CLASSIFIER_OPTIONS
+            model,
+            alias,
+            _classifier_shapes,
+            _convert_classifier,
+            parser=_parse_classifier,
+            options=_CLASSIFIER_OPTIONS,
         )
     regressors: list[tuple[type, str]] = [(SVR, "KernelkitSVR"), (NuSVR, "KernelkitNuSVR")]
     for model, alias in regressors:
