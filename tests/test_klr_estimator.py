@@ -360,6 +360,11 @@ def test_multiclass_combines_the_binary_models(scheme: str) -> None:
             for b in est.classes_[i + 1 :]
         ]
     assert len(est.estimators_) == len(subproblems) == 3
+    # the counters of each binary solve, as the one-vs-one SVMs report theirs (was missing)
+    assert [stats["simd"] for stats in est.solver_stats_] == [
+        est.estimators_[0].solver_stats_["simd"]
+    ] * 3
+    assert est.solver_stats_ == [model.solver_stats_ for model in est.estimators_]
     positives = []
     for model, (positive, rows) in zip(est.estimators_, subproblems, strict=True):
         alone = SparseKernelLogisticRegression(C=10.0, gamma=gamma)

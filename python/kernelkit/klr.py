@@ -147,10 +147,11 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
     rho_ : float
         The margin slack ρ of the primal (equal to ``lam``).
     {{shape_fit_}}
-    solver_stats_ : dict
+    solver_stats_ : dict or list of dict
         The solver's counters, among them the kernel cache hits, misses, values computed,
         bytes in use and budget, the objective increases, ``kernel_path`` (how kernel values were
-        computed) and ``simd`` (the vector instructions used).
+        computed) and ``simd`` (the vector instructions used); for more than two classes, those
+        of each model of ``estimators_``.
     sparsity_ : float
         ``len(support_) / n_samples``, the paper's ratio of selected points.
     status_ : str
@@ -325,6 +326,9 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
         # base class declares the binary case's int).
         iterations = np.array([model.n_iter_ for model in combined.estimators])
         self.n_iter_ = iterations  # type: ignore[assignment]
+        # One dict per binary solve, as the one-vs-one classifiers give one per pair.
+        stats = [model.solver_stats_ for model in combined.estimators]
+        self.solver_stats_ = stats  # type: ignore[assignment]
         return self
 
     def _multiclass_input(self, X: Any) -> tuple[MulticlassKlr, Any] | None:
