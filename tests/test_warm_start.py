@@ -556,3 +556,25 @@ def test_float32_rows_then_the_same_rows_in_float64_do_not_share_a_gradient() ->
     cold = kernelkit.NuSVR(**params).fit(X.astype(np.float64), y)
     assert warm.status_ == cold.status_ == "converged", (warm.status_, warm.kkt_gap_)
     np.testing.assert_allclose(warm.predict(X), cold.predict(X), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
+def test_an_identical_refit_takes_no_step(name: str) -> None:
+    """Refitting the same data with the same parameters starts at the optimum: no pair step,
+    the same model. NuSVC's kept solve, ``r · (α / r)``, left its variables at a bound a few
+    ulps inside it, each then a violator: 517 steps on these rows."""
+    X, target = make_regression(600, 8, noise=5.0, random_state=0)
+    X /= X.std(axis=0)
+    target /= target.std()
+    labels = (target > 0).astype(int)
+    args: tuple[Any, ...] = {"SVR": (X, target), "NuSVR": (X, target), "OneClassSVM": (X,)}.get(
+        name, (X, labels)
+    )
+    model = getattr(kernelkit, name)(gamma=0.2, tol=1e-6, warm_start=True).fit(*args)
+    first = model.dual_coef_.copy(), model.intercept_.copy()
+    assert np.all(np.asarray(model.n_iter_) > 0)
+    model.fit(*args)
+    assert np.all(np.asarray(model.n_iter_) == 0), model.n_iter_
+    # to the rounding of the repaired sums (ε-SVR and ν-SVR split β = α − α* again)
+    np.testing.assert_allclose(model.dual_coef_, first[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.intercept_, first[1], rtol=0, atol=1e-12)
