@@ -562,7 +562,7 @@ def test_float32_rows_then_the_same_rows_in_float64_do_not_share_a_gradient() ->
 def test_an_identical_refit_takes_no_step(name: str) -> None:
     """Refitting the same data with the same parameters starts at the optimum: no pair step,
     the same model. NuSVC's kept solve, ``r · (α / r)``, left its variables at a bound a few
-    ulps inside it, each then a violator: 517 steps on these rows."""
+    ulps inside it, each then a violator: 106 steps on these rows (517 on 2,000)."""
     X, target = make_regression(600, 8, noise=5.0, random_state=0)
     X /= X.std(axis=0)
     target /= target.std()
@@ -570,7 +570,8 @@ def test_an_identical_refit_takes_no_step(name: str) -> None:
     args: tuple[Any, ...] = {"SVR": (X, target), "NuSVR": (X, target), "OneClassSVM": (X,)}.get(
         name, (X, labels)
     )
-    model = getattr(kernelkit, name)(gamma=0.2, tol=1e-6, warm_start=True).fit(*args)
+    params: dict[str, Any] = {"nu": 0.3} if name == "NuSVC" else {}
+    model = getattr(kernelkit, name)(gamma=0.2, tol=1e-6, warm_start=True, **params).fit(*args)
     first = model.dual_coef_.copy(), model.intercept_.copy()
     assert np.all(np.asarray(model.n_iter_) > 0)
     model.fit(*args)
