@@ -107,7 +107,7 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
         (``α_i = 0``), as LibCVM's sampler, on whose code the paper's implementation is built:
         the test then asks only whether a point outside the core set lies outside the ball,
         so FW stops after a few hundred steps, with the core weights far from optimal (on
-        letter 5× faster than CVM, 9 points less accurate; see the Frank–Wolfe page's
+        letter about 3× faster than CVM, 9 points less accurate; see the Frank–Wolfe page's
         benchmarks). ``"cvm"`` always samples outside its core set, whose sub-problem it
         solves.
     init_size : int, default=20

@@ -84,7 +84,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         optimality gaps is at most ``tol``. At ``1e-3`` (``SVC``'s default) the decision values
         are fixed only to about ``1e-3 · max|d|``, so two correct solves (the two
         ``selection`` schemes) can differ near the boundary; at ``1e-5`` they agree within
-        ``1e-4 · max|d|`` on the paper's data sets, for about 10 % more time
+        ``1e-4 · max|d|`` on the paper's data sets, for about 15 % more time
         (``docs/pu_classifier.md``, "Working-set selection").
     selection : {"full", "paper"}, default="paper"
         How USMO chooses its pairs. ``"paper"``: the paper's scheme, from a start with almost
@@ -95,7 +95,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         the function cache of every row kept current (``O(n)`` per step). Both stop on the same
         test (all four optimality gaps over every row at most ``tol``), so they reach the same
         optimum. ``"paper"`` was faster at every size measured on a9a and
-        ``make_classification`` (up to 450× with the linear kernel, 2–6.5× with RBF), but
+        ``make_classification`` (17–175× with the linear kernel, 2–7.3× with RBF), but
         ``"full"`` can be faster with an RBF kernel when the uniform start is already close
         to the optimum (``docs/pu_classifier.md``, "Working-set selection").
     kernel : {"linear", "poly", "rbf", "sigmoid"}, default="rbf"

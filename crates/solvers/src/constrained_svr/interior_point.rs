@@ -6,8 +6,8 @@
 //!
 //! GSMO's stopping test `Δ ≤ tol` is absolute and local. On strongly constrained, ill-conditioned
 //! problems it is met far from the optimum: on the simplex case at `n = p = 200` GSMO at
-//! `tol = 1e-3` takes 12.4 million steps and ends 9.8 % above the optimal primal objective, and
-//! still 0.85 % above it at `tol = 1e-4` (`docs/constrained_svr.md`, "Benchmarks"). Neither the
+//! `tol = 1e-3` takes 12.4 million steps and ends 9.8 % below the optimal primal objective (β still
+//! violates the simplex), and still 0.85 % below it at `tol = 1e-4` (`docs/constrained_svr.md`, "Benchmarks"). Neither the
 //! second-order working set nor a projected step changed that. An interior-point method's
 //! iteration count hardly depends on the conditioning, and it stops on relative primal, dual and
 //! gap residuals, so its answer is the QP optimum to about 1e-8 relative.
