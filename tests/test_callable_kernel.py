@@ -125,3 +125,37 @@ def test_a_text_pipeline_with_a_callable_kernel_fits() -> None:
     np.testing.assert_allclose(
         ours.decision_function(queries), theirs.decision_function(queries), atol=1e-6
     )
+
+
+def _sparse_gram(a: Any, b: Any) -> Any:
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(rbf_kernel(a, b, gamma=0.3))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SVC",
+        "NuSVC",
+        "SVR",
+        "NuSVR",
+        "OneClassSVM",
+        "SparseKernelLogisticRegression",
+    ],
+)
+def test_a_callable_may_return_a_sparse_gram_block_for_dense_rows(name: str) -> None:
+    """scikit-learn takes a sparse Gram block from a callable kernel on dense rows too; the
+    core read it as an array ("setting an array element with a sequence"). The model is the
+    one of the same kernel returning arrays."""
+    import kernelkit
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
+    target = () if name == "OneClassSVM" else (y,)
+    dense_gram = lambda a, b: rbf_kernel(a, b, gamma=0.3)  # noqa: E731
+    ours = getattr(kernelkit, name)(kernel=_sparse_gram).fit(X, *target)
+    plain = getattr(kernelkit, name)(kernel=dense_gram).fit(X, *target)
+    method = "predict" if name in ("SVR", "NuSVR") else "decision_function"
+    np.testing.assert_array_equal(getattr(ours, method)(X), getattr(plain, method)(X))

@@ -17,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _core
 from ._progress import progress_callback, report_solution
 from ._rbf_shift import against_support
-from ._sparse import SparseRowsKernel, dense_kernel_block, to_core_rows
+from ._sparse import DenseBlocksKernel, SparseRowsKernel, dense_kernel_block, to_core_rows
 from ._threads import available_cores, resolve_n_jobs
 from ._validation import (
     check_bool,
@@ -391,7 +391,11 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         are handed to the core as their numbers (``_training_rows``)."""
         kind, gamma, degree, coef0 = params
         if kind == "callable" and callable(self.kernel):
-            function = SparseRowsKernel(self.kernel, X) if sp.issparse(X) else self.kernel
+            function = (
+                SparseRowsKernel(self.kernel, X)
+                if sp.issparse(X)
+                else DenseBlocksKernel(self.kernel)
+            )
             return _core.Kernel("callable", function=function)
         return _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
 

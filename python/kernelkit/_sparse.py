@@ -37,6 +37,20 @@ def dense_kernel_block(block: Any) -> NDArray[np.float64]:
     return dense
 
 
+class DenseBlocksKernel:
+    """A callable kernel over dense rows, as the core can call it: what the user's kernel
+    returns (a NumPy array, a list, or a sparse matrix, all of which scikit-learn accepts) as
+    a float64 array."""
+
+    def __init__(self, function: Any) -> None:
+        self.function = function
+
+    def __call__(
+        self, left: NDArray[np.float64], right: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        return dense_kernel_block(self.function(left, right))
+
+
 class SparseRowsKernel:
     """A callable kernel over the sparse rows of ``X``, as the core can call it.
 
