@@ -38,7 +38,7 @@ def _fit(library: Any, name: str, kernel: str, X: Any, y: Any) -> Any:
 
 def _describe(value: Any) -> tuple[Any, ...]:
     if sp.issparse(value):
-        return ("sparse", value.shape, value.dtype)
+        return ("sparse", value.shape, value.dtype, value.data.flags.writeable)
     if isinstance(value, np.ndarray):
         return ("ndarray", value.shape, value.dtype, value.flags.writeable)
     return (type(value).__name__,)
@@ -71,6 +71,21 @@ def test_fitted_attributes_have_scikit_learns_types(name: str, kernel: str, spar
             ours.coef_[0, 0] = 0.0
     if name == "OneClassSVM":
         np.testing.assert_allclose(ours.offset_, theirs.offset_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("name", ["SVC", "NuSVC"])
+def test_multiclass_coef_is_read_only(name: str, sparse: bool) -> None:
+    """A multiclass linear ``coef_`` (one row per class pair) was writeable, and a write to it
+    was lost at the next access; scikit-learn's is read-only, as kernelkit's binary one."""
+    X, y = make_classification(150, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=0)
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    ours = _fit(kernelkit, name, "linear", X, y)
+    theirs = _fit(sklearn.svm, name, "linear", X, y)
+    assert _describe(ours.coef_) == _describe(theirs.coef_)
+    with pytest.raises(ValueError, match="read-only"):
+        (ours.coef_.data if sparse else ours.coef_)[0] = 0.0
 
 
 def test_loaded_one_class_offset_is_an_array(tmp_path: Any) -> None:

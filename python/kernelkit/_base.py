@@ -45,6 +45,14 @@ KernelParams = tuple[str, float, int, float]
 PREDICT_BLOCK_ROWS = 4096
 
 
+def read_only(coef: Any) -> Any:
+    """``coef`` (an array, or a sparse matrix's values) made read-only, as scikit-learn's
+    ``coef_``: it is computed afresh at each access, so a write to it would be lost without a
+    word."""
+    (coef.data if sp.issparse(coef) else coef).flags.writeable = False
+    return coef
+
+
 def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(f"{name} must be a real number, got {type(value).__name__}")
@@ -230,12 +238,8 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
     def _linear_coef(self) -> Any:
         """``w = Σ_k dual_coef_[:, k] x_k`` over the support vectors."""
         if sp.issparse(self.support_vectors_):
-            return sp.csr_matrix(self._dual_coef_) @ self.support_vectors_
-        coef = np.asarray(self._dual_coef_ @ self.support_vectors_)
-        # Read-only, as scikit-learn's: it is computed afresh at each access, so a write to it
-        # would be lost without a word.
-        coef.flags.writeable = False
-        return coef
+            return read_only(sp.csr_matrix(self._dual_coef_) @ self.support_vectors_)
+        return read_only(np.asarray(self._dual_coef_ @ self.support_vectors_))
 
     # -- parameters -------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from ._base import (
     KernelSvmMixin,
     _check_positive,
     check_finite_model,
+    read_only,
 )
 from ._docstrings import shared_docstrings
 from ._one_vs_one import OneVsOneModel
@@ -356,7 +357,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
                     + vectors[in_b].T @ self._dual_coef_[a, in_b]
                 )
         coef = np.vstack([np.asarray(row).ravel() for row in rows])
-        return sp.csr_matrix(coef) if sp.issparse(vectors) else coef
+        return read_only(sp.csr_matrix(coef) if sp.issparse(vectors) else coef)
 
     def _training_kernel_product(
         self,
