@@ -294,7 +294,6 @@ CASES: dict[str, Case] = {
     ),
     "y_continuous_labels": Case(
         r"Unknown label type: continuous",
-        {"PU": r"y must hold 1 \(labeled positive\) and 0 \(unlabeled\)"},
         bad=_bad_y(lambda spec, y: np.linspace(-1.3, 2.7, len(y))),
         works=_y_is_ignored(lambda spec, y: np.linspace(-1.3, 2.7, len(y))),
     ),

@@ -404,3 +404,16 @@ def test_pu_classifier_with_the_estimated_prior() -> None:
     assert with_estimate.score(X_test, y_test) >= with_truth.score(X_test, y_test) - 0.02
     agreement = np.mean(with_estimate.predict(X_test) == with_truth.predict(X_test))
     assert agreement >= 0.97
+
+
+def test_pu_classifier_is_tagged_binary_and_refuses_other_targets_as_scikit_learn() -> None:
+    """The tags said multiclass (scikit-learn's estimator checks then fed it three classes);
+    PU labels are two, 1 and 0, and other targets get scikit-learn's errors."""
+    from kernelkit import PUClassifier
+
+    assert PUClassifier().__sklearn_tags__().classifier_tags.multi_class is False
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        PUClassifier(prior=0.5).fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        PUClassifier(prior=0.5).fit(X, np.linspace(0.0, 1.0, 30))

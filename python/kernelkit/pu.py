@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
@@ -232,6 +233,12 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         return options
 
     @keeps_model_on_failure
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        # y holds PU labels: 1 (labeled positive) or 0 (unlabeled), never more classes.
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on labeled positives and unlabeled rows.
 
@@ -247,7 +254,15 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         """
         self._check_params()
         X_checked, labels = self._validate_xy(X, y)
+        # scikit-learn's errors for a continuous or a multiclass y ("Unknown label type",
+        # "Only binary classification is supported"), then the PU labels' own.
+        check_classification_targets(labels)
         values = np.unique(labels)
+        if len(values) > 2:
+            raise ValueError(
+                "Only binary classification is supported: y must hold 1 (labeled positive) "
+                f"and 0 (unlabeled), got {len(values)} values {values[:5]!r}"
+            )
         if not np.all(np.isin(values, [0, 1])):
             raise ValueError(
                 f"y must hold 1 (labeled positive) and 0 (unlabeled), got values {values[:5]!r}"
