@@ -27,7 +27,7 @@ from ._params import Controls, KernelParams, OneVsOneParams
 from ._threads import resolve_n_jobs
 from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
 from .exceptions import InvalidParameterError
-from .svc import SVC
+from .svc import BaseSVC
 
 __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 
@@ -64,7 +64,7 @@ class _FrankWolfeSVCInit(Controls, OneVsOneParams, KernelParams, _FrankWolfeSVCP
     """Its ``__init__``: its own parameters, then the groups'."""
 
 
-class FrankWolfeSVC(_FrankWolfeSVCInit, SVC):
+class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
     """L2-SVM classifier trained as a minimum enclosing ball by Frank–Wolfe methods.
 
     The model is the L2-SVM of Lee & Mangasarian with a regularised bias,

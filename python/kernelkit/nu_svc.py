@@ -15,7 +15,7 @@ from ._pair_fit import PairProblem
 from ._params import ClassWeightParams, Controls, KernelParams, OneVsOneParams, SmoParams
 from ._probability import matching_default
 from ._warm_start import repair_onto
-from .svc import SVC
+from .svc import BaseSVC
 
 __all__ = ["NuSVC"]
 
@@ -35,7 +35,7 @@ class _NuSVCInit(
 
 
 @shared_docstrings
-class NuSVC(_NuSVCInit, SVC):
+class NuSVC(_NuSVCInit, BaseSVC):
     """Nu-Support Vector Classification, a drop-in replacement for :class:`sklearn.svm.NuSVC`.
 
     Each pair of classes solves LIBSVM's ν-SVC dual (Schölkopf et al. 2000; Chang & Lin 2001)

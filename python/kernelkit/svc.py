@@ -44,7 +44,7 @@ from ._validation import (
 from ._warm_start import repair_onto
 from ._warn import warn_from_caller, warn_unconverged
 
-__all__ = ["SVC"]
+__all__ = ["SVC", "BaseSVC"]
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -60,101 +60,13 @@ class _SVCInit(Controls, OneVsOneParams, SmoParams, KernelParams, ClassWeightPar
 
 
 @shared_docstrings
-class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
-    """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
+class BaseSVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):  # type: ignore[misc]
+    """The fit and prediction the one-vs-one classifiers share (:class:`SVC`, ``NuSVC``,
+    ``FrankWolfeSVC``), with the C-SVC dual by default, which the others override; their
+    parameters come from their own ``__init__``. As scikit-learn's ``BaseSVC``: a ``NuSVC`` is
+    not an ``SVC`` (``isinstance`` tells the estimators apart)."""
 
-    A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
-    attributes): binary problems are one dual problem, multiclass
-    problems are trained one-vs-one like LIBSVM. The dual problem of each pair is
-
-    ``min ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C · class_weight[y_i] · sample_weight_i``
-
-    with ``Q_ij = y_i y_j K(x_i, x_j)``, solved by SMO with the second-order working set
-    selection of Fan, Chen & Lin (2005) and LIBSVM's shrinking (Chang & Lin, 2011): the
-    iterates, and so the model, are LIBSVM's, except that many repeated rows are merged first
-    (see Notes).
-
-    Parameters
-    ----------
-    C : float, default=1.0
-        Regularisation parameter, > 0: the upper bound of every dual variable (before the class
-        and sample weights). Smaller values mean a smoother decision function.
-    {{probability}}
-    class_weight : dict, "balanced" or None, default=None
-        Multiplies ``C`` by ``class_weight[label]`` for the samples of each class; ``"balanced"``
-        uses ``n_samples / (n_classes · np.bincount(y))``; ``None`` gives every class weight 1.
-    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
-        Meant for a refit on the same rows with another ``C``, ``class_weight`` or
-        ``sample_weight``.
-    {{decision_function_shape, break_ties, random_state, max_iter, verbose}}
-        The pairs of a multiclass problem are then solved one after the other.
-    {{n_jobs}}
-        The pairs of a multiclass problem are solved concurrently, each with a share of the
-        threads.
-    {{callback, time_limit}}
-
-    Attributes
-    ----------
-    class_weight_ : ndarray of shape (n_classes,)
-        The weight of each class, multiplying ``C`` for its samples.
-    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
-        The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
-        LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
-        means ``classes_[1]``, as in scikit-learn).
-    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        The constant of each pairwise decision function (sign flipped for two classes).
-    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
-    {{pairs: *}}
-    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
-
-    See Also
-    --------
-    NuSVC : The ν-parametrised classifier.
-    FrankWolfeSVC : The L2-SVM trained as a minimum enclosing ball.
-
-    Notes
-    -----
-    Identical training rows with the same label (categorical or binary data repeats rows often)
-    enter the dual only through the sum of their coefficients. When a pair has at least 1,000
-    rows and at most 95 % of them remain distinct (row, label) groups, each group is solved as
-    one dual variable bounded by the sum of its members' bounds, and its coefficient is then
-    given to the members in row order, each up to its own bound. This is the same dual problem
-    at a fraction of the size: the solution satisfies the same stopping rule ``m(α) − M(α) <
-    tol``, but its path is no longer LIBSVM's, so the model agrees with scikit-learn's to the
-    tolerance instead of bit for bit (on a9a the dual objectives differ by 3e-10 relative), and
-    the copies of a support vector that LIBSVM would spread a coefficient over are fewer.
-
-    References
-    ----------
-    .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
-       Transactions on Intelligent Systems and Technology 2(3), 2011.
-    .. [2] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using second order
-       information for training support vector machines", JMLR 6, 2005.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn import svm
-    >>> from sklearn.datasets import load_iris
-    >>> from kernelkit import SVC
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = SVC(C=1.0).fit(X, y)
-    >>> model.predict(X[[0, 50, 100]])
-    array([0, 1, 2])
-    >>> round(float(model.score(X, y)), 3)
-    0.973
-    >>> model.n_support_.tolist()
-    [7, 29, 24]
-
-    The model is LIBSVM's, as scikit-learn fits it:
-
-    >>> reference = svm.SVC(C=1.0).fit(X, y)
-    >>> bool(np.array_equal(model.support_, reference.support_))
-    True
-    >>> bool((model.predict(X) == reference.predict(X)).all())
-    True
-    """
+    C: float
 
     classes_: NDArray[Any]
     #: Whether identical rows with the same label are solved as one dual variable (C-SVC only).
@@ -229,7 +141,7 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             reads_rows=reads_rows,
             warm=warm,
         )
-        results = run.solve_pairs(type(self)._solve_pair is SVC._solve_pair)
+        results = run.solve_pairs(type(self)._solve_pair is BaseSVC._solve_pair)
         prob_a, prob_b, stopped_folds = (
             run.fit_sigmoids() if probability else (np.empty(0), np.empty(0), [])
         )
@@ -391,6 +303,104 @@ class SVC(_SVCInit, ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmM
             n_jobs=resolve_n_jobs(self.n_jobs) if n_jobs is None else n_jobs,
         )[:, 0]
         return column
+
+
+@shared_docstrings
+class SVC(_SVCInit, BaseSVC):
+    """C-Support Vector Classification, solved by kernelkit's LIBSVM-faithful SMO engine.
+
+    A drop-in replacement for :class:`sklearn.svm.SVC` (same parameters, defaults and fitted
+    attributes): binary problems are one dual problem, multiclass
+    problems are trained one-vs-one like LIBSVM. The dual problem of each pair is
+
+    ``min ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C · class_weight[y_i] · sample_weight_i``
+
+    with ``Q_ij = y_i y_j K(x_i, x_j)``, solved by SMO with the second-order working set
+    selection of Fan, Chen & Lin (2005) and LIBSVM's shrinking (Chang & Lin, 2011): the
+    iterates, and so the model, are LIBSVM's, except that many repeated rows are merged first
+    (see Notes).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Regularisation parameter, > 0: the upper bound of every dual variable (before the class
+        and sample weights). Smaller values mean a smoother decision function.
+    {{probability}}
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` by ``class_weight[label]`` for the samples of each class; ``"balanced"``
+        uses ``n_samples / (n_classes · np.bincount(y))``; ``None`` gives every class weight 1.
+    {{kernel, degree, gamma, coef0, cache_size, tol, shrinking, engine, warm_start}}
+        Meant for a refit on the same rows with another ``C``, ``class_weight`` or
+        ``sample_weight``.
+    {{decision_function_shape, break_ties, random_state, max_iter, verbose}}
+        The pairs of a multiclass problem are then solved one after the other.
+    {{n_jobs}}
+        The pairs of a multiclass problem are solved concurrently, each with a share of the
+        threads.
+    {{callback, time_limit}}
+
+    Attributes
+    ----------
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of each class, multiplying ``C`` for its samples.
+    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
+        The coefficients ``y_i α_i`` of the support vectors in the decision functions, in
+        LIBSVM's one-vs-one layout (signs flipped for two classes, so that a positive decision
+        means ``classes_[1]``, as in scikit-learn).
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The constant of each pairwise decision function (sign flipped for two classes).
+    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The dual objective ``½αᵀQα − eᵀα`` of each pair at exit.
+    {{pairs: *}}
+    {{n_features_in_, feature_names_in_, shape_fit_, support_vectors_}}
+
+    See Also
+    --------
+    NuSVC : The ν-parametrised classifier.
+    FrankWolfeSVC : The L2-SVM trained as a minimum enclosing ball.
+
+    Notes
+    -----
+    Identical training rows with the same label (categorical or binary data repeats rows often)
+    enter the dual only through the sum of their coefficients. When a pair has at least 1,000
+    rows and at most 95 % of them remain distinct (row, label) groups, each group is solved as
+    one dual variable bounded by the sum of its members' bounds, and its coefficient is then
+    given to the members in row order, each up to its own bound. This is the same dual problem
+    at a fraction of the size: the solution satisfies the same stopping rule ``m(α) − M(α) <
+    tol``, but its path is no longer LIBSVM's, so the model agrees with scikit-learn's to the
+    tolerance instead of bit for bit (on a9a the dual objectives differ by 3e-10 relative), and
+    the copies of a support vector that LIBSVM would spread a coefficient over are fewer.
+
+    References
+    ----------
+    .. [1] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector machines", ACM
+       Transactions on Intelligent Systems and Technology 2(3), 2011.
+    .. [2] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using second order
+       information for training support vector machines", JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn import svm
+    >>> from sklearn.datasets import load_iris
+    >>> from kernelkit import SVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SVC(C=1.0).fit(X, y)
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> round(float(model.score(X, y)), 3)
+    0.973
+    >>> model.n_support_.tolist()
+    [7, 29, 24]
+
+    The model is LIBSVM's, as scikit-learn fits it:
+
+    >>> reference = svm.SVC(C=1.0).fit(X, y)
+    >>> bool(np.array_equal(model.support_, reference.support_))
+    True
+    >>> bool((model.predict(X) == reference.predict(X)).all())
+    True
+    """
 
 
 SVC.__doc__ = matching_default(SVC.__doc__)
