@@ -25,7 +25,7 @@ use crate::arrays::{matrix, vector};
 use crate::errors::CoreError;
 use crate::kernel::Kernel;
 use crate::options::parse_options;
-use crate::progress::{run_interruptible, PythonMonitor};
+use crate::progress::{detached, run_interruptible, PythonMonitor};
 use crate::solve::{run, Solution};
 
 /// Calls the user's callback after every aggregated solve; the inner solves get a monitor that
@@ -282,7 +282,9 @@ pub(crate) fn aid_svm<'py>(
     let run = parse_run(gap_tol, max_solves, options)?;
     let data = SvmData { x: &x.values, d: x.cols, y: &labels, c, kernel: function };
     let inner = run.inner.clone();
-    let model = SvmModel::new(data, Smo, inner.clone()).map_err(CoreError::from)?;
+    // The model's kernel source is built in parallel: in a leased pool, with the GIL released.
+    let model = detached(py, inner.n_threads, || SvmModel::new(data, Smo, inner.clone()))?
+        .map_err(CoreError::from)?;
     let (result, init_time, model) = run_aid(py, run, model, |monitor| {
         svm_partition(data.x, data.d, data.y, c, function, &initial, &inner, monitor)
     })?;
@@ -368,11 +370,11 @@ pub(crate) fn aggregated_kernel<'py>(
     let function = kernel.function()?;
     let partition = Partition::from_labels(&clusters).map_err(CoreError::from)?;
     let k = partition.len();
-    let means = py.detach(|| -> Result<Vec<f64>, SolveError> {
+    let means = detached(py, 0, || -> Result<Vec<f64>, SolveError> {
         let mut gram = AggregatedGram::new(&x.values, x.cols, function, 0)?;
         gram.update(&partition, &[])?;
         Ok(gram.means())
-    });
+    })?;
     let means = means.map_err(CoreError::from)?;
     PyArray1::from_vec(py, means).reshape([k, k])
 }

@@ -25,7 +25,7 @@ use crate::arrays::{matrix, vector};
 use crate::errors::{parse_choice, CoreError};
 use crate::kernel::Kernel;
 use crate::options::parse_options;
-use crate::progress::{run_interruptible, PythonMonitor};
+use crate::progress::{detached, run_interruptible, PythonMonitor};
 
 /// `+1`, `−1` or `0` per value of `values` (named `name` in errors).
 pub(crate) fn s3vm_labels(values: &PyReadonlyArray1<'_, f64>, name: &str) -> PyResult<Vec<i8>> {
@@ -116,7 +116,7 @@ pub(crate) fn aid_kmeans_seed<'py>(
     let points = matrix(&points);
     let d = points.cols;
     let seeding = KMeansSeeding::new(n, group_seed(seed, group));
-    let centres = py.detach(|| seeding.centres(&points.values, d, n_clusters));
+    let centres = detached(py, 0, || seeding.centres(&points.values, d, n_clusters))?;
     rows_array(py, centres.map_err(CoreError::from)?, d)
 }
 
@@ -145,7 +145,7 @@ pub(crate) fn aid_kmeans_assign<'py>(
     if centres.rows == 0 {
         return Err(PyValueError::new_err("centres has no rows"));
     }
-    let labels = py.detach(|| assign(&points.values, points.cols, &centres.values));
+    let labels = detached(py, 0, || assign(&points.values, points.cols, &centres.values))?;
     Ok(PyArray1::from_vec(py, labels.into_iter().map(i64::from).collect()))
 }
 
@@ -316,7 +316,7 @@ pub(crate) fn aid_evaluate_block<'py>(
         }
     };
     let block = Block { x: &x.values, d: x.cols, y: &y, clusters: &clusters, n_clusters, start };
-    let stats = py.detach(|| evaluate_block(&block, formulation, &solution, tol, sums_x));
+    let stats = detached(py, 0, || evaluate_block(&block, formulation, &solution, tol, sums_x))?;
     let stats = stats.map_err(CoreError::from)?;
     let out = PyDict::new(py);
     let keys: Vec<i64> = stats.keys.iter().map(|&key| i64::from(key)).collect();
@@ -662,8 +662,9 @@ pub(crate) fn aid_sample_decision<'py>(
             x.cols
         )));
     }
-    let decision = py
-        .detach(|| sample_decision(&x.values, x.cols, &support.values, &coef, bias, function))
-        .map_err(CoreError::from)?;
+    let decision = detached(py, 0, || {
+        sample_decision(&x.values, x.cols, &support.values, &coef, bias, function)
+    })?
+    .map_err(CoreError::from)?;
     Ok(PyArray1::from_vec(py, decision))
 }

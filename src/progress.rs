@@ -153,6 +153,19 @@ pub(crate) fn _simulate_interrupt_at(point: Option<&str>) -> PyResult<()> {
     Ok(())
 }
 
+/// Runs `job` with the GIL released in a leased pool of `n_threads` threads (`0`: one per core),
+/// never on rayon's global pool: a forked child process inherits the global pool without its
+/// threads, and a job queued there waits forever (the leased pools are fork-safe:
+/// `kernelkit_solvers::parallel`). For short steps that report no progress; a solve runs
+/// through [`run_interruptible`].
+pub(crate) fn detached<T: Send>(
+    py: Python<'_>,
+    n_threads: usize,
+    job: impl FnOnce() -> T + Send,
+) -> Result<T, CoreError> {
+    py.detach(|| kernelkit_solvers::with_thread_pool(n_threads, job)).map_err(CoreError::from)
+}
+
 /// Runs `job` with the GIL released on a thread of a pool of `n_threads` threads (`0`: one per
 /// core) lent to it alone, while this thread checks for signals every [`SIGNAL_POLL`]. On a
 /// signal whose handler raises (Ctrl-C), sets `interrupted` and keeps the exception, which is

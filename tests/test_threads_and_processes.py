@@ -15,6 +15,7 @@ from typing import Any
 import joblib
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification, make_regression
 
 import kernelkit
@@ -208,17 +209,28 @@ def _predict_in_child(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return model.decision_function(x), refit.decision_function(x)
 
 
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        kernelkit.SVC(gamma=0.1, n_jobs=2),
+        kernelkit.AIDClassifier(kernel="rbf", gamma=0.1, random_state=0, n_jobs=2),
+    ],
+    ids=["SVC", "AIDClassifier"],
+)
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
-def test_fitted_model_in_a_worker_process(start_method: str) -> None:
+def test_fitted_model_in_a_worker_process(start_method: str, estimator: Any) -> None:
     """Fit (which starts the solver's thread pool), then predict and fit again in a child
     process. A forked child inherits no pool threads: it must build its own, not wait forever
-    on the parent's."""
+    on the parent's. (AIDClassifier's RBF fit built its kernel on rayon's global pool, which
+    the fork leaves without threads: the child's fit waited forever.)"""
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {start_method}")
     x, y = _classification()
-    model = kernelkit.SVC(gamma=0.1, n_jobs=2).fit(x, y)
+    if isinstance(estimator, kernelkit.AIDClassifier):
+        y = (y > 0).astype(int)  # binary only
+    model = clone(estimator).fit(x, y)
     expected = model.decision_function(x)
-    refit_expected = kernelkit.SVC(gamma=0.1, n_jobs=2).fit(x, model.predict(x))
+    refit_expected = clone(estimator).fit(x, model.predict(x))
     context = multiprocessing.get_context(start_method)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
