@@ -78,6 +78,44 @@ def test_sigint_stops_a_long_fit_with_keyboard_interrupt(script: str) -> None:
     assert elapsed < 5.0, f"KeyboardInterrupt took {elapsed:.2f} s"
 
 
+#: Ctrl-C from another thread of the process (``_thread.interrupt_main``, as a watchdog or an
+#: IDE's stop button sends it) while the pairs run on Python threads: the main thread waited for
+#: them without a timeout, and the signal's handler ran only when the whole fit had ended.
+INTERRUPT_MAIN_SCRIPT = """
+import _thread, signal, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+import numpy as np
+from kernelkit import NuSVC
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(12000, 40))
+y = rng.integers(0, 3, size=12000)  # three pairs of 8,000 rows, each many seconds long
+sent = []
+timer = threading.Timer(1.0, lambda: (sent.append(time.monotonic()), _thread.interrupt_main()))
+timer.start()
+try:
+    NuSVC(nu=0.3, gamma=0.05, tol=1e-12, cache_size=1, n_jobs=2).fit(X, y)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - sent[0], flush=True)
+"""
+
+
+def test_ctrl_c_from_another_thread_stops_pairs_on_python_threads() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_MAIN_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    words = out.stdout.split()
+    assert words[:1] == ["interrupted"], (out.stdout, out.stderr)
+    # Generous bound for a loaded CI machine; the wait looks at signals every 20 ms (it took
+    # the rest of a pair's solve, 13.8 s here, before).
+    assert float(words[1]) < 5.0, out.stdout
+
+
 # -- every point where Ctrl-C can meet a fit, and SIGINT at random times --------------------
 
 CHILD = Path(__file__).with_name("kk_interrupt.py")

@@ -6,6 +6,7 @@ import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 import numpy as np
@@ -43,6 +44,22 @@ KernelParams = tuple[str, float, int, float]
 #: Rows of test data whose kernel values against the support vectors are held at once, for a
 #: precomputed or callable kernel (the built-in kernels never hold them: ``_decision_values``).
 PREDICT_BLOCK_ROWS = 4096
+
+
+#: Seconds between two looks at a signal while waiting for a pair solved on another thread.
+SIGNAL_POLL_S = 0.02
+
+
+def _wait_interruptibly(future: Future[T]) -> T:
+    """``future.result()``, waited for in slices of :data:`SIGNAL_POLL_S`: Python runs signal
+    handlers between slices, so a Ctrl-C sent to the process from another thread (or by
+    ``_thread.interrupt_main``) raises at once, where a wait without a timeout would have
+    outlasted the whole fit."""
+    while True:
+        try:
+            return future.result(timeout=SIGNAL_POLL_S)
+        except FutureTimeout:
+            continue
 
 
 def read_only(coef: Any) -> Any:
@@ -482,7 +499,7 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             # solves already running, or leaving the pool would wait for every one to finish.
             try:
                 futures.extend(pool.submit(run, job, per_job, stop) for job in jobs)
-                return [future.result() for future in futures]
+                return [_wait_interruptibly(future) for future in futures]
             except BaseException:
                 stop.set()
                 for future in futures:

@@ -44,7 +44,7 @@ def rbf_shift(rows: Any, kind: str) -> NDArray[np.float64] | None:
     their spread. For sparse rows the shift is the mean of the columns far from the origin for
     their own spread (``mean² > variance``) and 0 elsewhere, so that the shifted rows stay
     sparse but in those columns, and what remains of the mean is within their spread."""
-    shape = getattr(rows, "shape", ())
+    shape: tuple[int, ...] = getattr(rows, "shape", ())
     if kind != "rbf" or len(shape) != 2 or shape[0] == 0:
         return None
     if sp.issparse(rows):
