@@ -127,3 +127,40 @@ def test_aid_prints_each_aggregated_solve(verbose_fits: VerboseFits) -> None:
         assert int(line["clusters"]) == entry["n_clusters"]
         assert float(line["gap"]) == pytest.approx(entry["gap"], rel=5e-3, abs=1e-12)
     np.testing.assert_array_equal(quiet.coef_, loud.coef_)
+
+
+class _BrokenStream:
+    """A stderr whose writes fail as a closed file descriptor's do (``2>&-``)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(9, "Bad file descriptor")
+
+    def flush(self) -> None:
+        raise OSError(9, "Bad file descriptor")
+
+
+def _closed_stream() -> Any:
+    import io
+
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+@pytest.mark.parametrize(
+    "stderr", [None, _BrokenStream(), _closed_stream()], ids=["none", "bad_fd", "closed"]
+)
+def test_verbose_fits_where_stderr_cannot_be_written(
+    stderr: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``verbose`` made every fit raise where stderr could not be written (a daemon with
+    ``2>&-``: OSError; pythonw's ``sys.stderr = None``: AttributeError, and the AID lines went
+    to stdout). The progress goes silent; the models are those of quiet fits."""
+    X, y = make_classification(300, 5, random_state=0)
+    quiet = [kernelkit.SVC(), kernelkit.AIDClassifier(random_state=0)]
+    expected = [model.fit(X, y).decision_function(X) for model in quiet]
+    monkeypatch.setattr("sys.stderr", stderr)
+    loud = [kernelkit.SVC(verbose=True), kernelkit.AIDClassifier(random_state=0, verbose=True)]
+    for model, values in zip(loud, expected, strict=True):
+        np.testing.assert_array_equal(model.fit(X, y).decision_function(X), values)
+    assert capsys.readouterr().out == ""

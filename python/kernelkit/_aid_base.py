@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
 from ._base import Float64Array, _check_positive, check_verbose
-from ._progress import Callback
+from ._progress import Callback, write_progress_line
 from ._threads import resolve_n_jobs
 from ._validation import (
     check_random_state_param,
@@ -121,11 +120,10 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
             return callback
 
         def report(info: Mapping[str, Any]) -> bool | None:
-            print(
+            write_progress_line(
                 f"{name}: iteration {info['iteration']}, {info['n_clusters']} clusters, "
                 f"bounds [{info['lower_bound']:.6g}, {info['upper_bound']:.6g}], "
-                f"gap {info['gap']:.3g}",
-                file=sys.stderr,
+                f"gap {info['gap']:.3g}"
             )
             return callback(info) if callback is not None else None
 
