@@ -232,13 +232,13 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         options.pop("shrinking", None)
         return options
 
-    @keeps_model_on_failure
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         # y holds PU labels: 1 (labeled positive) or 0 (unlabeled), never more classes.
         tags.classifier_tags.multi_class = False
         return tags
 
+    @keeps_model_on_failure
     def fit(self, X: Any, y: Any) -> Self:
         """Fit the model on labeled positives and unlabeled rows.
 
