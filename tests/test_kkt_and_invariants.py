@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import sklearn.svm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -296,6 +297,14 @@ def test_property_svc_small_random(
         assert np.all(np.isfinite(np.asarray(getattr(model, attr), dtype=np.float64))), attr
     dec = model.decision_function(x)
     assert np.all(np.isfinite(dec))
+    if _as_list(model.status_) == ["max_iterations"]:
+        # Some drawn problems LIBSVM's SMO does not solve either (rows of both labels at
+        # x = 0, a degree-2 kernel of rank 3, C = 78.5 and tol = 1e-5: its float32 columns
+        # leave the gap above tol, and it steps until the limit). The property is convergence
+        # wherever LIBSVM converges.
+        reference = sklearn.svm.SVC(max_iter=10**7, **params).fit(x, y)
+        assert reference.fit_status_ == 1, "LIBSVM converged where kernelkit did not"
+        return
     _check_svc(model, x, y, c, tol)
 
 
