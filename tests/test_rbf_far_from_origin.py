@@ -154,3 +154,18 @@ def test_sparse_rows_near_the_origin_keep_their_sparsity() -> None:
     rng = np.random.default_rng(0)
     assert rbf_shift(sp.csr_matrix((rng.random((300, 40)) < 0.1).astype(float)), "rbf") is None
     assert rbf_shift(sp.random(300, 40, density=0.2, random_state=0, format="csr"), "rbf") is None
+
+
+def test_the_sparse_shift_leaves_the_callers_rows_alone() -> None:
+    """Shifting unsorted or repeated CSR rows sorted the caller's own index arrays in place
+    (a canonical copy of them shared their buffers); the shifted rows equal NumPy's."""
+    centered, _, _ = _timestamps(50)
+    rows = sp.csr_matrix(np.hstack([centered + OFFSET, np.ones((50, 1))]))[:, [2, 0, 1]]
+    assert not rows.has_sorted_indices
+    indices, data = rows.indices.copy(), rows.data.copy()
+    shift = rbf_shift(rows, "rbf")
+    assert shift is not None
+    moved = kernelkit._rbf_shift.shifted(rows, shift)
+    np.testing.assert_array_equal(rows.indices, indices)
+    np.testing.assert_array_equal(rows.data, data)
+    np.testing.assert_array_equal(moved.toarray(), rows.toarray() - shift)

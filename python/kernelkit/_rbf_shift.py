@@ -83,8 +83,9 @@ def shifted(rows: Any, shift: NDArray[np.float64] | None) -> Any:
     if shift is None:
         return rows
     if sp.issparse(rows):
+        # scipy's subtraction sums repeated indices and takes unsorted ones; no canonical
+        # copy first (``sum_duplicates`` would sort the caller's own arrays in place).
         csr = sp.csr_matrix(rows, dtype=np.float64)
-        csr.sum_duplicates()
         columns = np.flatnonzero(shift)
         n = csr.shape[0]
         offsets = sp.csr_matrix(
