@@ -97,6 +97,10 @@ def test_the_other_kernel_estimators_shift_too(name: str) -> None:
         params["prior"] = 0.5
     if name == "AIDClassifier":
         params["kernel"] = "rbf"
+    if "random_state" in getattr(kernelkit, name)().get_params():
+        # the same start for both fits: AID's first clustering (and Frank–Wolfe's samples) are
+        # random, and two of its "optimal" stops within tol differ by ~2e-3 in decisions
+        params["random_state"] = 0
     far = getattr(kernelkit, name)(**params).fit(centered + OFFSET, labels)
     near = getattr(kernelkit, name)(**params).fit(centered, labels)
     np.testing.assert_allclose(
