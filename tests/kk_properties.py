@@ -252,10 +252,10 @@ def _well_conditioned(kp: KernelParams, x: Array) -> bool:
     The RBF kernel is computed as exp(−γ(‖x‖² + ‖z‖² − 2⟨x, z⟩)) (kernelkit, LIBSVM and
     scikit-learn alike), whose argument carries an absolute rounding error ≈ 2⁻⁵² γ‖x‖²: once
     γ‖x‖² ≳ 1e13 the values of near-identical rows are meaningless, in every implementation
-    (the dot-product kernels lose accuracy the same way). Such (γ, X) pairs are filtered out.
-    kernelkit is wrong there even for exactly identical rows, which LIBSVM computes exactly
-    (``test_rbf_kernel_of_identical_rows_is_one`` in ``test_properties_regressions.py``, a
-    known bug): γ‖x‖² ≤ 1e6 keeps its error below ~1e-9.
+    (the dot-product kernels lose accuracy the same way), and the oracles' NumPy kernels with
+    them. Such (γ, X) pairs are filtered out: γ‖x‖² ≤ 1e6 keeps the error below ~1e-9.
+    (kernelkit's core recomputes such RBF values from the rows' differences, ``rbf_expansion.rs``;
+    ``test_rbf_kernel_of_identical_rows_is_one`` in ``test_properties_regressions.py``.)
     """
     return kp.argument_scale(x) <= ARGUMENT_LIMIT
 

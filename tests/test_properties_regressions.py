@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from kk_aid import lad_lp
 from kk_constrained_svr import empty_constraints as empty_svr_constraints
 from kk_constrained_svr import gsmo
@@ -24,21 +25,25 @@ from kernelkit import ConvergenceWarning
 # start failing (XPASS) once fixed, then drop the marker and the matching ``assume`` in the
 # property test.
 # --------------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="RBF kernel columns use ‖x‖² + ‖z‖² − 2⟨x, z⟩ with the dot product from GEMM and the "
-    "norms from a separate sum: for identical rows at large norm (γ‖x‖² ≳ 1e13) the two differ "
-    "and K(x, x) comes out 0 instead of 1 (LIBSVM gets identical rows exactly); Rust fix needed",
-)
-def test_rbf_kernel_of_identical_rows_is_one() -> None:
-    x = np.array([[1e9, 1e9 / 3], [1e9, 1e9 / 3], [0.0, 0.0]])
-    y = np.array([0, 1, 1])
-    ours = kernelkit.SVC(kernel="rbf", gamma=1.0).fit(x, y)
-    libsvm = sk_svm.SVC(kernel="rbf", gamma=1.0).fit(x, y)
-    # K(x0, x0) = K(x0, x1) = 1 exactly; the solver's own diagonal is 1, its columns are not
-    block = kernelkit._core.kernel_matrix(x[:2], x[:2], kernelkit._core.Kernel("rbf", gamma=1.0))
-    np.testing.assert_array_equal(block, np.ones((2, 2)))
-    np.testing.assert_allclose(ours.decision_function(x), libsvm.decision_function(x), atol=1e-9)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(("scale", "gamma"), [(1e9, 1.0), (1.0, 1e300)])
+def test_rbf_kernel_of_identical_rows_is_one(sparse: bool, scale: float, gamma: float) -> None:
+    """Fixed: RBF columns computed ‖x‖² + ‖z‖² − 2⟨x, z⟩ with the dot product from a GEMM and
+    the norms from a separate sum, so identical rows far apart in units of γ^(−1/2) (γ‖x‖² ≳
+    1e13 after the shift to the rows' mean) got K(x, x) = 6.6e-112 instead of 1, and the SVC
+    "converged" to decisions 1 off LIBSVM's. The core now recomputes the values whose expansion
+    may be off from the rows' differences (``rbf_expansion.rs``)."""
+    x = np.array([[1.0, 1 / 3], [1.0, 1 / 3], [0.0, 0.0], [0.5, 0.25]]) * scale
+    y = np.array([0, 1, 1, 0])
+    rows = sp.csr_array(x) if sparse else x
+    ours = kernelkit.SVC(kernel="rbf", gamma=gamma).fit(rows, y)
+    libsvm = sk_svm.SVC(kernel="rbf", gamma=gamma).fit(x, y)
+    block = kernelkit._core.kernel_matrix(x, x, kernelkit._core.Kernel("rbf", gamma=gamma))
+    # K = I but for the two identical rows, exactly (every other distance is huge for γ)
+    expected = np.eye(4)
+    expected[0, 1] = expected[1, 0] = 1.0
+    np.testing.assert_array_equal(block, expected)
+    np.testing.assert_allclose(ours.decision_function(rows), libsvm.decision_function(x), atol=1e-9)
 
 
 def test_smo_counts_no_objective_increase_on_duplicated_rows() -> None:

@@ -17,6 +17,7 @@ use crate::feature_major::FeatureMajor;
 use crate::fixed_point::FixedRows;
 use crate::function::KernelFunction;
 use crate::plan::KernelPath;
+use crate::rbf_expansion::dense_sq_distance;
 use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::source::Finish;
 
@@ -152,6 +153,11 @@ impl RowStore for F64Rows<'_> {
         dense_products(left, right, self.rows.n_features(), window);
     }
 
+    fn sq_distance(&self, left: &Vec<f64>, r: usize, position: usize) -> f64 {
+        let d = self.rows.n_features();
+        dense_sq_distance(&left[r * d..(r + 1) * d], self.rows.rows(position, position + 1))
+    }
+
     fn swap(&mut self, i: usize, j: usize) {
         self.rows.swap_rows(i, j);
     }
@@ -254,6 +260,19 @@ impl RowStore for F32Rows<'_> {
         }
     }
 
+    fn sq_distance(&self, left: &F32Left, r: usize, position: usize) -> f64 {
+        let d = self.rows.n_features();
+        let right = &self.single[position * d..(position + 1) * d];
+        match left {
+            F32Left::Single(left) => dense_sq_distance(&left[r * d..(r + 1) * d], right),
+            // The f64 left rows are exactly the f32 values, widened.
+            F32Left::Double(left) => {
+                let right: Vec<f64> = right.iter().map(|&v| f64::from(v)).collect();
+                dense_sq_distance(&left[r * d..(r + 1) * d], &right)
+            }
+        }
+    }
+
     fn swap(&mut self, i: usize, j: usize) {
         self.rows.swap(i, j);
         swap_row_slices(&mut self.single, i, j, self.rows.n_features());
@@ -261,6 +280,14 @@ impl RowStore for F32Rows<'_> {
 
     fn shares_passes(&self) -> bool {
         reads_wide_rows(self.rows.n_features())
+    }
+
+    fn rounding(&self) -> f64 {
+        if self.sums_in_f32 {
+            f64::from(f32::EPSILON)
+        } else {
+            f64::EPSILON
+        }
     }
 
     fn path(&self) -> KernelPath {
@@ -312,6 +339,18 @@ impl RowStore for FixedPointRows<'_> {
             let mut outs = window.rows(r0, r0 + rows.len());
             crate::fixed_point::dot_rows_fixed(&rows, right, self.fixed.quantum_sq, &mut outs);
         }
+    }
+
+    fn sq_distance(&self, left: &Vec<i16>, r: usize, position: usize) -> f64 {
+        // Exact over the integer multiples, as the inner products are.
+        let d = self.rows.n_features();
+        let right = &self.fixed.values[position * d..(position + 1) * d];
+        let steps: i64 = left[r * d..(r + 1) * d]
+            .iter()
+            .zip(right)
+            .map(|(&a, &b)| (i64::from(a) - i64::from(b)).pow(2))
+            .sum();
+        steps as f64 * self.fixed.quantum_sq
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -438,6 +477,11 @@ impl RowStore for FeatureMajorRows<'_> {
         distinct.columns(&left_rows, left_norms, function, &mut over_distinct);
         distinct.gather(&over_distinct, start, end, out, finish);
         true
+    }
+
+    fn sq_distance(&self, left: &FeatureMajorLeft, r: usize, position: usize) -> f64 {
+        let d = self.rows.n_features();
+        dense_sq_distance(&left.rows[r * d..(r + 1) * d], self.rows.rows(position, position + 1))
     }
 
     fn swap(&mut self, i: usize, j: usize) {

@@ -52,6 +52,7 @@ mod per_thread;
 pub mod plan;
 mod precomputed;
 mod qmatrix;
+mod rbf_expansion;
 mod rbf_table;
 #[cfg(test)]
 mod reference_tests;

@@ -243,3 +243,86 @@ fn every_representation_agrees_with_the_naive_reference() {
         .collect();
     assert_eq!(seen, representations, "every representation of the plan meets the reference");
 }
+
+/// Rows far from the origin for `γ` (`rbf_expansion.rs`): every representation's RBF values
+/// against `e^(−γ Σ(x_k − z_k)²)` summed from the differences, and exactly 1 for identical rows.
+/// Offset families (norms `~1e14 d` at `γ = 1/d`: the expansion alone is off by a factor up to
+/// `e^(±1)`) cover the `f64` and `f32` paths, CSR and repeated rows; a huge `γ` (`1e20`, every
+/// value but identical rows' 0) covers the exact integer paths (0/1 rows, whose RBF is always
+/// looked up, and fixed-point rows) and the widest CSR rows.
+#[test]
+fn rbf_values_of_rows_far_from_the_origin_are_exact() {
+    let offset = |name: &'static str, family: Family, offset: f64| Family {
+        name,
+        values: family.values.iter().map(|v| v + offset).collect(),
+        ..family
+    };
+    let mut cases: Vec<(Family, f64)> = Vec::new();
+    for f in families() {
+        let gamma_of = |f: &Family| 1.0 / f.d as f64;
+        match f.name {
+            "random, wide" | "random, narrow" | "duplicates, narrow" | "duplicates, wide" => {
+                let f = offset(f.name, f, 1e7);
+                let gamma = gamma_of(&f);
+                cases.push((f, gamma));
+            }
+            "float32, wide" => {
+                // 1e7 + normal, rounded to f32 (spacing 1 there): still exactly f32 values.
+                let values = f.values.iter().map(|v| f64::from((v * 4.0 + 1e7) as f32)).collect();
+                let f = Family { values, ..f };
+                let gamma = 1.0 / (16.0 * f.d as f64);
+                cases.push((f, gamma));
+            }
+            "grey levels k/256, wide" | "0/1, 8 % ones" | "65,537 features, 5 % non-zeros" => {
+                cases.push((f, 1e20))
+            }
+            _ => {}
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (f, gamma) in &cases {
+        let row = |r: usize| &f.values[r * f.d..(r + 1) * f.d];
+        let function = KernelFunction::Rbf { gamma: *gamma };
+        for (path_name, source) in sources(f, function) {
+            seen.insert(source.path());
+            let (start, end) = (0, f.n);
+            let picks: [&[usize]; 3] =
+                [&[0], &[1, 7, f.n - 1], &(0..20).map(|r| r * f.n / 20).collect::<Vec<_>>()];
+            for rows in picks {
+                let values = block(source.as_ref(), rows, start, end);
+                for (i, &r) in rows.iter().enumerate() {
+                    for c in start..end {
+                        let got = values[i * (end - start) + c - start];
+                        let (x, z) = (row(r), row(c));
+                        let distance: f64 = x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum();
+                        let expected = (-gamma * distance).exp();
+                        let context =
+                            format!("{}, {path_name}, γ {gamma}, row {r}, column {c}", f.name);
+                        if x == z {
+                            assert_eq!(got, 1.0, "{context}");
+                        }
+                        let slack = gamma * 2.0 * (f.d as f64 + 2.0) * U64 * distance + 1e-14;
+                        assert!(
+                            (got - expected).abs() <= slack * expected.max(1e-300),
+                            "{context}: {got} vs {expected}, slack {slack}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let expected = [
+        KernelPath::DenseF64,
+        KernelPath::DenseF32,
+        KernelPath::DenseF32Products,
+        KernelPath::DenseFeatureMajor,
+        KernelPath::DenseDistinctRows,
+        KernelPath::FixedPointI16,
+        KernelPath::Csr,
+        KernelPath::CsrPadded,
+        KernelPath::BitsetRbfTable,
+    ];
+    for path in expected {
+        assert!(seen.contains(&path), "{path:?} not met: {seen:?}");
+    }
+}

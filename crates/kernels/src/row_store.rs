@@ -9,11 +9,13 @@
 //!    do not depend on the thread count) and, in each chunk, compute the inner products of the
 //!    gathered rows with the rows at those positions ([`RowStore::inner_products`]);
 //! 3. map inner products to kernel values with the rows' squared norms
-//!    ([`RowStore::map_row`]: [`KernelFunction::map_row`], or a table for 0/1 rows);
+//!    ([`RowStore::map_row`]: [`KernelFunction::map_row`], or a table for 0/1 rows), and
+//!    recompute the RBF values whose expansion may have cancelled from the rows' differences
+//!    ([`RowStore::sq_distance`], `rbf_expansion.rs`: rows far apart in units of `γ^(−1/2)`);
 //! 4. hand each finished window to the caller's [`Finish`] while it is in the core's cache.
 //!
 //! Steps 2–4 live here, once; a representation only says how to gather, how to multiply, how
-//! to follow a swap of positions, and what it guarantees bitwise. A representation whose
+//! to subtract, how to follow a swap of positions, and what it guarantees bitwise. A representation whose
 //! columns are cheaper computed another way for some blocks (distinct rows of repeated data)
 //! takes the whole block in [`RowStore::fill_whole_block`].
 //!
@@ -24,6 +26,7 @@
 use crate::function::KernelFunction;
 use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 use crate::plan::KernelPath;
+use crate::rbf_expansion::ExpansionGuard;
 use crate::source::{Finish, KernelSource, NO_FINISH, SHARED_PASS_ROWS};
 
 /// One representation of the training rows, indexed by *position* (permuted by
@@ -56,6 +59,17 @@ pub trait RowStore: Send + Sync {
         right_norms: &[f64],
     ) {
         function.map_row(row, left_norm, right_norms);
+    }
+
+    /// `‖x − z‖²` of left row `r` and the row at `position`, summed from the differences of
+    /// the values this store reads (no cancellation): the RBF values whose expansion may be off
+    /// are recomputed from it ([`crate::rbf_expansion`]).
+    fn sq_distance(&self, left: &Self::Left, r: usize, position: usize) -> f64;
+
+    /// The precision `ε` that inner products are summed in: `f64`'s, or `f32`'s for a store
+    /// that sums some in `f32` ([`crate::rbf_expansion`] bounds their rounding with it).
+    fn rounding(&self) -> f64 {
+        f64::EPSILON
     }
 
     /// Exchanges positions `i` and `j`.
@@ -182,18 +196,22 @@ impl<'w> Window<'w> {
 pub struct Kernel<S> {
     store: S,
     function: KernelFunction,
+    /// The largest squared norm of the rows (which swaps do not change), for
+    /// [`ExpansionGuard::for_block`].
+    max_sq_norm: f64,
 }
 
 impl<S: RowStore> Kernel<S> {
     /// Combines a representation and a kernel function, validating the function's parameters.
     pub fn new(store: S, function: KernelFunction) -> Result<Self, crate::KernelError> {
         function.validate()?;
-        Ok(Kernel { store, function })
+        Ok(Self::validated(store, function))
     }
 
     /// [`Kernel::new`] of a function already validated.
     pub(crate) fn validated(store: S, function: KernelFunction) -> Self {
-        Kernel { store, function }
+        let max_sq_norm = largest(store.sq_norms());
+        Kernel { store, function, max_sq_norm }
     }
 
     /// The representation, given back.
@@ -230,7 +248,14 @@ impl<S: RowStore> Kernel<S> {
         if width == 0 || n_left == 0 {
             return;
         }
-        if self.store.fill_whole_block(self.function, left, left_norms, start, end, out, finish) {
+        let d = self.store.n_features();
+        let (rounding, max_left) = (self.store.rounding(), largest(left_norms));
+        let guard =
+            ExpansionGuard::for_block(self.function, d, rounding, max_left, self.max_sq_norm);
+        // A whole block computed another way has no guard (none of its values may be off).
+        if guard.is_none()
+            && self.store.fill_whole_block(self.function, left, left_norms, start, end, out, finish)
+        {
             return;
         }
         let norms = self.store.sq_norms();
@@ -244,6 +269,12 @@ impl<S: RowStore> Kernel<S> {
             for (r, &left_norm) in left_norms.iter().enumerate() {
                 let row = window.row(r);
                 self.store.map_row(self.function, row, left_norm, right_norms);
+                if let Some(guard) = &guard {
+                    let first = start + c0;
+                    guard.repair(row, left_norm, right_norms, |c| {
+                        self.store.sq_distance(left, r, first + c)
+                    });
+                }
                 finish(r, c0, row);
             }
         });
@@ -305,6 +336,11 @@ impl<S: RowStore> KernelSource for Kernel<S> {
     fn known_positive_semidefinite(&self) -> Option<bool> {
         Some(self.function.positive_semidefinite())
     }
+}
+
+/// The largest of `values` (0 for none; NaN-free norms).
+fn largest(values: &[f64]) -> f64 {
+    values.iter().copied().fold(0.0, f64::max)
 }
 
 /// The [`RowStore::n_rows`] and [`RowStore::n_features`] of a store over its `rows` field (any

@@ -16,6 +16,7 @@ use crate::cross::RowSet;
 use crate::function::KernelFunction;
 use crate::padded::PaddedRows;
 use crate::plan::KernelPath;
+use crate::rbf_expansion::{dense_sparse_sq_distance, sparse_sq_distance};
 use crate::rbf_table::IntegerRbf;
 use crate::row_store::{size_of_rows, RowStore, Window};
 use crate::sparse::{merge_dot, scatter_dot, CsrRows, SCATTER_MAX_FEATURES};
@@ -61,6 +62,17 @@ impl CsrLeft {
             }
         }
     }
+
+    /// `‖x − z‖²` of left row `r` (of `d` features) and the CSR row `z`, from the differences.
+    pub(crate) fn sq_distance(&self, r: usize, d: usize, z: (&[u32], &[f64])) -> f64 {
+        match self {
+            CsrLeft::Dense(x) => dense_sparse_sq_distance(&x[r * d..(r + 1) * d], z),
+            CsrLeft::Sparse(rows) => {
+                let (indices, values) = &rows[r];
+                sparse_sq_distance((indices, values), z)
+            }
+        }
+    }
 }
 
 /// CSR rows read through the permutation of positions (rows never move).
@@ -85,13 +97,18 @@ fn average_nnz(rows: &CsrRows<'_>) -> usize {
 }
 
 /// The [`RowStore`] methods that a store over its `rows` field ([`CsrRows`]) answers from those
-/// rows: their number and width ([`size_of_rows`]), and the requested rows gathered from them.
+/// rows: their number and width ([`size_of_rows`]), the requested rows gathered from them, and
+/// their distances to the rows at positions.
 macro_rules! csr_rows_shape {
     () => {
         size_of_rows!();
 
         fn gather(&self, positions: &[usize]) -> CsrLeft {
             CsrLeft::new(RowSet::Sparse(&self.rows), positions.iter().copied())
+        }
+
+        fn sq_distance(&self, left: &CsrLeft, r: usize, position: usize) -> f64 {
+            left.sq_distance(r, self.rows.n_features(), self.rows.row(position))
         }
     };
 }
@@ -288,6 +305,15 @@ impl RowStore for BitsetStore {
             Some(table) => table.map_row(row, left_norm, right_norms),
             None => function.map_row(row, left_norm, right_norms),
         }
+    }
+
+    fn sq_distance(&self, left: &Vec<u64>, r: usize, position: usize) -> f64 {
+        // 0/1 rows: the features set in exactly one of them.
+        let words = self.binary.words();
+        let query = &left[r * words..(r + 1) * words];
+        let differing: u32 =
+            query.iter().zip(self.binary.row(position)).map(|(a, b)| (a ^ b).count_ones()).sum();
+        f64::from(differing)
     }
 
     fn swap(&mut self, i: usize, j: usize) {
