@@ -299,6 +299,18 @@ def test_a_broken_sparse_matrix_is_refused_not_crashed_on(name: str, kind: str) 
         fitted.predict(broken)
 
 
+@pytest.mark.parametrize("kind", ["index beyond the columns", "negative index", "indptr"])
+@pytest.mark.parametrize("name", ["A", "Gamma"])
+def test_a_broken_sparse_constraint_matrix_is_refused_not_crashed_on(name: str, kind: str) -> None:
+    """ConstrainedSVR's A or Gamma as a CSR matrix with an index out of range or a decreasing
+    indptr: its structure was not checked, and scipy's conversion aborted the process, raised
+    its own C++ or linprog errors, or a ValueError that did not name the matrix."""
+    broken, _ = _broken_csr(kind)
+    x = np.random.default_rng(1).normal(size=(30, 3))
+    with pytest.raises(ValueError, match=f"^{name} is not a valid CSR matrix"):
+        kernelkit.ConstrainedSVR(**{name: broken}).fit(x, x[:, 0])
+
+
 def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
     """epsilon = 1e160: the stopping gap 2ε + ε² overflows; the error named ``tol``, which
     FrankWolfeSVC does not have."""

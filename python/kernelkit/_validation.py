@@ -263,22 +263,23 @@ def check_random_state_param(value: Any) -> None:
     )
 
 
-def check_sparse_structure(X: Any) -> None:
-    """Raises a ``ValueError`` for a sparse X whose structure is broken (an index out of range,
-    a decreasing ``indptr``): scipy converts and multiplies such matrices without checking, and
-    crashed the process (a segmentation fault in a product) or raised its own C++ errors."""
+def check_sparse_structure(X: Any, name: str = "X") -> None:
+    """Raises a ``ValueError`` naming ``name`` for a sparse X whose structure is broken (an index
+    out of range, a decreasing ``indptr``): scipy converts and multiplies such matrices without
+    checking, and crashed the process (a segmentation fault in a product, an abort in
+    ``sum_duplicates``) or raised its own C++ errors."""
     if not sp.issparse(X):
         return
     if X.format in ("csr", "csc", "bsr"):
         try:
             X.check_format(full_check=True)
         except ValueError as error:
-            raise ValueError(f"X is not a valid {X.format.upper()} matrix: {error}") from None
+            raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: {error}") from None
         if np.any(np.diff(X.indptr) < 0):
-            raise ValueError(f"X is not a valid {X.format.upper()} matrix: indptr decreases")
+            raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: indptr decreases")
     elif X.format == "coo":
         rows, cols = X.coords if hasattr(X, "coords") else (X.row, X.col)
         if len(rows) and (
             rows.min() < 0 or cols.min() < 0 or rows.max() >= X.shape[0] or cols.max() >= X.shape[1]
         ):
-            raise ValueError("X is not a valid COO matrix: an index is out of range")
+            raise ValueError(f"{name} is not a valid COO matrix: an index is out of range")
