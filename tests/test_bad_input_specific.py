@@ -109,6 +109,38 @@ def test_specific_parameter(label: str, params: dict[str, Any], code: str, match
         _fit(spec.make(**params), x, y)
 
 
+@pytest.mark.parametrize(
+    "value", [10**400, -(10**400), 10**5000], ids=["1e400", "-1e400", "1e5000"]
+)
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [
+        *[("SVC", name) for name in ("C", "tol", "cache_size", "time_limit", "gamma", "coef0")],
+        ("SVR", "epsilon"),
+        *[(label, "nu") for label in ("NuSVC", "NuSVR", "OCSVM", "CSVR")],
+        ("CSVR", "C"),
+        ("PU", "prior"),
+        ("PU", "lam"),
+        ("KLR", "lam"),
+        ("KLR", "bound_eps"),
+        ("FWSVC", "epsilon"),
+        ("AIDC", "C"),
+        ("AIDS", "C_unlabeled"),
+        ("AIDR", "tol"),
+    ],
+)
+def test_an_int_beyond_float_range_is_named(label: str, name: str, value: int) -> None:
+    """A float parameter given an int beyond float's range (C=10**400) raised a bare
+    OverflowError from float(value); a 5000-digit one could not even be written into the
+    message (Python's int-to-string limit). Now a ValueError names the parameter and the
+    int's size."""
+    spec = SPECS[label]
+    x, y = _data(spec)
+    size = rf"{'-' if value < 0 else ''}10\*\*{5000 if value > 10**400 else 400}"
+    with pytest.raises(ValueError, match=rf"^{name} must .*, got an int of about {size}$"):
+        _fit(spec.make(**{name: value}), x, y)
+
+
 @pytest.mark.parametrize("label", SVC_LIKE)
 def test_break_ties_with_ovo_is_refused_by_predict(label: str) -> None:
     """As scikit-learn's: the fit stands, and so do decision_function and predict_proba;

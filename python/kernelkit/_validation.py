@@ -5,6 +5,7 @@ estimators × bad inputs, ``tests/test_bad_input_*.py`` test it)."""
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -109,6 +110,25 @@ def class_index(y: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
     return classes, index.astype(np.intp, copy=False)
 
 
+def real_value(value: Any) -> float:
+    """``float(value)`` of a real number; ±inf for one beyond float's range (an int of more
+    than 308 digits), which a range check then refuses, where ``float`` raised a bare
+    ``OverflowError``."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message; an int too long to write out (Python refuses more
+    than 4300 digits, and a few hundred help no one) by its size."""
+    if isinstance(value, int) and abs(value) >= 10**50:
+        sign = "-" if value < 0 else ""
+        return f"an int of about {sign}10**{math.log10(abs(value)):.0f}"
+    return repr(value)
+
+
 def check_bool(name: str, value: object) -> bool:
     """``value`` as a bool; a ``TypeError`` naming ``name`` for anything else (a string such as
     ``"no"`` would otherwise be silently true)."""
@@ -124,7 +144,9 @@ def core_max_iter(max_iter: int | None) -> int | None:
     if max_iter is None or max_iter == -1:
         return None
     if max_iter < -1:
-        raise ValueError(f"max_iter must be -1 or None (the default limit) or >= 1, got {max_iter}")
+        raise ValueError(
+            f"max_iter must be -1 or None (the default limit) or >= 1, got {shown(max_iter)}"
+        )
     return min(int(max_iter), MAX_ITER_CAP)
 
 
