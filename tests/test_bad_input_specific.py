@@ -353,6 +353,25 @@ def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
     kernelkit.FrankWolfeSVC(epsilon=1e100).fit(x, y)  # 2ε + ε² = 1e200: still a gap
 
 
+@pytest.mark.parametrize(
+    ("name", "largest"),
+    [
+        ("sample_size", int(np.iinfo(np.uintp).max)),
+        ("sample_trials", 2**32 - 1),
+        ("init_size", int(np.iinfo(np.uintp).max)),
+    ],
+)
+def test_frank_wolfe_ints_beyond_the_core_range_are_named(name: str, largest: int) -> None:
+    """sample_size and init_size (the core's usize) and sample_trials (its u32) had no upper
+    bound: one beyond the core's type was a bare OverflowError from the binding."""
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = (x[:, 0] > 0).astype(int)
+    for value in (largest + 1, 10**30):
+        with pytest.raises(ValueError, match=rf"^{name} must be >= \d and <= {largest}, got"):
+            kernelkit.FrankWolfeSVC(**{name: value}).fit(x, y)
+    kernelkit.FrankWolfeSVC(**{name: largest}).fit(x, y)  # the largest is taken
+
+
 @pytest.mark.parametrize("verbose", ["yes", float("nan"), -1, 1.5])
 @pytest.mark.parametrize("name", ["SVC", "OneClassSVM", "ConstrainedSVR", "AIDRegressor"])
 def test_verbose_of_the_wrong_kind_is_refused(name: str, verbose: Any) -> None:
