@@ -193,6 +193,35 @@ def test_smo_limits_beyond_the_core_range() -> None:
         Smo(max_iter=-2).solve(problem)
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "error", "match"),
+    [
+        ("tol", "small", TypeError, r"tol must be a real number, got str"),
+        ("tol", 0.0, ValueError, r"tol must be finite and > 0"),
+        ("tol", 10**400, ValueError, r"tol must be finite and > 0, got an int of about 10\*\*400"),
+        ("max_iter", 1.5, TypeError, r"max_iter must be an int or None, got float"),
+        ("max_iter", "10", TypeError, r"max_iter must be an int or None, got str"),
+        ("max_iter", True, TypeError, r"max_iter must be an int or None, got bool"),
+        ("max_iter", 0, ValueError, r"max_iter must be -1 or None \(the default limit\) or >= 1"),
+        ("shrinking", "no", TypeError, r"shrinking must be a bool"),
+        ("cache_size", -1.0, ValueError, r"cache_size must be finite and >= 0"),
+        ("cache_size", "big", TypeError, r"cache_size must be a real number"),
+        ("n_jobs", 1.5, TypeError, r"n_jobs must be an int or None"),
+        ("time_limit", 0.0, ValueError, r"time_limit must be finite and > 0"),
+        ("time_limit", 10**400, ValueError, r"time_limit must be finite and > 0"),
+    ],
+    ids=lambda v: "1e400" if v == 10**400 else None,
+)
+def test_smo_fields_are_checked(field: str, value: Any, error: type, match: str) -> None:
+    """The fields of kernelkit.solvers.Smo (the AID classifiers' inner solver) went to the core
+    unchecked: a string or an int beyond float's range failed in a conversion that did not
+    name the field, and AIDClassifier took max_iter=1.5 and shrinking="no" without a word."""
+    from kernelkit.solvers import Smo
+
+    with pytest.raises(error, match=f"^{match}"):
+        Smo(**{field: value})
+
+
 @pytest.mark.parametrize("engine", ["fast", "LIBSVM", 1, None])
 def test_an_unknown_engine_names_the_parameter(engine: Any) -> None:
     from kernelkit import SVC, SVR, NuSVC, NuSVR, OneClassSVM

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -141,9 +142,15 @@ def core_max_iter(max_iter: int | None) -> int | None:
     """A checked ``max_iter`` as the core takes it: ``None`` for ``-1`` or ``None`` (the core's
     default limit, ``SolveOptions::iteration_limit``),
     else capped at :data:`MAX_ITER_CAP`."""
-    if max_iter is None or max_iter == -1:
+    if max_iter is None:
         return None
-    if max_iter < -1:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+        raise InvalidParameterError(
+            f"max_iter must be an int or None, got {type(max_iter).__name__}"
+        )
+    if max_iter == -1:
+        return None
+    if max_iter < 1:
         raise ValueError(
             f"max_iter must be -1 or None (the default limit) or >= 1, got {shown(max_iter)}"
         )
