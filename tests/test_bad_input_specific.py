@@ -326,6 +326,16 @@ def test_aggregated_kernel_of_rows_without_a_feature_is_an_error() -> None:
         aggregated_kernel(np.ones((4, 0)), np.arange(4))
 
 
+@pytest.mark.parametrize("gamma", ["scale", "auto", "wide"])
+def test_aggregated_kernel_names_what_gamma_may_be(gamma: str) -> None:
+    """aggregated_kernel takes no named gamma rule, and its message listed the empty list of
+    rules: "gamma must be  or a float > 0"."""
+    from kernelkit.solvers import aggregated_kernel
+
+    with pytest.raises(ValueError, match=rf"^gamma must be a float > 0, got '{gamma}'$"):
+        aggregated_kernel(np.ones((4, 2)), np.arange(4), gamma=gamma)  # type: ignore[arg-type]
+
+
 def _broken_csr(kind: str) -> Any:
     import scipy.sparse as sp
 

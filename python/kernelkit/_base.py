@@ -109,7 +109,8 @@ def _check_kernel_parameters(
     if isinstance(gamma, str):
         if gamma not in rules:
             named = ", ".join(repr(rule) for rule in rules)
-            raise ValueError(f"gamma must be {named} or a float > 0, got {gamma!r}")
+            allowed = f"{named} or a float > 0" if rules else "a float > 0"
+            raise ValueError(f"gamma must be {allowed}, got {gamma!r}")
     else:
         _check_positive("gamma", gamma)
     if not _is_finite_real(coef0):
