@@ -109,6 +109,38 @@ def test_specific_parameter(label: str, params: dict[str, Any], code: str, match
         _fit(spec.make(**params), x, y)
 
 
+@pytest.mark.parametrize(
+    "value", [10**400, -(10**400), 10**5000], ids=["1e400", "-1e400", "1e5000"]
+)
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [
+        *[("SVC", name) for name in ("C", "tol", "cache_size", "time_limit", "gamma", "coef0")],
+        ("SVR", "epsilon"),
+        *[(label, "nu") for label in ("NuSVC", "NuSVR", "OCSVM", "CSVR")],
+        ("CSVR", "C"),
+        ("PU", "prior"),
+        ("PU", "lam"),
+        ("KLR", "lam"),
+        ("KLR", "bound_eps"),
+        ("FWSVC", "epsilon"),
+        ("AIDC", "C"),
+        ("AIDS", "C_unlabeled"),
+        ("AIDR", "tol"),
+    ],
+)
+def test_an_int_beyond_float_range_is_named(label: str, name: str, value: int) -> None:
+    """A float parameter given an int beyond float's range (C=10**400) raised a bare
+    OverflowError from float(value); a 5000-digit one could not even be written into the
+    message (Python's int-to-string limit). Now a ValueError names the parameter and the
+    int's size."""
+    spec = SPECS[label]
+    x, y = _data(spec)
+    size = rf"{'-' if value < 0 else ''}10\*\*{5000 if value > 10**400 else 400}"
+    with pytest.raises(ValueError, match=rf"^{name} must .*, got an int of about {size}$"):
+        _fit(spec.make(**{name: value}), x, y)
+
+
 @pytest.mark.parametrize("label", SVC_LIKE)
 def test_break_ties_with_ovo_is_refused_by_predict(label: str) -> None:
     """As scikit-learn's: the fit stands, and so do decision_function and predict_proba;
@@ -159,6 +191,35 @@ def test_smo_limits_beyond_the_core_range() -> None:
     message = r"max_iter must be -1 or None \(the default limit\) or >= 1"
     with pytest.raises(ValueError, match=message):
         Smo(max_iter=-2).solve(problem)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error", "match"),
+    [
+        ("tol", "small", TypeError, r"tol must be a real number, got str"),
+        ("tol", 0.0, ValueError, r"tol must be finite and > 0"),
+        ("tol", 10**400, ValueError, r"tol must be finite and > 0, got an int of about 10\*\*400"),
+        ("max_iter", 1.5, TypeError, r"max_iter must be an int or None, got float"),
+        ("max_iter", "10", TypeError, r"max_iter must be an int or None, got str"),
+        ("max_iter", True, TypeError, r"max_iter must be an int or None, got bool"),
+        ("max_iter", 0, ValueError, r"max_iter must be -1 or None \(the default limit\) or >= 1"),
+        ("shrinking", "no", TypeError, r"shrinking must be a bool"),
+        ("cache_size", -1.0, ValueError, r"cache_size must be finite and >= 0"),
+        ("cache_size", "big", TypeError, r"cache_size must be a real number"),
+        ("n_jobs", 1.5, TypeError, r"n_jobs must be an int or None"),
+        ("time_limit", 0.0, ValueError, r"time_limit must be finite and > 0"),
+        ("time_limit", 10**400, ValueError, r"time_limit must be finite and > 0"),
+    ],
+    ids=lambda v: "1e400" if v == 10**400 else None,
+)
+def test_smo_fields_are_checked(field: str, value: Any, error: type, match: str) -> None:
+    """The fields of kernelkit.solvers.Smo (the AID classifiers' inner solver) went to the core
+    unchecked: a string or an int beyond float's range failed in a conversion that did not
+    name the field, and AIDClassifier took max_iter=1.5 and shrinking="no" without a word."""
+    from kernelkit.solvers import Smo
+
+    with pytest.raises(error, match=f"^{match}"):
+        Smo(**{field: value})
 
 
 @pytest.mark.parametrize("engine", ["fast", "LIBSVM", 1, None])
@@ -265,6 +326,16 @@ def test_aggregated_kernel_of_rows_without_a_feature_is_an_error() -> None:
         aggregated_kernel(np.ones((4, 0)), np.arange(4))
 
 
+@pytest.mark.parametrize("gamma", ["scale", "auto", "wide"])
+def test_aggregated_kernel_names_what_gamma_may_be(gamma: str) -> None:
+    """aggregated_kernel takes no named gamma rule, and its message listed the empty list of
+    rules: "gamma must be  or a float > 0"."""
+    from kernelkit.solvers import aggregated_kernel
+
+    with pytest.raises(ValueError, match=rf"^gamma must be a float > 0, got '{gamma}'$"):
+        aggregated_kernel(np.ones((4, 2)), np.arange(4), gamma=gamma)  # type: ignore[arg-type]
+
+
 def _broken_csr(kind: str) -> Any:
     import scipy.sparse as sp
 
@@ -299,6 +370,18 @@ def test_a_broken_sparse_matrix_is_refused_not_crashed_on(name: str, kind: str) 
         fitted.predict(broken)
 
 
+@pytest.mark.parametrize("kind", ["index beyond the columns", "negative index", "indptr"])
+@pytest.mark.parametrize("name", ["A", "Gamma"])
+def test_a_broken_sparse_constraint_matrix_is_refused_not_crashed_on(name: str, kind: str) -> None:
+    """ConstrainedSVR's A or Gamma as a CSR matrix with an index out of range or a decreasing
+    indptr: its structure was not checked, and scipy's conversion aborted the process, raised
+    its own C++ or linprog errors, or a ValueError that did not name the matrix."""
+    broken, _ = _broken_csr(kind)
+    x = np.random.default_rng(1).normal(size=(30, 3))
+    with pytest.raises(ValueError, match=f"^{name} is not a valid CSR matrix"):
+        kernelkit.ConstrainedSVR(**{name: broken}).fit(x, x[:, 0])
+
+
 def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
     """epsilon = 1e160: the stopping gap 2ε + ε² overflows; the error named ``tol``, which
     FrankWolfeSVC does not have."""
@@ -307,6 +390,25 @@ def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
     with pytest.raises(ValueError, match="epsilon"):
         kernelkit.FrankWolfeSVC(epsilon=1e160).fit(x, y)
     kernelkit.FrankWolfeSVC(epsilon=1e100).fit(x, y)  # 2ε + ε² = 1e200: still a gap
+
+
+@pytest.mark.parametrize(
+    ("name", "largest"),
+    [
+        ("sample_size", int(np.iinfo(np.uintp).max)),
+        ("sample_trials", 2**32 - 1),
+        ("init_size", int(np.iinfo(np.uintp).max)),
+    ],
+)
+def test_frank_wolfe_ints_beyond_the_core_range_are_named(name: str, largest: int) -> None:
+    """sample_size and init_size (the core's usize) and sample_trials (its u32) had no upper
+    bound: one beyond the core's type was a bare OverflowError from the binding."""
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = (x[:, 0] > 0).astype(int)
+    for value in (largest + 1, 10**30):
+        with pytest.raises(ValueError, match=rf"^{name} must be >= \d and <= {largest}, got"):
+            kernelkit.FrankWolfeSVC(**{name: value}).fit(x, y)
+    kernelkit.FrankWolfeSVC(**{name: largest}).fit(x, y)  # the largest is taken
 
 
 @pytest.mark.parametrize("verbose", ["yes", float("nan"), -1, 1.5])

@@ -110,6 +110,27 @@ def test_one_class_rejected() -> None:
     raises_naming("y", lambda: SparseKernelLogisticRegression().fit(x, np.zeros(len(y))))
 
 
+@pytest.mark.parametrize(
+    ("labels", "zero", "named"),
+    [
+        (np.array([-1.0, 1.0]), [1.0], r"class 1\.0 has"),
+        (np.array(["a", "b", "c"]), ["c"], r"class 'c' has"),
+        (np.array(["a", "b", "c"]), ["b", "c"], r"classes 'b', 'c' have"),
+    ],
+)
+@pytest.mark.parametrize("scheme", ["ovr", "ovo"])
+def test_a_class_of_zero_total_sample_weight_is_named(
+    labels: Array, zero: list[Any], named: str, scheme: str
+) -> None:
+    """Every sample of a class weighted 0: the error was the core's "invalid y: both classes
+    must be present", which did not mention sample_weight."""
+    x, _ = data()
+    y = labels[np.arange(len(x)) % len(labels)]
+    weights = np.where(np.isin(y, zero), 0.0, 1.0)
+    with pytest.raises(ValueError, match=rf"^{named} zero total sample_weight"):
+        SparseKernelLogisticRegression(multi_class=scheme).fit(x, y, sample_weight=weights)
+
+
 def test_infeasible_box_rejected() -> None:
     """2 positives among 60: Σα_i y_i = 0 in [γ, C − γ] needs 58γ ≤ 2(C − γ), i.e.
     C ≥ 30γ = 3e-4. Below: a ValueError mentioning "infeasible" (before any iteration); just

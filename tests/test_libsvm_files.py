@@ -376,6 +376,29 @@ def test_malformed_files_name_the_line(text: str, line: int, message: str, tmp_p
         load_libsvm_model(path)
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "line", "message"),
+    [
+        ("label 1 2 3", f"label 1 2 {'9' * 4301}", 7, "a label must be at most"),
+        ("label 1 2 3", f"label 1 2 -{'9' * 4301}", 7, "a label must be at least"),
+        ("total_sv 4", f"total_sv {'9' * 4301}", 5, "total_sv must be at most"),
+        ("-1 0.25 2:1", f"-1 0.25 {'9' * 4301}:1", 11, "a feature index must be at most"),
+    ],
+)
+def test_integers_of_thousands_of_digits_name_the_line(
+    old: str, new: str, line: int, message: str, tmp_path: Path
+) -> None:
+    """An integer of more than 4300 digits raised the plain ValueError of Python's
+    int-to-string limit, without the file and line; LIBSVM's leading zeros counted towards
+    that limit too, so a valid "total_sv 000…04" did not load."""
+    path = tmp_path / "model"
+    path.write_text(_replace(old, new))
+    with pytest.raises(LibsvmModelError, match=rf"line {line}: {message} .*got an integer of 4301"):
+        load_libsvm_model(path)
+    path.write_text(_replace("total_sv 4", f"total_sv {'0' * 5000}4"))
+    assert load_libsvm_model(path).support_vectors_.shape == (4, 3)
+
+
 def test_the_valid_file_loads(tmp_path: Path) -> None:
     (tmp_path / "model").write_text(VALID)
     model = load_libsvm_model(tmp_path / "model")

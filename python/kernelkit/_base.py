@@ -28,7 +28,9 @@ from ._validation import (
     mean_distance_gamma,
     plain_rows,
     plain_target,
+    real_value,
     scale_gamma,
+    shown,
 )
 from .exceptions import InvalidParameterError
 
@@ -73,10 +75,10 @@ def read_only(coef: Any) -> Any:
 def _check_positive(name: str, value: object, *, allow_zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(f"{name} must be a real number, got {type(value).__name__}")
-    number = float(value)
+    number = real_value(value)
     if not np.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+        raise ValueError(f"{name} must be finite and {bound}, got {shown(value)}")
     return number
 
 
@@ -84,9 +86,10 @@ def _check_nu(nu: object) -> float:
     """ν must be a real number in (0, 1] (the ν-SVMs and ``ConstrainedSVR``)."""
     if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)):
         raise InvalidParameterError(f"nu must be a real number, got {type(nu).__name__}")
-    if not 0.0 < float(nu) <= 1.0:
-        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
-    return float(nu)
+    number = real_value(nu)
+    if not 0.0 < number <= 1.0:
+        raise ValueError(f"nu must be in (0, 1], got {shown(nu)}")
+    return number
 
 
 #: The largest polynomial degree: the core's is a 32-bit unsigned integer.
@@ -102,15 +105,16 @@ def _check_kernel_parameters(
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
         raise InvalidParameterError(f"degree must be an int, got {type(degree).__name__}")
     if not 0 <= int(degree) <= MAX_DEGREE:
-        raise ValueError(f"degree must be >= 0 and <= {MAX_DEGREE}, got {degree}")
+        raise ValueError(f"degree must be >= 0 and <= {MAX_DEGREE}, got {shown(degree)}")
     if isinstance(gamma, str):
         if gamma not in rules:
             named = ", ".join(repr(rule) for rule in rules)
-            raise ValueError(f"gamma must be {named} or a float > 0, got {gamma!r}")
+            allowed = f"{named} or a float > 0" if rules else "a float > 0"
+            raise ValueError(f"gamma must be {allowed}, got {gamma!r}")
     else:
         _check_positive("gamma", gamma)
     if not _is_finite_real(coef0):
-        raise ValueError(f"coef0 must be a finite real number, got {coef0!r}")
+        raise ValueError(f"coef0 must be a finite real number, got {shown(coef0)}")
 
 
 def _is_finite_real(value: Any) -> bool:
@@ -147,7 +151,7 @@ def check_solver_params(estimator: Any) -> None:
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
         raise InvalidParameterError(f"max_iter must be an int, got {type(max_iter).__name__}")
     if max_iter == 0 or max_iter < -1:
-        raise ValueError(f"max_iter must be -1 or >= 1, got {max_iter}")
+        raise ValueError(f"max_iter must be -1 or >= 1, got {shown(max_iter)}")
     if estimator.time_limit is not None:
         _check_positive("time_limit", estimator.time_limit)
     if estimator.callback is not None and not callable(estimator.callback):

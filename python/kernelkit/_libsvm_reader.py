@@ -103,7 +103,13 @@ class _Reader:
     def integer(self, word: str, what: str, minimum: int, maximum: int = _INT64_MAX) -> int:
         if _INTEGER.fullmatch(word) is None:
             raise self.error(f"{what} must be an integer, got {word!r}")
-        value = int(word)
+        negative = word.startswith("-")
+        digits = word.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > len(str(_INT64_MAX)):
+            # Beyond every bound, and perhaps beyond the 4300 digits that int() converts.
+            bound = f"at least {minimum}" if negative else f"at most {maximum}"
+            raise self.error(f"{what} must be {bound}, got an integer of {len(digits)} digits")
+        value = -int(digits) if negative else int(digits)
         if value < minimum:
             raise self.error(f"{what} must be at least {minimum}, got {value}")
         if value > maximum:

@@ -5,6 +5,8 @@ estimators × bad inputs, ``tests/test_bad_input_*.py`` test it)."""
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -109,6 +111,25 @@ def class_index(y: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
     return classes, index.astype(np.intp, copy=False)
 
 
+def real_value(value: Any) -> float:
+    """``float(value)`` of a real number; ±inf for one beyond float's range (an int of more
+    than 308 digits), which a range check then refuses, where ``float`` raised a bare
+    ``OverflowError``."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message; an int too long to write out (Python refuses more
+    than 4300 digits, and a few hundred help no one) by its size."""
+    if isinstance(value, int) and abs(value) >= 10**50:
+        sign = "-" if value < 0 else ""
+        return f"an int of about {sign}10**{math.log10(abs(value)):.0f}"
+    return repr(value)
+
+
 def check_bool(name: str, value: object) -> bool:
     """``value`` as a bool; a ``TypeError`` naming ``name`` for anything else (a string such as
     ``"no"`` would otherwise be silently true)."""
@@ -121,10 +142,18 @@ def core_max_iter(max_iter: int | None) -> int | None:
     """A checked ``max_iter`` as the core takes it: ``None`` for ``-1`` or ``None`` (the core's
     default limit, ``SolveOptions::iteration_limit``),
     else capped at :data:`MAX_ITER_CAP`."""
-    if max_iter is None or max_iter == -1:
+    if max_iter is None:
         return None
-    if max_iter < -1:
-        raise ValueError(f"max_iter must be -1 or None (the default limit) or >= 1, got {max_iter}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+        raise InvalidParameterError(
+            f"max_iter must be an int or None, got {type(max_iter).__name__}"
+        )
+    if max_iter == -1:
+        return None
+    if max_iter < 1:
+        raise ValueError(
+            f"max_iter must be -1 or None (the default limit) or >= 1, got {shown(max_iter)}"
+        )
     return min(int(max_iter), MAX_ITER_CAP)
 
 
@@ -263,22 +292,23 @@ def check_random_state_param(value: Any) -> None:
     )
 
 
-def check_sparse_structure(X: Any) -> None:
-    """Raises a ``ValueError`` for a sparse X whose structure is broken (an index out of range,
-    a decreasing ``indptr``): scipy converts and multiplies such matrices without checking, and
-    crashed the process (a segmentation fault in a product) or raised its own C++ errors."""
+def check_sparse_structure(X: Any, name: str = "X") -> None:
+    """Raises a ``ValueError`` naming ``name`` for a sparse X whose structure is broken (an index
+    out of range, a decreasing ``indptr``): scipy converts and multiplies such matrices without
+    checking, and crashed the process (a segmentation fault in a product, an abort in
+    ``sum_duplicates``) or raised its own C++ errors."""
     if not sp.issparse(X):
         return
     if X.format in ("csr", "csc", "bsr"):
         try:
             X.check_format(full_check=True)
         except ValueError as error:
-            raise ValueError(f"X is not a valid {X.format.upper()} matrix: {error}") from None
+            raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: {error}") from None
         if np.any(np.diff(X.indptr) < 0):
-            raise ValueError(f"X is not a valid {X.format.upper()} matrix: indptr decreases")
+            raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: indptr decreases")
     elif X.format == "coo":
         rows, cols = X.coords if hasattr(X, "coords") else (X.row, X.col)
         if len(rows) and (
             rows.min() < 0 or cols.min() < 0 or rows.max() >= X.shape[0] or cols.max() >= X.shape[1]
         ):
-            raise ValueError("X is not a valid COO matrix: an index is out of range")
+            raise ValueError(f"{name} is not a valid COO matrix: an index is out of range")

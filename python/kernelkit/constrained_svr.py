@@ -83,6 +83,7 @@ def _user_rows(
             raise ValueError(f"{rhs_name} is given without {name}")
         return sp.csr_array((0, n_features)), np.zeros(0)
     if sp.issparse(matrix):
+        check_sparse_structure(matrix, name)
         rows = sp.csr_array(matrix, dtype=np.float64)
     else:
         dense = np.asarray(matrix)

@@ -25,7 +25,13 @@ from ._base import Float64Array, _check_positive
 from ._pair_fit import PairProblem
 from ._params import Controls, KernelParams, OneVsOneParams
 from ._threads import resolve_n_jobs
-from ._validation import check_bool, core_max_iter, core_time_limit, keeps_model_on_failure
+from ._validation import (
+    check_bool,
+    core_max_iter,
+    core_time_limit,
+    keeps_model_on_failure,
+    shown,
+)
 from .exceptions import InvalidParameterError
 from .svc import BaseSVC
 
@@ -34,14 +40,19 @@ __all__ = ["FrankWolfeSVC", "MEBClassifier"]
 METHODS = ("cvm", "fw", "mfw")
 INITS = ("random", "furthest")
 SAMPLE_POOLS = ("all", "noncore")
+#: The largest ``sample_trials`` (the core's is a 32-bit unsigned integer).
+MAX_SAMPLE_TRIALS = 2**32 - 1
+#: The largest ``sample_size`` and ``init_size`` (the core's are ``usize``).
+MAX_SIZE = int(np.iinfo(np.uintp).max)
 
 
-def _check_int(name: str, value: object, minimum: int) -> int:
+def _check_int(name: str, value: object, minimum: int, maximum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidParameterError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+    number = int(value)
+    if not minimum <= number <= maximum:
+        raise ValueError(f"{name} must be >= {minimum} and <= {maximum}, got {shown(number)}")
+    return number
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -257,11 +268,11 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         _check_positive("C", self.C)
         _check_positive("epsilon", self.epsilon)
         if self.sample_size is not None:
-            _check_int("sample_size", self.sample_size, 1)
-        _check_int("sample_trials", self.sample_trials, 1)
+            _check_int("sample_size", self.sample_size, 1, MAX_SIZE)
+        _check_int("sample_trials", self.sample_trials, 1, MAX_SAMPLE_TRIALS)
         if self.sample_pool not in SAMPLE_POOLS:
             raise ValueError(f"sample_pool must be one of {SAMPLE_POOLS}, got {self.sample_pool!r}")
-        _check_int("init_size", self.init_size, 2)
+        _check_int("init_size", self.init_size, 2, MAX_SIZE)
         if self.init not in INITS:
             raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
         check_bool("verify_full", self.verify_full)

@@ -252,6 +252,18 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
             )
         self._check_precomputed_fit(X_checked)
         weights, _ = self._positive_weights(sample_weight, X_checked)
+        # A class whose weights are all 0 would leave a solve of one class (the core then
+        # said only "invalid y: both classes must be present").
+        unweighted = classes[np.bincount(encoded, weights=weights, minlength=len(classes)) == 0]
+        if len(unweighted):
+            named = ", ".join(
+                repr(c.item() if isinstance(c, np.generic) else c) for c in unweighted
+            )
+            raise ValueError(
+                f"{'class' if len(unweighted) == 1 else 'classes'} {named} "
+                f"{'has' if len(unweighted) == 1 else 'have'} zero total sample_weight: "
+                "SparseKernelLogisticRegression needs a sample of positive weight in every class"
+            )
         class_weight = weights_of_classes(self.class_weight, classes, labels)
         row_weights = weights * class_weight[encoded]
         if len(classes) > 2:

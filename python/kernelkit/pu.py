@@ -19,7 +19,7 @@ from ._pu_prior import estimate_prior
 from ._pu_scoring import lee_liu_score, make_pu_scorer, pu_accuracy_score
 from ._rbf_shift import solved_rows
 from ._single_problem import store_solve_record
-from ._validation import keeps_model_on_failure
+from ._validation import keeps_model_on_failure, real_value, shown
 from ._warn import warn_unconverged
 from .exceptions import InvalidParameterError
 
@@ -220,8 +220,8 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
             raise InvalidParameterError(
                 f"prior must be a real number, got {type(self.prior).__name__}"
             )
-        if not 0.0 < float(self.prior) < 1.0:
-            raise ValueError(f"prior must be in (0, 1), got {self.prior!r}")
+        if not 0.0 < real_value(self.prior) < 1.0:
+            raise ValueError(f"prior must be in (0, 1), got {shown(self.prior)}")
         _check_positive("lam", self.lam)
         if not isinstance(self.selection, str) or self.selection not in ("full", "paper"):
             raise ValueError(f"selection must be 'full' or 'paper', got {self.selection!r}")

@@ -20,12 +20,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
-from ._base import _check_kernel_parameters
+from ._base import _check_kernel_parameters, _check_positive
 from ._core import Solution
 from ._docstrings import shared_docstrings
 from ._rbf_shift import solved_rows
 from ._threads import resolve_n_jobs
-from ._validation import core_max_iter, core_time_limit
+from ._validation import check_bool, core_max_iter, core_time_limit
 
 __all__ = ["BoxQp", "Smo", "Solution", "Solver", "aggregated_kernel"]
 
@@ -124,6 +124,9 @@ class BoxQp:
 class Smo:
     """LIBSVM's SMO (second-order working set, shrinking) on a :class:`BoxQp`.
 
+    The fields are checked when it is made, as the estimators' parameters of the same names
+    (a ``ValueError`` or ``TypeError`` naming the field).
+
     Parameters
     ----------
     tol : float, default=1e-3
@@ -134,7 +137,7 @@ class Smo:
     shrinking : bool, default=True
         Whether to use LIBSVM's shrinking heuristic.
     cache_size : float, default=200.0
-        Size of the column cache of ``Q`` in MB.
+        Size of the column cache of ``Q`` in MB, >= 0.
     n_jobs : int or None, default=None
         Threads for the solver's O(n) passes; ``None`` or -1 use every core.
     time_limit : float or None, default=None
@@ -147,6 +150,18 @@ class Smo:
     cache_size: float = 200.0
     n_jobs: int | None = None
     time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        # Sent to the core unchecked before: a string or an int beyond float's range failed
+        # in a conversion that did not name the field, max_iter=1.5 and shrinking="no" were
+        # taken (by the AID estimators, whose inner solver this is).
+        _check_positive("tol", self.tol)
+        core_max_iter(self.max_iter)
+        check_bool("shrinking", self.shrinking)
+        _check_positive("cache_size", self.cache_size, allow_zero=True)
+        resolve_n_jobs(self.n_jobs)
+        if self.time_limit is not None:
+            _check_positive("time_limit", self.time_limit)
 
     @property
     def name(self) -> str:
