@@ -370,11 +370,17 @@ pub(crate) fn aggregated_kernel<'py>(
     let function = kernel.function()?;
     let partition = Partition::from_labels(&clusters).map_err(CoreError::from)?;
     let k = partition.len();
-    let means = detached(py, 0, || -> Result<Vec<f64>, SolveError> {
+    // n² kernel values: interruptible, as a fit is.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let monitor = PythonMonitor::new(None, Arc::clone(&interrupted));
+    let (means, signal) = run_interruptible(py, &interrupted, 0, || {
         let mut gram = AggregatedGram::new(&x.values, x.cols, function, 0)?;
-        gram.update(&partition, &[])?;
-        Ok(gram.means())
+        gram.update(&partition, &[], &monitor)?;
+        Ok::<_, SolveError>(gram.means())
     })?;
+    if let Some(error) = signal {
+        return Err(error);
+    }
     let means = means.map_err(CoreError::from)?;
     PyArray1::from_vec(py, means).reshape([k, k])
 }

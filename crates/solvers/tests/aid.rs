@@ -8,7 +8,9 @@ use kernelkit_solvers::aid::{
     SvmModel, WeightedLad,
 };
 use kernelkit_solvers::formulations::c_svc;
-use kernelkit_solvers::{NoMonitor, Smo, SolveOptions, Solver};
+use kernelkit_solvers::{
+    Control, Monitor, NoMonitor, Progress, Smo, SolveError, SolveOptions, Solver,
+};
 
 mod common;
 use common::Random;
@@ -150,7 +152,7 @@ fn aggregated_kernel_is_the_block_mean_after_every_split() {
     let labels: Vec<i64> = (0..n).map(|_| (rng.uniform() * 5.0) as i64).collect();
     let mut partition = Partition::from_labels(&labels).unwrap();
     let mut gram = AggregatedGram::new(&x, d, kernel, 1 << 20).unwrap();
-    gram.update(&partition, &[]).unwrap();
+    gram.update(&partition, &[], &NoMonitor).unwrap();
     for round in 0..4 {
         let expected = block_means(&x, d, kernel, &partition);
         for (got, want) in gram.means().iter().zip(&expected) {
@@ -160,7 +162,7 @@ fn aggregated_kernel_is_the_block_mean_after_every_split() {
         let clusters: Vec<usize> = (0..partition.len()).filter(|&k| k % 2 == round % 2).collect();
         let cells: Vec<u8> = (0..n).map(|_| (rng.uniform() * 3.0) as u8).collect();
         let splits = partition.split(&clusters, &cells);
-        gram.update(&partition, &splits).unwrap();
+        gram.update(&partition, &splits, &NoMonitor).unwrap();
     }
     // The block mean is not the kernel of the centroids (digest §7.8).
     let centroids = partition.centroids(&x, d);
@@ -170,6 +172,52 @@ fn aggregated_kernel_is_the_block_mean_after_every_split() {
     source.fill_block(&(0..k).collect::<Vec<_>>(), 0, k, &mut at_centroids);
     let differs = gram.means().iter().zip(&at_centroids).any(|(a, b)| (a - b).abs() > 1e-3);
     assert!(differs);
+}
+
+/// A monitor that reports Ctrl-C from its `after`-th question on, counting the questions.
+struct InterruptedAfter {
+    after: usize,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl Monitor for InterruptedAfter {
+    fn report(&mut self, _progress: &Progress) -> Control {
+        Control::Continue
+    }
+
+    fn interrupted(&self) -> bool {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 >= self.after
+    }
+}
+
+#[test]
+fn aggregated_kernel_sums_stop_at_an_interruption() {
+    // The first partition's sums are n² kernel values (seconds at 20,000 rows): they ask
+    // between rounds of rows, a split before each row's column, the decision values before
+    // each column, and each stops at the first "interrupted".
+    let mut rng = Random(12);
+    let (n, d) = (3000, 2);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+    let kernel = KernelFunction::Rbf { gamma: 0.3 };
+    let labels: Vec<i64> = (0..n).map(|i| (i % 4) as i64).collect();
+    let mut partition = Partition::from_labels(&labels).unwrap();
+    let monitor = |after| InterruptedAfter { after, asked: Default::default() };
+    let mut gram = AggregatedGram::new(&x, d, kernel, 1 << 20).unwrap();
+    let stopped = monitor(2);
+    assert!(matches!(gram.update(&partition, &[], &stopped), Err(SolveError::Interrupted)));
+    assert_eq!(stopped.asked.into_inner(), 2, "the pass stopped at the second round");
+    let unbothered = monitor(usize::MAX);
+    gram.update(&partition, &[], &unbothered).unwrap();
+    assert!(unbothered.asked.into_inner() >= n / 1024, "the pass asked once per round");
+    let cells: Vec<u8> = (0..n).map(|i| (i / 4 % 2) as u8).collect();
+    let splits = partition.split(&[0, 1], &cells);
+    assert_eq!(splits.len(), 2);
+    let stopped = monitor(3);
+    assert!(matches!(gram.update(&partition, &splits, &stopped), Err(SolveError::Interrupted)));
+    assert_eq!(stopped.asked.into_inner(), 3);
+    let coef = vec![0.5; n];
+    let stopped = monitor(1);
+    assert!(matches!(gram.decision(&coef, 0.0, &stopped), Err(SolveError::Interrupted)));
 }
 
 #[test]

@@ -23,13 +23,16 @@ use kernelkit_kernels::{
 use rayon::prelude::*;
 
 use crate::aid::partition::{Partition, Split};
-use crate::protocol::SolveError;
+use crate::protocol::{Monitor, SolveError};
 
 /// Largest aggregated Gram matrix (bytes) AID keeps.
 pub const MAX_GRAM_BYTES: usize = 4 << 30;
 
 /// Rows per block when the first partition's sums are computed.
 const BLOCK_ROWS: usize = 64;
+/// Blocks per round of that pass: an interruption is seen within one round (16 blocks of 64
+/// rows at 20,000 rows: 2 · 10⁷ kernel values, about 0.1 s on one core).
+const ROUND_BLOCKS: usize = 16;
 
 /// The block sums of the Gram matrix over the current partition.
 #[derive(Debug)]
@@ -84,8 +87,16 @@ impl<'a> AggregatedGram<'a> {
     }
 
     /// Brings the sums to `partition`, given the splits since the last call (all of them, or a
-    /// first call, when `splits` is empty and nothing is known yet).
-    pub fn update(&mut self, partition: &Partition, splits: &[Split]) -> Result<(), SolveError> {
+    /// first call, when `splits` is empty and nothing is known yet). Between blocks of rows it
+    /// asks `monitor` whether the solve was interrupted (Ctrl-C; the first partition's sums are
+    /// `n²` kernel values, seconds at 20,000 rows), and then returns
+    /// [`SolveError::Interrupted`] with the sums left unusable.
+    pub fn update(
+        &mut self,
+        partition: &Partition,
+        splits: &[Split],
+        monitor: &dyn Monitor,
+    ) -> Result<(), SolveError> {
         let k_new = partition.len();
         if k_new.saturating_mul(k_new).saturating_mul(8) > MAX_GRAM_BYTES {
             return Err(SolveError::invalid(
@@ -98,51 +109,71 @@ impl<'a> AggregatedGram<'a> {
             ));
         }
         if self.k == 0 || splits.is_empty() && self.k != k_new {
-            self.rebuild(partition);
+            self.k = 0;
+            self.rebuild(partition, monitor)?;
         } else if !splits.is_empty() {
-            self.apply_splits(partition, splits);
+            let k_old = self.k;
+            self.k = 0;
+            self.apply_splits(partition, splits, k_old, monitor)?;
         }
         self.k = k_new;
         self.sizes = (0..k_new).map(|q| partition.size(q)).collect();
         Ok(())
     }
 
-    /// All sums from scratch: one pass over the Gram matrix in row blocks.
-    fn rebuild(&mut self, partition: &Partition) {
+    /// All sums from scratch: one pass over the Gram matrix in row blocks, in rounds of
+    /// [`ROUND_BLOCKS`] blocks (in parallel within a round) between which `monitor` is asked.
+    /// The per-row sums are added in row order, so the sums do not depend on the rounds or the
+    /// thread count.
+    fn rebuild(&mut self, partition: &Partition, monitor: &dyn Monitor) -> Result<(), SolveError> {
         let k = partition.len();
         let cluster_of = partition.cluster_of();
         let n = cluster_of.len();
         let kernel = self.columns.kernel();
         let rows: Vec<usize> = (0..n).collect();
-        let per_row: Vec<Vec<f64>> = rows
-            .par_chunks(BLOCK_ROWS)
-            .flat_map_iter(|block| {
-                let mut values = vec![0.0; block.len() * n];
-                kernel.fill_block(block, 0, n, &mut values);
-                values
-                    .chunks(n)
-                    .map(|row| {
-                        let mut out = vec![0.0; k];
-                        for (v, &q) in row.iter().zip(cluster_of) {
-                            out[q as usize] += v;
-                        }
-                        out
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
         let mut sums = vec![0.0; k * k];
-        for (i, row) in per_row.iter().enumerate() {
-            let target = &mut sums[cluster_of[i] as usize * k..(cluster_of[i] as usize + 1) * k];
-            for (s, v) in target.iter_mut().zip(row) {
-                *s += v;
+        for round in rows.chunks(BLOCK_ROWS * ROUND_BLOCKS) {
+            if monitor.interrupted() {
+                return Err(SolveError::Interrupted);
+            }
+            let per_row: Vec<Vec<f64>> = round
+                .par_chunks(BLOCK_ROWS)
+                .flat_map_iter(|block| {
+                    let mut values = vec![0.0; block.len() * n];
+                    kernel.fill_block(block, 0, n, &mut values);
+                    values
+                        .chunks(n)
+                        .map(|row| {
+                            let mut out = vec![0.0; k];
+                            for (v, &q) in row.iter().zip(cluster_of) {
+                                out[q as usize] += v;
+                            }
+                            out
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            for (&i, row) in round.iter().zip(&per_row) {
+                let cluster = cluster_of[i] as usize;
+                for (s, v) in sums[cluster * k..(cluster + 1) * k].iter_mut().zip(row) {
+                    *s += v;
+                }
             }
         }
         self.sums = sums;
+        Ok(())
     }
 
-    fn apply_splits(&mut self, partition: &Partition, splits: &[Split]) {
-        let (k_old, k) = (self.k, partition.len());
+    /// The sums after `splits` from those of the `k_old` clusters before (the module's
+    /// subtraction), asking `monitor` before each row's kernel column.
+    fn apply_splits(
+        &mut self,
+        partition: &Partition,
+        splits: &[Split],
+        k_old: usize,
+        monitor: &dyn Monitor,
+    ) -> Result<(), SolveError> {
+        let k = partition.len();
         let cluster_of = partition.cluster_of().to_vec();
         // The old cluster of every new cluster, and the part of each split that is subtracted.
         let mut parent: Vec<usize> = (0..k).collect();
@@ -163,6 +194,9 @@ impl<'a> AggregatedGram<'a> {
                     let rows: Vec<u32> = partition.members(q).to_vec();
                     let mut sum = vec![0.0; k];
                     for i in rows {
+                        if monitor.interrupted() {
+                            return Err(SolveError::Interrupted);
+                        }
                         let v = self.row_by_cluster(i as usize, &cluster_of, k);
                         for (s, x) in sum.iter_mut().zip(&v) {
                             *s += x;
@@ -221,6 +255,7 @@ impl<'a> AggregatedGram<'a> {
             }
         }
         self.sums = sums;
+        Ok(())
     }
 
     /// `K̄(k,q) = S(k,q)/(|C_k||C_q|)`, row-major `K × K`.
@@ -235,15 +270,24 @@ impl<'a> AggregatedGram<'a> {
         out
     }
 
-    /// `f_i = Σ_j coef_j K(x_j, x_i) + b` for every row.
-    pub fn decision(&mut self, coef: &[f64], b: f64) -> Vec<f64> {
+    /// `f_i = Σ_j coef_j K(x_j, x_i) + b` for every row, asking `monitor` before each kernel
+    /// column ([`SolveError::Interrupted`] as in [`AggregatedGram::update`]).
+    pub fn decision(
+        &mut self,
+        coef: &[f64],
+        b: f64,
+        monitor: &dyn Monitor,
+    ) -> Result<Vec<f64>, SolveError> {
         let mut f = vec![b; coef.len()];
         for (j, &c) in coef.iter().enumerate() {
             if c != 0.0 {
+                if monitor.interrupted() {
+                    return Err(SolveError::Interrupted);
+                }
                 let (column, _) = self.columns.column_and_diagonal(j);
                 f.par_iter_mut().zip(column.par_iter()).for_each(|(fi, kij)| *fi += c * kij);
             }
         }
-        f
+        Ok(f)
     }
 }

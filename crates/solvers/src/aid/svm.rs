@@ -217,7 +217,7 @@ where
         let alpha0 = self.warm_start(partition, splits, &upper);
         let aggregated = match self.gram.as_mut() {
             Some(gram) => {
-                gram.update(partition, splits)?;
+                gram.update(partition, splits, inner)?;
                 let means = gram.means();
                 let points = AggregatedPoints::Gram(&means);
                 solve_aggregated(points, labels, upper, alpha0, &self.solver, &self.options, inner)?
@@ -238,7 +238,7 @@ where
         let dual_coef: Vec<f64> =
             self.row_alpha.iter().zip(data.y).map(|(a, &l)| a * f64::from(l)).collect();
         let decision = match self.gram.as_mut() {
-            Some(gram) => gram.decision(&dual_coef, b),
+            Some(gram) => gram.decision(&dual_coef, b, inner)?,
             None => linear_decision(data.x, data.d, &w, b),
         };
         let (masks, cells, hinge) = hinge_cells(&decision, data.y, self.purity_tol);
