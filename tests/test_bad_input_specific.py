@@ -354,3 +354,44 @@ def test_verbose_of_the_wrong_kind_is_refused(name: str, verbose: Any) -> None:
     model = getattr(kernelkit, name)(verbose=verbose)
     with pytest.raises(ValueError, match="verbose"):
         model.fit(x) if name == "OneClassSVM" else model.fit(x, y)
+
+
+@pytest.mark.parametrize("selection", ["full", "paper"])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"kernel": "poly", "degree": 1000}, r"not finite.*scale the features"),
+        ({"lam": 1e-310}, r"lam = 1e-310 is too small for floating point"),
+        ({"kernel": "poly", "degree": 2, "coef0": -1e300}, r"sum to inf, beyond the range"),
+    ],
+)
+def test_pu_classifier_refuses_parameters_that_overflow(
+    selection: str, params: dict[str, Any], message: str
+) -> None:
+    """PUClassifier had no finite-model check. ``degree=1000`` overflows the float32 kernel
+    columns: the scans skipped the NaN function values and the fit stored ``status_
+    "converged"`` after 0 steps, with an infinite intercept (``"full"``). ``lam=1e-310`` makes
+    the dual's bounds infinite: NaN coefficients, "converged". ``coef0=-1e300`` was refused
+    as "invalid positive_sums", a name the user never gave. Each is now a ValueError naming
+    the problem, and the previous model stays."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = ((X[:, 0] > 0) & (rng.random(60) < 0.5)).astype(int)
+    model = kernelkit.PUClassifier(prior=0.4, selection=selection).fit(X, y)
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match=message):
+        model.set_params(**params).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+
+
+def test_pu_classifier_refuses_an_intercept_that_overflows() -> None:
+    """``kernel="poly", degree=1, coef0=-1e300``: kernel values of -1e300, -inf in the float32
+    columns. The paper selection stored an intercept of -inf with ``status_ "converged"``
+    (decision values NaN); the solve is now a numerical error, which the fit refuses."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = ((X[:, 0] > 0) & (rng.random(60) < 0.5)).astype(int)
+    model = kernelkit.PUClassifier(prior=0.4, kernel="poly", degree=1, coef0=-1e300)
+    with pytest.raises(ValueError, match=r"not finite.*scale the features"):
+        model.fit(X, y)
+    assert not hasattr(model, "intercept_")

@@ -66,6 +66,11 @@ def warn_unconverged(statuses: list[str], default_limit: bool = False) -> None:
                 "features (and the target), or lower the kernel parameters (gamma, degree, "
                 "|coef0|) or C."
             )
+        if "stalled" in failed:
+            advice.append(
+                "stalled: no step lowers the objective any more, at a tol below what the "
+                "problem's floating-point rounding resolves: raise tol."
+            )
         warn_from_caller(
             f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
             f"last iterate. {' '.join(advice)}",
