@@ -9,9 +9,9 @@ use kernelkit_kernels::{
 };
 use kernelkit_solvers::usmo::Selection;
 use kernelkit_solvers::{
-    formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo, LinearRows, Method,
-    PreviousSolution, PuProblem, RadiusRule, SamplePool, SimplexQp, Smo, SolveError, SolveOptions,
-    Solver, Start, Usmo, WorkingSetRule,
+    check_symmetric, formulations, BoxQp, FrankWolfe, KernelColumns, KlrProblem, KlrSmo,
+    LinearRows, Method, PreviousSolution, PuProblem, RadiusRule, SamplePool, SimplexQp, Smo,
+    SolveError, SolveOptions, Solver, Start, Usmo, WorkingSetRule,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -443,6 +443,7 @@ pub(crate) fn solve_box_qp(
     let alpha0 = alpha0.as_ref().map(|a| vector(a).into_owned());
     run(py, options, |opts, monitor| {
         let gram = PrecomputedGram::new(&q.values, q.rows, q.cols)?;
+        check_symmetric(&q.values, q.rows)?;
         let mut problem =
             BoxQp::new(SignedQ::unsigned(gram, opts.cache_bytes), p, labels, upper, alpha0)?;
         Ok(Smo.solve(&mut problem, opts, monitor)?.with_path(KernelPath::Precomputed))

@@ -311,11 +311,47 @@ def test_a_model_that_is_not_finite_is_refused_as_scikit_learn_refuses_it(name: 
 
 def test_a_solve_whose_offset_is_not_finite_is_a_numerical_error() -> None:
     """OneClassSVM on the same rows reported "converged" with an objective beyond the float
-    range; its status is now ``numerical_error``, with a warning."""
+    range; its status became ``numerical_error``, and such a solve is now refused, as
+    scikit-learn refuses the fit (``test_a_numerical_error_is_refused_as_scikit_learn_does``)."""
     X = np.random.default_rng(0).normal(size=(30, 3)) * 1e20
-    with pytest.warns(kernelkit.ConvergenceWarning, match="numerical_error"):
-        model = kernelkit.OneClassSVM(kernel="linear").fit(X)
-    assert model.status_ == "numerical_error" and model.fit_status_ == 1
+    with pytest.raises(ValueError, match="not finite \\(status 'numerical_error'\\)"):
+        kernelkit.OneClassSVM(kernel="linear").fit(X)
+
+
+@pytest.mark.parametrize("name", ["SVC", "SVR", "OneClassSVM"])
+def test_a_numerical_error_is_refused_as_scikit_learn_does(name: str) -> None:
+    """``kernel="poly", degree=200, gamma=1`` on rows of norm about 1.7: kernel values beyond
+    the float32 column cache's range (3.4e38), so the first SMO step is not finite and the solve
+    stops with ``numerical_error``. The one-step model was kept, with a warning to raise
+    max_iter / time_limit, which cannot help; scikit-learn raises (its LIBSVM carries the NaN
+    into the model). Now a ValueError says what happened and what helps, and the previous model
+    stays."""
+    import sklearn.svm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    target = {"SVC": ((X[:, 0] > 0).astype(int),), "SVR": (2 * X[:, 0] + 1,)}.get(name, ())
+    overflowing = {"kernel": "poly", "degree": 200, "gamma": 1.0}
+    with pytest.raises(ValueError, match="not finite"):
+        getattr(sklearn.svm, name)(**overflowing).fit(X, *target)
+    model = getattr(kernelkit, name)().fit(X, *target)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match=r"not finite.*scale the features"):
+        model.set_params(**overflowing).fit(X, *target)
+    np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_the_warning_of_a_numerical_error_does_not_advise_more_iterations() -> None:
+    """The estimators that keep a model stopped by ``numerical_error`` (``ConstrainedSVR``)
+    warned "Raise max_iter / time_limit, or check the callback", which cannot help a solve that
+    met a value it could not use; the warning now says what happened and what helps."""
+    from kernelkit._warn import warn_unconverged
+
+    with pytest.warns(kernelkit.ConvergenceWarning) as record:
+        warn_unconverged(["numerical_error"], default_limit=True)
+    message = str(record[0].message)
+    assert "not finite" in message and "Scale the features" in message, message
+    assert "max_iter" not in message, message
 
 
 def test_aggregated_kernel_of_rows_without_a_feature_is_an_error() -> None:
@@ -420,3 +456,44 @@ def test_verbose_of_the_wrong_kind_is_refused(name: str, verbose: Any) -> None:
     model = getattr(kernelkit, name)(verbose=verbose)
     with pytest.raises(ValueError, match="verbose"):
         model.fit(x) if name == "OneClassSVM" else model.fit(x, y)
+
+
+@pytest.mark.parametrize("selection", ["full", "paper"])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"kernel": "poly", "degree": 1000}, r"not finite.*scale the features"),
+        ({"lam": 1e-310}, r"lam = 1e-310 is too small for floating point"),
+        ({"kernel": "poly", "degree": 2, "coef0": -1e300}, r"sum to inf, beyond the range"),
+    ],
+)
+def test_pu_classifier_refuses_parameters_that_overflow(
+    selection: str, params: dict[str, Any], message: str
+) -> None:
+    """PUClassifier had no finite-model check. ``degree=1000`` overflows the float32 kernel
+    columns: the scans skipped the NaN function values and the fit stored ``status_
+    "converged"`` after 0 steps, with an infinite intercept (``"full"``). ``lam=1e-310`` makes
+    the dual's bounds infinite: NaN coefficients, "converged". ``coef0=-1e300`` was refused
+    as "invalid positive_sums", a name the user never gave. Each is now a ValueError naming
+    the problem, and the previous model stays."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = ((X[:, 0] > 0) & (rng.random(60) < 0.5)).astype(int)
+    model = kernelkit.PUClassifier(prior=0.4, selection=selection).fit(X, y)
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match=message):
+        model.set_params(**params).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+
+
+def test_pu_classifier_refuses_an_intercept_that_overflows() -> None:
+    """``kernel="poly", degree=1, coef0=-1e300``: kernel values of -1e300, -inf in the float32
+    columns. The paper selection stored an intercept of -inf with ``status_ "converged"``
+    (decision values NaN); the solve is now a numerical error, which the fit refuses."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = ((X[:, 0] > 0) & (rng.random(60) < 0.5)).astype(int)
+    model = kernelkit.PUClassifier(prior=0.4, kernel="poly", degree=1, coef0=-1e300)
+    with pytest.raises(ValueError, match=r"not finite.*scale the features"):
+        model.fit(X, y)
+    assert not hasattr(model, "intercept_")

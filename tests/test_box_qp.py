@@ -202,3 +202,28 @@ def test_smo_property_matches_clarabel(seed: int, n: int, rank: int, nonzero_sta
     _check_solution(sol, prob, SOLVE_TOL)
     assert sol.objective <= obj_ref + OBJ_RTOL * max(1.0, abs(obj_ref))
     assert sol.objective >= obj_ref - OBJ_RTOL * max(1.0, abs(obj_ref))
+
+
+def test_a_q_that_is_not_symmetric_is_refused() -> None:
+    """``BoxQp`` documents ``Q`` as symmetric, and SMO reads its columns as its rows, but a
+    non-symmetric ``Q`` was solved without a word ("converged", at a point that is not the
+    optimum of ``½αᵀQα + pᵀα``). It is refused, naming the first pair that differs; a
+    difference at rounding level (``Q`` from float32 arithmetic) still passes, and
+    ``(Q + Qᵀ)/2``, the matrix with the same objective, solves."""
+    prob = _random_problem(3, 8)
+    q = prob["Q"].copy()
+    q[1, 5] += 0.25
+    with pytest.raises(ValueError, match=r"not symmetric: Q\[1, 5\] = .* and Q\[5, 1\] = "):
+        solvers.Smo(tol=SOLVE_TOL).solve(solvers.BoxQp(q, prob["p"], prob["y"], prob["upper"]))
+    rounded = prob["Q"] * (1 + 1e-8 * np.triu(np.ones_like(q), 1))
+    symmetric = {**prob, "Q": 0.5 * (q + q.T)}
+    for matrix in (rounded, symmetric["Q"]):
+        sol = solvers.Smo(tol=SOLVE_TOL).solve(
+            solvers.BoxQp(matrix, prob["p"], prob["y"], prob["upper"])
+        )
+        assert sol.status == "converged"
+    _check_solution(
+        solvers.Smo(tol=SOLVE_TOL).solve(_box_qp(symmetric, with_alpha0=False)),
+        symmetric,
+        SOLVE_TOL,
+    )

@@ -10,8 +10,9 @@ Asserted here:
 * one-vs-one: each pair's α satisfies the oracle bound against the certified cvxpy + Clarabel
   optimum of its own pair problem, accuracy is within 1 point of scikit-learn's SVC (LIBSVM),
   and predict is the majority vote of separately fitted binary models (digest A9);
-* bad parameters and bad data are refused (estimator and low level), a run stopped by max_iter
-  warns, MEBClassifier is FrankWolfeSVC and a fitted model survives pickle bit for bit;
+* bad parameters and bad data are refused (estimator and low level), and so are kernel values
+  that overflow off the diagonal; a run stopped by max_iter warns, MEBClassifier is
+  FrankWolfeSVC and a fitted model survives pickle bit for bit;
 * Theorem 1, the r = 59 sampling bound, by its exact hypergeometric probability and a Monte
   Carlo simulation (pure NumPy, digest A8, T10).
 
@@ -265,6 +266,29 @@ def test_bad_data() -> None:
         kernelkit.FrankWolfeSVC().fit(x, y).decision_function(bad)
     with pytest.raises(ValueError, match=r"(?i)\by\b|label|±1|-1"):
         solve(x, (y > 0).astype(np.float64), core_kernel("rbf", 0.5), 1.0, "mfw", 1e-4)
+
+
+@pytest.mark.parametrize("method", ["cvm", "fw", "mfw"])
+@pytest.mark.parametrize("sample_size", [59, None])
+def test_kernel_values_that_overflow_off_the_diagonal_are_refused(
+    method: str, sample_size: int | None
+) -> None:
+    """``(⟨x, z⟩ − 1)^2000`` on unit rows: every ``k(x, x)`` is 0, but a pair of rows that point
+    apart gives ``2^2000 = inf``. The searches skipped the NaN it made of ``s``: FW and MFW
+    reported "converged" after 0 iterations with NaN decision values, CVM failed with "invalid
+    gradient0". The solve now ends with ``numerical_error``, which the fit refuses, keeping
+    the previous model."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(60, 3))
+    x /= np.linalg.norm(x, axis=1)[:, None]
+    y = np.where(x[:, 0] > 0, 1, -1)
+    params = {"method": method, "sample_size": sample_size, "random_state": 0}
+    model = kernelkit.FrankWolfeSVC(kernel="rbf", **params).fit(x, y)
+    before = model.decision_function(x)
+    overflowing = {"kernel": "poly", "degree": 2000, "coef0": -1.0, "gamma": 1.0}
+    with pytest.raises(ValueError, match=r"not finite \(status 'numerical_error'\)"):
+        model.set_params(**overflowing).fit(x, y)
+    np.testing.assert_array_equal(model.decision_function(x), before)
 
 
 def test_estimator_warns_at_max_iter() -> None:

@@ -110,7 +110,7 @@ def test_selections_reach_the_same_optimum(
     assert abs(paper.objective_ - full.objective_) <= 1e-6 * abs(full.objective_)
 
     # tol = 1e-8: the same decision values, within 1e-6·max|d| (the float32 kernel cache may
-    # stop a solve just short of 1e-8: "numerical_error" with the gap reached).
+    # stop a solve just short of 1e-8: "stalled" with the gap reached).
     full, paper = both(x, y, 1e-8, **params)
     d_full, d_paper = full.decision_function(x), paper.decision_function(x)
     scale = np.abs(d_full).max()
@@ -196,3 +196,18 @@ def test_paper_selection_honours_the_limits() -> None:
     for model in (stopped, limited, timed):
         assert abs(model.sigma_.sum() - total) <= 1e-10 * total
         assert np.isfinite(model.decision_function(x[:50])).all()
+
+
+def test_a_tol_below_rounding_stalls_and_keeps_the_model() -> None:
+    """At ``tol=1e-10`` no pair step lowers Φ any more before the gaps reach ``tol`` (the
+    float32 kernel columns): USMO reported that as ``"numerical_error"``, whose warning
+    advised raising max_iter, and which a fit now refuses as a value that is not finite. It is
+    ``"stalled"``, with a finite model kept and the advice to raise ``tol``."""
+    x, y = pu_problem(40, 400, 0.3, 7)
+    for selection in ("full", "paper"):
+        model = PUClassifier(prior=0.3, lam=0.01, tol=1e-10, selection=selection)
+        with pytest.warns(ConvergenceWarning, match=r"\(stalled\).*raise tol"):
+            model.fit(x, y)
+        assert model.status_ == "stalled", selection
+        assert model.kkt_gap_ < 1e-6, selection
+        assert np.isfinite(model.decision_function(x)).all()

@@ -127,14 +127,27 @@ def _is_finite_real(value: Any) -> bool:
         return False
 
 
-def check_finite_model(*values: Any) -> None:
+def check_finite_model(*values: Any, statuses: Sequence[str] = ()) -> None:
     """Raises where a solve left non-finite coefficients or intercepts (kernel values near the
     float range: rows of 1e20 under a linear kernel), as scikit-learn does, instead of storing
-    a model that predicts NaN."""
+    a model that predicts NaN; and where one of the solves' ``statuses`` is
+    ``"numerical_error"``: the solve stopped on a value that was not finite (a kernel value
+    beyond the range of the float32 column cache, 3.4e38, or of float64), so its last iterate
+    is no solution, however finite its coefficients (the one step it took, or none).
+    scikit-learn raises in both cases: LIBSVM has no such status, it carries the NaN or
+    infinity into the model, which scikit-learn refuses; more iterations cannot help."""
     if not all(np.all(np.isfinite(np.asarray(v, dtype=np.float64))) for v in values):
         raise ValueError(
             "The dual coefficients or intercepts are not finite: the kernel values of these "
-            "rows are too large for floating point (scale the features, or lower gamma)"
+            "rows are too large for floating point (scale the features, or lower gamma, "
+            "degree or |coef0|)"
+        )
+    if "numerical_error" in statuses:
+        raise ValueError(
+            "The solver met values that are not finite (status 'numerical_error'): kernel "
+            "values or steps beyond the range of floating point, from features of large "
+            "magnitude or kernel parameters that overflow (scale the features, or lower gamma, "
+            "degree or |coef0|)"
         )
 
 

@@ -183,8 +183,9 @@ solver_stats_ : dict
     were computed), ``restarted_cold`` (a warm start that ended at a degenerate optimum,
     solved again cold) and ``simd`` (the vector instructions used).
 status_ : str
-    How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-    ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or
+    ``"stopped"`` (callback or Ctrl-C). A solve that meets a value that is not finite
+    (``"numerical_error"``) raises ``ValueError`` instead of keeping its last iterate.
 """)
 
 #: Fitted attributes of a classifier trained one-vs-one, a dual problem per pair of classes
@@ -225,8 +226,9 @@ solver_stats_ : list of dict
     optimum, solved again cold) and ``simd`` (the vector instructions used, capped by
     ``KERNELKIT_SIMD``).
 status_ : list of str
-    How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-    ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+    How each dual problem ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"`` or
+    ``"stopped"`` (callback or Ctrl-C). A solve that meets a value that is not finite
+    (``"numerical_error"``) raises ``ValueError`` instead of keeping its last iterate.
 support_ : ndarray of shape (n_SV,)
     Indices of the support vectors in the training data (int32), grouped by class.
 """)

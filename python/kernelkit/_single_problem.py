@@ -130,7 +130,7 @@ class SingleProblemSvm(KernelSvmMixin):
         are ``coef``; the support vectors are the rows with a non-zero coefficient. Called once
         the solve has returned, so that a fit that fails in the solve cannot pair a previous
         model's support vectors with this fit's kernel."""
-        check_finite_model(coef, solution.bias)
+        check_finite_model(coef, solution.bias, statuses=[solution.status])
         self._store_kernel(kernel)
         self.shape_fit_ = X.shape
         # The unused header lines of a LIBSVM file the model was loaded from (kernelkit.io).

@@ -49,15 +49,30 @@ def warn_unconverged(statuses: list[str], default_limit: bool = False) -> None:
         )
     failed = sorted({s for s in statuses if s not in ("converged", "not_convex")})
     if failed:
-        advice = "Raise max_iter / time_limit, or check the callback."
-        if default_limit and "max_iterations" in failed:
-            advice = (
-                "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
-                "variables) iterations; a solve that long usually has a tol below what the "
+        advice = []
+        if {"max_iterations", "time_limit", "stopped"} & set(failed):
+            advice.append("Raise max_iter / time_limit, or check the callback.")
+            if default_limit and "max_iterations" in failed:
+                advice[-1] = (
+                    "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
+                    "variables) iterations; a solve that long usually has a tol below what the "
+                    "problem's floating-point rounding resolves: raise tol."
+                )
+        if "numerical_error" in failed:
+            # More iterations cannot help: the solve stopped on a value it could not use.
+            advice.append(
+                "numerical_error: the solver met a value that is not finite, or could make no "
+                "more progress in floating point; more iterations cannot help. Scale the "
+                "features (and the target), or lower the kernel parameters (gamma, degree, "
+                "|coef0|) or C."
+            )
+        if "stalled" in failed:
+            advice.append(
+                "stalled: no step lowers the objective any more, at a tol below what the "
                 "problem's floating-point rounding resolves: raise tol."
             )
         warn_from_caller(
             f"the solver stopped before convergence ({', '.join(failed)}); the model is the "
-            f"last iterate. {advice}",
+            f"last iterate. {' '.join(advice)}",
             ConvergenceWarning,
         )

@@ -218,7 +218,8 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         instructions used).
     status_ : list of str
         How each binary problem ended: ``"converged"``, ``"max_iterations"``,
-        ``"time_limit"``, ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+        ``"time_limit"`` or ``"stopped"`` (callback or Ctrl-C). A solve that meets a value
+        that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors (``α_i > 0``) in the training data (int32), grouped by
         class.

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import Float64Array, KernelSvmMixin, _check_positive
+from ._base import Float64Array, KernelSvmMixin, _check_positive, check_finite_model
 from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
 from ._pu_prior import estimate_prior
@@ -161,7 +161,9 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         step scans every row).
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
-        ``"stopped"`` (callback or Ctrl-C) or ``"numerical_error"``.
+        ``"stopped"`` (callback or Ctrl-C) or ``"stalled"`` (no pair step lowers the objective
+        any more: ``tol`` is below what the float32 kernel columns resolve). A solve that meets
+        a value that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices in the training data of the labeled positives, then of the unlabeled rows with
         ``σ_u > 0`` (int32).
@@ -286,6 +288,7 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
             description="PUClassifier",
         )
         sigma = np.asarray(solution.x)
+        check_finite_model(c1, sigma, solution.bias, statuses=[solution.status])
         kept = unlabeled[sigma > 0]
         self._store_kernel(kernel_params)
         self.shape_fit_ = X_checked.shape

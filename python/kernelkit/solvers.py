@@ -82,7 +82,10 @@ class BoxQp:
     Parameters
     ----------
     Q : array-like of shape (n, n)
-        The Hessian, non-empty, symmetric positive semi-definite.
+        The Hessian, non-empty, symmetric positive semi-definite. The solver checks the
+        symmetry (to a relative 1e-6 of the entries, the rounding of its float32 cache) and
+        raises ``ValueError`` naming the first pair that differs; ``(Q + Q.T) / 2`` has the
+        same objective.
     p : array-like of shape (n,)
         The linear term (finite).
     y : array-like of shape (n,)

@@ -148,12 +148,12 @@ class BaseSVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):
         pair_coefs = [(index, signs * alpha) for index, signs, alpha, _ in results]
         solutions = [solution for _, _, _, solution in results]
         biases = [s.bias for s in solutions]
-        check_finite_model(biases, *(coef for _, coef in pair_coefs))
+        statuses = [s.status for s in solutions]
+        check_finite_model(biases, *(coef for _, coef in pair_coefs), statuses=statuses)
         objectives = [s.objective for s in solutions]
         gaps = [s.gap for s in solutions]
         iterations = [s.iterations for s in solutions]
         increases = [s.stats["objective_increases"] for s in solutions]
-        statuses = [s.status for s in solutions]
         solver_stats = [dict(s.stats) for s in solutions]
         for stats, solution in zip(solver_stats, solutions, strict=True):
             # Positions of the dual problem solved: fewer than the pair's rows when repeated

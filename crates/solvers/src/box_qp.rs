@@ -7,10 +7,60 @@
 //!
 //! where `Δ = yᵀα⁰` is fixed by the feasible starting point `α⁰`. The upper bounds `u_i` are per
 //! variable (class weights times sample weights, as scikit-learn's LIBSVM has them).
+//!
+//! `Q` is symmetric: the solvers read its columns as its rows (the gradient `Qα + p` from the
+//! columns of the variables that moved), which is the gradient of `f` only when `Q = Qᵀ`. The
+//! formulations build it symmetric; a user-given dense `Q` is checked ([`check_symmetric`]).
+//! A non-symmetric `Q` has the objective of `(Q + Qᵀ)/2`, the matrix to give instead.
 
 use kernelkit_kernels::QMatrix;
 
 use crate::protocol::SolveError;
+
+/// The asymmetry [`check_symmetric`] lets pass, relative to the entries' scale: the SMO solvers
+/// read `Q` through an `f32` column cache (relative rounding 6e-8), so a difference 16 times
+/// that is rounding of a symmetric matrix (`A·Aᵀ` summed in another order, or computed in
+/// `f32`), and a larger one is another matrix.
+pub const SYMMETRY_RTOL: f64 = 1e-6;
+
+/// Checks that the row-major `n × n` matrix `q` is symmetric: every pair of entries has
+/// `|Q_ij − Q_ji| ≤ SYMMETRY_RTOL · max(|Q_ij|, |Q_ji|, √(|Q_ii|·|Q_jj|))` (the last term the
+/// scale of an entry of a positive semi-definite matrix, `|Q_ij| ≤ √(Q_ii Q_jj)`, which keeps
+/// the rounding of an entry that cancels to about 0 from counting). The error names the first
+/// pair that differs, in row-major order of the upper triangle.
+///
+/// # Panics
+/// If `q` does not hold `n × n` values.
+pub fn check_symmetric(q: &[f64], n: usize) -> Result<(), SolveError> {
+    assert_eq!(q.len(), n * n, "check_symmetric: an n × n matrix");
+    // Tiles of the upper triangle and of their mirror images, both read row by row.
+    const TILE: usize = 64;
+    for i0 in (0..n).step_by(TILE) {
+        for j0 in (i0..n).step_by(TILE) {
+            for i in i0..(i0 + TILE).min(n) {
+                for j in j0.max(i + 1)..(j0 + TILE).min(n) {
+                    let (upper, lower) = (q[i * n + j], q[j * n + i]);
+                    let scale = upper
+                        .abs()
+                        .max(lower.abs())
+                        .max((q[i * n + i] * q[j * n + j]).abs().sqrt());
+                    if (upper - lower).abs() > SYMMETRY_RTOL * scale {
+                        return Err(SolveError::invalid(
+                            "Q",
+                            format!(
+                                "it is not symmetric: Q[{i}, {j}] = {upper} and Q[{j}, {i}] = \
+                                 {lower} differ by more than {SYMMETRY_RTOL} of their scale \
+                                 (the solver reads Q as symmetric; (Q + Q.T) / 2 has the same \
+                                 objective)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// A previous solve's solution `x` and the gradient `Qx + p` there (its `Solution::x` and
 /// `Solution::gradient`, of the same `Q` and `p`): a warm start from a point near `x` updates
@@ -169,5 +219,28 @@ impl<Q: QMatrix> BoxQp<Q> {
             return Err(SolveError::invalid("Q", format!("Q[{i}, {i}] is not finite")));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_matrix_is_symmetric_within_the_relative_tolerance_only() {
+        let n = 130; // more than two tiles
+        let mut q: Vec<f64> =
+            (0..n * n).map(|k| ((k / n) as f64 + 1.0) * ((k % n) as f64 + 1.0)).collect();
+        assert_eq!(check_symmetric(&q, n), Ok(()));
+        // Rounding of an entry that is about 0 next to a large diagonal: not an asymmetry.
+        let (i, j) = (3, 100);
+        q[i * n + j] = 1e-12;
+        q[j * n + i] = -1e-12;
+        assert_eq!(check_symmetric(&q, n), Ok(()));
+        // An asymmetry of 1e-5 of the entry, at a pair in the second row of tiles.
+        let (i, j) = (70, 120);
+        q[j * n + i] *= 1.0 + 1e-5;
+        let error = check_symmetric(&q, n).unwrap_err().to_string();
+        assert!(error.contains("not symmetric: Q[70, 120]"), "{error}");
     }
 }

@@ -37,7 +37,7 @@ mod test_random;
 pub mod usmo;
 
 pub use aid::{Aid, AidOptions, AidStatus};
-pub use box_qp::{BoxQp, PreviousSolution};
+pub use box_qp::{check_symmetric, BoxQp, PreviousSolution};
 pub use constrained_svr::{
     Block, ConstrainedSvrProblem, GammaRule, Gsmo, GsmoReport, HistoryPoint, LinearConstraints,
     Method as ConstrainedSvrMethod, MethodPreference as ConstrainedSvrMethodPreference,

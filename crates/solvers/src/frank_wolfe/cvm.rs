@@ -38,6 +38,11 @@ pub(super) fn solve<K: KernelSource>(
         };
         let nearest = Vertex::better(core_min, Some(vertex)).unwrap_or(vertex);
         run.gap = 2.0 * (run.it.r_big - nearest.s);
+        // An `s` that is not finite (reported first by the searches) is kernel values beyond
+        // the range of floating point: the core set's SMO could not start from it.
+        if !nearest.s.is_finite() || !run.it.r_big.is_finite() {
+            break Status::NumericalError;
+        }
         if run.satisfies_stop(&vertex) {
             break Status::Converged;
         }

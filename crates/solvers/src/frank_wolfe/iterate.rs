@@ -166,9 +166,21 @@ fn combine(alpha: &mut [f64], s: &mut [f64], column: &[f64], a: f64, b: f64) {
 }
 
 /// `(argmin, min)` of `values[lo..hi]` restricted by `keep`, smallest position on ties, over
-/// fixed chunks (the result does not depend on the thread count).
+/// fixed chunks (the result does not depend on the thread count). A value that is not finite
+/// counts as the smallest ([`lower`]): the search for the furthest vertex reports it, and the
+/// solve ends on it, instead of skipping a NaN.
 pub(crate) fn argmin(values: &[f64], keep: impl Fn(usize) -> bool + Sync) -> Option<(usize, f64)> {
-    extreme(values, keep, |a, b| a < b)
+    extreme(values, keep, lower)
+}
+
+/// Whether `a` ranks before `b` in the search for the smallest `s`: every value that is not
+/// finite (NaN, ±∞: kernel values beyond the range of floating point) before every finite one,
+/// then the smaller. Two values that are not finite tie (the first is kept).
+pub(crate) fn lower(a: f64, b: f64) -> bool {
+    match (a.is_finite(), b.is_finite()) {
+        (true, true) => a < b,
+        (a_finite, b_finite) => !a_finite && b_finite,
+    }
 }
 
 /// `(argmax, max)`, smallest position on ties (see [`argmin`]).
@@ -333,6 +345,13 @@ mod tests {
             assert_eq!(argmax(&values, |_| true), Some((2, 5.0)));
             assert_eq!(argmax(&values, |i| i != 2), Some((n - 2, 5.0)));
             assert_eq!(argmin(&values, |_| false), None);
+            // A value that is not finite is reported first, whatever its sign.
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut with_bad = values.clone();
+                with_bad[n - 1] = bad;
+                let (position, value) = argmin(&with_bad, |_| true).unwrap();
+                assert!(position == n - 1 && !value.is_finite(), "{bad}: {position}, {value}");
+            }
         }
     }
 }

@@ -55,6 +55,14 @@
 //! candidates for each method, and the retry rule). Termination is then probabilistic (digest
 //! §2.6); `verify_full` confirms it with one full scan.
 //!
+//! # Values beyond floating point
+//!
+//! A diagonal entry `k̃_ii` that is not finite is refused ([`SimplexQp::new`]). Off the diagonal
+//! a kernel value can overflow alone (a polynomial kernel with `coef0 < 0`: `(⟨x, z⟩ − 1)^2000`
+//! between opposite unit rows, whose own values are 0): the searches rank an `s` that is not
+//! finite before every other, the solve ends on it with `Status::NumericalError`, and a
+//! solution whose `α`, bias, `R` or `s` on the basis is not finite ends with that status too.
+//!
 //! The O(n) passes (the `s`/`α` updates, the argmin/argmax scans) run over fixed chunks in
 //! parallel (rayon): the iterates do not depend on the thread count. Every 1000 iterations `α`
 //! is renormalised onto the simplex and `R` recomputed, which bounds the drift of the

@@ -270,6 +270,11 @@ impl<'a, K: KernelSource> Run<'a, K> {
             let (vertex, converged) = self.find_vertex();
             let Some(vertex) = vertex else { break Status::Converged };
             self.gap = 2.0 * (self.it.r_big - vertex.s);
+            // The search reports an `s` that is not finite first: kernel values beyond the
+            // range of floating point, which no step can use.
+            if !vertex.s.is_finite() {
+                break Status::NumericalError;
+            }
             if converged {
                 break Status::Converged;
             }
@@ -325,7 +330,15 @@ impl<'a, K: KernelSource> Run<'a, K> {
         (s_j - self.it.r_big > self.it.r_big - vertex.s).then_some(j)
     }
 
-    /// The [`Solution`] in the problem's order.
+    /// Whether `R` and `s = K̃α` on the basis are finite: an infinite kernel value between a
+    /// basis point and a point of the support makes them infinite or NaN.
+    pub fn basis_is_finite(&self) -> bool {
+        self.it.r_big.is_finite() && self.it.s[..self.it.basis].iter().all(|v| v.is_finite())
+    }
+
+    /// The [`Solution`] in the problem's order; its status is [`Status::NumericalError`] when
+    /// a value it is made of (`α`, the bias, `R`, `s` on the basis) is not finite, whatever
+    /// the loop concluded.
     pub fn finish(
         &mut self,
         status: Status,
@@ -340,6 +353,8 @@ impl<'a, K: KernelSource> Run<'a, K> {
             x[self.perm[position]] = a;
             bias += a * signs[position];
         }
+        let finite = bias.is_finite() && x.iter().all(|a| a.is_finite()) && self.basis_is_finite();
+        let status = if finite { status } else { Status::NumericalError };
         self.report.radius2 = self.it.r2();
         self.report.coreset_size = self.it.alpha.iter().filter(|&&a| a > 0.0).count() as u64;
         let solution = Solution {

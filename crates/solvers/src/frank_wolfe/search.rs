@@ -33,6 +33,8 @@
 
 use kernelkit_kernels::{KernelSource, MebQ};
 
+use super::iterate::lower;
+
 /// SplitMix64 (Steele, Lea & Flood 2014): a small, well-mixed 64-bit generator, with the
 /// marks that make drawing distinct positions O(1) per draw.
 #[derive(Debug, Clone)]
@@ -134,10 +136,11 @@ pub(crate) struct Vertex {
 }
 
 impl Vertex {
-    /// The better (smaller `s`; on ties the first) of two optional vertices.
+    /// The better (smaller `s`, an `s` that is not finite first: [`lower`]; on ties the first)
+    /// of two optional vertices.
     pub fn better(a: Option<Vertex>, b: Option<Vertex>) -> Option<Vertex> {
         match (a, b) {
-            (Some(x), Some(y)) => Some(if y.s < x.s { y } else { x }),
+            (Some(x), Some(y)) => Some(if lower(y.s, x.s) { y } else { x }),
             (x, None) => x,
             (None, y) => y,
         }

@@ -32,6 +32,11 @@
 //! `[−1 − min(m3min, m2min − 2), −1 − max(m1max, m3max − 2)]` (digest §2.6; the paper does not
 //! cover the case).
 //!
+//! A solution with a value that is not finite (`σ`, `f̂`, the bias, `Φ`: kernel values beyond
+//! the range of the `f32` column cache, 3.4e38) ends with [`Status::NumericalError`], whatever
+//! the loop concluded; a pair that rounding keeps from lowering `Φ` ends it with
+//! [`Status::Stalled`].
+//!
 //! The start is the uniform feasible point `σ_u = c1 p / n` (`= π c2`), one of the starts the
 //! digest recommends; the equality `Σσ = c1 p` holds there and every step preserves it.
 //!
@@ -109,19 +114,33 @@ impl<K: UnlabeledKernel> PuProblem<K> {
             });
         }
         if let Some(u) = positive_sums.iter().position(|v| !v.is_finite()) {
-            return Err(SolveError::invalid("positive_sums", format!("entry {u} is not finite")));
+            return Err(SolveError::invalid(
+                "kernel",
+                format!(
+                    "the kernel values of unlabeled row {u} with the labeled positives sum to \
+                     {:e}, beyond the range of floating point (scale the features, or lower \
+                     gamma, degree or |coef0|)",
+                    positive_sums[u]
+                ),
+            ));
         }
         let c1 = prior / (2.0 * lam * n_positive as f64);
         let c2 = 1.0 / (2.0 * lam * n as f64);
+        let total = prior / (2.0 * lam);
+        // λ near the smallest floats (1e-310) sends c1, c2 and Σσ to infinity: the start's σ
+        // would be infinite, the bias NaN.
+        if !(c1.is_finite() && c2.is_finite() && total.is_finite()) {
+            return Err(SolveError::invalid(
+                "lam",
+                format!(
+                    "lam = {lam:e} is too small for floating point: the dual's bounds \
+                     c1 = π/(2λp) = {c1:e} and c2 = 1/(2λn) = {c2:e}, and its sum \
+                     Σσ = π/(2λ) = {total:e}, must be finite"
+                ),
+            ));
+        }
         let positive_term = positive_sums.iter().map(|s| c1 * s).collect();
-        Ok(PuProblem {
-            kernel,
-            positive_term,
-            c1,
-            c2,
-            total: prior / (2.0 * lam),
-            unlabeled_sums: None,
-        })
+        Ok(PuProblem { kernel, positive_term, c1, c2, total, unlabeled_sums: None })
     }
 }
 
@@ -397,6 +416,28 @@ fn violation(critical: &Critical, tol: f64) -> Option<f64> {
     (gap.is_finite() && gap > tol).then_some(gap)
 }
 
+/// `status`, or [`Status::NumericalError`] when a value the solution is made of is not finite:
+/// `σ`, a function cache entry, the bias or `Φ`. Kernel values beyond the range of the `f32`
+/// column cache (3.4e38: `degree = 1000` on rows of norm 1.1) or of `f64` make `f̂` infinite or
+/// NaN; the scans skip a NaN and [`violation`] takes an infinite gap for no gap, so the loop
+/// would stop as if converged, and the bias would be read from those values.
+fn checked_status(
+    status: Status,
+    sigma: &[f64],
+    cache: &[f64],
+    bias: f64,
+    objective: f64,
+) -> Status {
+    let finite = bias.is_finite()
+        && objective.is_finite()
+        && sigma.iter().chain(cache).all(|v| v.is_finite());
+    if finite {
+        status
+    } else {
+        Status::NumericalError
+    }
+}
+
 impl<K: UnlabeledKernel> Solver<PuProblem<K>> for Usmo {
     fn name(&self) -> &'static str {
         "usmo"
@@ -467,8 +508,9 @@ fn solve_full<K: UnlabeledKernel>(
         let duals = Duals { sigma: &mut sigma, cache: &mut cache, diagonal: &diagonal, c2 };
         let taken = take_step(&mut problem.kernel, &mut order, tol, n, duals);
         let Some(taken) = taken else {
-            // Every violating pair is stuck at rounding level: nothing can lower Φ.
-            status = Status::NumericalError;
+            // Every violating pair is stuck at rounding level: nothing can lower Φ (`tol` is
+            // below what the `f32` kernel columns resolve).
+            status = Status::Stalled;
             break;
         };
         if taken.objective_change > 0.0 {
@@ -479,9 +521,12 @@ fn solve_full<K: UnlabeledKernel>(
     }
     let gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
     stats.cache = problem.kernel.cache_stats();
+    let solution_objective = objective(&sigma, &cache, &problem.positive_term, c2);
+    let solution_bias = bias(&sigma, &cache, c2, &critical);
+    let status = checked_status(status, &sigma, &cache, solution_bias, solution_objective);
     Solution {
-        objective: objective(&sigma, &cache, &problem.positive_term, c2),
-        bias: bias(&sigma, &cache, c2, &critical),
+        objective: solution_objective,
+        bias: solution_bias,
         x: sigma,
         gap,
         iterations: iteration,

@@ -24,7 +24,7 @@
 //! stop at the same τ-optimality of the same problem. (A whole-set pass that finds no step, in
 //! exact arithmetic, finds no violation either: every pair is compared when its later row is
 //! examined. Should rounding leave a violating pair that no step can improve, the pass falls
-//! back to the full scheme's step, then stops with `NumericalError`.)
+//! back to the full scheme's step, then stops with `Stalled`.)
 //!
 //! **What is kept current, and why it is cheaper.** The paper keeps `f̂` only for the non-bound
 //! rows and recomputes it for a bound row when that row is examined. Here the rows are
@@ -55,8 +55,8 @@
 use std::time::Instant;
 
 use super::{
-    bias, critical_values, objective, take_step, violation, Critical, Duals, PuProblem, Taken,
-    UnlabeledKernel, BOUND_TOLERANCE,
+    bias, checked_status, critical_values, objective, take_step, violation, Critical, Duals,
+    PuProblem, Taken, UnlabeledKernel, BOUND_TOLERANCE,
 };
 use crate::protocol::{checkpoint, Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
 
@@ -328,7 +328,7 @@ impl Run<'_, '_> {
                         return Status::MaxIterations;
                     }
                     let Some(taken) = rows.step(&mut gaps, tol) else {
-                        return Status::NumericalError;
+                        return Status::Stalled;
                     };
                     if let Err(status) = self.stepped(rows, taken) {
                         return status;
@@ -387,6 +387,8 @@ pub(super) fn solve<K: UnlabeledKernel>(
     let gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
     let solution_bias = bias(&rows.sigma, &rows.cache, c2, &critical);
     let solution_objective = objective(&rows.sigma, &rows.cache, &rows.positive, c2);
+    let status =
+        checked_status(status, &rows.sigma, &rows.cache, solution_bias, solution_objective);
     // Back to the problem's order, in the kernel too (it may be solved again).
     for t in 0..n {
         while rows.row[t] != t {
