@@ -16,7 +16,8 @@
 //! so that identical rows give exactly 0; its prediction sums the differences.)
 //!
 //! [`ExpansionGuard`] repairs those values. For a block whose largest bound
-//! `γ u (max ‖x‖² + max ‖z‖²)` exceeds [`MAX_EXPONENT_ERROR`], every value whose own bound does
+//! `γ u (max ‖x‖² + max ‖z‖²)` exceeds [`MAX_EXPONENT_ERROR`] (`f64` sums; 1.2e-4 for `f32`
+//! sums, [`COARSE_ROUNDINGS`]), every value whose own bound does
 //! is recomputed from `Σ_k (x_k − z_k)²` ([`crate::RowStore::sq_distance`]), whose rounding is
 //! relative to the distance itself: unless it is certainly below the smallest double (computed
 //! as 0 with a bound below 1: the true value is below `e^(−744)`). The repair depends only on
@@ -25,8 +26,15 @@
 
 use crate::function::KernelFunction;
 
-/// The largest error of `γ m̃` (the relative error of a kernel value) left unrepaired.
+/// The largest error of `γ m̃` (the relative error of a kernel value) left unrepaired where the
+/// inner products are summed in `f64`.
 pub(crate) const MAX_EXPONENT_ERROR: f64 = 1e-9;
+
+/// Where they are summed in a coarser precision `ε` (`f32`, for float32 input whose values the
+/// cache stores in `f32` anyway), the largest error left is this many `ε` (1.2e-4 for `f32`):
+/// that path's own rounding, about `ε (4 + √d) γ (‖x‖² + ‖z‖²)`, is its design for rows near
+/// the origin, and only an expansion that cancels far beyond it is repaired.
+const COARSE_ROUNDINGS: f64 = 1e3;
 
 /// The repair of one block's RBF values (`None` from [`ExpansionGuard::for_block`] where the
 /// block needs none).
@@ -35,14 +43,16 @@ pub(crate) struct ExpansionGuard {
     gamma: f64,
     /// `γ u`: the bound of `γ m̃`'s error per unit of `‖x‖² + ‖z‖²`.
     per_norm: f64,
+    /// The largest bound left unrepaired.
+    limit: f64,
 }
 
 impl ExpansionGuard {
     /// The guard of a block of `function` over rows of `n_features` features whose inner
     /// products are rounded to `rounding` ([`crate::RowStore::rounding`]: `ε` of `f64` or `f32`)
     /// and whose left and right squared norms are at most `max_left` and `max_right`: `None`
-    /// for another kernel or
-    /// where no value of the block can be off by more than [`MAX_EXPONENT_ERROR`].
+    /// for another kernel or where no value of the block can be off by more than
+    /// [`MAX_EXPONENT_ERROR`] (or [`COARSE_ROUNDINGS`] times a coarser `rounding`).
     pub(crate) fn for_block(
         function: KernelFunction,
         n_features: usize,
@@ -52,9 +62,13 @@ impl ExpansionGuard {
     ) -> Option<ExpansionGuard> {
         let KernelFunction::Rbf { gamma } = function else { return None };
         let per_norm = gamma * rounding * (4.0 + (n_features as f64).sqrt());
+        let limit = MAX_EXPONENT_ERROR.max(COARSE_ROUNDINGS * rounding);
         // Norms that overflowed to infinity repair every value.
-        (per_norm * (max_left + max_right) > MAX_EXPONENT_ERROR)
-            .then_some(ExpansionGuard { gamma, per_norm })
+        (per_norm * (max_left + max_right) > limit).then_some(ExpansionGuard {
+            gamma,
+            per_norm,
+            limit,
+        })
     }
 
     /// Recomputes the values of `row` (kernel values of the left row of norm `left_norm` with
@@ -69,7 +83,7 @@ impl ExpansionGuard {
     ) {
         for (c, (value, &right_norm)) in row.iter_mut().zip(right_norms).enumerate() {
             let bound = self.per_norm * (left_norm + right_norm);
-            if bound > MAX_EXPONENT_ERROR && (*value > 0.0 || bound >= 1.0) {
+            if bound > self.limit && (*value > 0.0 || bound >= 1.0) {
                 *value = (-self.gamma * sq_distance(c)).exp();
             }
         }
@@ -142,6 +156,10 @@ mod tests {
             .is_none());
         assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, 1e18, 0.0).is_some());
         assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, f64::INFINITY, 0.0).is_some());
+        // f32 sums: their own rounding at usual norms is no reason to repair.
+        let single = f64::from(f32::EPSILON);
+        assert!(ExpansionGuard::for_block(rbf, 100, single, 15.0, 15.0).is_none());
+        assert!(ExpansionGuard::for_block(rbf, 100, single, 1e4, 1e4).is_some());
     }
 
     #[test]
