@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::callable::CallableKernel;
 use crate::errors::CoreError;
+use crate::progress::detached;
 use crate::sparse::{data, Input, Storage};
 
 /// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"`, `"precomputed"`, or `"callable"`
@@ -114,15 +115,13 @@ pub(crate) fn kernel_matrix<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let function = kernel.function()?;
     let (a, b) = (data(&a), data(&b));
-    let values = py.detach(|| -> Result<(Vec<f64>, usize, usize), CoreError> {
+    let values = detached(py, n_jobs, || -> Result<(Vec<f64>, usize, usize), CoreError> {
         let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
         let (m, n) = (left.row_set().n_rows(), right.row_set().n_rows());
         let mut out = vec![0.0; m * n];
-        kernelkit_solvers::with_thread_pool(n_jobs, || {
-            cross_kernel(left.row_set(), right.row_set(), function, &mut out)
-        })??;
+        cross_kernel(left.row_set(), right.row_set(), function, &mut out)?;
         Ok((out, m, n))
-    })?;
+    })??;
     let (values, m, n) = values;
     let array = numpy::ndarray::Array2::from_shape_vec((m, n), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -151,15 +150,13 @@ pub(crate) fn kernel_matrix_product<'py>(
         return Err(PyValueError::new_err("coef contains NaN or infinity"));
     }
     let (a, b) = (data(&a), data(&b));
-    let (values, m) = py.detach(|| -> Result<(Vec<f64>, usize), CoreError> {
+    let (values, m) = detached(py, n_jobs, || -> Result<(Vec<f64>, usize), CoreError> {
         let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
         let m = left.row_set().n_rows();
         let mut out = vec![0.0; m * k];
-        kernelkit_solvers::with_thread_pool(n_jobs, || {
-            cross_kernel_product(left.row_set(), right.row_set(), function, &coef_t, k, &mut out)
-        })??;
+        cross_kernel_product(left.row_set(), right.row_set(), function, &coef_t, k, &mut out)?;
         Ok((out, m))
-    })?;
+    })??;
     let array = numpy::ndarray::Array2::from_shape_vec((m, k), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyArray2::from_owned_array(py, array))

@@ -2,13 +2,12 @@
 //! identical rows, `kernelkit._duplicates`).
 
 use kernelkit_kernels::{first_dense_occurrences, first_sparse_occurrences};
-use kernelkit_solvers::with_thread_pool;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::arrays::matrix;
-use crate::errors::CoreError;
+use crate::progress::detached;
 use crate::sparse::{data, Data, Input};
 
 /// For each row of `x` (a dense float64 or float32 array or a `CsrMatrix`), the index of the first row
@@ -27,9 +26,7 @@ pub(crate) fn first_occurrences<'py>(
         let readonly = single.readonly();
         let m = matrix(&readonly);
         let (values, n_rows, n_cols) = (&m.values, m.rows, m.cols);
-        let first = py
-            .detach(|| with_thread_pool(n_jobs, || first_dense_occurrences(values, n_rows, n_cols)))
-            .map_err(CoreError::from)?;
+        let first = detached(py, n_jobs, || first_dense_occurrences(values, n_rows, n_cols))?;
         return Ok(PyArray1::from_iter(py, first.into_iter().map(|t| t as i64)));
     }
     let x: Input<'py> = x.extract()?;
@@ -37,20 +34,15 @@ pub(crate) fn first_occurrences<'py>(
     let first = match &rows {
         Data::Dense(m) => {
             let (values, n_rows, n_cols) = (&m.values, m.rows, m.cols);
-            py.detach(|| {
-                with_thread_pool(n_jobs, || first_dense_occurrences(values, n_rows, n_cols))
-            })
+            detached(py, n_jobs, || first_dense_occurrences(values, n_rows, n_cols))
         }
         Data::Sparse(csr) => {
             let (indptr, indices, values) = csr.arrays();
-            py.detach(|| {
-                with_thread_pool(n_jobs, || first_sparse_occurrences(indptr, indices, values))
-            })
+            detached(py, n_jobs, || first_sparse_occurrences(indptr, indices, values))
         }
         Data::Subset(_) => {
             return Err(PyTypeError::new_err("first_occurrences takes an array or a CsrMatrix"))
         }
-    }
-    .map_err(CoreError::from)?;
+    }?;
     Ok(PyArray1::from_iter(py, first.into_iter().map(|t| t as i64)))
 }

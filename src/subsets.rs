@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::Borrowed;
 
 use crate::errors::CoreError;
+use crate::progress::detached;
 
 /// A C-contiguous float64 or float32 training array (read in place: float32 rows are not
 /// copied to float64) with the facts its row subsets share.
@@ -65,13 +66,7 @@ impl DenseRowFacts {
             .values()
             .ok_or_else(|| PyValueError::new_err("X must be a C-contiguous array"))?;
         let (n_rows, n_features) = readonly.shape();
-        let facts = py
-            .detach(|| {
-                kernelkit_solvers::with_thread_pool(n_jobs, || {
-                    RowFacts::new(values, n_rows, n_features)
-                })
-            })
-            .map_err(CoreError::from)?
+        let facts = detached(py, n_jobs, || RowFacts::new(values, n_rows, n_features))?
             .map_err(CoreError::from)?;
         drop(readonly);
         Ok(DenseRowFacts { array, facts })
