@@ -38,19 +38,32 @@ SHIFT_RATIO = 1e4
 SAMPLE_ROWS = 256
 
 
-def rbf_shift(rows: Any, kind: str) -> NDArray[np.float64] | None:
+#: A shift: a dense vector, or for sparse rows a 1-row CSR matrix (its columns far from the
+#: origin only: a dense vector of a hashed feature space, 2**24 to 2**31 columns, was 128 MB to
+#: 16 GB per fit and per prediction).
+Shift = Any
+
+
+def rbf_shift(rows: Any, kind: str) -> Shift | None:
     """The vector to subtract from ``rows`` (and from every row paired with them in an RBF
     kernel), or None where no shift is needed: another kernel, or rows near the origin for
     their spread. For sparse rows the shift is the mean of the columns far from the origin for
     their own spread (``mean² > variance``) and 0 elsewhere, so that the shifted rows stay
-    sparse but in those columns, and what remains of the mean is within their spread."""
+    sparse but in those columns, and what remains of the mean is within their spread; it is a
+    1-row CSR matrix, and costs memory and time in the sample's stored values, not in the
+    columns."""
     shape: tuple[int, ...] = getattr(rows, "shape", ())
     if kind != "rbf" or len(shape) != 2 or shape[0] == 0:
         return None
     if sp.issparse(rows):
         sample = sp.csr_matrix(rows[:: max(1, rows.shape[0] // SAMPLE_ROWS)], dtype=np.float64)
-        center, variances = _sparse_moments(sample)
-    elif isinstance(rows, np.ndarray):
+        columns, center, variances = _sparse_moments(sample)
+        if not float(center @ center) > SHIFT_RATIO * float(variances.sum()):
+            return None
+        far = center * center > variances
+        kept = (center[far], columns[far], np.array([0, int(far.sum())]))
+        return sp.csr_matrix(kept, shape=(1, shape[1]))
+    if isinstance(rows, np.ndarray):
         sample = rows[:: max(1, len(rows) // SAMPLE_ROWS)]
         center = sample.mean(axis=0, dtype=np.float64)
         variances = sample.var(axis=0, dtype=np.float64)
@@ -58,26 +71,28 @@ def rbf_shift(rows: Any, kind: str) -> NDArray[np.float64] | None:
         return None
     if not float(center @ center) > SHIFT_RATIO * float(variances.sum()):
         return None
-    if sp.issparse(rows):
-        center = np.where(center * center > variances, center, 0.0)
     return center
 
 
-def _sparse_moments(sample: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each column's mean and variance over the rows of a CSR ``sample``, its zeros included,
-    the variance summed from the deviations (not ``E[x²] − mean²``, which cancels for columns
-    far from the origin)."""
+def _sparse_moments(
+    sample: Any,
+) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
+    """The columns stored in a CSR ``sample`` (every other column has mean and variance 0),
+    and each one's mean and variance over the sample's rows, its zeros included, the variance
+    summed from the deviations (not ``E[x²] − mean²``, which cancels for columns far from the
+    origin)."""
     n = sample.shape[0]
-    columns = sample.indices
-    center = np.bincount(columns, weights=sample.data, minlength=sample.shape[1]) / n
-    deviations = (sample.data - center[columns]) ** 2
-    stored = np.bincount(columns, minlength=sample.shape[1])
-    squares = np.bincount(columns, weights=deviations, minlength=sample.shape[1])
+    columns, stored_column = np.unique(sample.indices, return_inverse=True)
+    k = len(columns)
+    center = np.bincount(stored_column, weights=sample.data, minlength=k) / n
+    deviations = (sample.data - center[stored_column]) ** 2
+    stored = np.bincount(stored_column, minlength=k)
+    squares = np.bincount(stored_column, weights=deviations, minlength=k)
     variances: NDArray[np.float64] = (squares + (n - stored) * center**2) / n
-    return center, variances
+    return columns.astype(np.intp), center, variances
 
 
-def shifted(rows: Any, shift: NDArray[np.float64] | None) -> Any:
+def shifted(rows: Any, shift: Shift | None) -> Any:
     """``rows − shift`` as C-contiguous float64 rows (CSR for sparse rows, its columns of
     non-zero shift stored in full), or ``rows`` itself without a shift."""
     if shift is None:
@@ -86,18 +101,23 @@ def shifted(rows: Any, shift: NDArray[np.float64] | None) -> Any:
         # scipy's subtraction sums repeated indices and takes unsorted ones; no canonical
         # copy first (``sum_duplicates`` would sort the caller's own arrays in place).
         csr = sp.csr_matrix(rows, dtype=np.float64)
-        columns = np.flatnonzero(shift)
+        if sp.issparse(shift):
+            columns, values = shift.indices, shift.data
+        else:
+            columns = np.flatnonzero(shift)
+            values = shift[columns]
         n = csr.shape[0]
         offsets = sp.csr_matrix(
             (
-                np.tile(shift[columns], n),
+                np.tile(values, n),
                 np.tile(columns, n),
                 np.arange(0, n * len(columns) + 1, len(columns)),
             ),
             shape=csr.shape,
         )
         return sp.csr_matrix(csr - offsets)
-    return np.ascontiguousarray(np.asarray(rows, dtype=np.float64) - shift)
+    dense_shift = shift.toarray().ravel() if sp.issparse(shift) else shift
+    return np.ascontiguousarray(np.asarray(rows, dtype=np.float64) - dense_shift)
 
 
 def solved_rows(rows: Any, kind: str) -> Any:
