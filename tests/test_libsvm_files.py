@@ -339,7 +339,10 @@ MALFORMED = [
     (_replace("nr_class 3", "\nnr_class 3"), 4, "empty line in the header"),
     (_replace("label 1 2 3", "label 1 2 9223372036854775808"), 7, "at most 9223372036854775807"),
     (_replace("gamma 0.5", "gamma 0.5\ndegree 4294967296"), 4, "degree must be at most"),
-    (_replace("-1 0.25 2:1\n", "\n-1 0.25 2:1\n"), 5, "total_sv is 4 but 5"),
+    # a blank line among the vectors is named where it is (it was blamed on total_sv's line)
+    (_replace("-1 0.25 2:1\n", "\n-1 0.25 2:1\n"), 11, "empty line among the support vectors"),
+    (_replace("-1 0.25 2:1\n", " \t\n-1 0.25 2:1\n"), 11, "empty line among the support vectors"),
+    (_replace("-1 0.25 2:1\n", ""), 5, "total_sv is 4 but 3"),
     # Numbers as LIBSVM's C reader takes them, not as Python's int() and float() would:
     # LIBSVM reads "2_0" as 2, "1_5" as 1, an Arabic-Indic or full-width digit as 0 or not at
     # all, and a no-break space as part of a word.

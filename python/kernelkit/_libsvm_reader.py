@@ -190,6 +190,12 @@ def parse_model(
         )
     total = at("total_sv").integer(single("total_sv"), "total_sv", 0)
     remaining = len(reader.lines) - sv_start
+    blank = next(
+        (t for t in range(sv_start, len(reader.lines)) if not _words(reader.lines[t])), None
+    )
+    if blank is not None:
+        # Named where it is: the count below would blame total_sv's line for it.
+        raise reader.error("empty line among the support vectors", blank + 1)
     if total != remaining:
         raise reader.error(
             f"total_sv is {total} but {remaining} support vector lines follow 'SV'",
