@@ -56,7 +56,8 @@ def warn_unconverged(statuses: list[str], default_limit: bool = False) -> None:
                 advice[-1] = (
                     "max_iter=-1 stands for LIBSVM's limit of max(10**7, 100 * the problem's "
                     "variables) iterations; a solve that long usually has a tol below what the "
-                    "problem's floating-point rounding resolves: raise tol."
+                    "problem's floating-point rounding resolves, or a C so large that the "
+                    "problem is nearly hard-margin: raise tol, or lower C."
                 )
         if "numerical_error" in failed:
             # More iterations cannot help: the solve stopped on a value it could not use.
