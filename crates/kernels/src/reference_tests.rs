@@ -167,6 +167,27 @@ fn block(source: &dyn KernelSource, rows: &[usize], start: usize, end: usize) ->
     out
 }
 
+/// `check(r, c, K[r, c])` for every value of blocks of one row, three rows (a shared pass) and
+/// twenty rows (a GEMM) of `source` (over `n` rows) at the columns `start..end`.
+fn check_blocks(
+    source: &dyn KernelSource,
+    n: usize,
+    start: usize,
+    end: usize,
+    mut check: impl FnMut(usize, usize, f64),
+) {
+    let picks: [&[usize]; 3] =
+        [&[0], &[1, 7, n - 1], &(0..20).map(|r| r * n / 20).collect::<Vec<_>>()];
+    for rows in picks {
+        let values = block(source, rows, start, end);
+        for (i, &r) in rows.iter().enumerate() {
+            for c in start..end {
+                check(r, c, values[i * (end - start) + c - start]);
+            }
+        }
+    }
+}
+
 #[test]
 fn every_representation_agrees_with_the_naive_reference() {
     let mut seen = std::collections::HashSet::new();
@@ -179,53 +200,39 @@ fn every_representation_agrees_with_the_naive_reference() {
             for (path_name, source) in sources(&f, function) {
                 let path = source.path();
                 seen.insert(path);
-                let (start, end) = (3, f.n - 2);
-                let picks: [&[usize]; 3] =
-                    [&[0], &[1, 7, f.n - 1], &(0..20).map(|r| r * f.n / 20).collect::<Vec<_>>()];
-                for rows in picks {
-                    let values = block(source.as_ref(), rows, start, end);
-                    for (i, &r) in rows.iter().enumerate() {
-                        for c in start..end {
-                            let got = values[i * (end - start) + c - start];
-                            let (x, z) = (row(r), row(c));
-                            let (dot, abs, l1) = reference(x, z);
-                            let (bound, exact) = inner_product_bound(path, f.d, abs, l1, largest);
-                            let context = || {
-                                format!(
-                                    "{}, {path_name}, {function:?}, row {r}, column {c}",
-                                    f.name
-                                )
-                            };
-                            match function {
-                                KernelFunction::Linear if exact => {
-                                    assert_eq!(got.to_bits(), dot.to_bits(), "{}", context());
-                                }
-                                KernelFunction::Linear => {
-                                    assert!(
-                                        (got - dot).abs() <= bound,
-                                        "{}: {got} vs {dot}, bound {bound}",
-                                        context()
-                                    );
-                                }
-                                _ => {
-                                    let (nx, _, _) = reference(x, x);
-                                    let (nz, _, _) = reference(z, z);
-                                    let distance = (nx + nz - 2.0 * dot).max(0.0);
-                                    let expected = (-gamma * distance).exp();
-                                    let norms = 2.0 * (f.d as f64 + 2.0) * U64 * (nx + nz);
-                                    let slack = gamma
-                                        * (2.0 * bound + norms + 4.0 * U64 * (nx + nz))
-                                        + 1e-14;
-                                    assert!(
-                                        (got - expected).abs() <= slack * expected.max(1.0),
-                                        "{}: {got} vs {expected}, slack {slack}",
-                                        context()
-                                    );
-                                }
-                            }
+                check_blocks(source.as_ref(), f.n, 3, f.n - 2, |r, c, got| {
+                    let (x, z) = (row(r), row(c));
+                    let (dot, abs, l1) = reference(x, z);
+                    let (bound, exact) = inner_product_bound(path, f.d, abs, l1, largest);
+                    let context =
+                        || format!("{}, {path_name}, {function:?}, row {r}, column {c}", f.name);
+                    match function {
+                        KernelFunction::Linear if exact => {
+                            assert_eq!(got.to_bits(), dot.to_bits(), "{}", context());
+                        }
+                        KernelFunction::Linear => {
+                            assert!(
+                                (got - dot).abs() <= bound,
+                                "{}: {got} vs {dot}, bound {bound}",
+                                context()
+                            );
+                        }
+                        _ => {
+                            let (nx, _, _) = reference(x, x);
+                            let (nz, _, _) = reference(z, z);
+                            let distance = (nx + nz - 2.0 * dot).max(0.0);
+                            let expected = (-gamma * distance).exp();
+                            let norms = 2.0 * (f.d as f64 + 2.0) * U64 * (nx + nz);
+                            let slack =
+                                gamma * (2.0 * bound + norms + 4.0 * U64 * (nx + nz)) + 1e-14;
+                            assert!(
+                                (got - expected).abs() <= slack * expected.max(1.0),
+                                "{}: {got} vs {expected}, slack {slack}",
+                                context()
+                            );
                         }
                     }
-                }
+                });
             }
         }
     }
@@ -285,30 +292,20 @@ fn rbf_values_of_rows_far_from_the_origin_are_exact() {
         let function = KernelFunction::Rbf { gamma: *gamma };
         for (path_name, source) in sources(f, function) {
             seen.insert(source.path());
-            let (start, end) = (0, f.n);
-            let picks: [&[usize]; 3] =
-                [&[0], &[1, 7, f.n - 1], &(0..20).map(|r| r * f.n / 20).collect::<Vec<_>>()];
-            for rows in picks {
-                let values = block(source.as_ref(), rows, start, end);
-                for (i, &r) in rows.iter().enumerate() {
-                    for c in start..end {
-                        let got = values[i * (end - start) + c - start];
-                        let (x, z) = (row(r), row(c));
-                        let distance: f64 = x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum();
-                        let expected = (-gamma * distance).exp();
-                        let context =
-                            format!("{}, {path_name}, γ {gamma}, row {r}, column {c}", f.name);
-                        if x == z {
-                            assert_eq!(got, 1.0, "{context}");
-                        }
-                        let slack = gamma * 2.0 * (f.d as f64 + 2.0) * U64 * distance + 1e-14;
-                        assert!(
-                            (got - expected).abs() <= slack * expected.max(1e-300),
-                            "{context}: {got} vs {expected}, slack {slack}"
-                        );
-                    }
+            check_blocks(source.as_ref(), f.n, 0, f.n, |r, c, got| {
+                let (x, z) = (row(r), row(c));
+                let distance: f64 = x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum();
+                let expected = (-gamma * distance).exp();
+                let context = format!("{}, {path_name}, γ {gamma}, row {r}, column {c}", f.name);
+                if x == z {
+                    assert_eq!(got, 1.0, "{context}");
                 }
-            }
+                let slack = gamma * 2.0 * (f.d as f64 + 2.0) * U64 * distance + 1e-14;
+                assert!(
+                    (got - expected).abs() <= slack * expected.max(1e-300),
+                    "{context}: {got} vs {expected}, slack {slack}"
+                );
+            });
         }
     }
     let expected = [
