@@ -227,3 +227,23 @@ def test_a_q_that_is_not_symmetric_is_refused() -> None:
         symmetric,
         SOLVE_TOL,
     )
+
+
+@pytest.mark.parametrize("name", ["Q", "p", "upper", "alpha0"])
+def test_numbers_beyond_float_range_are_named(name: str) -> None:
+    """An int beyond float's range in ``Q``, ``p``, ``upper`` or ``alpha0`` met NumPy's bare
+    ``OverflowError`` ("int too large to convert to float"), and an infinite ``Q`` entry was
+    refused only at the solve, as a "precomputed kernel"; both name the argument now."""
+    args: dict[str, Any] = {
+        "Q": [[1.0, 0.0], [0.0, 1.0]],
+        "p": [-1.0, -1.0],
+        "y": [1.0, -1.0],
+        "upper": [1.0, 1.0],
+        "alpha0": [0.5, 0.5],
+    }
+    huge = [[10**400, 0], [0, 1]] if name == "Q" else [10**400, 1]
+    with pytest.raises(ValueError, match=f"^{name} contains an integer beyond float's range"):
+        solvers.BoxQp(**{**args, name: huge})
+    if name == "Q":
+        with pytest.raises(ValueError, match=r"^Q contains NaN or infinity"):
+            solvers.BoxQp(**{**args, "Q": [[np.inf, 0.0], [0.0, 1.0]]})

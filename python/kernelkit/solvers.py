@@ -61,8 +61,17 @@ class Solver(Protocol):
         """
 
 
+def _float_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """``value`` as contiguous float64; a ``ValueError`` naming ``name`` where an entry is an
+    int beyond float's range (NumPy raised a bare ``OverflowError``)."""
+    try:
+        return np.ascontiguousarray(value, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(f"{name} contains an integer beyond float's range") from None
+
+
 def _vector(name: str, value: ArrayLike, n: int) -> NDArray[np.float64]:
-    array = np.ascontiguousarray(value, dtype=np.float64)
+    array = _float_array(name, value)
     if array.ndim != 1 or array.shape[0] != n:
         raise ValueError(f"{name} must be a vector of length {n}, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
@@ -111,9 +120,12 @@ class BoxQp:
         upper: ArrayLike,
         alpha0: ArrayLike | None = None,
     ) -> None:
-        q = np.ascontiguousarray(Q, dtype=np.float64)
+        q = _float_array("Q", Q)
         if q.ndim != 2 or q.shape[0] != q.shape[1] or q.shape[0] == 0:
             raise ValueError(f"Q must be a non-empty square matrix, got shape {q.shape}")
+        if not np.all(np.isfinite(q)):
+            # (the core refused it at the solve, as a "precomputed kernel")
+            raise ValueError("Q contains NaN or infinity")
         n = q.shape[0]
         object.__setattr__(self, "Q", q)
         object.__setattr__(self, "p", _vector("p", p, n))
