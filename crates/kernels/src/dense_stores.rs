@@ -266,10 +266,7 @@ impl RowStore for F32Rows<'_> {
         match left {
             F32Left::Single(left) => dense_sq_distance(&left[r * d..(r + 1) * d], right),
             // The f64 left rows are exactly the f32 values, widened.
-            F32Left::Double(left) => {
-                let right: Vec<f64> = right.iter().map(|&v| f64::from(v)).collect();
-                dense_sq_distance(&left[r * d..(r + 1) * d], &right)
-            }
+            F32Left::Double(left) => dense_sq_distance(&left[r * d..(r + 1) * d], right),
         }
     }
 

@@ -50,21 +50,22 @@ pub(crate) struct ExpansionGuard {
 impl ExpansionGuard {
     /// The guard of a block of `function` over rows of `n_features` features whose inner
     /// products are rounded to `rounding` ([`crate::RowStore::rounding`]: `ε` of `f64` or `f32`)
-    /// and whose left and right squared norms are at most `max_left` and `max_right`: `None`
-    /// for another kernel or where no value of the block can be off by more than
-    /// [`MAX_EXPONENT_ERROR`] (or [`COARSE_ROUNDINGS`] times a coarser `rounding`).
+    /// and whose left rows have the squared norms `left_norms` and right rows norms of at most
+    /// `max_right`: `None` for another kernel (before anything is computed) or where no value
+    /// of the block can be off by more than [`MAX_EXPONENT_ERROR`] (or [`COARSE_ROUNDINGS`]
+    /// times a coarser `rounding`).
     pub(crate) fn for_block(
         function: KernelFunction,
         n_features: usize,
         rounding: f64,
-        max_left: f64,
+        left_norms: &[f64],
         max_right: f64,
     ) -> Option<ExpansionGuard> {
         let KernelFunction::Rbf { gamma } = function else { return None };
         let per_norm = gamma * rounding * (4.0 + (n_features as f64).sqrt());
         let limit = MAX_EXPONENT_ERROR.max(COARSE_ROUNDINGS * rounding);
         // Norms that overflowed to infinity repair every value.
-        (per_norm * (max_left + max_right) > limit).then_some(ExpansionGuard {
+        (per_norm * (largest(left_norms) + max_right) > limit).then_some(ExpansionGuard {
             gamma,
             per_norm,
             limit,
@@ -90,8 +91,18 @@ impl ExpansionGuard {
     }
 }
 
-/// `Σ_k (a_k − b_k)²` of two rows of the same length (values widened to `f64` exactly).
-pub(crate) fn dense_sq_distance<T: Copy + Into<f64>>(a: &[T], b: &[T]) -> f64 {
+/// The largest of `values` (0 for none; NaN-free norms).
+pub(crate) fn largest(values: &[f64]) -> f64 {
+    values.iter().copied().fold(0.0, f64::max)
+}
+
+/// `Σ_k (a_k − b_k)²` of two rows of the same length (values widened to `f64` exactly, so an
+/// `f64` row and an `f32` one can be compared without a copy).
+pub(crate) fn dense_sq_distance<A, B>(a: &[A], b: &[B]) -> f64
+where
+    A: Copy + Into<f64>,
+    B: Copy + Into<f64>,
+{
     a.iter().zip(b).map(|(&x, &z)| (x.into() - z.into()).powi(2)).sum()
 }
 
@@ -113,33 +124,27 @@ pub(crate) fn dense_sparse_sq_distance(x: &[f64], z: (&[u32], &[f64])) -> f64 {
     sum
 }
 
-/// `Σ_k (a_k − b_k)²` of two sparse rows with strictly increasing indices, by merging them.
+/// `Σ_k (a_k − b_k)²` of two sparse rows with strictly increasing indices, by merging them
+/// (a row that has run out reads as index `u64::MAX`).
 pub(crate) fn sparse_sq_distance(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
     let ((a_indices, a_values), (b_indices, b_values)) = (a, b);
-    let (mut i, mut j) = (0, 0);
-    let mut sum = 0.0;
+    let at = |indices: &[u32], i: usize| indices.get(i).map_or(u64::MAX, |&k| u64::from(k));
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
     while i < a_indices.len() || j < b_indices.len() {
-        let (a_k, b_k) = (a_indices.get(i), b_indices.get(j));
-        let difference = match (a_k, b_k) {
-            (Some(p), Some(q)) if p == q => {
-                i += 1;
-                j += 1;
-                a_values[i - 1] - b_values[j - 1]
-            }
-            (Some(p), Some(q)) if p < q => {
-                i += 1;
-                a_values[i - 1]
-            }
-            (Some(_), None) => {
-                i += 1;
-                a_values[i - 1]
-            }
-            _ => {
-                j += 1;
-                b_values[j - 1]
-            }
+        let (p, q) = (at(a_indices, i), at(b_indices, j));
+        let x = if p <= q {
+            i += 1;
+            a_values[i - 1]
+        } else {
+            0.0
         };
-        sum += difference * difference;
+        let z = if q <= p {
+            j += 1;
+            b_values[j - 1]
+        } else {
+            0.0
+        };
+        sum += (x - z) * (x - z);
     }
     sum
 }
@@ -151,15 +156,21 @@ mod tests {
     #[test]
     fn usual_blocks_need_no_guard() {
         let rbf = KernelFunction::Rbf { gamma: 0.5 };
-        assert!(ExpansionGuard::for_block(rbf, 123, f64::EPSILON, 15.0, 15.0).is_none());
-        assert!(ExpansionGuard::for_block(KernelFunction::Linear, 2, f64::EPSILON, 1e300, 1e300)
-            .is_none());
-        assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, 1e18, 0.0).is_some());
-        assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, f64::INFINITY, 0.0).is_some());
+        assert!(ExpansionGuard::for_block(rbf, 123, f64::EPSILON, &[15.0], 15.0).is_none());
+        assert!(ExpansionGuard::for_block(
+            KernelFunction::Linear,
+            2,
+            f64::EPSILON,
+            &[1e300],
+            1e300
+        )
+        .is_none());
+        assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, &[1e18], 0.0).is_some());
+        assert!(ExpansionGuard::for_block(rbf, 2, f64::EPSILON, &[f64::INFINITY], 0.0).is_some());
         // f32 sums: their own rounding at usual norms is no reason to repair.
         let single = f64::from(f32::EPSILON);
-        assert!(ExpansionGuard::for_block(rbf, 100, single, 15.0, 15.0).is_none());
-        assert!(ExpansionGuard::for_block(rbf, 100, single, 1e4, 1e4).is_some());
+        assert!(ExpansionGuard::for_block(rbf, 100, single, &[15.0], 15.0).is_none());
+        assert!(ExpansionGuard::for_block(rbf, 100, single, &[1e4], 1e4).is_some());
     }
 
     #[test]
@@ -168,7 +179,7 @@ mod tests {
             KernelFunction::Rbf { gamma: 1.0 },
             2,
             f64::EPSILON,
-            1e18,
+            &[1e18],
             1e18,
         )
         .expect("a guard");

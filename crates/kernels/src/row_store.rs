@@ -15,9 +15,9 @@
 //! 4. hand each finished window to the caller's [`Finish`] while it is in the core's cache.
 //!
 //! Steps 2–4 live here, once; a representation only says how to gather, how to multiply, how
-//! to subtract, how to follow a swap of positions, and what it guarantees bitwise. A representation whose
-//! columns are cheaper computed another way for some blocks (distinct rows of repeated data)
-//! takes the whole block in [`RowStore::fill_whole_block`].
+//! to subtract, how to follow a swap of positions, and what it guarantees bitwise. A
+//! representation whose columns are cheaper computed another way for some blocks (distinct
+//! rows of repeated data) takes the whole block in [`RowStore::fill_whole_block`].
 //!
 //! The representations, and which one [`crate::plan`] chooses: `dense_stores.rs`
 //! ([`F64Rows`](crate::dense_stores::F64Rows), `F32Rows`, `FixedPointRows`,
@@ -26,7 +26,7 @@
 use crate::function::KernelFunction;
 use crate::parallel::{for_column_chunks, ColumnWindows, PARALLEL_MIN_WORK};
 use crate::plan::KernelPath;
-use crate::rbf_expansion::ExpansionGuard;
+use crate::rbf_expansion::{largest, ExpansionGuard};
 use crate::source::{Finish, KernelSource, NO_FINISH, SHARED_PASS_ROWS};
 
 /// One representation of the training rows, indexed by *position* (permuted by
@@ -248,10 +248,9 @@ impl<S: RowStore> Kernel<S> {
         if width == 0 || n_left == 0 {
             return;
         }
-        let d = self.store.n_features();
-        let (rounding, max_left) = (self.store.rounding(), largest(left_norms));
+        let (d, rounding) = (self.store.n_features(), self.store.rounding());
         let guard =
-            ExpansionGuard::for_block(self.function, d, rounding, max_left, self.max_sq_norm);
+            ExpansionGuard::for_block(self.function, d, rounding, left_norms, self.max_sq_norm);
         // A whole block computed another way has no guard (none of its values may be off).
         if guard.is_none()
             && self.store.fill_whole_block(self.function, left, left_norms, start, end, out, finish)
@@ -336,11 +335,6 @@ impl<S: RowStore> KernelSource for Kernel<S> {
     fn known_positive_semidefinite(&self) -> Option<bool> {
         Some(self.function.positive_semidefinite())
     }
-}
-
-/// The largest of `values` (0 for none; NaN-free norms).
-fn largest(values: &[f64]) -> f64 {
-    values.iter().copied().fold(0.0, f64::max)
 }
 
 /// The [`RowStore::n_rows`] and [`RowStore::n_features`] of a store over its `rows` field (any
