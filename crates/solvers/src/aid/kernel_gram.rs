@@ -108,12 +108,13 @@ impl<'a> AggregatedGram<'a> {
                 ),
             ));
         }
-        if self.k == 0 || splits.is_empty() && self.k != k_new {
-            self.k = 0;
+        let rebuild = self.k == 0 || splits.is_empty() && self.k != k_new;
+        // Unknown until the sums are brought up to date: an interruption leaves 0, and the
+        // next update rebuilds.
+        let k_old = std::mem::take(&mut self.k);
+        if rebuild {
             self.rebuild(partition, monitor)?;
         } else if !splits.is_empty() {
-            let k_old = self.k;
-            self.k = 0;
             self.apply_splits(partition, splits, k_old, monitor)?;
         }
         self.k = k_new;
