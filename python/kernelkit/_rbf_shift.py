@@ -55,15 +55,11 @@ def rbf_shift(rows: Any, kind: str) -> Shift | None:
     shape: tuple[int, ...] = getattr(rows, "shape", ())
     if kind != "rbf" or len(shape) != 2 or shape[0] == 0:
         return None
+    columns: NDArray[np.intp] | None = None
     if sp.issparse(rows):
         sample = sp.csr_matrix(rows[:: max(1, rows.shape[0] // SAMPLE_ROWS)], dtype=np.float64)
         columns, center, variances = _sparse_moments(sample)
-        if not float(center @ center) > SHIFT_RATIO * float(variances.sum()):
-            return None
-        far = center * center > variances
-        kept = (center[far], columns[far], np.array([0, int(far.sum())]))
-        return sp.csr_matrix(kept, shape=(1, shape[1]))
-    if isinstance(rows, np.ndarray):
+    elif isinstance(rows, np.ndarray):
         sample = rows[:: max(1, len(rows) // SAMPLE_ROWS)]
         center = sample.mean(axis=0, dtype=np.float64)
         variances = sample.var(axis=0, dtype=np.float64)
@@ -71,7 +67,11 @@ def rbf_shift(rows: Any, kind: str) -> Shift | None:
         return None
     if not float(center @ center) > SHIFT_RATIO * float(variances.sum()):
         return None
-    return center
+    if columns is None:
+        return center
+    far = center * center > variances
+    kept = (center[far], columns[far], np.array([0, int(far.sum())]))
+    return sp.csr_matrix(kept, shape=(1, shape[1]))
 
 
 def _sparse_moments(
