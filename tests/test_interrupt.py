@@ -102,13 +102,15 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_from_another_thread_stops_pairs_on_python_threads() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", INTERRUPT_MAIN_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=300,
+def _run_script(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by this Python in a process of its own, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
     )
+
+
+def test_ctrl_c_from_another_thread_stops_pairs_on_python_threads() -> None:
+    out = _run_script(INTERRUPT_MAIN_SCRIPT)
     words = out.stdout.split()
     assert words[:1] == ["interrupted"], (out.stdout, out.stderr)
     # Generous bound for a loaded CI machine; the wait looks at signals every 20 ms (it took
@@ -138,12 +140,7 @@ except KeyboardInterrupt:
 
 
 def test_ctrl_c_stops_aggregated_kernel() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", AGGREGATED_KERNEL_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = _run_script(AGGREGATED_KERNEL_SCRIPT)
     assert out.stdout.split() == ["interrupted"], (out.stdout, out.stderr)
 
 
