@@ -323,6 +323,51 @@ def test_polynomial_kernel(
     np.testing.assert_allclose(model.decision_function(x[:20]), expected, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("kernel", ["poly", "linear"])
+@pytest.mark.parametrize(("method", "sample_size"), [("fw", None), ("mfw", None), ("mfw", 59)])
+def test_a_few_rows_of_large_norm_do_not_loosen_the_stopping_rule(
+    kernel: str, method: str, sample_size: int | None
+) -> None:
+    """Five rows five times the others' scale make Δ² = max_i K̃_ii dwarf R (cubic kernel:
+    Δ² ≈ 5.5e6, R* ≈ 0.067; linear: Δ² ≈ 177, R* ≈ 0.039), so the relative rule
+    2(R − s_i*) ≤ ε′(Δ² − R) held far from the optimum: before the fix the cubic fit stopped at
+    R ≈ 2.38, 35 times R*, and the linear one with a Frank–Wolfe gap of 3e-4 where ε′ (D − R) is
+    8.5e-6. The rule's scale is D − R, D = Σ α_i K̃_ii (r² itself for a constant diagonal): the
+    solve iterates, and R is within ε′ (D − R) of the certified optimum R*."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(120, 3))
+    x[:5] *= 5.0
+    y = np.where(x[:, 0] + 0.3 * rng.normal(size=120) > 0, 1.0, -1.0)
+    c, eps = 1.0, 1e-6
+    kfun = poly(1.0, 3, 1.0) if kernel == "poly" else poly(1.0, 1, 0.0)
+    kt = modified_kernel(x, y, kfun, c)
+    ref = reference(("uneven", kernel), kt)
+    core = core_kernel("poly", 1.0, 3, 1.0) if kernel == "poly" else core_kernel("linear", 1.0)
+    sol = solve(x, y, core, c, method, eps, sample_size=sample_size, verify_full=True)
+    assert sol.status == "converged"
+    alpha = np.asarray(sol.x)
+    r = float(alpha @ kt @ alpha)
+    scale = float(alpha @ np.diag(kt)) - r
+    assert sol.iterations > 0
+    assert r - (ref.r - ref.gap) <= (2 * eps + eps**2) * scale + 1e-12 * r
+    assert_certificate(sol, kt, y, eps, constant_diagonal=False)
+
+    model = kernelkit.FrankWolfeSVC(
+        method=method,
+        C=c,
+        epsilon=eps,
+        sample_size=sample_size,
+        verify_full=True,
+        kernel=kernel,
+        gamma=1.0,
+        degree=3,
+        coef0=1.0,
+        random_state=0,
+    ).fit(x, y)
+    oracle_decision = kfun(x, x) @ (ref.alpha * y) + ref.alpha @ y
+    np.testing.assert_array_equal(model.predict(x), np.where(oracle_decision > 0, 1.0, -1.0))
+
+
 def test_cvm_refuses_a_non_constant_diagonal() -> None:
     """CVM is only the MEB when k(x, x) is constant (eq. 17): the polynomial kernel is refused
     with a ValueError that says why, at the low level and in the estimator."""

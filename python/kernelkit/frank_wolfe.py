@@ -102,7 +102,10 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
     epsilon : float, default=1e-6
         The paper's ε: stop when no point lies outside the ball of radius ``(1 + ε) r``, which
         certifies ``(1 − ε′) g* ≤ g(α) ≤ g*`` with ``ε′ = 2ε + ε²`` and
-        ``g(α) = Δ² − αᵀK̃α``, ``Δ² = max_i K̃_ii``. Must be > 0.
+        ``g(α) = Δ² − αᵀK̃α``, ``Δ² = max_i K̃_ii``, for a kernel with constant ``k(x, x)``
+        (``"rbf"``). For other kernels the rule is ``2(R − min_i s_i) ≤ ε′ (D − R)``,
+        ``R = αᵀK̃α``, ``s = K̃α``, ``D = Σ α_i K̃_ii`` (which is ``Δ²`` when the diagonal is
+        constant), so that a few rows of large norm do not loosen it. Must be > 0.
     sample_size : int or None, default=59
         Points sampled per search, >= 1 (the paper's probabilistic speed-up: with 59 the
         sampled furthest point is in the top 5 % with probability 0.95). ``None`` scans every

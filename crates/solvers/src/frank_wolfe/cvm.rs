@@ -92,6 +92,7 @@ fn update_core_set<K: KernelSource>(run: &mut Run<'_, K>, x: &[f64]) {
     }
     run.it.support = run.it.alpha[..q].iter().filter(|&&a| a > 0.0).count();
     run.it.r_big = run.it.alpha[..q].iter().zip(&run.it.s[..q]).map(|(a, s)| a * s).sum();
+    run.refresh_weighted_diagonal();
     if run.iterations.is_multiple_of(super::run::RENORMALIZE_EVERY) {
         let positions: Vec<usize> = (0..q).collect();
         run.recompute_s(&positions);

@@ -21,7 +21,11 @@
 //! Each iteration finds the vertex `i* = argmin_i s_i`, `s = K̃α` (the furthest point, (28);
 //! [`search`]) and stops when the Frank–Wolfe gap is small relative to `g` (37):
 //! `2(R − s_{i*}) ≤ ε′ (Δ² − R)`, `ε′ = 2ε + ε²`, which is `δ₊ ≤ (1+ε)² − 1` of Algorithms 2–3 and
-//! certifies `(1 − ε′) g* ≤ g(α) ≤ g*` (40–41).
+//! certifies `(1 − ε′) g* ≤ g(α) ≤ g*` (40–41). With a diagonal that is not constant, `g`
+//! depends on the arbitrary `Δ²`, and this rule held at iteration 0 far from the optimum; the
+//! rule's scale is then `D − R`, `D = Σ α_i k̃_ii`, the α-weighted mean of `‖z_i − c‖²`, which
+//! equals `r²` whenever the diagonal is constant ([`Iterate::stop_scale`](iterate::Iterate::stop_scale);
+//! digest P1 asks for a rule that does not depend on `Δ²`).
 //!
 //! * [`Method::Fw`], Algorithm 2: the step towards `e_{i*}` with the exact line search (29);
 //!   `s` and `R = αᵀK̃α` are updated in O(n) from the one column `K̃[:, i*]` (the paper's
@@ -275,8 +279,7 @@ impl FrankWolfe {
         let diagonal = problem.q.diagonal();
         let delta2 = diagonal.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if self.method == Method::Cvm {
-            let smallest = diagonal.iter().copied().fold(f64::INFINITY, f64::min);
-            if delta2 - smallest > 1e-12 * delta2.abs() {
+            if !is_constant(diagonal) {
                 return Err(SolveError::invalid(
                     "kernel",
                     "method 'cvm' needs a kernel with constant k(x, x) (e.g. rbf): the \
@@ -290,6 +293,13 @@ impl FrankWolfe {
         run.initialize(monitor)?;
         run.iterate(monitor)
     }
+}
+
+/// Whether the diagonal is constant to 1e-12 relative (an RBF kernel's `k̃_ii = 2 + 1/C`).
+pub(crate) fn is_constant(diagonal: &[f64]) -> bool {
+    let largest = diagonal.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let smallest = diagonal.iter().copied().fold(f64::INFINITY, f64::min);
+    largest - smallest <= 1e-12 * largest.abs()
 }
 
 crate::protocol::solver_by_method!(

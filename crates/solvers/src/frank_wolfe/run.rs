@@ -45,6 +45,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         prefix_layout: bool,
     ) -> Self {
         let n = meb.size();
+        let constant_diagonal = super::is_constant(meb.diagonal());
         Run {
             config,
             it: Iterate {
@@ -52,6 +53,8 @@ impl<'a, K: KernelSource> Run<'a, K> {
                 s: vec![0.0; n],
                 r_big: 0.0,
                 delta2,
+                constant_diagonal,
+                weighted_diagonal: 0.0,
                 basis: if prefix_layout { 0 } else { n },
                 support: 0,
             },
@@ -146,7 +149,14 @@ impl<'a, K: KernelSource> Run<'a, K> {
             (0..chosen.len()).collect()
         };
         let p = positions.len();
-        let tol = 0.5 * self.config.relative_gap() * self.it.delta2;
+        // The scale of the stopping rule at the start: `Δ²` (the paper's `r² = Δ²` at `α = 0`),
+        // or with an uneven diagonal the smallest `k̃_ii`, which bounds `R*` (a vertex's `R`).
+        let scale = if self.it.constant_diagonal {
+            self.it.delta2
+        } else {
+            self.meb.diagonal().iter().copied().fold(f64::INFINITY, f64::min)
+        };
+        let tol = 0.5 * self.config.relative_gap() * scale;
         let outer_len = self.it.basis;
         let solution = solve_core_set(
             self.meb,
@@ -165,7 +175,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         Ok(())
     }
 
-    /// `s = K̃α` on the basis from the columns of the support among `positions`, and `R`.
+    /// `s = K̃α` on the basis from the columns of the support among `positions`, `R` and `D`.
     pub fn recompute_s(&mut self, positions: &[usize]) {
         let basis = self.it.basis;
         self.it.s[..basis].fill(0.0);
@@ -181,11 +191,20 @@ impl<'a, K: KernelSource> Run<'a, K> {
         self.it.support = self.it.alpha[..basis].iter().filter(|&&a| a > 0.0).count();
         self.it.r_big =
             self.it.alpha[..basis].iter().zip(&self.it.s[..basis]).map(|(a, s)| a * s).sum();
+        self.refresh_weighted_diagonal();
+    }
+
+    /// Recomputes `D = Σ α_i k̃_ii` over the basis (after `R` was recomputed).
+    pub fn refresh_weighted_diagonal(&mut self) {
+        let basis = self.it.basis;
+        let diagonal = &self.meb.diagonal()[..basis];
+        self.it.weighted_diagonal =
+            self.it.alpha[..basis].iter().zip(diagonal).map(|(a, d)| a * d).sum();
     }
 
     /// Whether vertex `v` satisfies the stopping rule (37).
     pub fn satisfies_stop(&self, v: &Vertex) -> bool {
-        2.0 * (self.it.r_big - v.s) <= self.config.relative_gap() * self.it.r2()
+        2.0 * (self.it.r_big - v.s) <= self.config.relative_gap() * self.it.stop_scale()
     }
 
     /// The vertex of this iteration and whether it certifies convergence (see [`search`] for the
@@ -313,6 +332,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
             }
             if self.iterations.is_multiple_of(RENORMALIZE_EVERY) {
                 self.it.renormalize();
+                self.refresh_weighted_diagonal();
             }
         };
         Ok(self.finish(status, objective_increases))
