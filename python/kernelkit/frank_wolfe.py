@@ -221,8 +221,12 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         instructions used).
     status_ : list of str
         How each binary problem ended: ``"converged"``, ``"max_iterations"``,
-        ``"time_limit"`` or ``"stopped"`` (callback or Ctrl-C). A solve that meets a value
-        that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
+        ``"time_limit"``, ``"stopped"`` (callback or Ctrl-C) or ``"not_convex"`` (the stopping
+        rule holds, but the kernel matrix is not positive semidefinite: ``"sigmoid"``,
+        ``"poly"`` with ``coef0 < 0``, or a precomputed or callable matrix on which a step met
+        negative curvature; the point is stationary, not a certified optimum, and a
+        ``ConvergenceWarning`` says so). A solve that meets a value that is not finite
+        (``"numerical_error"``) raises ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors (``α_i > 0``) in the training data (int32), grouped by
         class.

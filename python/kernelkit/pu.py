@@ -162,8 +162,12 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"stalled"`` (no pair step lowers the objective
-        any more: ``tol`` is below what the float32 kernel columns resolve). A solve that meets
-        a value that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
+        any more: ``tol`` is below what the float32 kernel columns resolve) or
+        ``"not_convex"`` (the stopping rule holds, but the kernel is not positive semidefinite:
+        ``"sigmoid"``, ``"poly"`` with ``coef0 < 0``, or a pair of negative curvature met; the
+        point is stationary, not a certified optimum, and a ``ConvergenceWarning`` says so). A
+        solve that meets a value that is not finite (``"numerical_error"``) raises
+        ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices in the training data of the labeled positives, then of the unlabeled rows with
         ``σ_u > 0`` (int32).
