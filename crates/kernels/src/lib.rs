@@ -1,7 +1,7 @@
 //! # kernelkit-kernels: the column oracle
 //!
 //! Everything a dual decomposition solver needs to know about the data, and nothing else.
-//! Three files hold the decisions: [`plan`] (which representation of the rows computes the
+//! Three files hold the decisions: [`plan`](mod@plan) (which representation of the rows computes the
 //! kernel values, from facts about the data: [`KernelPath`]), `row_store.rs` ([`RowStore`], the
 //! one trait every representation implements, and [`Kernel`], the one generic kernel over any
 //! of them, a [`KernelSource`]) and [`level`] (the SIMD [`Level`], the only place where CPU
@@ -31,6 +31,11 @@
 //!   ([`SignedQ`]) for SMO and USMO, and plain `f32` kernel rows under [`SvrQ`].
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
+
+// The module documentation carries the mathematics and the design, and links into the private
+// modules where they live: `cargo doc --document-private-items` (run by `.ci/run` with
+// warnings as errors) resolves those links.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod bitmap;
 mod cache;

@@ -49,7 +49,7 @@ pub trait QMatrix: Send {
 /// bitwise, so that a faster implementation never changes the solver's path.
 pub trait QMatrixPasses: QMatrix {
     /// Whether the kernel behind the matrix is positive semidefinite by construction
-    /// ([`KernelSource::known_positive_semidefinite`](crate::KernelSource::known_positive_semidefinite)).
+    /// ([`crate::KernelSource::known_positive_semidefinite`]).
     fn known_positive_semidefinite(&self) -> Option<bool> {
         None
     }

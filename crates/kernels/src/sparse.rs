@@ -1,6 +1,6 @@
 //! Compressed sparse rows (CSR) with precomputed squared norms, and [`SparseKernel`], the
 //! kernel over them: one generic [`Kernel`] ([`crate::row_store`]) over the representation of
-//! [`crate::sparse_stores`] that [`crate::plan`] chooses (bit sets for 0/1 rows, padded slots
+//! [`crate::sparse_stores`] that [`crate::plan`](mod@crate::plan) chooses (bit sets for 0/1 rows, padded slots
 //! for rows of similar lengths, plain CSR otherwise).
 //!
 //! For data with few non-zeros per row (one-hot features, text) a sparse column reads a
@@ -258,7 +258,7 @@ pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
 /// The three arrays of CSR rows: `indptr`, `indices`, `values`.
 type CsrArrays<'r> = (Cow<'r, [usize]>, Cow<'r, [u32]>, Cow<'r, [f64]>);
 
-/// A kernel function over CSR rows, in the representation [`crate::plan`] chooses for them.
+/// A kernel function over CSR rows, in the representation [`crate::plan`](mod@crate::plan) chooses for them.
 #[derive(Debug, Clone)]
 pub struct SparseKernel<'a>(Sparse<'a>);
 
@@ -286,7 +286,7 @@ impl<'a> SparseKernel<'a> {
         Ok(SparseKernel(sparse))
     }
 
-    /// How the columns are computed (see [`crate::plan`]).
+    /// How the columns are computed (see [`crate::plan`](mod@crate::plan)).
     pub fn kernel_path(&self) -> KernelPath {
         self.path()
     }

@@ -208,7 +208,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         2.0 * (self.it.r_big - v.s) <= self.config.relative_gap() * self.it.stop_scale()
     }
 
-    /// The vertex of this iteration and whether it certifies convergence (see [`search`] for the
+    /// The vertex of this iteration and whether it certifies convergence (see [`super::search`] for the
     /// candidates of each method).
     pub fn find_vertex(&mut self) -> (Option<Vertex>, bool) {
         let basis = self.it.basis;
