@@ -38,10 +38,10 @@ impl<'a> CsrRows<'a> {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self, KernelError> {
-        if indptr.len() != n_rows + 1 {
+        if n_rows.checked_add(1) != Some(indptr.len()) {
             return Err(KernelError::ShapeMismatch {
                 name: "indptr",
-                expected: n_rows + 1,
+                expected: n_rows.saturating_add(1),
                 actual: indptr.len(),
             });
         }
@@ -385,6 +385,17 @@ mod tests {
 #[cfg(test)]
 mod wide_tests {
     use super::*;
+
+    #[test]
+    fn a_row_count_without_its_indptr_is_an_error_at_every_size() {
+        // `n_rows + 1` overflowed ("attempt to add with overflow" in debug builds).
+        let csr = |n_rows| {
+            CsrRows::new(Cow::Owned(vec![0]), Cow::Owned(vec![]), Cow::Owned(vec![]), n_rows, 3)
+        };
+        assert!(matches!(csr(usize::MAX), Err(KernelError::ShapeMismatch { name: "indptr", .. })));
+        assert!(matches!(csr(2), Err(KernelError::ShapeMismatch { name: "indptr", .. })));
+        assert!(csr(0).is_ok());
+    }
 
     #[test]
     fn wide_rows_merge_instead_of_scattering() {
