@@ -145,9 +145,10 @@ def check_finite_model(*values: Any, statuses: Sequence[str] = ()) -> None:
     if "numerical_error" in statuses:
         raise ValueError(
             "The solver met values that are not finite (status 'numerical_error'): kernel "
-            "values or steps beyond the range of floating point, from features of large "
-            "magnitude or kernel parameters that overflow (scale the features, or lower gamma, "
-            "degree or |coef0|)"
+            "values or steps beyond the range of floating point (the kernel cache holds "
+            "float32, whose range ends at 3.4e38, also for a float64 precomputed matrix), from "
+            "features of large magnitude or kernel parameters that overflow (scale the "
+            "features or the precomputed matrix, or lower gamma, degree or |coef0|)"
         )
 
 
