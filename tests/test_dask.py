@@ -120,6 +120,73 @@ def test_one_vs_rest_and_one_vs_one_as_tasks(client: Any, helper: str) -> None:
     )
 
 
+def test_many_fits_without_a_client_equal_those_with_one() -> None:
+    """The docs say everything falls back to dask's local scheduler where no
+    ``distributed.Client`` exists; ``grid_search``, ``one_vs_rest`` and ``one_vs_one`` raised
+    distributed's "No global client found". In a process of its own (the module's client would
+    be found here): without a client, then with an in-process ``LocalCluster``, the helpers give
+    the same fitted meta-estimators, and the sequential ones'."""
+    code = textwrap.dedent(
+        """
+        import distributed
+        import numpy as np
+        from sklearn.model_selection import GridSearchCV
+        from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+
+        import kernelkit
+        import kernelkit.dask as kd
+
+        rng = np.random.default_rng(3)
+        centres = rng.normal(scale=2.0, size=(3, 4))
+        labels = rng.integers(0, 3, size=150)
+        X = centres[labels] + rng.normal(size=(150, 4))
+        y = np.array(["a", "b", "c"])[labels]
+        grid = {"C": [0.5, 8.0], "gamma": [0.05, 0.5]}
+
+        def fits():
+            search = kd.grid_search(kernelkit.SVC(), grid, X, y, cv=3)
+            rest = kd.one_vs_rest(kernelkit.SVC(C=2.0), X, y)
+            one = kd.one_vs_one(kernelkit.SVC(C=2.0), X, y)
+            return (
+                search.best_params_,
+                [search.cv_results_[f"split{i}_test_score"].tolist() for i in range(3)],
+                search.best_estimator_.n_jobs,
+                rest.decision_function(X).tolist(),
+                one.decision_function(X).tolist(),
+            )
+
+        try:
+            distributed.get_client()
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("a client exists")
+        local = fits()
+        sequential = GridSearchCV(kernelkit.SVC(n_jobs=1), grid, cv=3).fit(X, y)
+        assert local[0] == sequential.best_params_
+        assert local[1] == [
+            sequential.cv_results_[f"split{i}_test_score"].tolist() for i in range(3)
+        ]
+        assert local[3] == (
+            OneVsRestClassifier(kernelkit.SVC(C=2.0)).fit(X, y).decision_function(X).tolist()
+        )
+        assert local[4] == (
+            OneVsOneClassifier(kernelkit.SVC(C=2.0)).fit(X, y).decision_function(X).tolist()
+        )
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        )
+        with distributed.Client(cluster):
+            assert fits() == local
+        cluster.close()
+        print("ok")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
 # -- prediction -----------------------------------------------------------------------------
 
 
