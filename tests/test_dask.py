@@ -429,6 +429,55 @@ def test_non_finite_dask_input_is_rejected(client: Any) -> None:
         kernelkit.AIDRegressor().fit(_chunked(X), _chunked(np.ones(300)))
 
 
+AID = ["AIDRegressor", "AIDClassifier", "AIDSemiSupervisedClassifier"]
+
+
+@pytest.mark.filterwarnings("ignore::kernelkit.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", AID)
+def test_dask_fits_check_their_input_first(client: Any, name: str) -> None:
+    """A NumPy y one row short of a dask X raised dask's "Chunks do not add up to shape" (a
+    dask y: "X has 600 rows but y has shape (599,)"), an object dask X a TypeError of dask's
+    ufunc machinery (AIDRegressor) or nothing. Now: the dask y's message for a NumPy y; an
+    object X (or a regression's y) of numbers fits as its float values do in memory; one that
+    holds another value, or a complex X, raises the in-memory fit's message, naming it."""
+    X = _rows(600, 3, 31)
+    y = (X @ np.array([1.0, -1.0, 0.5]) > 0).astype(int)
+    estimator = getattr(kernelkit, name)(random_state=0, max_iter=3)
+    with pytest.raises(ValueError) as numpy_y:
+        estimator.fit(_chunked(X), y[:-1])
+    with pytest.raises(ValueError) as dask_y:
+        estimator.fit(_chunked(X), _chunked(y[:-1]))
+    assert str(numpy_y.value) == str(dask_y.value)
+    assert "y has shape (599,)" in str(numpy_y.value)
+
+    memory = getattr(kernelkit, name)(random_state=0, max_iter=3).fit(X, y)
+    numbers = estimator.fit(_chunked(X.astype(object)), y)
+    assert numbers.n_iter_ == memory.n_iter_
+    np.testing.assert_allclose(numbers.predict(X), memory.predict(X), atol=1e-9)
+
+    bad = X.astype(object)
+    bad[400, 1] = "abc"
+    cases = [("X", bad, y), ("X", X.astype(complex), y)]
+    if name == "AIDRegressor":
+        target = y.astype(object)
+        target[3] = "x"
+        cases.append(("y", X, target))
+    for argument, rows, target in cases:
+        with pytest.raises(ValueError) as in_memory:
+            getattr(kernelkit, name)(random_state=0).fit(rows, target)
+        with pytest.raises(ValueError) as on_dask:
+            if argument == "X":
+                estimator.fit(_chunked(rows), target)
+            else:
+                estimator.fit(_chunked(rows), _chunked(target))
+        # (The in-memory "Complex data not supported" goes on with the array.)
+        expected = str(in_memory.value).splitlines()[0]
+        assert expected in str(on_dask.value)
+        assert str(on_dask.value).startswith(f"{argument} ") or f" {argument} " in str(
+            on_dask.value
+        )
+
+
 def test_importing_kernelkit_does_not_import_dask() -> None:
     code = "import sys, kernelkit; sys.exit('dask' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
