@@ -451,9 +451,11 @@ def test_the_float32_error_is_bounded_by_the_terms_that_cancel(case: str, dtype:
     model, X = build()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        onx = skl2onnx.to_onnx(model, X[:1].astype(dtype), options=_options(model))
+        onx = skl2onnx.to_onnx(model, X[:1].astype(dtype), options=_options(model))  # here
     warned = [w for w in caught if "cancel" in str(w.message)]
     assert [w.category for w in warned] == ([UserWarning] if cancels else [])
+    # The warning names the to_onnx call, not a line of kernelkit or skl2onnx.
+    assert all((w.filename, w.lineno) == (__file__, _line_of("  # here")) for w in warned)
     session = onnxruntime.InferenceSession(
         onx.SerializeToString(), providers=["CPUExecutionProvider"]
     )
@@ -482,3 +484,10 @@ def _model_values(model: Any, X: NDArray[Any]) -> NDArray[Any]:
         return np.asarray(model.predict(X))
     values = np.asarray(model.decision_function(X))
     return values if values.ndim == 1 else values[:, 0]
+
+
+def _line_of(marker: str) -> int:
+    with open(__file__, encoding="utf-8") as source:
+        return next(
+            n for n, text in enumerate(source, start=1) if marker in text and "_line_of" not in text
+        )

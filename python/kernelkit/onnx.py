@@ -13,7 +13,7 @@ this module registers converters for :class:`~kernelkit.SVC`, :class:`~kernelkit
 The graphs use the ONNX-ML operators ``SVMRegressor`` and ``SVMClassifier``, which compute in
 float32. A decision value ``f(x) = Σ c_i K(sv_i, x) + ρ`` is a sum of terms that may cancel,
 and its float32 error scales with the size of the terms, ``S(x) = Σ |c_i| |K(sv_i, x)| + |ρ|``,
-not with ``|f(x)|``: onnxruntime's values were within ``5 ε₃₂ S(x)`` of the model's
+not with ``|f(x)|``: onnxruntime's values were within about ``5 ε₃₂ S(x)`` of the model's
 (``ε₃₂ = 2⁻²³ ≈ 1.2e-7``; the tests check ``10 ε₃₂ S(x)``), a relative error of ``ε₃₂`` times
 the cancellation ratio ``S(x) / |f(x)|``. Large dual coefficients that cancel (a ν-SVC pair
 with a tiny scale ``r`` has coefficients ``1/r``) or large kernel values (a poly kernel) make
@@ -63,11 +63,13 @@ label types).
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+import skl2onnx
 from onnx import TensorProto
 from skl2onnx import update_registered_converter
 from skl2onnx._parse import _parse_sklearn_classifier
@@ -76,6 +78,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._class_order import reorder_classes
 from ._rbf_shift import rbf_shift
+from ._warn import warn_from_caller
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -85,6 +88,9 @@ from .svr import SVR
 __all__ = ["register"]
 
 _ML = "ai.onnx.ml"
+#: skl2onnx's folder: its frames, between the user's ``to_onnx`` and the converters, are
+#: skipped by the warnings, which name the user's line.
+_SKL2ONNX = os.path.dirname(os.path.abspath(skl2onnx.__file__)) + os.sep
 
 
 def _check_model(model: Any) -> None:
@@ -186,7 +192,7 @@ def _warn_of_cancellation(model: Any) -> None:
     ratio = rounding / np.maximum(scale, np.finfo(np.float64).tiny)
     worst = int(np.argmax(ratio))
     if ratio[worst] > _CANCELLATION_LIMIT:
-        warnings.warn(
+        warn_from_caller(
             f"{type(model).__name__}'s decision values are sums of terms that cancel: on its "
             f"support vectors they reach {scale[worst]:.3g} while the terms' absolute values "
             f"sum to {S[:, worst].max():.3g}. The ONNX SVM operators compute in float32 "
@@ -194,7 +200,7 @@ def _warn_of_cancellation(model: Any) -> None:
             f"{rounding[worst]:.2g}, {ratio[worst]:.1g} of their largest magnitude: check them "
             "against the model's before relying on them",
             UserWarning,
-            stacklevel=2,
+            skip=(_SKL2ONNX,),
         )
 
 
