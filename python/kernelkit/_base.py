@@ -96,12 +96,23 @@ def _check_nu(nu: object) -> float:
 MAX_DEGREE = 2**32 - 1
 
 
+#: The kernels whose values depend on ``gamma``: only these refuse ``gamma=0``.
+GAMMA_KERNELS = ("rbf", "poly", "sigmoid")
+
+
 def _check_kernel_parameters(
-    gamma: Any, degree: Any, coef0: Any, rules: tuple[str, ...] = ("scale", "auto")
+    gamma: Any,
+    degree: Any,
+    coef0: Any,
+    rules: tuple[str, ...] = ("scale", "auto"),
+    kernel: Any = "rbf",
 ) -> None:
     """The built-in kernels' parameters: ``degree`` an int in ``[0, MAX_DEGREE]``, ``gamma``
-    one of ``rules`` or a float > 0, ``coef0`` a finite real number (every estimator with
-    those parameters)."""
+    one of ``rules`` or a finite float >= 0, ``coef0`` a finite real number (every estimator
+    with those parameters). ``gamma=0`` makes the kernels of :data:`GAMMA_KERNELS` constant
+    and is refused for them; the others (``"linear"``, ``"precomputed"``, a callable) ignore
+    ``gamma`` and take 0, as scikit-learn does. A negative ``gamma`` is refused for every
+    kernel, as scikit-learn refuses it."""
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
         raise InvalidParameterError(f"degree must be an int, got {type(degree).__name__}")
     if not 0 <= int(degree) <= MAX_DEGREE:
@@ -112,7 +123,13 @@ def _check_kernel_parameters(
             allowed = f"{named} or a float > 0" if rules else "a float > 0"
             raise ValueError(f"gamma must be {allowed}, got {gamma!r}")
     else:
-        _check_positive("gamma", gamma)
+        uses_gamma = isinstance(kernel, str) and kernel in GAMMA_KERNELS
+        number = _check_positive("gamma", gamma, allow_zero=True)
+        if number == 0 and uses_gamma:
+            raise ValueError(
+                f"gamma must be > 0 for kernel={kernel!r} (gamma=0 makes it a constant), "
+                f"got {shown(gamma)}"
+            )
     if not _is_finite_real(coef0):
         raise ValueError(f"coef0 must be a finite real number, got {shown(coef0)}")
 
@@ -282,7 +299,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             not isinstance(self.kernel, str) or self.kernel not in KERNELS
         ):
             raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
-        _check_kernel_parameters(self.gamma, self.degree, self.coef0, self._GAMMA_RULES)
+        _check_kernel_parameters(
+            self.gamma, self.degree, self.coef0, self._GAMMA_RULES, kernel=self.kernel
+        )
         check_bool("shrinking", getattr(self, "shrinking", True))
         engine = getattr(self, "engine", "auto")
         if not isinstance(engine, str) or engine not in ENGINES:
