@@ -50,9 +50,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    X, y = make_classification(
-        args.rows, 20, n_informative=10, n_classes=3, random_state=0
-    )
+    X, y = make_classification(args.rows, 20, n_informative=10, n_classes=3, random_state=0)
     print(f"rows={args.rows}, 3 classes, kernelkit from {kernelkit.__file__}")
     theirs = None
     for name, cls in (("scikit-learn", svm.SVC), ("kernelkit", kernelkit.SVC)):
