@@ -78,7 +78,8 @@ class OneVsOneModel:
                 pair += 1
         self.support_ = support
         self.n_support_ = np.bincount(y_index[support], minlength=n_classes).astype(np.int32)
-        if self.kernel == "precomputed":
+        if self.kernel == "precomputed" or callable(self.kernel):
+            # Empty, as scikit-learn's: a callable's model keeps its training rows (``_fit_X``).
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
             self.support_vectors_ = self._support_rows(X, support)

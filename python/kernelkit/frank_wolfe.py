@@ -141,7 +141,8 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     gamma : {"scale", "auto", "mean_distance"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0
+        (``"linear"``, ``"precomputed"`` and a callable ignore it and take 0).
         ``"mean_distance"`` is the paper's RBF width rule, ``σ²`` = the mean squared distance
         ``d̄`` between distinct training rows, i.e. ``gamma = 1 / (2 d̄)``: on standardised
         features ``d̄ ≈ 2 · n_features``, so ``"scale"`` is about 4 times the paper's value.
