@@ -358,3 +358,31 @@ def solve_optimal(problem: cp.Problem, tol: float, **options: Any) -> None:
 
     problem.solve(solver=cvxpy.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, **options)
     assert problem.status == cvxpy.OPTIMAL, problem.status
+
+
+def pairwise_coupling(pairwise: Array, k: int) -> Array:
+    """Wu, Lin & Weng's method 2 solved directly: for each row, the minimiser of ``pᵀQp``
+    subject to ``Σ p = 1`` (``Q_tt = Σ_{s≠t} r_st²``, ``Q_ts = −r_st r_ts``, with
+    ``r_ab = P(a | a or b)`` in column ``(a, b)``, ``a < b``, of ``pairwise`` and
+    ``r_ba = 1 − r_ab``) from its KKT system ``[Q 1; 1ᵀ 0] [p; μ] = [0; 1]``. The system is
+    regular whenever ``Q`` is positive definite on ``Σ p = 0``, which holds even where pair
+    probabilities are exactly 0 or 1 (``Q`` is then singular only along the sure winner's
+    ``e_t``). Wu, Lin & Weng show the constraint ``p ≥ 0`` is then inactive; the caller checks
+    it."""
+    n = pairwise.shape[0]
+    r = np.zeros((n, k, k))
+    column = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            r[:, a, b] = pairwise[:, column]
+            r[:, b, a] = 1.0 - pairwise[:, column]
+            column += 1
+    system = np.zeros((n, k + 1, k + 1))
+    system[:, :k, :k] = -r.transpose(0, 2, 1) * r
+    system[:, np.arange(k), np.arange(k)] = (r * r).sum(axis=1)
+    system[:, :k, k] = 1.0
+    system[:, k, :k] = 1.0
+    rhs = np.zeros((n, k + 1, 1))
+    rhs[:, k, 0] = 1.0
+    solution: Array = np.linalg.solve(system, rhs)[:, :k, 0]
+    return solution

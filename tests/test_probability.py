@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.svm
+from kk_oracles import pairwise_coupling
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import expit
@@ -116,6 +117,33 @@ def test_coupling_solves_wu_lin_wengs_quadratic_program(k: int) -> None:
         problem.solve(solver=cp.CLARABEL)
         np.testing.assert_allclose(coupled[row], p.value, atol=5e-3)
         assert coupled[row] @ q @ coupled[row] <= problem.value + 1e-4
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_coupling_takes_pair_probabilities_of_exactly_zero_or_one(k: int) -> None:
+    """Pair probabilities of exactly 0 or 1 (a logistic model's σ(d) for |d| beyond about 37
+    in double precision): the coupling is the QP's solution in that limit (its KKT system,
+    regular there), finite, rows summing to one, without a RuntimeWarning; a class that wins
+    each of its pairs surely, where LIBSVM's step divides by Q_tt = 0, gets probability 1.
+    (It was NaN, with a divide-by-zero warning.)"""
+    rng = np.random.default_rng(20 + k)
+    pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    pairwise = rng.uniform(0.05, 0.95, size=(60, len(pairs)))
+    sure = rng.random(pairwise.shape) < 0.5
+    pairwise[sure] = rng.integers(0, 2, size=int(sure.sum()))
+    for winner in range(k):  # row `winner`: that class wins each of its pairs surely
+        for column, (a, b) in enumerate(pairs):
+            if winner in (a, b):
+                pairwise[winner, column] = 1.0 if a == winner else 0.0
+    reference = pairwise_coupling(pairwise, k)
+    assert reference.min() >= -1e-12  # the oracle's premise: p ≥ 0 is inactive
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        coupled = couple_pairwise(pairwise, k)
+    assert np.all(np.isfinite(coupled)) and coupled.min() >= 0.0
+    np.testing.assert_allclose(coupled.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(coupled, reference, rtol=0, atol=5e-3)
+    np.testing.assert_allclose(coupled[:k], np.eye(k), rtol=0, atol=1e-15)
 
 
 def test_folds_are_a_balanced_partition() -> None:

@@ -12,7 +12,18 @@ The dual (22) of Consolo, Manno & Amaldi is binary. With ``k > 2`` classes:
   their rows only with ``b`` positive, so that ``σ(−d_ab(x))`` estimates ``P(a | a or b, x)``.
   These pairwise probabilities are coupled into class probabilities by Wu, Lin & Weng's method
   2 (2004; :func:`kernelkit._probability.couple_pairwise`, the coupling of LIBSVM's
-  ``probability=True``), and ``decision_function`` returns their logarithms.
+  ``probability=True``), and ``decision_function`` returns their logarithms (floored at the
+  smallest normal double, ``log`` of which is about −708, where a probability is 0).
+
+  The pair probabilities are the models' own ``σ(−d_ab)``, not clipped as SVC's Platt
+  estimates are (``MIN_PAIR_PROBABILITY``): they are the logistic models' probabilities, which
+  the binary estimator reports unclipped, and a clip at ``1e-7`` would make every pair with
+  ``|d| > 16`` look the same. In double precision ``σ(±d)`` is exactly 0 or 1 beyond
+  ``|d| ≈ 37``; the coupling takes that limit (the class that wins each of its pairs surely
+  gets probability 1; see the coupling's module doc) where LIBSVM's iteration divided by 0
+  and returned NaN (iris, linear kernel, C = 100, rows times 3: 73 of 150). The coupling's
+  stopping rule is absolute (``0.005 / k``), so probabilities much below it, and their
+  logarithms, are known in order of magnitude at best; ``predict`` needs only the largest.
 
 In both cases ``predict`` is the class of largest probability, which is also the largest
 decision value. ``gamma="scale"`` is resolved once, on every training row, so that every

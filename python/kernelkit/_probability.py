@@ -18,7 +18,8 @@ Two steps, both from papers (the constants are LIBSVM's, Chang & Lin 2011, §8):
    100 iterations (their Algorithm 1).
 
 2. **Pairwise coupling** for more than two classes (Wu, Lin & Weng 2004, method 2): with
-   ``r_ij`` the pair (i, j)'s estimate of ``P(i | i or j)`` (clipped to ``[1e-7, 1 − 1e-7]``),
+   ``r_ij`` the pair (i, j)'s estimate of ``P(i | i or j)`` (SVC and NuSVC clip theirs to
+   ``[1e-7, 1 − 1e-7]``, as LIBSVM does; the coupling itself takes any value in ``[0, 1]``),
    the class probabilities solve
 
    ``min_p  pᵀ Q p   s.t.  Σ p = 1,  p ≥ 0,   Q_tt = Σ_{s≠t} r_st²,  Q_ts = −r_st r_ts``
@@ -26,10 +27,24 @@ Two steps, both from papers (the constants are LIBSVM's, Chang & Lin 2011, §8):
    (their eq. (19)), by their fixed-point iteration (eq. (21)): each ``p_t`` in turn becomes
    ``(pᵀQp − Σ_{s≠t} Q_ts p_s) / Q_tt`` and ``p`` is renormalised, until
    ``max_t |(Qp)_t − pᵀQp| < 0.005 / k`` or after ``max(100, k)`` sweeps. Here ``Qp`` and
-   ``pᵀQp`` are updated in ``O(k)`` after each coordinate (a change ``δ`` of ``p_t`` adds
-   ``δ Q_{·t}`` to ``Qp`` and ``2δ (Qp)_t + δ² Q_tt`` to ``pᵀQp``; renormalising by
-   ``s = 1 + δ`` divides them by ``s`` and ``s²``), and all rows are iterated at once, each
-   frozen once it meets the stopping rule.
+   ``pᵀQp`` are updated in ``O(k)`` after each coordinate, and all rows are iterated at once,
+   each frozen once it meets the stopping rule.
+
+   LIBSVM takes the step as a change ``δ = (pᵀQp − (Qp)_t) / Q_tt`` of ``p_t`` followed by a
+   division by ``1 + δ``; the same point is ``p ← (1 − w) p + w e_t`` with
+   ``w = δ / (1 + δ) = (pᵀQp − (Qp)_t) / (Q_tt + pᵀQp − (Qp)_t)``, and then
+   ``Qp ← (1 − w) Qp + w Q_{·t}`` and ``pᵀQp ← (1 − w)² pᵀQp + 2w(1 − w)(Qp)_t + w² Q_tt``.
+   kernelkit computes that form, which does not divide by ``Q_tt``. ``Q_tt = Σ_{s≠t} r_st²``
+   is 0 where class ``t`` wins each of its pairs with probability exactly 1, as a logistic
+   model's unclipped ``σ(d)`` does in double precision for ``|d|`` beyond about 37
+   (:mod:`kernelkit._klr_multiclass`); LIBSVM's ``δ`` is then infinite and the iterate NaN,
+   and for ``Q_tt`` below about 1e-154 ``δ²`` overflows. The limit is well defined: ``pᵀQp``
+   is ``Σ_{i<j} (r_ji p_i − r_ij p_j)²``, each pair that ``t`` wins surely contributes
+   ``p_s²``, so ``e_t`` is the only point where it is 0, the optimum, and the step reaches it
+   (``w = 1``, after which ``Qp = 0`` and the stopping rule holds). The denominator is
+   ``Q_tt (1 + δ) = Q_tt (1 − p_t) + pᵀQp − Σ_{s≠t} Q_ts p_s``, a sum of non-negative terms;
+   where it is 0 (``Q_tt = 0`` and ``pᵀQp = 0``: ``p`` is already ``e_t``) the step is
+   skipped (``w = 0``).
 
 **Where kernelkit departs from LIBSVM: a ν-SVC fold.** A fold holds four fifths of a pair's
 rows, so a ``ν`` that the pair can carry (``ν Σw / 2`` at most the smaller class's weight) may be
@@ -221,14 +236,18 @@ def couple_pairwise(
             break
         pa, qpa, pqpa, qa = p[active], qp[active], pqp[active], q[active]
         for t in range(k):
-            delta = (pqpa - qpa[:, t]) / qa[:, t, t]
-            pqpa = pqpa + delta * (2.0 * qpa[:, t] + delta * qa[:, t, t])
-            qpa = qpa + delta[:, None] * qa[:, :, t]
-            pa[:, t] += delta
-            scale = 1.0 + delta
-            pa /= scale[:, None]
-            qpa /= scale[:, None]
-            pqpa /= scale * scale
+            # LIBSVM's step δ = (pᵀQp − (Qp)_t) / Q_tt followed by the division by 1 + δ, as
+            # the move p ← (1 − w) p + w e_t with w = δ / (1 + δ), which never divides by Q_tt
+            # (0 where class t wins each of its pairs with probability exactly 1).
+            q_tt = qa[:, t, t]
+            gain = pqpa - qpa[:, t]
+            denominator = q_tt + gain
+            w = np.divide(gain, denominator, out=np.zeros_like(gain), where=denominator > 0)
+            keep = 1.0 - w
+            pqpa = keep * keep * pqpa + w * (2.0 * keep * qpa[:, t] + w * q_tt)
+            qpa = keep[:, None] * qpa + w[:, None] * qa[:, :, t]
+            pa *= keep[:, None]
+            pa[:, t] += w
         p[active], qp[active], pqp[active] = pa, qpa, pqpa
     probability: Float64Array = p[:, position]
     return probability
