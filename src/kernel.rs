@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::callable::CallableKernel;
 use crate::errors::CoreError;
-use crate::progress::detached;
+use crate::progress::interruptible;
 use crate::sparse::{data, Input, Storage};
 
 /// A kernel: `"linear"`, `"rbf"`, `"poly"`, `"sigmoid"`, `"precomputed"`, or `"callable"`
@@ -103,7 +103,7 @@ impl Kernel {
 }
 
 /// `K(a_i, b_j)` for all rows of `a` and `b` (each dense or CSR), computed in blocks on
-/// `n_jobs` threads.
+/// `n_jobs` threads; Ctrl-C stops it between blocks and raises `KeyboardInterrupt`.
 #[pyfunction]
 #[pyo3(signature = (a, b, kernel, n_jobs=0))]
 pub(crate) fn kernel_matrix<'py>(
@@ -115,13 +115,14 @@ pub(crate) fn kernel_matrix<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let function = kernel.function()?;
     let (a, b) = (data(&a), data(&b));
-    let values = detached(py, n_jobs, || -> Result<(Vec<f64>, usize, usize), CoreError> {
-        let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
-        let (m, n) = (left.row_set().n_rows(), right.row_set().n_rows());
-        let mut out = vec![0.0; m * n];
-        cross_kernel(left.row_set(), right.row_set(), function, &mut out)?;
-        Ok((out, m, n))
-    })??;
+    let values =
+        interruptible(py, n_jobs, |stop| -> Result<(Vec<f64>, usize, usize), CoreError> {
+            let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
+            let (m, n) = (left.row_set().n_rows(), right.row_set().n_rows());
+            let mut out = vec![0.0; m * n];
+            cross_kernel(left.row_set(), right.row_set(), function, &mut out, stop)?;
+            Ok((out, m, n))
+        })?;
     let (values, m, n) = values;
     let array = numpy::ndarray::Array2::from_shape_vec((m, n), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -130,7 +131,9 @@ pub(crate) fn kernel_matrix<'py>(
 
 /// `K(a, b) · coef` for `coef` of shape `(|b|, k)`: the decision values of a kernel machine
 /// (`b` its support vectors), computed in blocks of rows on `n_jobs` threads without holding
-/// `K(a, b)`, and with `b` converted once (not once per block of `a`).
+/// `K(a, b)`, and with `b` converted once (not once per block of `a`). Ctrl-C stops it between
+/// blocks and raises `KeyboardInterrupt` (600,000 rows against 2,998 support vectors went on for
+/// 17.7 s after the signal when nothing watched).
 #[pyfunction]
 #[pyo3(signature = (a, b, kernel, coef, n_jobs=0))]
 pub(crate) fn kernel_matrix_product<'py>(
@@ -150,13 +153,14 @@ pub(crate) fn kernel_matrix_product<'py>(
         return Err(PyValueError::new_err("coef contains NaN or infinity"));
     }
     let (a, b) = (data(&a), data(&b));
-    let (values, m) = detached(py, n_jobs, || -> Result<(Vec<f64>, usize), CoreError> {
+    let (values, m) = interruptible(py, n_jobs, |stop| -> Result<(Vec<f64>, usize), CoreError> {
         let (left, right) = binary_as_csr(Storage::new(&a)?, Storage::new(&b)?)?;
-        let m = left.row_set().n_rows();
+        let (rows, sv) = (left.row_set(), right.row_set());
+        let m = rows.n_rows();
         let mut out = vec![0.0; m * k];
-        cross_kernel_product(left.row_set(), right.row_set(), function, &coef_t, k, &mut out)?;
+        cross_kernel_product(rows, sv, function, &coef_t, k, &mut out, stop)?;
         Ok((out, m))
-    })??;
+    })?;
     let array = numpy::ndarray::Array2::from_shape_vec((m, k), values)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyArray2::from_owned_array(py, array))

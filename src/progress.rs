@@ -217,6 +217,23 @@ pub(crate) fn run_interruptible<T: Send>(
     outcome
 }
 
+/// [`run_interruptible`] for a computation without a solver's monitor (a prediction's kernel
+/// values): `job` is given the flag that Ctrl-C raises and stops at its next check of it (the
+/// kernels' blocks of rows). On Ctrl-C the partial result is dropped and the `KeyboardInterrupt`
+/// returned, so the caller never sees an incomplete result.
+pub(crate) fn interruptible<T: Send>(
+    py: Python<'_>,
+    n_threads: usize,
+    job: impl FnOnce(&AtomicBool) -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let (result, signal) = run_interruptible(py, &interrupted, n_threads, || job(&interrupted))?;
+    match signal {
+        Some(error) => Err(error),
+        None => Ok(result?),
+    }
+}
+
 /// Runs `worker` once on each of `n_workers` pools of one thread (leased as for a solve, so
 /// that each worker's solves have their own thread team) with the GIL released, while this
 /// thread checks for signals every [`SIGNAL_POLL`] (Ctrl-C raises `interrupted`, which the

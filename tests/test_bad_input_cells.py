@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,8 @@ class Case:
     bad: Callable[[Spec], list[Thunk]] | None = None
     works: Callable[[Spec], None] | None = None
     param: tuple[str, Any] | None = None
+    #: Parameters set with ``param`` (the kernel that makes it bad).
+    also: Mapping[str, Any] = field(default_factory=dict)
 
     def pattern(self, label: str) -> str:
         return self.matches.get(label, self.match)
@@ -71,7 +73,7 @@ class Case:
         if self.param is not None:
             name, value = self.param
             x, y = _data(spec)
-            return [lambda: _fit(spec.make(**{name: value}), x, y)]
+            return [lambda: _fit(spec.make(**{**self.also, name: value}), x, y)]
         assert self.bad is not None
         return self.bad(spec)
 
@@ -310,7 +312,9 @@ CASES: dict[str, Case] = {
     "nu_above_one": _param("nu", 1.5),
     "nu_nan": _param("nu", np.nan),
     "gamma_negative": _param("gamma", -0.5),
-    "gamma_zero": _param("gamma", 0.0),
+    # Refused where the kernel uses gamma (AIDClassifier's default kernel is linear, which
+    # ignores it and takes 0, as scikit-learn's linear SVC does).
+    "gamma_zero": replace(_param("gamma", 0.0), also={"kernel": "rbf"}),
     "gamma_unknown_string": _param("gamma", "fancy"),
     "kernel_unknown": _param("kernel", "gaussian-ish"),
     "kernel_precomputed": Case(r"kernel", bad=_kernel_precomputed),

@@ -1,5 +1,6 @@
-"""Callable kernels: evaluated on blocks of rows during the solve, they give the model of the
-kernel they compute; errors raised by the callable reach the caller."""
+"""Callable kernels: called once on the training rows for their Gram matrix (on blocks of rows
+beyond ``GRAM_BYTES``), they give the model of the kernel they compute; errors raised by the
+callable reach the caller."""
 
 from __future__ import annotations
 
@@ -56,21 +57,37 @@ def test_callable_matches_scikit_learn_callable(cpu_act: Dataset) -> None:
     np.testing.assert_allclose(ours.predict(d.X_test), theirs.predict(d.X_test), atol=1e-4)
 
 
-def test_callable_is_evaluated_in_blocks_not_as_a_whole_gram(breast_cancer: Dataset) -> None:
+def test_callable_is_evaluated_in_blocks_beyond_the_gram_budget(
+    breast_cancer: Dataset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the n x n Gram matrix would exceed ``GRAM_BYTES``, the kernel is never asked for
+    it: diagonal blocks and single columns, and the model is the whole Gram matrix's."""
+    import kernelkit._callable
+
     d = breast_cancer
-    kernel = CountingKernel()
-    SVC(kernel=kernel).fit(d.X, d.y)
     n = d.X.shape[0]
-    # Never the whole n x n Gram matrix at once: diagonal blocks and single columns.
+    whole = SVC(kernel=gaussian, tol=1e-8).fit(d.X, d.y)
+    monkeypatch.setattr(kernelkit._callable, "GRAM_BYTES", 8 * n * n - 1)
+    kernel = CountingKernel()
+    blocked = SVC(kernel=kernel, tol=1e-8).fit(d.X, d.y)
     assert kernel.calls
     assert max(rows * cols for rows, cols in kernel.calls) < n * n
+    assert blocked.solver_stats_[0]["kernel_path"] == "callable"
+    np.testing.assert_allclose(blocked.dual_coef_, whole.dual_coef_, atol=1e-6)
+    np.testing.assert_allclose(blocked.intercept_, whole.intercept_, atol=1e-6)
 
 
-def test_errors_of_the_callable_are_raised(breast_cancer: Dataset) -> None:
+@pytest.mark.parametrize("budget", ["whole", "blocks"])
+def test_errors_of_the_callable_are_raised(
+    breast_cancer: Dataset, monkeypatch: pytest.MonkeyPatch, budget: str
+) -> None:
+    import kernelkit._callable
+
+    if budget == "blocks":
+        monkeypatch.setattr(kernelkit._callable, "GRAM_BYTES", 0)
+
     def failing(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-        if a.shape[0] != b.shape[0] or a.shape[0] == 1:
-            raise RuntimeError("kernel failed")
-        return rbf_kernel(a, b)
+        raise RuntimeError("kernel failed")
 
     with pytest.raises(RuntimeError, match="kernel failed"):
         SVC(kernel=failing).fit(breast_cancer.X, breast_cancer.y)
@@ -90,9 +107,9 @@ def _sparse_product(a: Any, b: Any) -> Any:
 @pytest.mark.parametrize("name", ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"])
 def test_callable_takes_sparse_rows_as_scikit_learns_does(name: str) -> None:
     """With sparse X, scikit-learn calls the kernel on sparse rows and takes a sparse or dense
-    Gram block; so does kernelkit (the core is handed the rows' numbers, and the kernel the
-    rows they name). The model equals scikit-learn's and that of the same kernel on dense
-    rows; the support vectors stay sparse."""
+    Gram block; so does kernelkit. The model equals scikit-learn's and that of the same
+    kernel on dense rows; ``support_vectors_`` is scikit-learn's (empty: the model keeps the
+    training rows)."""
     import scipy.sparse as sp
 
     import kernelkit
@@ -108,7 +125,8 @@ def test_callable_takes_sparse_rows_as_scikit_learns_does(name: str) -> None:
     values = getattr(ours, method)(X)
     np.testing.assert_allclose(values, getattr(dense, method)(X.toarray()), atol=1e-7)
     np.testing.assert_allclose(values, getattr(theirs, method)(X), atol=1e-6)
-    assert sp.issparse(ours.support_vectors_) and ours.__sklearn_tags__().input_tags.sparse
+    assert sp.issparse(X) and ours.support_vectors_.shape == theirs.support_vectors_.shape
+    assert ours.__sklearn_tags__().input_tags.sparse
 
 
 def test_a_text_pipeline_with_a_callable_kernel_fits() -> None:

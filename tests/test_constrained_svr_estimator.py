@@ -23,6 +23,7 @@ Helpers and the oracle: ``kk_constrained_svr.py``. Digest:
 from __future__ import annotations
 
 import pickle
+import time
 import warnings
 from typing import Any
 
@@ -476,3 +477,29 @@ def test_float32_int_and_sparse_x() -> None:
     f32 = fit_converged(ConstrainedSVR(**params), x32, y32)
     assert f32.coef_.dtype == np.float64
     assert_same_fit(f32, ref32)
+
+
+def test_interior_point_time_limit_ends_before_a_step_that_would_overrun_it() -> None:
+    """The interior-point method meets ``time_limit`` at a Newton step's boundary when the next
+    step would end past it, counted from the start of the solve: a fit given 1.6 times the
+    time to its first boundary ends there, within the limit. (Clarabel's own limit, counted
+    from after its setup and checked only after each step, let it run a whole further step:
+    about twice the time to the first boundary, past the limit.)"""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20000, 50))
+    y = x @ rng.normal(size=50) + rng.standard_t(2, 20000)
+    first = ConstrainedSVR(method="interior_point", time_limit=1e-3)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning):
+        first.fit(x, y)
+    to_first_boundary = time.perf_counter() - start
+    assert first.status_ == "time_limit" and first.n_iter_ == 0
+    limit = 1.6 * to_first_boundary
+    model = ConstrainedSVR(method="interior_point", time_limit=limit)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        model.fit(x, y)
+    elapsed = time.perf_counter() - start
+    assert model.status_ == "time_limit"
+    assert elapsed < limit, (elapsed, limit)
+    assert np.all(np.isfinite(model.predict(x[:5])))

@@ -120,6 +120,73 @@ def test_one_vs_rest_and_one_vs_one_as_tasks(client: Any, helper: str) -> None:
     )
 
 
+def test_many_fits_without_a_client_equal_those_with_one() -> None:
+    """The docs say everything falls back to dask's local scheduler where no
+    ``distributed.Client`` exists; ``grid_search``, ``one_vs_rest`` and ``one_vs_one`` raised
+    distributed's "No global client found". In a process of its own (the module's client would
+    be found here): without a client, then with an in-process ``LocalCluster``, the helpers give
+    the same fitted meta-estimators, and the sequential ones'."""
+    code = textwrap.dedent(
+        """
+        import distributed
+        import numpy as np
+        from sklearn.model_selection import GridSearchCV
+        from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+
+        import kernelkit
+        import kernelkit.dask as kd
+
+        rng = np.random.default_rng(3)
+        centres = rng.normal(scale=2.0, size=(3, 4))
+        labels = rng.integers(0, 3, size=150)
+        X = centres[labels] + rng.normal(size=(150, 4))
+        y = np.array(["a", "b", "c"])[labels]
+        grid = {"C": [0.5, 8.0], "gamma": [0.05, 0.5]}
+
+        def fits():
+            search = kd.grid_search(kernelkit.SVC(), grid, X, y, cv=3)
+            rest = kd.one_vs_rest(kernelkit.SVC(C=2.0), X, y)
+            one = kd.one_vs_one(kernelkit.SVC(C=2.0), X, y)
+            return (
+                search.best_params_,
+                [search.cv_results_[f"split{i}_test_score"].tolist() for i in range(3)],
+                search.best_estimator_.n_jobs,
+                rest.decision_function(X).tolist(),
+                one.decision_function(X).tolist(),
+            )
+
+        try:
+            distributed.get_client()
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("a client exists")
+        local = fits()
+        sequential = GridSearchCV(kernelkit.SVC(n_jobs=1), grid, cv=3).fit(X, y)
+        assert local[0] == sequential.best_params_
+        assert local[1] == [
+            sequential.cv_results_[f"split{i}_test_score"].tolist() for i in range(3)
+        ]
+        assert local[3] == (
+            OneVsRestClassifier(kernelkit.SVC(C=2.0)).fit(X, y).decision_function(X).tolist()
+        )
+        assert local[4] == (
+            OneVsOneClassifier(kernelkit.SVC(C=2.0)).fit(X, y).decision_function(X).tolist()
+        )
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        )
+        with distributed.Client(cluster):
+            assert fits() == local
+        cluster.close()
+        print("ok")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
 # -- prediction -----------------------------------------------------------------------------
 
 
@@ -360,6 +427,55 @@ def test_non_finite_dask_input_is_rejected(client: Any) -> None:
     X[17, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         kernelkit.AIDRegressor().fit(_chunked(X), _chunked(np.ones(300)))
+
+
+AID = ["AIDRegressor", "AIDClassifier", "AIDSemiSupervisedClassifier"]
+
+
+@pytest.mark.filterwarnings("ignore::kernelkit.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", AID)
+def test_dask_fits_check_their_input_first(client: Any, name: str) -> None:
+    """A NumPy y one row short of a dask X raised dask's "Chunks do not add up to shape" (a
+    dask y: "X has 600 rows but y has shape (599,)"), an object dask X a TypeError of dask's
+    ufunc machinery (AIDRegressor) or nothing. Now: the dask y's message for a NumPy y; an
+    object X (or a regression's y) of numbers fits as its float values do in memory; one that
+    holds another value, or a complex X, raises the in-memory fit's message, naming it."""
+    X = _rows(600, 3, 31)
+    y = (X @ np.array([1.0, -1.0, 0.5]) > 0).astype(int)
+    estimator = getattr(kernelkit, name)(random_state=0, max_iter=3)
+    with pytest.raises(ValueError) as numpy_y:
+        estimator.fit(_chunked(X), y[:-1])
+    with pytest.raises(ValueError) as dask_y:
+        estimator.fit(_chunked(X), _chunked(y[:-1]))
+    assert str(numpy_y.value) == str(dask_y.value)
+    assert "y has shape (599,)" in str(numpy_y.value)
+
+    memory = getattr(kernelkit, name)(random_state=0, max_iter=3).fit(X, y)
+    numbers = estimator.fit(_chunked(X.astype(object)), y)
+    assert numbers.n_iter_ == memory.n_iter_
+    np.testing.assert_allclose(numbers.predict(X), memory.predict(X), atol=1e-9)
+
+    bad = X.astype(object)
+    bad[400, 1] = "abc"
+    cases = [("X", bad, y), ("X", X.astype(complex), y)]
+    if name == "AIDRegressor":
+        target = y.astype(object)
+        target[3] = "x"
+        cases.append(("y", X, target))
+    for argument, rows, target in cases:
+        with pytest.raises(ValueError) as in_memory:
+            getattr(kernelkit, name)(random_state=0).fit(rows, target)
+        with pytest.raises(ValueError) as on_dask:
+            if argument == "X":
+                estimator.fit(_chunked(rows), target)
+            else:
+                estimator.fit(_chunked(rows), _chunked(target))
+        # (The in-memory "Complex data not supported" goes on with the array.)
+        expected = str(in_memory.value).splitlines()[0]
+        assert expected in str(on_dask.value)
+        assert str(on_dask.value).startswith(f"{argument} ") or f" {argument} " in str(
+            on_dask.value
+        )
 
 
 def test_importing_kernelkit_does_not_import_dask() -> None:

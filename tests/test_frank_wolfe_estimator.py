@@ -386,3 +386,28 @@ def test_furthest_pair_start_reaches_the_same_ball(method: str) -> None:
     assert np.mean(furthest.predict(x) == random_start.predict(x)) >= 0.99
     with pytest.raises(ValueError, match="init"):
         kernelkit.FrankWolfeSVC(init="kmeans").fit(x, y)
+
+
+@pytest.mark.parametrize("kernel", ["sigmoid", "precomputed"])
+def test_an_indefinite_kernel_ends_not_convex(kernel: str) -> None:
+    """With a kernel matrix that is not positive semidefinite, min αᵀK̃α over the simplex is not
+    convex, and a point meeting the stopping rule is only stationary: the sigmoid kernel (not
+    PSD by construction) and a precomputed Gram with a negative eigenvalue (found by a step's
+    negative curvature or αᵀK̃α < 0) end with status "not_convex" and a ConvergenceWarning,
+    never "converged" (they did: seeds 0 and 1 "converged" to objectives −0.313 and −0.245).
+    The same rows with the RBF kernel still converge without a warning."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 3))
+    y = np.where(x[:, 0] + 0.5 * rng.normal(size=200) > 0, 1, -1)
+    if kernel == "sigmoid":
+        data, params = x, {"kernel": "sigmoid", "gamma": 2.0, "coef0": -1.0}
+    else:
+        data, params = x @ x.T - 3.0 * np.eye(200), {"kernel": "precomputed"}
+        assert np.linalg.eigvalsh(data + 1.0).min() < -1.0  # K̃'s kernel part is indefinite
+    with pytest.warns(kernelkit.ConvergenceWarning, match="not positive semidefinite"):
+        model = kernelkit.FrankWolfeSVC(random_state=0, **params).fit(data, y)
+    assert list(np.ravel(model.status_)) == ["not_convex"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rbf = kernelkit.FrankWolfeSVC(random_state=0, kernel="rbf").fit(x, y)
+    assert list(np.ravel(rbf.status_)) == ["converged"]

@@ -221,8 +221,10 @@ def _radius_trajectory(rule: str) -> tuple[Array, Array, NDArray[np.int64], NDAr
     dev, r2, away, drop = [], [], [], []
     for k in range(1, RADIUS_STEPS + 1):
         sol = solve(x, y, kernel, c, "mfw", 1e-6, max_iter=k, radius_rule=rule)
-        if sol.status == "converged" and rule == "paper":
-            # The wrong r² also enters the stopping test (ε′ r²); later k repeat this state.
+        stopped = sol.status in ("converged", "not_convex")
+        if stopped and rule == "paper":
+            # The wrong r² also enters the stopping test (ε′ r²); later k repeat this state. The
+            # wrong R it implies can be negative, which ends the solve "not_convex".
             assert sol.iterations <= k
         else:
             assert sol.status == "max_iterations", (k, sol.status)
@@ -233,7 +235,7 @@ def _radius_trajectory(rule: str) -> tuple[Array, Array, NDArray[np.int64], NDAr
         r2.append(true_r2)
         away.append(int(sol.stats["away_steps"]))
         drop.append(int(sol.stats["drop_steps"]))
-        if sol.status == "converged":
+        if stopped:
             break
     return np.array(dev), np.array(r2), np.array(away), np.array(drop)
 

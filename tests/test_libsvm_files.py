@@ -440,6 +440,47 @@ def test_binary_bytes_are_refused(tmp_path: Path) -> None:
         load_libsvm_model(tmp_path / "model")
 
 
+@pytest.mark.parametrize("line", [1, 6, 11, 12])
+def test_bytes_that_are_not_utf8_name_their_line(line: int, tmp_path: Path) -> None:
+    """The error gave the byte's position in the file, not its line."""
+    lines = VALID.encode().split(b"\n")
+    lines[line - 1] += b" \xe9"
+    (tmp_path / "model").write_bytes(b"\n".join(lines))
+    with pytest.raises(LibsvmModelError, match=rf"line {line}: not a text file: byte 0xe9"):
+        load_libsvm_model(tmp_path / "model")
+
+
+def test_line_ends(tmp_path: Path) -> None:
+    """Lines end with \\n or \\r\\n, as for LIBSVM's reader: a CRLF file is the LF file's model.
+    A lone \\r (old Mac OS line ends) loaded too, Python's text mode taking it for a line end,
+    although the reader's doc says that only \\n ends a line and LIBSVM's reader misreads such
+    a file; it is refused, naming its line."""
+    x = np.array([[0.2, -0.1, 0.4]])
+    (tmp_path / "lf").write_bytes(VALID.encode())
+    (tmp_path / "crlf").write_bytes(VALID.replace("\n", "\r\n").encode())
+    np.testing.assert_array_equal(
+        load_libsvm_model(tmp_path / "crlf").decision_function(x),
+        load_libsvm_model(tmp_path / "lf").decision_function(x),
+    )
+    (tmp_path / "cr").write_bytes(VALID.replace("\n", "\r").encode())
+    with pytest.raises(LibsvmModelError, match=r"line 1: a carriage return \(\\r\) not followed"):
+        load_libsvm_model(tmp_path / "cr")
+    # One lone \r: the line that holds it is named.
+    lines = VALID.split("\n")
+    lines[6] = lines[6].replace(" ", "\r", 1)
+    (tmp_path / "one").write_bytes("\n".join(lines).encode())
+    with pytest.raises(LibsvmModelError, match=r"line 7: a carriage return"):
+        load_libsvm_model(tmp_path / "one")
+
+
+def test_numbers_in_messages_are_plain(tmp_path: Path) -> None:
+    """A regression's probA of -1 was reported as "got np.float64(-1.0)"."""
+    (tmp_path / "model").write_text(VALID_SVR.replace("SV\n", "probA -1\nSV\n"))
+    with pytest.raises(LibsvmModelError) as error:
+        load_libsvm_model(tmp_path / "model")
+    assert str(error.value).endswith(f"probA of epsilon_svr must be > 0, got {float('-1')!r}")
+
+
 def test_what_cannot_be_written_is_refused(tmp_path: Path) -> None:
     X, y = _classes(2)
     with pytest.raises(ValueError, match="callable kernel"):

@@ -76,7 +76,8 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0
+        (``"linear"`` ignores it and takes 0).
     coef0 : float, default=0.0
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     cache_size : float, default=200.0
@@ -205,7 +206,7 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         _check_positive("cache_size", self.cache_size)
         if not isinstance(self.kernel, str) or self.kernel not in AID_KERNELS:
             raise ValueError(f"kernel must be one of {AID_KERNELS}, got {self.kernel!r}")
-        _check_kernel_parameters(self.gamma, self.degree, self.coef0)
+        _check_kernel_parameters(self.gamma, self.degree, self.coef0, kernel=self.kernel)
         self._check_aid_params()
         _inner_solver(self.solver)
 

@@ -13,12 +13,19 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _check_y,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
 
-from . import _core
+from . import _callable, _core
+from ._callable import IndexedRowsKernel, kernel_block, n_rows, row_numbers, take_rows
 from ._progress import progress_callback, report_solution
 from ._rbf_shift import against_support
-from ._sparse import DenseBlocksKernel, SparseRowsKernel, dense_kernel_block, to_core_rows
+from ._sparse import to_core_rows
 from ._threads import available_cores, resolve_n_jobs
 from ._validation import (
     check_bool,
@@ -96,12 +103,23 @@ def _check_nu(nu: object) -> float:
 MAX_DEGREE = 2**32 - 1
 
 
+#: The kernels whose values depend on ``gamma``: only these refuse ``gamma=0``.
+GAMMA_KERNELS = ("rbf", "poly", "sigmoid")
+
+
 def _check_kernel_parameters(
-    gamma: Any, degree: Any, coef0: Any, rules: tuple[str, ...] = ("scale", "auto")
+    gamma: Any,
+    degree: Any,
+    coef0: Any,
+    rules: tuple[str, ...] = ("scale", "auto"),
+    kernel: Any = "rbf",
 ) -> None:
     """The built-in kernels' parameters: ``degree`` an int in ``[0, MAX_DEGREE]``, ``gamma``
-    one of ``rules`` or a float > 0, ``coef0`` a finite real number (every estimator with
-    those parameters)."""
+    one of ``rules`` or a finite float >= 0, ``coef0`` a finite real number (every estimator
+    with those parameters). ``gamma=0`` makes the kernels of :data:`GAMMA_KERNELS` constant
+    and is refused for them; the others (``"linear"``, ``"precomputed"``, a callable) ignore
+    ``gamma`` and take 0, as scikit-learn does. A negative ``gamma`` is refused for every
+    kernel, as scikit-learn refuses it."""
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
         raise InvalidParameterError(f"degree must be an int, got {type(degree).__name__}")
     if not 0 <= int(degree) <= MAX_DEGREE:
@@ -112,7 +130,13 @@ def _check_kernel_parameters(
             allowed = f"{named} or a float > 0" if rules else "a float > 0"
             raise ValueError(f"gamma must be {allowed}, got {gamma!r}")
     else:
-        _check_positive("gamma", gamma)
+        uses_gamma = isinstance(kernel, str) and kernel in GAMMA_KERNELS
+        number = _check_positive("gamma", gamma, allow_zero=True)
+        if number == 0 and uses_gamma:
+            raise ValueError(
+                f"gamma must be > 0 for kernel={kernel!r} (gamma=0 makes it a constant), "
+                f"got {shown(gamma)}"
+            )
     if not _is_finite_real(coef0):
         raise ValueError(f"coef0 must be a finite real number, got {shown(coef0)}")
 
@@ -145,9 +169,10 @@ def check_finite_model(*values: Any, statuses: Sequence[str] = ()) -> None:
     if "numerical_error" in statuses:
         raise ValueError(
             "The solver met values that are not finite (status 'numerical_error'): kernel "
-            "values or steps beyond the range of floating point, from features of large "
-            "magnitude or kernel parameters that overflow (scale the features, or lower gamma, "
-            "degree or |coef0|)"
+            "values or steps beyond the range of floating point (the kernel cache holds "
+            "float32, whose range ends at 3.4e38, also for a float64 precomputed matrix), from "
+            "features of large magnitude or kernel parameters that overflow (scale the "
+            "features or the precomputed matrix, or lower gamma, degree or |coef0|)"
         )
 
 
@@ -282,7 +307,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
             not isinstance(self.kernel, str) or self.kernel not in KERNELS
         ):
             raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
-        _check_kernel_parameters(self.gamma, self.degree, self.coef0, self._GAMMA_RULES)
+        _check_kernel_parameters(
+            self.gamma, self.degree, self.coef0, self._GAMMA_RULES, kernel=self.kernel
+        )
         check_bool("shrinking", getattr(self, "shrinking", True))
         engine = getattr(self, "engine", "auto")
         if not isinstance(engine, str) or engine not in ENGINES:
@@ -296,6 +323,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         self._float32_input = isinstance(X, np.ndarray) and X.dtype == np.float32
 
     def _validate_x(self, X: Any, *, reset: bool) -> Any:
+        if callable(self.kernel):
+            # Not validated, as scikit-learn's: the callable takes X as it is given.
+            return self._callable_fit_rows(X) if reset else X
         if reset:
             self._record_input_precision(X)
         rows = plain_rows(X)
@@ -344,7 +374,16 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         """X and y at fit, checked as scikit-learn's SVMs do: y is required (a clear error when
         it is None), a column vector y is flattened with a ``DataConversionWarning``, and the
         numbers of samples must agree; sets ``n_features_in_`` (and ``feature_names_in_``).
-        X is float64, or with ``keep_float32`` the float32 NumPy array itself (C-contiguous)."""
+        X is float64, or with ``keep_float32`` the float32 NumPy array itself (C-contiguous).
+        For a callable kernel, X is not validated (:meth:`_callable_fit_rows`)."""
+        if callable(self.kernel):
+            if y is None:
+                raise ValueError(
+                    f"{type(self).__name__} requires y to be passed, but the target y is None."
+                )
+            target = _check_y(y, estimator=self)
+            check_consistent_length(X, target)
+            return self._callable_fit_rows(X), np.asarray(target)
         self._record_input_precision(X)
         rows = plain_rows(X, keep_float32=keep_float32)
         target = None if rows is None else plain_target(y, rows.shape[0])
@@ -363,6 +402,43 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 "Precomputed kernel matrix must be square at fit: "
                 f"X has shape {X.shape[0]}x{X.shape[1]}"
             )
+
+    def _callable_fit_rows(self, X: Any) -> Float64Array:
+        """The training rows of a callable kernel as the fit's machinery takes them. X itself
+        is not validated, as scikit-learn does not (a list of strings, a dataframe, sparse or
+        integer rows reach the callable as given), and is kept as ``_fit_X`` for prediction
+        (scikit-learn keeps it too); no ``n_features_in_`` is recorded. Returns the Gram
+        matrix ``kernel(X, X)``, computed once when it fits ``_callable.GRAM_BYTES`` (the fit then
+        solves it as a precomputed kernel, as scikit-learn's does), else the column of row
+        numbers, which the core hands back in blocks to :class:`IndexedRowsKernel`."""
+        check_sparse_structure(X)
+        n = n_rows(X)
+        if n < 1:
+            raise ValueError(
+                f"Found array with 0 sample(s) while a minimum of 1 is required by "
+                f"{type(self).__name__}."
+            )
+        self._float32_input = False
+        self.__dict__.pop("n_features_in_", None)
+        self.__dict__.pop("feature_names_in_", None)
+        self._fit_X = X
+        self._callable_gram = 8 * n * n <= _callable.GRAM_BYTES
+        if self._callable_gram:
+            return kernel_block(self.kernel, X, X)
+        return row_numbers(n)
+
+    def _solves_gram(self) -> bool:
+        """Whether this fit solves over a callable kernel's whole Gram matrix (its rows, as
+        :meth:`_callable_fit_rows` returned them, are that matrix)."""
+        return callable(self.kernel) and bool(getattr(self, "_callable_gram", False))
+
+    def _fitted_shape(self, X: Any) -> tuple[int, ...]:
+        """``shape_fit_``: the shape of the training X, as given for a callable kernel
+        (``(n_samples,)`` for a list, as scikit-learn records it)."""
+        if callable(self.kernel):
+            raw = self._fit_X
+            return tuple(raw.shape) if hasattr(raw, "shape") else (n_rows(raw),)
+        return tuple(X.shape)
 
     @staticmethod
     def _positive_weights(
@@ -383,11 +459,9 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         ``index × index`` block of the Gram matrix); X itself, unless it needs converting,
         when ``index`` is every row in order."""
         every_row = len(index) == X.shape[0] and bool(np.all(index == np.arange(len(index))))
-        if self.kernel == "precomputed":
+        if self.kernel == "precomputed" or self._solves_gram():
             return np.ascontiguousarray(X if every_row else X[np.ix_(index, index)])
-        if callable(self.kernel) and sp.issparse(X):
-            # Paired with the kernel of ``_make_kernel(params, X)``.
-            return SparseRowsKernel.numbers(index)
+        # A callable's rows in blocks: X is the column of their numbers (``_make_kernel``).
         if sp.issparse(X):
             return to_core_rows(X if every_row else X[index])
         # Every row in order (a binary fit without zero weights): X itself, not a copy.
@@ -425,15 +499,14 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         return (str(self.kernel), gamma, int(self.degree), float(self.coef0))
 
     def _make_kernel(self, params: KernelParams, X: Any = None) -> _core.Kernel:
-        """The core's kernel; a callable one over the training rows X, which for sparse X
-        are handed to the core as their numbers (``_training_rows``)."""
+        """The core's kernel. A callable one is solved as the precomputed kernel of its Gram
+        matrix, or over blocks of the training rows, handed to the core as their numbers
+        (:meth:`_callable_fit_rows`)."""
         kind, gamma, degree, coef0 = params
         if kind == "callable" and callable(self.kernel):
-            function = (
-                SparseRowsKernel(self.kernel, X)
-                if sp.issparse(X)
-                else DenseBlocksKernel(self.kernel)
-            )
+            if self._solves_gram():
+                return _core.Kernel("precomputed", gamma=gamma, degree=degree, coef0=coef0)
+            function = IndexedRowsKernel(self.kernel, self._fit_X)
             return _core.Kernel("callable", function=function)
         return _core.Kernel(kind, gamma=gamma, degree=degree, coef0=coef0)
 
@@ -536,13 +609,13 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
                 )
             return np.ascontiguousarray(X[:, self.support_])
         if callable(self.kernel):
-            block = dense_kernel_block(self.kernel(X, self.support_vectors_))
-            if block.shape != (X.shape[0], self.support_vectors_.shape[0]):
-                raise ValueError(
-                    f"the kernel callable returned shape {block.shape} for "
-                    f"{X.shape[0]} x {self.support_vectors_.shape[0]} rows"
-                )
-            return block
+            if "_fit_X" not in self.__dict__:
+                # A model pickled before the training rows were kept: its support vectors.
+                return kernel_block(self.kernel, X, self.support_vectors_)
+            # Against every training row, as scikit-learn calls it (a kernel may assume its
+            # arguments are the training rows), then the support vectors' columns.
+            block = kernel_block(self.kernel, X, self._fit_X)
+            return np.ascontiguousarray(block[:, self.support_])
         rows, support = against_support(X, self.support_vectors_, self._kernel_params[0])
         return _core.kernel_matrix(
             to_core_rows(rows),
@@ -561,8 +634,19 @@ class KernelSvmMixin(BaseEstimator):  # type: ignore[misc]
         if coef.shape[0] == 0:
             # No support vector (an SVR of constant targets, a LIBSVM file with total_sv 0,
             # which records no width): the decision is the constant alone, for any width.
-            return np.zeros((X.shape[0], coef.shape[1]))
-        if self.kernel == "precomputed" or callable(self.kernel):
+            return np.zeros((n_rows(X), coef.shape[1]))
+        if callable(self.kernel):
+            # Test rows in blocks whose values against every training row fit ``GRAM_BYTES``.
+            n, n_fit = n_rows(X), int(self.shape_fit_[0])
+            step = max(1, min(PREDICT_BLOCK_ROWS, _callable.GRAM_BYTES // (8 * max(n_fit, 1))))
+            if n <= step:
+                return self._kernel_against_support(X) @ coef
+            parts = [
+                self._kernel_against_support(take_rows(X, slice(start, start + step))) @ coef
+                for start in range(0, n, step)
+            ]
+            return np.concatenate(parts, axis=0)
+        if self.kernel == "precomputed":
             parts = [
                 self._kernel_against_support(X[start : start + PREDICT_BLOCK_ROWS]) @ coef
                 for start in range(0, X.shape[0], PREDICT_BLOCK_ROWS)

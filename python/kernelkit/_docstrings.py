@@ -99,20 +99,23 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
 gamma : {"scale", "auto"} or float, default="scale"
     Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
     ``1 / (n_features · X.var())`` over the training rows (1 when the variance is 0),
-    ``"auto"`` is ``1 / n_features``, a float must be > 0.
+    ``"auto"`` is ``1 / n_features``, a float must be > 0 (0 makes them constant); the
+    other kernels ignore it and take any float >= 0, as scikit-learn's do.
 kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default="rbf"
     ``"linear"``: ``⟨x, x'⟩``; ``"poly"``: ``(gamma ⟨x, x'⟩ + coef0)^degree``; ``"rbf"``:
     ``exp(−gamma ‖x − x'‖²)``; ``"sigmoid"``: ``tanh(gamma ⟨x, x'⟩ + coef0)``;
     ``"precomputed"``: ``X`` is the Gram matrix itself. A callable is called as
-    ``kernel(A, B)`` on dense row blocks and must return their Gram block of shape
-    ``(len(A), len(B))``.
+    ``kernel(A, B)`` and must return their Gram block of shape ``(len(A), len(B))``; as in
+    scikit-learn, ``X`` is not validated but given to it as it is (a list of strings, a
+    dataframe, sparse rows), ``fit`` calls ``kernel(X, X)`` once (on blocks of rows beyond
+    11,585 rows) and prediction ``kernel(X_test, X_fit)``.
 max_iter : int, default=-1
     Limit on the SMO iterations of each dual problem, >= 1, or -1 for LIBSVM's limit of
     ``max(10**7, 100 * l)`` iterations for a problem of ``l`` variables (scikit-learn's -1
     sets none, and a ``tol`` below what the problem's rounding resolves then runs forever).
     A problem stopped by it warns with :class:`~kernelkit.ConvergenceWarning`.
 n_features_in_ : int
-    Number of features seen during fit.
+    Number of features seen during fit (not set for a callable kernel, as in scikit-learn).
 n_jobs : int or None, default=None
     Threads for the kernel computations and the O(n) passes of the solver. -1 uses every
     core, ``None`` too unless ``OMP_NUM_THREADS`` is set, which caps it (joblib sets it in its
@@ -130,13 +133,13 @@ random_state : int, RandomState instance or None, default=None
     Seeds the folds of the probability estimates (``probability=True``); the solver itself
     is deterministic.
 shape_fit_ : tuple of int of shape (2,)
-    Shape of the training ``X``.
+    Shape of the training ``X`` (``(n_samples,)`` for a list given to a callable kernel).
 shrinking : bool, default=True
     Whether to use LIBSVM's shrinking heuristic (temporarily fixing variables at their
     bounds); it changes the running time, not the solution beyond ``tol``.
 support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
     The support vectors (CSR when ``X`` was sparse); an empty array of shape (0, 0) for a
-    precomputed kernel.
+    precomputed or callable kernel, as in scikit-learn.
 time_limit : float or None, default=None
     Wall-clock seconds allowed per dual problem (> 0), or None for no limit; a problem that
     reaches it stops with status ``"time_limit"``.

@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 
 from ._base import Float64Array
+from ._callable import take_rows
 from ._probability import couple_pairwise
 
 __all__ = ["MULTI_CLASS", "MulticlassKlr"]
@@ -83,7 +84,7 @@ class MulticlassKlr:
         self.problems = self.subproblems(encoded)
         self.estimators = []
         for positive, _, rows in self.problems:
-            block = X[np.ix_(rows, rows)] if precomputed else X[rows]
+            block = X[np.ix_(rows, rows)] if precomputed else take_rows(X, rows)
             labels = (encoded[rows] == positive).astype(np.intp)
             model = clone(template).fit(block, labels, sample_weight=weights[rows])
             self.estimators.append(model)

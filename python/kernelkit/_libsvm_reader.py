@@ -89,6 +89,16 @@ class _Reader:
         # Lines end at "\n" (an "\r" before it is LIBSVM's too: CRLF files read), not at the
         # other characters str.splitlines() takes, which LIBSVM's reader does not.
         self.lines = [line.removesuffix("\r") for line in text.split("\n")]
+        for number, line in enumerate(self.lines, start=1):
+            if "\r" in line:
+                # A lone "\r" (old Mac OS line ends). Python's text mode took it for a line end;
+                # LIBSVM's reader does not: libsvm-official 3.37's svm_load_model read such a
+                # file's header, then no usable support vector (it predicted -rho on every row).
+                raise LibsvmModelError(
+                    f"{name}, line {number}: a carriage return (\\r) not followed by a line "
+                    "feed: the lines of a LIBSVM model file end with \\n or \\r\\n, and LIBSVM "
+                    "misreads this file; convert its line endings"
+                )
         # Blank lines at the end are no support vectors (LIBSVM reads total_sv lines and
         # stops); a blank line anywhere else is still an error.
         while self.lines and not _words(self.lines[-1]):
@@ -330,7 +340,9 @@ def _unused_lines(
         return {}
     values = reals(right, _DENSITY_MARKS if one_class else 1)
     if not one_class and values[0] <= 0:
-        raise reader.error(f"probA of {svm_type} must be > 0, got {values[0]!r}", seen_at[right])
+        raise reader.error(
+            f"probA of {svm_type} must be > 0, got {float(values[0])}", seen_at[right]
+        )
     return {right: values}
 
 

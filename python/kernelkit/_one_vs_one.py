@@ -78,7 +78,8 @@ class OneVsOneModel:
                 pair += 1
         self.support_ = support
         self.n_support_ = np.bincount(y_index[support], minlength=n_classes).astype(np.int32)
-        if self.kernel == "precomputed":
+        if self.kernel == "precomputed" or callable(self.kernel):
+            # Empty, as scikit-learn's: a callable's model keeps its training rows (``_fit_X``).
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
             self.support_vectors_ = self._support_rows(X, support)
@@ -95,6 +96,11 @@ class OneVsOneModel:
 
     def _pairwise_decision(self, X: Float64Array) -> Float64Array:
         """LIBSVM's decision values, one column per pair (positive: the pair's first class)."""
+        return self._decision_values(X, self._pair_weights()) + self._intercept_libsvm
+
+    def _pair_weights(self) -> Float64Array:
+        """The coefficients of the support vectors in each pair's decision value, shape
+        ``(n_SV, n_pairs)``: LIBSVM's layout spread out, zeros for other classes' vectors."""
         n_classes = len(self.classes_)
         starts = np.concatenate([[0], np.cumsum(self.n_support_)])
         coef = self._dual_coef_libsvm
@@ -108,7 +114,7 @@ class OneVsOneModel:
                 sa, sb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
                 weights[sa, pair], weights[sb, pair] = coef[b - 1, sa], coef[a, sb]
                 pair += 1
-        return self._decision_values(X, weights) + self._intercept_libsvm
+        return weights
 
     def decision_function(self, X: Any) -> Float64Array:
         """Evaluate the decision function of the samples in X.

@@ -132,14 +132,14 @@ class SingleProblemSvm(KernelSvmMixin):
         model's support vectors with this fit's kernel."""
         check_finite_model(coef, solution.bias, statuses=[solution.status])
         self._store_kernel(kernel)
-        self.shape_fit_ = X.shape
+        self.shape_fit_ = self._fitted_shape(X)
         # The unused header lines of a LIBSVM file the model was loaded from (kernelkit.io).
         self._libsvm_extras: dict[str, Float64Array] = {}
         support = np.flatnonzero(coef != 0)
         self.support_ = kept[support].astype(np.int32)
         self.support_vectors_ = (
             np.empty((0, 0))
-            if self.kernel == "precomputed"
+            if self.kernel == "precomputed" or callable(self.kernel)
             else self._support_rows(X, self.support_)
         )
         self._dual_coef_ = coef[support][np.newaxis, :]

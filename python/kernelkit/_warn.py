@@ -20,14 +20,15 @@ __all__ = ["warn_from_caller", "warn_unconverged"]
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def warn_from_caller(message: str, category: type[Warning]) -> None:
+def warn_from_caller(message: str, category: type[Warning], skip: tuple[str, ...] = ()) -> None:
     """:func:`warnings.warn` attributed to the first frame outside kernelkit: the user's call
     (``fit``, ``predict``, an attribute), or the library (scikit-learn, a thread pool) that
-    made it."""
+    made it; outside the folders ``skip`` too (skl2onnx, which calls the ONNX converters)."""
     level = 2  # the caller of this function
     frame = sys._getframe(1)
+    prefixes = (_PACKAGE, *skip)
     while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-        _PACKAGE
+        prefixes
     ):
         frame = frame.f_back
         level += 1

@@ -141,7 +141,8 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     gamma : {"scale", "auto", "mean_distance"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0
+        (``"linear"``, ``"precomputed"`` and a callable ignore it and take 0).
         ``"mean_distance"`` is the paper's RBF width rule, ``σ²`` = the mean squared distance
         ``d̄`` between distinct training rows, i.e. ``gamma = 1 / (2 d̄)``: on standardised
         features ``d̄ ≈ 2 · n_features``, so ``"scale"`` is about 4 times the paper's value.
@@ -221,8 +222,12 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         instructions used).
     status_ : list of str
         How each binary problem ended: ``"converged"``, ``"max_iterations"``,
-        ``"time_limit"`` or ``"stopped"`` (callback or Ctrl-C). A solve that meets a value
-        that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
+        ``"time_limit"``, ``"stopped"`` (callback or Ctrl-C) or ``"not_convex"`` (the stopping
+        rule holds, but the kernel matrix is not positive semidefinite: ``"sigmoid"``,
+        ``"poly"`` with ``coef0 < 0``, or a precomputed or callable matrix on which a step met
+        negative curvature; the point is stationary, not a certified optimum, and a
+        ``ConvergenceWarning`` says so). A solve that meets a value that is not finite
+        (``"numerical_error"``) raises ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors (``α_i > 0``) in the training data (int32), grouped by
         class.

@@ -40,20 +40,25 @@ reader makes dense vectors of lines that list every feature and CSR vectors othe
 bit for bit (a sparse fit is read back with ``sparse=True``; its vectors store no zero). Labels
 and the degree are written only where LIBSVM reads them back, in a C ``int``.
 
-Reading: the labels may come in any order (``svm-train`` orders them by first appearance). The
-classes are sorted, and each pair whose classes swap places changes sign: its coefficients and
-``ρ``, and the ``B`` of its sigmoid (``1/(1 + exp(A f + B))`` at −f is
-``1/(1 + exp(A f − B))``). A tie of the one-vote-per-pair vote still goes to the class that
-comes first in the file, a pair's decision of exactly 0 to the pair's second class in the file's
-order, and the pairwise coupling of the probabilities visits the classes in that order, as LIBSVM
-does (and as a model saved again is written). A model file records neither C, ν, ε nor the
-training set's size: the loaded estimator has the default hyper-parameters, ``n_features_in_`` is
-the largest feature index (or ``n_features``, when given; a file without support vectors has no
-index, and its model predicts its constant on rows of any width), and ``support_`` counts the
-support vectors (for a precomputed kernel, their training rows; the kernel matrix given to
-predict then needs ``n_features`` columns, default the largest training row referred to). A
-regression's ``probA`` (LIBSVM's Laplace scale of its errors) and a one-class model's
-``prob_density_marks`` are checked and kept for :func:`save_libsvm_model`, not used.
+Reading: the file is text in UTF-8 (LIBSVM writes ASCII), its lines ending with ``\\n`` or
+``\\r\\n``; a carriage return that ends no such line (a lone ``\\r``, the old Mac OS line end)
+is refused with its line: LIBSVM's reader does not take it for a line end and misreads the file
+(libsvm-official 3.37's ``svm_load_model`` read the header, then no usable support vector: its
+model predicted −ρ on every row), so convert the line endings. The labels may come in any order
+(``svm-train`` orders them by first appearance). The classes are sorted, and each pair whose
+classes swap places changes sign: its coefficients and ``ρ``, and the ``B`` of its sigmoid
+(``1/(1 + exp(A f + B))`` at −f is ``1/(1 + exp(A f − B))``). A tie of the one-vote-per-pair
+vote still goes to the class that comes first in the file, a pair's decision of exactly 0 to the
+pair's second class in the file's order, and the pairwise coupling of the probabilities visits
+the classes in that order, as LIBSVM does (and as a model saved again is written). A model file
+records neither C, ν, ε nor the training set's size: the loaded estimator has the default
+hyper-parameters, ``n_features_in_`` is the largest feature index (or ``n_features``, when
+given; a file without support vectors has no index, and its model predicts its constant on rows
+of any width), and ``support_`` counts the support vectors (for a precomputed kernel, their
+training rows; the kernel matrix given to predict then needs ``n_features`` columns, default the
+largest training row referred to). A regression's ``probA`` (LIBSVM's Laplace scale of its
+errors) and a one-class model's ``prob_density_marks`` are checked and kept for
+:func:`save_libsvm_model`, not used.
 
 The reader checks everything it reads and rejects a malformed file with
 :class:`LibsvmModelError` (a ``ValueError``) naming the line and what is wrong: unknown or
@@ -287,9 +292,18 @@ def load_libsvm_model(
         raise ValueError(f"n_features must be between 1 and {MAX_FEATURES}, got {n_features}")
     if sparse is not None and not isinstance(sparse, (bool, np.bool_)):
         raise InvalidParameterError(f"sparse must be a bool or None, got {type(sparse).__name__}")
-    with open(path, encoding="utf-8", errors="strict") as source:
-        try:
-            text = source.read()
-        except UnicodeDecodeError as error:
-            raise LibsvmModelError(f"{os.fspath(path)}: not a text file ({error})") from None
-    return parse_model(text, os.fspath(path), n_features, sparse)
+    name = os.fspath(path)
+    # Bytes, decoded here: a text-mode read would take a lone "\r" for the end of a line (the
+    # reader refuses it, as LIBSVM misreads such a file), and its decoding error gave the
+    # byte's position in the file but not its line.
+    with open(path, "rb") as source:
+        data = source.read()
+    try:
+        text = data.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise LibsvmModelError(
+            f"{name}, line {line}: not a text file: byte 0x{data[error.start]:02x} (byte "
+            f"{error.start} of the file) is not UTF-8 ({error.reason})"
+        ) from None
+    return parse_model(text, name, n_features, sparse)

@@ -323,7 +323,9 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
             template.set_params(gamma=gamma)
         precomputed = self.kernel == "precomputed"
         combined = MulticlassKlr(str(self.multi_class), len(classes))
-        combined.fit(template, X, encoded, precomputed, row_weights)
+        # A callable's binary models take the rows as given, and call it on them.
+        rows = self._fit_X if callable(self.kernel) else X
+        combined.fit(template, rows, encoded, precomputed, row_weights)
         # The binary attributes of an earlier fit describe another model: dropped.
         kept = ("n_features_in_", "feature_names_in_")
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
@@ -333,7 +335,7 @@ class SparseKernelLogisticRegression(_SparseKlrInit, ClassifierMixin, SingleProb
         self.classes_ = classes
         self.class_weight_ = class_weight
         self.estimators_ = combined.estimators
-        self.shape_fit_ = X.shape
+        self.shape_fit_ = self._fitted_shape(X)
         # One count per binary solve, as scikit-learn's LogisticRegression gives for "ovr" (the
         # base class declares the binary case's int).
         iterations = np.array([model.n_iter_ for model in combined.estimators])

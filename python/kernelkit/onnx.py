@@ -11,11 +11,15 @@ this module registers converters for :class:`~kernelkit.SVC`, :class:`~kernelkit
     onx = to_onnx(model, X[:1].astype(np.float32))
 
 The graphs use the ONNX-ML operators ``SVMRegressor`` and ``SVMClassifier``, which compute in
-float32: decision values agree with the model's to about ``1e-5`` of their largest magnitude
-when the dual coefficients are moderate, and lose that precision when large coefficients
-cancel (a ν-SVC pair with a tiny scale ``r`` has coefficients ``1/r``: 1e5 is not rare with a
-linear kernel). They are built from the model's LIBSVM-oriented coefficients (positive
-decision = the first class of a pair):
+float32. A decision value ``f(x) = Σ c_i K(sv_i, x) + ρ`` is a sum of terms that may cancel,
+and its float32 error scales with the size of the terms, ``S(x) = Σ |c_i| |K(sv_i, x)| + |ρ|``,
+not with ``|f(x)|``: onnxruntime's values were within about ``5 ε₃₂ S(x)`` of the model's
+(``ε₃₂ = 2⁻²³ ≈ 1.2e-7``; the tests check ``10 ε₃₂ S(x)``), a relative error of ``ε₃₂`` times
+the cancellation ratio ``S(x) / |f(x)|``. Large dual coefficients that cancel (a ν-SVC pair
+with a tiny scale ``r`` has coefficients ``1/r``) or large kernel values (a poly kernel) make
+that ratio large; the converter warns (``UserWarning``) where ``ε₃₂ max S`` exceeds
+``1e-3 max |f|`` on the model's support vectors. The graphs are built from the model's
+LIBSVM-oriented coefficients (positive decision = the first class of a pair):
 
 * **Classifiers, two classes**: one ``SVMRegressor`` gives LIBSVM's decision value ``f``; the
   label is ``classes_[0]`` where ``f > 0``, else ``classes_[1]`` (as :meth:`predict`; ``f ≥ 0``
@@ -59,11 +63,13 @@ label types).
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+import skl2onnx
 from onnx import TensorProto
 from skl2onnx import update_registered_converter
 from skl2onnx._parse import _parse_sklearn_classifier
@@ -72,6 +78,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._class_order import reorder_classes
 from ._rbf_shift import rbf_shift
+from ._warn import warn_from_caller
 from .nu_svc import NuSVC
 from .nu_svr import NuSVR
 from .one_class import OneClassSVM
@@ -81,6 +88,9 @@ from .svr import SVR
 __all__ = ["register"]
 
 _ML = "ai.onnx.ml"
+#: skl2onnx's folder: its frames, between the user's ``to_onnx`` and the converters, are
+#: skipped by the warnings, which name the user's line.
+_SKL2ONNX = os.path.dirname(os.path.abspath(skl2onnx.__file__)) + os.sep
 
 
 def _check_model(model: Any) -> None:
@@ -130,6 +140,68 @@ def _check_float32_range(model: Any) -> None:
                 f"{value:.3g}, beyond float32's range ({limit:.3g}), in which the ONNX SVM "
                 "operators compute; rescale the features"
             )
+
+
+#: float32's machine epsilon, 2⁻²³: the relative rounding of the operators' kernel values and
+#: of their sums.
+_EPS32 = float(np.finfo(np.float32).eps)
+#: The converter warns where ε₃₂ · max S exceeds this fraction of max |f| (S, f: see
+#: :func:`_cancellation`; maxima over the support vectors, per decision function). onnxruntime's
+#: errors measured 0.1 to 5 ε₃₂ · S(x), so a model below the limit has scores within about
+#: 5e-3 of their largest magnitude, and usually far closer: the models of ``tests/test_onnx.py``
+#: are at most at 1.5e-4 (a 3-class linear SVC, whose scores agree to 1.2e-5: 1e-4 would warn
+#: of it), RBF models at 1e-5 or less; the probe's poly OneClassSVM is at 0.29 (scores off by
+#: 3 % of their largest magnitude, 2 labels of 200 flipped), a 3-class linear NuSVC with
+#: coefficients of 1.5e3 at 0.2 (a pair's values off by 1 %).
+_CANCELLATION_LIMIT = 1e-3
+#: The kernel entries (sampled support vectors × support vectors) computed for that estimate.
+_CANCELLATION_ENTRIES = 2_000_000
+
+
+def _cancellation(model: Any, rows: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``(S, f)`` of each decision function of the graph at the dense ``rows``, shape
+    ``(n_rows, n_decisions)``: ``f = Σ c_i K(sv_i, x) + ρ`` and the size of its terms,
+    ``S = Σ |c_i| |K(sv_i, x)| + |ρ|``. The operators round each term and the partial sums to
+    float32, so their error scales with ``ε₃₂ · S``, not with ``|f|``: terms that cancel lose
+    digits. A linear model of one decision function is exported as ``w = Σ c_i sv_i``
+    (:func:`_decision_column`): its terms are ``w_j x_j``."""
+    if hasattr(model, "_pair_weights"):
+        weights, intercepts = model._pair_weights(), np.asarray(model._intercept_libsvm)
+    else:
+        weights, intercepts = model._dual_coef_.T, np.asarray(model.intercept_[:1])
+    if model._kernel_params[0] == "linear" and weights.shape[1] == 1:
+        w = weights[:, 0] @ _dense_vectors(model)
+        terms, magnitudes = rows * w, np.abs(rows * w)
+        f, S = terms.sum(axis=1, keepdims=True), magnitudes.sum(axis=1, keepdims=True)
+    else:
+        kernel = model._kernel_against_support(rows)
+        f, S = kernel @ weights, np.abs(kernel) @ np.abs(weights)
+    return S + np.abs(intercepts), f + intercepts
+
+
+def _warn_of_cancellation(model: Any) -> None:
+    """Warns where the exported scores may be off by more than ``_CANCELLATION_LIMIT`` of
+    their largest magnitude: estimated on (a sample of) the model's own support vectors."""
+    vectors = _dense_vectors(model)
+    n = vectors.shape[0]
+    if n == 0:
+        return
+    sample = np.unique(np.linspace(0, n - 1, min(n, max(16, _CANCELLATION_ENTRIES // n))))
+    S, f = _cancellation(model, vectors[sample.astype(np.intp)])
+    rounding, scale = _EPS32 * S.max(axis=0), np.abs(f).max(axis=0)
+    ratio = rounding / np.maximum(scale, np.finfo(np.float64).tiny)
+    worst = int(np.argmax(ratio))
+    if ratio[worst] > _CANCELLATION_LIMIT:
+        warn_from_caller(
+            f"{type(model).__name__}'s decision values are sums of terms that cancel: on its "
+            f"support vectors they reach {scale[worst]:.3g} while the terms' absolute values "
+            f"sum to {S[:, worst].max():.3g}. The ONNX SVM operators compute in float32 "
+            f"(relative rounding {_EPS32:.2g}), so the exported scores may be off by about "
+            f"{rounding[worst]:.2g}, {ratio[worst]:.1g} of their largest magnitude: check them "
+            "against the model's before relying on them",
+            UserWarning,
+            skip=(_SKL2ONNX,),
+        )
 
 
 def _input_shift(model: Any) -> np.ndarray[Any, Any] | None:
@@ -329,6 +401,7 @@ def _one_class_shapes(operator: Any) -> None:
 def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     model = operator.raw_operator
     _check_model(model)
+    _warn_of_cancellation(model)
     rows = _float_input(scope, operator, container)
     labels = _labels(model)
     label_out, score_out = operator.outputs[0].full_name, operator.outputs[1].full_name
@@ -570,6 +643,7 @@ def _single_decision(scope: Any, operator: Any, container: Any, output: int) -> 
     OneClassSVM), written to the operator's output ``output`` as well."""
     model = operator.raw_operator
     _check_model(model)
+    _warn_of_cancellation(model)
     rows = _float_input(scope, operator, container)
     value = _decision_column(
         scope,

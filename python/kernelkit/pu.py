@@ -105,7 +105,8 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
         Degree of the ``"poly"`` kernel, >= 0; ignored by the other kernels.
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of ``"rbf"``, ``"poly"`` and ``"sigmoid"``: ``"scale"`` is
-        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0.
+        ``1 / (n_features · X.var())``, ``"auto"`` is ``1 / n_features``, a float must be > 0
+        (``"linear"`` ignores it and takes 0).
     coef0 : float, default=0.0
         Independent term of the ``"poly"`` and ``"sigmoid"`` kernels (any finite value).
     cache_size : float, default=200
@@ -162,8 +163,12 @@ class PUClassifier(_PUClassifierInit, ClassifierMixin, KernelSvmMixin):  # type:
     status_ : str
         How the solve ended: ``"converged"``, ``"max_iterations"``, ``"time_limit"``,
         ``"stopped"`` (callback or Ctrl-C) or ``"stalled"`` (no pair step lowers the objective
-        any more: ``tol`` is below what the float32 kernel columns resolve). A solve that meets
-        a value that is not finite (``"numerical_error"``) raises ``ValueError`` instead.
+        any more: ``tol`` is below what the float32 kernel columns resolve) or
+        ``"not_convex"`` (the stopping rule holds, but the kernel is not positive semidefinite:
+        ``"sigmoid"``, ``"poly"`` with ``coef0 < 0``, or a pair of negative curvature met; the
+        point is stationary, not a certified optimum, and a ``ConvergenceWarning`` says so). A
+        solve that meets a value that is not finite (``"numerical_error"``) raises
+        ``ValueError`` instead.
     support_ : ndarray of shape (n_SV,)
         Indices in the training data of the labeled positives, then of the unlabeled rows with
         ``σ_u > 0`` (int32).

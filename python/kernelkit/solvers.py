@@ -256,7 +256,7 @@ def aggregated_kernel(
     ids = np.asarray(clusters)
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError("clusters must be a 1-D array of integer cluster ids")
-    _check_kernel_parameters(gamma, degree, coef0, rules=())
+    _check_kernel_parameters(gamma, degree, coef0, rules=(), kernel=kernel)
     function = _core.Kernel(kernel, gamma=gamma, degree=degree, coef0=coef0)
     _, index = np.unique(ids, return_inverse=True)
     index = np.ascontiguousarray(index.ravel(), dtype=np.int64)

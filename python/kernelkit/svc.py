@@ -23,6 +23,7 @@ from ._base import (
     check_finite_model,
     read_only,
 )
+from ._callable import kernel_block, take_rows
 from ._docstrings import shared_docstrings
 from ._one_vs_one import OneVsOneModel
 from ._pair_fit import PairFit, PairProblem
@@ -31,7 +32,7 @@ from ._probability import (
     ProbabilityMixin,
     matching_default,
 )
-from ._sparse import dense_kernel_block, to_core_rows
+from ._sparse import to_core_rows
 from ._threads import resolve_n_jobs
 from ._validation import (
     check_bool,
@@ -167,7 +168,7 @@ class BaseSVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):
         # The vote's tie order: sorted (a model loaded from a LIBSVM file may have had another).
         self._vote_order = None
         self.class_weight_ = class_weight
-        self.shape_fit_ = X_checked.shape
+        self.shape_fit_ = self._fitted_shape(X_checked)
         self._store_kernel(kernel_params)
         self._store_libsvm_layout(y_index, pair_coefs, np.asarray(biases), X_checked)
         self._probA, self._probB = prob_a, prob_b
@@ -281,13 +282,16 @@ class BaseSVC(ProbabilityMixin, OneVsOneModel, ClassifierMixin, KernelSvmMixin):
         n_jobs: int | None,
     ) -> Float64Array:
         """``K(X[rows], X[support]) @ coef`` over training rows X (the Gram matrix itself for a
-        precomputed kernel): the decision values of a model fitted on some training rows at
-        others (the folds of ``probability=True``)."""
-        if self.kernel == "precomputed":
+        precomputed kernel, or a callable's computed whole): the decision values of a model
+        fitted on some training rows at others (the folds of ``probability=True``)."""
+        if self.kernel == "precomputed" or self._solves_gram():
             values: Float64Array = X[np.ix_(rows, support)] @ coef
             return values
         if callable(self.kernel):
-            values = dense_kernel_block(self.kernel(X[rows], X[support])) @ coef
+            block = kernel_block(
+                self.kernel, take_rows(self._fit_X, rows), take_rows(self._fit_X, support)
+            )
+            values = block @ coef
             return values
 
         def rows_of(index: NDArray[np.intp]) -> Any:

@@ -98,7 +98,15 @@ pub struct RowCache<T = f32> {
 impl<T: Copy + Default> RowCache<T> {
     /// A cache for `n` columns of length at most `n`, holding at most `budget_bytes` of values
     /// (raised to two full columns if smaller).
+    ///
+    /// # Panics
+    /// When `n` columns' bookkeeping exceeds what memory can index (`n > isize::MAX / 64`):
+    /// no data set of that many rows exists.
     pub fn new(n: usize, budget_bytes: usize) -> Self {
+        assert!(
+            n <= isize::MAX as usize / 64,
+            "RowCache::new: {n} columns exceed what memory can index"
+        );
         let budget = (budget_bytes / std::mem::size_of::<T>()).max(2 * n);
         let sentinel = n;
         RowCache {

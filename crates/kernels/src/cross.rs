@@ -7,6 +7,8 @@
 //! (or merges sorted indices when wide). No side is ever densified as a whole. The blocks do
 //! not depend on the thread count, so neither do the values.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use crate::dense::DenseRows;
@@ -23,14 +25,14 @@ use crate::sparse_stores::{BitsetStore, CsrLeft, CsrStore};
 const KERNEL_BLOCK_ROWS: usize = 64;
 
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`):
-/// [`cross_kernel`] of two dense sets. Runs on the current rayon pool.
+/// [`cross_kernel`] of two dense sets, never stopped. Runs on the current rayon pool.
 pub fn kernel_block(
     a: &DenseRows<'_>,
     b: &DenseRows<'_>,
     function: KernelFunction,
     out: &mut [f64],
 ) -> Result<(), KernelError> {
-    cross_kernel(RowSet::Dense(a), RowSet::Dense(b), function, out)
+    cross_kernel(RowSet::Dense(a), RowSet::Dense(b), function, out, &AtomicBool::new(false))
 }
 
 /// A borrowed row set.
@@ -185,11 +187,15 @@ impl<'b> RightKernel<'b> {
     /// [`RightKernel::block`] over the blocks of [`KERNEL_BLOCK_ROWS`] rows of `a` (in a
     /// scratch buffer reused by each thread), in parallel when the work is large, each handed
     /// to `job(its kernel values, its rows of out)` (`out_per_row` values of `out` per row).
+    /// Once `stop` is set, the blocks not yet begun are skipped (their rows of `out` keep what
+    /// they held): a Ctrl-C ends a prediction of many rows after the blocks in progress, a few
+    /// milliseconds, and the caller discards `out`.
     fn for_blocks(
         &self,
         a: RowSet<'_, '_>,
         out: &mut [f64],
         out_per_row: usize,
+        stop: &AtomicBool,
         job: impl Fn(&[f64], &mut [f64]) + Sync,
     ) {
         let width = match self {
@@ -197,6 +203,10 @@ impl<'b> RightKernel<'b> {
             RightKernel::Sparse { csr, .. } => csr.len(),
         };
         let task = |scratch: &mut Vec<f64>, (t, out_rows): (usize, &mut [f64])| {
+            // One relaxed load per block of 64 rows: nothing next to the block's kernel values.
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             let lo = t * KERNEL_BLOCK_ROWS;
             let hi = lo + out_rows.len() / out_per_row;
             scratch.resize((hi - lo) * width, 0.0);
@@ -214,18 +224,20 @@ impl<'b> RightKernel<'b> {
 }
 
 /// `K(a_i, b_j)` for every row of `a` and `b`, row-major into `out` (`a.n_rows() × b.n_rows()`).
+/// Setting `stop` (Ctrl-C) ends the call early, with `out` incomplete.
 pub fn cross_kernel(
     a: RowSet<'_, '_>,
     b: RowSet<'_, '_>,
     function: KernelFunction,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) -> Result<(), KernelError> {
     check_block(function, (a.n_rows(), a.n_features()), (b.n_rows(), b.n_features()), out)?;
     let width = b.n_rows();
     if width == 0 || out.is_empty() {
         return Ok(());
     }
-    RightKernel::new(b, function).for_blocks(a, out, width, |values, out_rows| {
+    RightKernel::new(b, function).for_blocks(a, out, width, stop, |values, out_rows| {
         out_rows.copy_from_slice(values);
     });
     Ok(())
@@ -236,7 +248,8 @@ pub fn cross_kernel(
 /// decision values of a kernel machine, without holding `K(a, b)` (memory
 /// `O(threads · 64 · |b|)`, scratch reused by each thread). The kernel values are those of
 /// [`cross_kernel`]; each sum is a [`crate::simd`] dot product in a fixed order, so the result
-/// does not depend on the thread count.
+/// does not depend on the thread count. Setting `stop` (Ctrl-C) ends the call early, with `out`
+/// incomplete.
 pub fn cross_kernel_product(
     a: RowSet<'_, '_>,
     b: RowSet<'_, '_>,
@@ -244,6 +257,7 @@ pub fn cross_kernel_product(
     coef_t: &[f64],
     k: usize,
     out: &mut [f64],
+    stop: &AtomicBool,
 ) -> Result<(), KernelError> {
     check_operands(function, a.n_features(), b.n_features())?;
     let width = b.n_rows();
@@ -265,7 +279,7 @@ pub fn cross_kernel_product(
     if expected == 0 {
         return Ok(());
     }
-    RightKernel::new(b, function).for_blocks(a, out, k, |values, out_rows| {
+    RightKernel::new(b, function).for_blocks(a, out, k, stop, |values, out_rows| {
         for (kernel_row, out_row) in values.chunks_exact(width).zip(out_rows.chunks_exact_mut(k)) {
             for (o, coef) in out_row.iter_mut().zip(coef_t.chunks_exact(width)) {
                 *o = crate::simd::dot(kernel_row, coef);
@@ -298,7 +312,8 @@ pub fn kernel_row_sums(
     }
     let mut sums = vec![0.0; a.n_rows()];
     if width > 0 && !sums.is_empty() {
-        RightKernel::new(b, function).for_blocks(a, &mut sums, 1, |values, out_rows| {
+        let never = AtomicBool::new(false);
+        RightKernel::new(b, function).for_blocks(a, &mut sums, 1, &never, |values, out_rows| {
             for (o, kernel_row) in out_rows.iter_mut().zip(values.chunks_exact(width)) {
                 *o = kernel_row.iter().sum::<f64>();
             }
@@ -349,14 +364,16 @@ mod tests {
             (CsrRows::from_dense(&a, m, d).unwrap(), CsrRows::from_dense(&b, n, d).unwrap());
         let f = KernelFunction::Rbf { gamma: 0.2 };
         let mut matrix = vec![0.0; m * n];
-        cross_kernel(RowSet::Dense(&dense_a), RowSet::Dense(&dense_b), f, &mut matrix).unwrap();
+        let never = AtomicBool::new(false);
+        cross_kernel(RowSet::Dense(&dense_a), RowSet::Dense(&dense_b), f, &mut matrix, &never)
+            .unwrap();
         for (left, right) in [
             (RowSet::Dense(&dense_a), RowSet::Dense(&dense_b)),
             (RowSet::Sparse(&sparse_a), RowSet::Dense(&dense_b)),
             (RowSet::Sparse(&sparse_a), RowSet::Sparse(&sparse_b)),
         ] {
             let mut got = vec![f64::NAN; m * 2];
-            cross_kernel_product(left, right, f, &coef_t, 2, &mut got).unwrap();
+            cross_kernel_product(left, right, f, &coef_t, 2, &mut got, &never).unwrap();
             for i in 0..m {
                 for c in 0..2 {
                     let expected: f64 = (0..n).map(|j| matrix[i * n + j] * coef_t[c * n + j]).sum();
@@ -372,8 +389,32 @@ mod tests {
             &coef_t[..n + 1],
             1,
             &mut out,
+            &never,
         );
         assert!(matches!(short, Err(KernelError::ShapeMismatch { name: "coef", .. })));
+    }
+
+    #[test]
+    fn a_set_stop_flag_skips_the_blocks_not_begun() {
+        // 1,000 rows: 16 blocks, split over the threads (the work is above the serial bound).
+        let (m, n, d) = (1000, 300, 20);
+        let a: Vec<f64> = (0..m * d).map(|k| ((k * 7) % 13) as f64 / 13.0).collect();
+        let b: Vec<f64> = (0..n * d).map(|k| ((k * 5) % 11) as f64 / 11.0).collect();
+        let (a, b) = (DenseRows::new(&a, m, d).unwrap(), DenseRows::new(&b, n, d).unwrap());
+        let f = KernelFunction::Rbf { gamma: 0.1 };
+        let coef_t = vec![1.0; n];
+        let stop = AtomicBool::new(true);
+        let mut out = vec![f64::NAN; m];
+        cross_kernel_product(RowSet::Dense(&a), RowSet::Dense(&b), f, &coef_t, 1, &mut out, &stop)
+            .unwrap();
+        assert!(out.iter().all(|v| v.is_nan()), "a block was computed after the stop");
+        let mut matrix = vec![f64::NAN; m * n];
+        cross_kernel(RowSet::Dense(&a), RowSet::Dense(&b), f, &mut matrix, &stop).unwrap();
+        assert!(matrix.iter().all(|v| v.is_nan()), "a block was computed after the stop");
+        stop.store(false, Ordering::Relaxed);
+        cross_kernel_product(RowSet::Dense(&a), RowSet::Dense(&b), f, &coef_t, 1, &mut out, &stop)
+            .unwrap();
+        assert!(out.iter().all(|v| v.is_finite()));
     }
 
     fn assert_storage_pairs_agree(a: &[f64], b: &[f64], (m, n, d): (usize, usize, usize)) {
@@ -397,7 +438,7 @@ mod tests {
             (RowSet::Sparse(&sparse_a), RowSet::Sparse(&sparse_b)),
         ] {
             let mut got = vec![0.0; m * n];
-            cross_kernel(left, right, f, &mut got).unwrap();
+            cross_kernel(left, right, f, &mut got, &AtomicBool::new(false)).unwrap();
             for (g, e) in got.iter().zip(&expected) {
                 assert!((g - e).abs() <= 1e-12, "{g} vs {e}");
             }

@@ -129,8 +129,16 @@ pub(crate) fn check_shape(len: usize, n_rows: usize, n_features: usize) -> Resul
     if len != expected {
         return Err(KernelError::ShapeMismatch { name: "X", expected, actual: len });
     }
+    // Rows without features hold no values, but each row's norm is stored: a count no
+    // allocation can hold (`usize::MAX` rows of 0 features) is refused, not a panic.
+    if n_rows > MAX_ROWS {
+        return Err(KernelError::InvalidStructure("n_rows is beyond what memory can index"));
+    }
     Ok(())
 }
+
+/// The most rows a store keeps per-row values for (`isize::MAX` bytes of `f64`).
+pub(crate) const MAX_ROWS: usize = isize::MAX as usize / std::mem::size_of::<f64>();
 
 /// `‖x_i‖²` of every row of the row-major `values`, each summed in the row's order (so a row's
 /// norm does not depend on the rows around it).
@@ -205,6 +213,12 @@ mod tests {
         assert!(matches!(
             DenseRows::new(&[1.0, f64::NAN], 1, 2),
             Err(KernelError::NotFinite { index: 1, .. })
+        ));
+        // No values, but a norm per row: a count beyond memory is an error (it was a panic,
+        // "capacity overflow").
+        assert!(matches!(
+            DenseRows::new(&[], usize::MAX, 0),
+            Err(KernelError::InvalidStructure(_))
         ));
     }
 

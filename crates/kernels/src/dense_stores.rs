@@ -1,4 +1,4 @@
-//! The representations of dense rows ([`RowStore`]s), one type each; [`crate::plan`] says
+//! The representations of dense rows ([`RowStore`]s), one type each; [`crate::plan`](mod@crate::plan) says
 //! which one a kernel over given rows takes, [`crate::DenseKernel`] builds it.
 //!
 //! | store | [`KernelPath`] | one to three rows | four rows or more |

@@ -1,7 +1,7 @@
 //! # kernelkit-kernels: the column oracle
 //!
 //! Everything a dual decomposition solver needs to know about the data, and nothing else.
-//! Three files hold the decisions: [`plan`] (which representation of the rows computes the
+//! Three files hold the decisions: [`plan`](mod@plan) (which representation of the rows computes the
 //! kernel values, from facts about the data: [`KernelPath`]), `row_store.rs` ([`RowStore`], the
 //! one trait every representation implements, and [`Kernel`], the one generic kernel over any
 //! of them, a [`KernelSource`]) and [`level`] (the SIMD [`Level`], the only place where CPU
@@ -31,6 +31,33 @@
 //!   ([`SignedQ`]) for SMO and USMO, and plain `f32` kernel rows under [`SvrQ`].
 //!
 //! The crate has no Python dependency; `kernelkit-py` is a thin binding over it.
+//!
+//! # Example
+//!
+//! A block of RBF kernel values, `K[rows, start..end]`, against the definition
+//! `exp(−γ‖x − z‖²)`:
+//!
+//! ```
+//! use kernelkit_kernels::{DenseKernel, DenseRows, KernelFunction, KernelSource};
+//!
+//! let x = [0.0, 0.0, 1.0, 0.0, 0.0, 2.0]; // three rows of two features, row-major
+//! let kernel = DenseKernel::new(DenseRows::new(&x, 3, 2)?, KernelFunction::Rbf { gamma: 0.5 })?;
+//! let mut block = [0.0; 6];
+//! kernel.fill_block(&[0, 2], 0, 3, &mut block); // rows 0 and 2, every column
+//! let distance2 =
+//!     |a: usize, b: usize| (0..2).map(|f| (x[2 * a + f] - x[2 * b + f]).powi(2)).sum::<f64>();
+//! for (r, &i) in [0, 2].iter().enumerate() {
+//!     for j in 0..3 {
+//!         assert!((block[3 * r + j] - (-0.5 * distance2(i, j)).exp()).abs() < 1e-15);
+//!     }
+//! }
+//! # Ok::<(), kernelkit_kernels::KernelError>(())
+//! ```
+
+// The module documentation carries the mathematics and the design, and links into the private
+// modules where they live: `cargo doc --document-private-items` (run by `.ci/run` with
+// warnings as errors) resolves those links.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod bitmap;
 mod cache;

@@ -48,6 +48,12 @@ pub trait QMatrix: Send {
 /// updates of a batch, reconstructions, submatrices). Each method states what it must give
 /// bitwise, so that a faster implementation never changes the solver's path.
 pub trait QMatrixPasses: QMatrix {
+    /// Whether the kernel behind the matrix is positive semidefinite by construction
+    /// ([`crate::KernelSource::known_positive_semidefinite`]).
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        None
+    }
+
     /// Whether `Q[0..len, i]` would be served without computing anything.
     fn is_cached(&self, _i: usize, _len: usize) -> bool {
         false

@@ -19,7 +19,7 @@
 //! representation whose columns are cheaper computed another way for some blocks (distinct
 //! rows of repeated data) takes the whole block in [`RowStore::fill_whole_block`].
 //!
-//! The representations, and which one [`crate::plan`] chooses: `dense_stores.rs`
+//! The representations, and which one [`crate::plan`](mod@crate::plan) chooses: `dense_stores.rs`
 //! ([`F64Rows`](crate::dense_stores::F64Rows), `F32Rows`, `FixedPointRows`,
 //! `FeatureMajorRows`) and `sparse.rs` (`CsrStore`, `PaddedStore`, `BitsetStore`).
 
@@ -95,7 +95,7 @@ pub trait RowStore: Send + Sync {
         false
     }
 
-    /// The representation's name ([`crate::plan`]).
+    /// The representation's name ([`crate::plan`](mod@crate::plan)).
     fn path(&self) -> KernelPath;
 
     /// Fills the whole block itself when that is cheaper than the steps of [`Kernel`] (and

@@ -191,6 +191,10 @@ impl<K: KernelSource> QMatrix for SignedQ<K> {
 }
 
 impl<K: KernelSource> QMatrixPasses for SignedQ<K> {
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        self.kernel().known_positive_semidefinite()
+    }
+
     fn is_cached(&self, i: usize, len: usize) -> bool {
         CachedColumns::is_cached(self, i, len)
     }

@@ -135,7 +135,7 @@ pub(crate) use over_right_blocks;
 /// left rows; returns how many rows it did. The caller does the rest.
 ///
 /// # Safety
-/// The CPU has AVX-512F ([`available`]).
+/// The CPU has AVX-512F ([`Level::Avx512`](crate::Level::Avx512)).
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn dot_rows_blocked<R: RowValue>(
     left: &[&[f64]],

@@ -1,7 +1,7 @@
 //! Kernel sources: [`KernelSource`], a symmetric kernel matrix whose entries are computed on
 //! demand by position, and [`DenseKernel`], the source over dense rows: one generic
 //! [`Kernel`] ([`crate::row_store`]) over the representation of [`crate::dense_stores`] that
-//! [`crate::plan`] chooses (feature-major copies of narrow rows, `f32` copies of rows that are
+//! [`crate::plan`](mod@crate::plan) chooses (feature-major copies of narrow rows, `f32` copies of rows that are
 //! exactly `f32`, integer multiples, repeated rows computed once).
 
 use crate::dense::DenseRows;
@@ -75,7 +75,7 @@ pub trait KernelSource: Send + Sync {
     /// Exchanges positions `i` and `j`.
     fn swap_index(&mut self, i: usize, j: usize);
 
-    /// How the values are computed ([`crate::plan`]); sources defined elsewhere are
+    /// How the values are computed ([`crate::plan`](mod@crate::plan)); sources defined elsewhere are
     /// [`KernelPath::Custom`].
     fn path(&self) -> KernelPath {
         KernelPath::Custom
@@ -111,7 +111,7 @@ pub(crate) fn finish_in_chunks(n_rows: usize, width: usize, out: &[f64], finish:
     });
 }
 
-/// A kernel function over dense rows, in the representation [`crate::plan`] chooses for them:
+/// A kernel function over dense rows, in the representation [`crate::plan`](mod@crate::plan) chooses for them:
 /// one [`Kernel`] over one of the stores of [`crate::dense_stores`].
 #[derive(Debug, Clone)]
 pub struct DenseKernel<'a>(Dense<'a>);

@@ -1,6 +1,6 @@
 //! Compressed sparse rows (CSR) with precomputed squared norms, and [`SparseKernel`], the
 //! kernel over them: one generic [`Kernel`] ([`crate::row_store`]) over the representation of
-//! [`crate::sparse_stores`] that [`crate::plan`] chooses (bit sets for 0/1 rows, padded slots
+//! [`crate::sparse_stores`] that [`crate::plan`](mod@crate::plan) chooses (bit sets for 0/1 rows, padded slots
 //! for rows of similar lengths, plain CSR otherwise).
 //!
 //! For data with few non-zeros per row (one-hot features, text) a sparse column reads a
@@ -38,10 +38,10 @@ impl<'a> CsrRows<'a> {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self, KernelError> {
-        if indptr.len() != n_rows + 1 {
+        if n_rows.checked_add(1) != Some(indptr.len()) {
             return Err(KernelError::ShapeMismatch {
                 name: "indptr",
-                expected: n_rows + 1,
+                expected: n_rows.saturating_add(1),
                 actual: indptr.len(),
             });
         }
@@ -258,7 +258,7 @@ pub const SCATTER_MAX_FEATURES: usize = 1 << 16;
 /// The three arrays of CSR rows: `indptr`, `indices`, `values`.
 type CsrArrays<'r> = (Cow<'r, [usize]>, Cow<'r, [u32]>, Cow<'r, [f64]>);
 
-/// A kernel function over CSR rows, in the representation [`crate::plan`] chooses for them.
+/// A kernel function over CSR rows, in the representation [`crate::plan`](mod@crate::plan) chooses for them.
 #[derive(Debug, Clone)]
 pub struct SparseKernel<'a>(Sparse<'a>);
 
@@ -286,7 +286,7 @@ impl<'a> SparseKernel<'a> {
         Ok(SparseKernel(sparse))
     }
 
-    /// How the columns are computed (see [`crate::plan`]).
+    /// How the columns are computed (see [`crate::plan`](mod@crate::plan)).
     pub fn kernel_path(&self) -> KernelPath {
         self.path()
     }
@@ -385,6 +385,17 @@ mod tests {
 #[cfg(test)]
 mod wide_tests {
     use super::*;
+
+    #[test]
+    fn a_row_count_without_its_indptr_is_an_error_at_every_size() {
+        // `n_rows + 1` overflowed ("attempt to add with overflow" in debug builds).
+        let csr = |n_rows| {
+            CsrRows::new(Cow::Owned(vec![0]), Cow::Owned(vec![]), Cow::Owned(vec![]), n_rows, 3)
+        };
+        assert!(matches!(csr(usize::MAX), Err(KernelError::ShapeMismatch { name: "indptr", .. })));
+        assert!(matches!(csr(2), Err(KernelError::ShapeMismatch { name: "indptr", .. })));
+        assert!(csr(0).is_ok());
+    }
 
     #[test]
     fn wide_rows_merge_instead_of_scattering() {

@@ -1,4 +1,4 @@
-//! The representations of CSR rows ([`RowStore`]s), one type each; [`crate::plan`] says which
+//! The representations of CSR rows ([`RowStore`]s), one type each; [`crate::plan`](mod@crate::plan) says which
 //! one a kernel over given rows takes, [`crate::SparseKernel`] builds it.
 //!
 //! | store | [`KernelPath`] | a column |

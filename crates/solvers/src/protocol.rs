@@ -186,6 +186,15 @@ impl Status {
     }
 }
 
+/// Whether a curvature `η` (a pair's `K_ii + K_jj − 2K_ij`, a direction's `‖z_v − c‖²`) proves
+/// the kernel matrix indefinite: `η < −1e-10 · scale`, `scale` the magnitude of the values `η`
+/// was computed from (round-off in a positive semidefinite matrix's values stays orders of
+/// magnitude below it). The solvers that meet one end with [`Status::NotConvex`] where they
+/// would have reported [`Status::Converged`].
+pub(crate) fn negative_curvature(eta: f64, scale: f64) -> bool {
+    eta < -1e-10 * scale
+}
+
 /// Counters of one solve.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SolveStats {

@@ -36,11 +36,52 @@ def _as_array(value: Any) -> tuple[Any, list[Any] | None]:
     return da.asarray(value), None
 
 
-def to_rows(X: Any, y: Any) -> tuple[Rows, Any, Any, list[Any] | None]:
-    """Row blocks of ``X`` (one chunk across the features) and ``y`` (same row chunks)."""
+def _float_block(block: Any, what: str) -> Any:
+    """A block of an object or string array as float64, as the in-memory fit converts such an
+    array; a value that is not a number raises, ``what`` (the parameter, and what it must be)
+    first, as the in-memory message."""
+    try:
+        return np.asarray(block, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{what}: {error}") from None
+
+
+def _numeric(array: Any, name: str, what: str) -> Any:
+    """The dask array ``array`` (the parameter ``name``) checked as the in-memory fits check
+    theirs: numbers are kept, object and string arrays converted to float64 block by block
+    (a value that is not a number raises in the first pass, the message starting with
+    ``what``), complex and other dtypes refused now. dask's own errors were internal ones (a
+    TypeError of its ufunc machinery)."""
+    kind = array.dtype.kind
+    if kind in "biuf":
+        return array
+    if kind in "OSU":
+        return array.map_blocks(_float_block, what, dtype=np.float64)
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {array.dtype}")
+    raise ValueError(f"{name} must be numeric, got a dask array of dtype {array.dtype}")
+
+
+def _numpy_target(y: Any, n: int) -> Any:
+    """A NumPy (or list) ``y`` for ``n`` rows: one value per row, a column of one accepted.
+    ``da.from_array`` with X's row chunks raised dask's "Chunks do not add up to shape" for a
+    ``y`` one row short."""
+    target = np.asarray(y)
+    if target.ndim == 2 and target.shape[1] == 1:
+        target = target.ravel()
+    if target.ndim != 1 or target.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has shape {np.shape(y)}")
+    return target
+
+
+def to_rows(X: Any, y: Any, numeric_y: bool = False) -> tuple[Rows, Any, Any, list[Any] | None]:
+    """Row blocks of ``X`` (one chunk across the features) and ``y`` (same row chunks), checked
+    before any pass over them: ``X`` numeric (:func:`_numeric`), ``y`` one value per row, and
+    numeric too where ``numeric_y`` (a regression's target)."""
     array, names = _as_array(X)
     if array.ndim != 2:
         raise ValueError(f"Expected a 2D array, got {array.ndim}D (shape {array.shape})")
+    array = _numeric(array, "X", "X must hold numbers")
     if any(math.isnan(c) for c in array.chunks[0]):
         array = array.compute_chunk_sizes()
     array = array.rechunk({0: array.chunks[0], 1: -1})
@@ -52,11 +93,13 @@ def to_rows(X: Any, y: Any) -> tuple[Rows, Any, Any, list[Any] | None]:
         if any(math.isnan(c) for c in target.chunks[0]):
             target = target.compute_chunk_sizes()
     else:
-        target = da.from_array(np.asarray(y), chunks=(array.chunks[0],))
+        target = da.from_array(_numpy_target(y, n), chunks=(array.chunks[0],))
     if target.ndim != 1:
         target = target.reshape(-1) if target.ndim == 2 and target.shape[1] == 1 else target
     if target.ndim != 1 or int(target.shape[0]) != n:
         raise ValueError(f"X has {n} rows but y has shape {target.shape}")
+    if numeric_y:
+        target = _numeric(target, "y", "y must be numeric for regression")
     target = target.rechunk((array.chunks[0],))
     sizes = np.asarray(array.chunks[0], dtype=np.int64)
     rows = Rows(
@@ -201,7 +244,7 @@ def _loop(
 def fit_regressor(estimator: Any, X: Any, y: Any) -> Any:
     """``AIDRegressor.fit`` on dask data."""
     estimator._check_aid_params()
-    rows, array, target, names = to_rows(X, y)
+    rows, array, target, names = to_rows(X, y, numeric_y=True)
     spec = ini.Spec("lad", intercept=bool(estimator.fit_intercept))
     scans = _scan(rows, spec)
     # As the in-memory AIDRegressor: columns scaled to max |x_ij| = 1 (the intercept's column of

@@ -1,7 +1,10 @@
 """Many fits as Dask tasks: scikit-learn's meta-estimators (``GridSearchCV``,
 ``OneVsRestClassifier``, ``OneVsOneClassifier``) run under joblib's Dask backend, with the
 training data scattered to the workers once and each task a normal fit using
-``threads_per_fit`` threads of the Rust core."""
+``threads_per_fit`` threads of the Rust core. joblib's Dask backend needs a
+``distributed.Client``; without one, the helpers run the same fits on a pool of threads in this
+process (joblib's threading backend, one thread per core as dask's local threaded scheduler
+has; the Rust core releases the GIL), which gives the same fitted meta-estimator."""
 
 from __future__ import annotations
 
@@ -20,6 +23,21 @@ def _client(client: Any) -> Any:
     from distributed import get_client
 
     return get_client()
+
+
+def _current_client(client: Any) -> Any | None:
+    """``client``, else the current ``distributed.Client``, else None (no client exists, or
+    distributed is not installed)."""
+    if client is not None:
+        return client
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:  # "No global client found and no address provided"
+        return None
 
 
 def _with_threads(estimator: Any, threads: int | None) -> Any:
@@ -41,7 +59,13 @@ def dask_backend(*data: Any, client: Any = None) -> Iterator[Any]:
 
 def _fit_as_tasks(meta: Any, X: Any, y: Any, client: Any) -> Any:
     """Fits a scikit-learn meta-estimator (``n_jobs=-1``) under :func:`dask_backend`, so that
-    joblib sends its inner fits to the workers as tasks; returns it."""
+    joblib sends its inner fits to the workers as tasks; returns it. Without a client, under
+    joblib's threading backend (one thread per core)."""
+    client = _current_client(client)
+    if client is None:
+        with joblib().parallel_backend("threading"):
+            meta.fit(X, y)
+        return meta
     with dask_backend(X, y, client=client):
         meta.fit(X, y)
     return meta
@@ -79,7 +103,8 @@ def grid_search(
     threads_per_fit : int or None, default=1
         ``n_jobs`` of each fit (threads of the Rust core); ``None`` keeps the estimator's.
     client : distributed.Client or None, default=None
-        The cluster; ``None`` uses the current client.
+        The cluster; ``None`` uses the current client, or where none exists runs the fits on
+        a pool of threads in this process (one per core).
 
     Returns
     -------
@@ -103,7 +128,8 @@ def grid_search(
 def one_vs_rest(
     estimator: Any, X: Any, y: Any, *, threads_per_fit: int | None = 1, client: Any = None
 ) -> Any:
-    """scikit-learn's ``OneVsRestClassifier`` with one Dask task per class."""
+    """scikit-learn's ``OneVsRestClassifier`` with one Dask task per class (see
+    :func:`grid_search` for ``threads_per_fit`` and ``client``)."""
     from sklearn.multiclass import OneVsRestClassifier
 
     return _fit_as_tasks(
@@ -114,7 +140,8 @@ def one_vs_rest(
 def one_vs_one(
     estimator: Any, X: Any, y: Any, *, threads_per_fit: int | None = 1, client: Any = None
 ) -> Any:
-    """scikit-learn's ``OneVsOneClassifier`` with one Dask task per pair of classes."""
+    """scikit-learn's ``OneVsOneClassifier`` with one Dask task per pair of classes (see
+    :func:`grid_search` for ``threads_per_fit`` and ``client``)."""
     from sklearn.multiclass import OneVsOneClassifier
 
     return _fit_as_tasks(

@@ -243,3 +243,10 @@ fn refreshing_many_columns_at_once_is_refreshing_each() {
         }
     }
 }
+
+#[test]
+#[should_panic(expected = "exceed what memory can index")]
+fn a_column_count_beyond_memory_panics_with_its_reason() {
+    // It was "attempt to multiply with overflow" (debug) or a wrapped budget (release).
+    let _ = RowCache::<f32>::new(usize::MAX, 1000);
+}

@@ -5,8 +5,8 @@
 //! sums) and minimum (first rows); the split of the impure clusters is
 //! [`Partition::split_keyed`](crate::aid::Partition::split_keyed).
 //!
-//! The per-row tests are the in-memory models' ([`lad_cell`](crate::aid::lad::lad_cell),
-//! [`hinge_cell`](crate::aid::svm::hinge_cell), `unlabeled_cell`), and the decision values
+//! The per-row tests are the in-memory models' ([`lad_cell`],
+//! [`hinge_cell`], `unlabeled_cell`), and the decision values
 //! are summed in the same order as theirs, so a row gets the same cell in any block. The sums
 //! over a block's rows run in row order; a driver that merges blocks sums in another order than
 //! the in-memory models (which sum a whole cluster in row order), which moves the aggregated

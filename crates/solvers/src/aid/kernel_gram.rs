@@ -66,7 +66,7 @@ impl<'a> AggregatedGram<'a> {
         })
     }
 
-    /// How the kernel values over the rows are computed ([`kernelkit_kernels::plan`]).
+    /// How the kernel values over the rows are computed ([`kernelkit_kernels::plan`](mod@kernelkit_kernels::plan)).
     pub fn kernel_path(&self) -> kernelkit_kernels::KernelPath {
         self.columns.kernel().path()
     }

@@ -12,7 +12,7 @@
 //! with `K̄(k,q) = mean_{i∈C_k, j∈C_q} K(x_i, x_j)` (the block mean of the Gram matrix, never
 //! `K(x̄_k, x̄_q)`; digest §7.8), solved by the inner solver `S` (LIBSVM's SMO by default). For
 //! the linear kernel `K̄` is the linear kernel of the centroids `x̄_k` and `w = Σ_k α_k y_k x̄_k`
-//! is explicit; for other kernels [`AggregatedGram`](crate::aid::AggregatedGram) keeps `K̄`.
+//! is explicit; for other kernels [`AggregatedGram`] keeps `K̄`.
 //!
 //! Every row gets `f_i = w·φ(x_i) + b`, computed as `Σ_j α̂_j y_j K(x_j, x_i) + b` with
 //! `α̂_j = α_k/|C_k|` for `j ∈ C_k` (the dual reconstruction at the end of §3.2, feasible for

@@ -76,11 +76,30 @@
 //! supernodal one, as for AID's LP) then costs about `n p² + p³` per iteration, and the method
 //! needs 15–40 iterations. It runs on one thread, so that the result does not depend on the
 //! thread count (the problems [`super::Method::choose`] gives it take half a minute at most).
+//!
+//! # Stopping inside a Newton step
+//!
+//! A Newton step is one factorisation of the KKT matrix (`(p + 2 + 2n) + (k2 + 4n + k1)` rows),
+//! inside faer, which offers no point to stop at: 0.6–1.8 s at n = 20,000, p = 50 (faer takes
+//! its simplicial LDLᵀ there: the flop count per stored entry, about p/2, is below its
+//! supernodal threshold of 40, so the dense p × p block is formed one scalar update at a time).
+//! Clarabel therefore runs on a thread of its own ([`drive`]), and this solve's thread supervises
+//! it: it answers Clarabel's termination callback at each iteration boundary (time limit,
+//! monitor), and between boundaries looks at [`Monitor::interrupted`] every [`POLL`]. On
+//! Ctrl-C it returns at once, its result to be discarded, and leaves Clarabel's thread to end
+//! at its next boundary, alone. The time limit is counted from the start of this solve (setup
+//! included; Clarabel's own limit counts from its first iteration) and is met at a boundary
+//! when the next step would end past it, judged by the longest step so far: the solve ends
+//! within the limit instead of one step after it.
+
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
-    DefaultInfo, DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
-    ZeroConeT,
+    DefaultInfo, DefaultSettings, DefaultSettingsBuilder, DefaultSolution, DefaultSolver, IPSolver,
+    NonnegativeConeT, SolverStatus, SupportedConeT, ZeroConeT,
 };
 
 use super::select::{GammaRule, Selection};
@@ -99,15 +118,139 @@ const RELATIVE_TOLERANCE: f64 = 1e-12;
 /// (its "almost solved"): still the optimum to 1e-9, reported as converged.
 const REDUCED_TOLERANCE: f64 = 1e-9;
 
-/// A monitor reachable from Clarabel's termination callback, which must be `'static`.
-struct MonitorHandle(*mut (dyn Monitor + 'static));
+/// How often the supervising thread looks at [`Monitor::interrupted`] while a Newton step runs.
+const POLL: Duration = Duration::from_millis(10);
 
-// SAFETY: the handle is used only inside `DefaultSolver::solve`, on the thread that called
-// `solve`, while the `&mut dyn Monitor` it was made from is borrowed by this module's `solve`
-// (the callback is removed before that borrow ends); `Monitor: Send`.
-unsafe impl Send for MonitorHandle {}
-// SAFETY: as above; Clarabel calls the callback from one thread at a time.
-unsafe impl Sync for MonitorHandle {}
+/// What Clarabel's thread reports at an iteration boundary (its termination callback).
+struct Boundary {
+    iteration: u32,
+    gap_rel: f64,
+    cost_primal: f64,
+    /// Whether the iterate meets the reduced tolerances: Clarabel is about to end as solved,
+    /// and the time limit does not cut it short.
+    near_optimum: bool,
+}
+
+/// The QP handed to Clarabel's thread (owned: the thread may outlive the solve's borrows).
+struct Qp {
+    quadratic: CscMatrix<f64>,
+    linear: Vec<f64>,
+    constraints: CscMatrix<f64>,
+    rhs: Vec<f64>,
+    cones: Vec<SupportedConeT<f64>>,
+    settings: DefaultSettings<f64>,
+    /// The unit of Clarabel's objective in LSVR-P's (`C σ`: module documentation, "Scaling").
+    objective_unit: f64,
+}
+
+/// How [`drive`] ended: Clarabel's solution with the status the supervisor gave it (time
+/// limit, monitor), or nothing (Ctrl-C: Clarabel was left to end alone).
+enum Driven {
+    Solved(Box<DefaultSolution<f64>>, Option<Status>),
+    Interrupted,
+}
+
+/// Runs Clarabel on `qp` on a thread of its own and supervises it from this one (module
+/// documentation, "Stopping inside a Newton step"). `started` is the start of the solve; `n`
+/// the samples (the progress's active size).
+fn drive(
+    qp: Qp,
+    options: &SolveOptions,
+    started: Instant,
+    n: usize,
+    monitor: &mut dyn Monitor,
+) -> Result<Driven, SolveError> {
+    let (boundary_sender, boundaries) = mpsc::channel::<Boundary>();
+    let (verdict_sender, verdicts) = mpsc::channel::<bool>();
+    // `Mutex`: the callback must be `Sync`; only Clarabel's thread locks it.
+    let verdicts = Mutex::new(verdicts);
+    let objective_unit = qp.objective_unit;
+    let clarabel = move || -> Result<DefaultSolution<f64>, String> {
+        let Qp { quadratic, linear, constraints, rhs, cones, settings, .. } = qp;
+        let mut solver =
+            DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings)
+                .map_err(|e| format!("{e:?}"))?;
+        drop((quadratic, constraints));
+        // At each boundary: report, and wait for the supervisor's verdict (true ends the solve
+        // with `CallbackTerminated`). A supervisor gone (Ctrl-C) ends it too.
+        solver.set_termination_callback(move |info: &DefaultInfo<f64>| {
+            let boundary = Boundary {
+                iteration: info.iterations,
+                gap_rel: info.gap_rel,
+                cost_primal: info.cost_primal,
+                near_optimum: ((info.gap_abs < REDUCED_TOLERANCE)
+                    || (info.gap_rel < REDUCED_TOLERANCE))
+                    && info.res_primal < REDUCED_TOLERANCE
+                    && info.res_dual < REDUCED_TOLERANCE,
+            };
+            if boundary_sender.send(boundary).is_err() {
+                return true;
+            }
+            let verdicts = verdicts.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            verdicts.recv().unwrap_or(true)
+        });
+        solver.solve();
+        // Drops the callback, and with it the sender: the supervisor's wait ends.
+        solver.unset_termination_callback();
+        Ok(solver.solution)
+    };
+    let handle = std::thread::Builder::new()
+        .name("kernelkit-clarabel".to_owned())
+        .spawn(clarabel)
+        .map_err(|e| SolveError::ThreadPool(e.to_string()))?;
+    // The longest time between two boundaries so far (the first: setup and Clarabel's
+    // starting point, one factorisation at least).
+    let mut step = Duration::ZERO;
+    let mut last = started;
+    let mut verdict = None;
+    loop {
+        match boundaries.recv_timeout(POLL) {
+            Ok(boundary) => {
+                let now = Instant::now();
+                step = step.max(now - last);
+                last = now;
+                if monitor.interrupted() {
+                    return Ok(Driven::Interrupted);
+                }
+                let elapsed = now - started;
+                let out_of_time = options.time_limit.is_some_and(|limit| {
+                    !boundary.near_optimum && (elapsed >= limit || elapsed + step > limit)
+                });
+                let progress = Progress {
+                    iteration: u64::from(boundary.iteration),
+                    gap: boundary.gap_rel,
+                    objective: boundary.cost_primal * objective_unit,
+                    active_size: n,
+                    cache: Default::default(),
+                };
+                verdict = if out_of_time {
+                    Some(Status::TimeLimit)
+                } else if boundary.iteration > 0 && monitor.report(&progress) == Control::Stop {
+                    // Like GSMO, no report before the first step.
+                    Some(Status::Stopped)
+                } else {
+                    None
+                };
+                // Clarabel's thread waits for this answer; it cannot have gone.
+                let _ = verdict_sender.send(verdict.is_some());
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if monitor.interrupted() {
+                    return Ok(Driven::Interrupted);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    match handle.join() {
+        Ok(solution) => Ok(Driven::Solved(
+            Box::new(solution.map_err(|e| SolveError::invalid("constrained SVR", e))?),
+            verdict,
+        )),
+        // A panic of Clarabel (a bug) reaches the caller as the solve's own.
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
 
 /// The program's constraint matrix in compressed columns, its right-hand side and its cones.
 struct Program {
@@ -239,11 +382,35 @@ fn problem_scale(problem: &ConstrainedSvrProblem<'_>) -> f64 {
     }
 }
 
+/// The result of a solve interrupted by Ctrl-C, which the caller discards: GSMO's starting
+/// point θ⁰, with status [`Status::Stopped`] and a NaN objective ([`Monitor::interrupted`]).
+fn interrupted(problem: &ConstrainedSvrProblem<'_>) -> (Solution, GsmoReport) {
+    let (n, p) = (problem.n_samples(), problem.n_features());
+    let (k1, k2) = (problem.n_inequalities(), problem.n_equalities());
+    let state = State::initial(n, p, k1, k2, problem.c, problem.nu);
+    let mut theta = Vec::with_capacity(2 * n + k1 + k2);
+    for block in [&state.alpha, &state.alpha_star, &state.gamma, &state.mu] {
+        theta.extend_from_slice(block);
+    }
+    let solution = Solution {
+        x: theta,
+        objective: f64::NAN,
+        bias: 0.0,
+        gap: f64::NAN,
+        iterations: 0,
+        status: Status::Stopped,
+        stats: SolveStats { min_active_size: n as u64, ..SolveStats::default() },
+        gradient: None,
+    };
+    (solution, GsmoReport { coef: state.beta, ..GsmoReport::default() })
+}
+
 pub(super) fn solve(
     problem: &ConstrainedSvrProblem<'_>,
     options: &SolveOptions,
     monitor: &mut dyn Monitor,
 ) -> Result<(Solution, GsmoReport), SolveError> {
+    let started = Instant::now();
     let x = problem.gram.rows();
     let (n, p) = (x.n_rows(), x.n_features());
     let (c, nu) = (problem.c, problem.nu);
@@ -272,9 +439,7 @@ pub(super) fn solve(
         .direct_solve_method("faer".to_owned())
         // One thread: the factorisation's results must not depend on the thread count.
         .max_threads(1);
-    if let Some(limit) = options.time_limit {
-        settings.time_limit(limit.as_secs_f64());
-    }
+    // No Clarabel time limit: `drive` keeps it, from the start of this solve.
     let settings =
         settings.build().map_err(|e| SolveError::invalid("QP settings", e.to_string()))?;
     let mut cones = Vec::with_capacity(2);
@@ -282,44 +447,17 @@ pub(super) fn solve(
         cones.push(ZeroConeT(n_equalities));
     }
     cones.push(NonnegativeConeT(n_inequalities));
-    let mut solver = DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings)
-        .map_err(|e| SolveError::invalid("constrained SVR", format!("{e:?}")))?;
-    {
-        let handle = {
-            let borrowed: *mut (dyn Monitor + '_) = monitor;
-            // SAFETY: only the lifetime is erased; see `MonitorHandle`.
-            MonitorHandle(unsafe {
-                std::mem::transmute::<*mut (dyn Monitor + '_), *mut (dyn Monitor + 'static)>(
-                    borrowed,
-                )
-            })
-        };
-        // A true return ends the solve with `CallbackTerminated`.
-        solver.set_termination_callback(move |info: &DefaultInfo<f64>| {
-            let handle = &handle;
-            // SAFETY: see `MonitorHandle`; no other reference to the monitor is live while
-            // Clarabel runs.
-            let monitor = unsafe { &mut *handle.0 };
-            let progress = Progress {
-                iteration: u64::from(info.iterations),
-                gap: info.gap_rel,
-                objective: info.cost_primal * c * scale,
-                active_size: n,
-                cache: Default::default(),
-            };
-            // Like GSMO, no report before the first step.
-            monitor.interrupted()
-                || (info.iterations > 0 && monitor.report(&progress) == Control::Stop)
-        });
-        solver.solve();
-        solver.unset_termination_callback();
-    }
-    let solution = &solver.solution;
-    let status = match solution.status {
-        SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Converged,
-        SolverStatus::MaxIterations => Status::MaxIterations,
-        SolverStatus::MaxTime => Status::TimeLimit,
-        SolverStatus::CallbackTerminated => Status::Stopped,
+    let qp = Qp { quadratic, linear, constraints, rhs, cones, settings, objective_unit: c * scale };
+    let (solution, verdict) = match drive(qp, options, started, n, monitor)? {
+        Driven::Solved(solution, verdict) => (solution, verdict),
+        Driven::Interrupted => return Ok(interrupted(problem)),
+    };
+    let status = match (solution.status, verdict) {
+        (SolverStatus::Solved | SolverStatus::AlmostSolved, _) => Status::Converged,
+        (SolverStatus::MaxIterations, _) => Status::MaxIterations,
+        (SolverStatus::MaxTime, _) => Status::TimeLimit,
+        (SolverStatus::CallbackTerminated, Some(status)) => status,
+        (SolverStatus::CallbackTerminated, None) => Status::Stopped,
         _ => Status::NumericalError,
     };
     let (k1, k2) = (problem.inequalities.len(), problem.equalities.len());

@@ -138,7 +138,7 @@ impl<'a> ConstrainedSvrProblem<'a> {
         })
     }
 
-    /// How the columns of `K = XXᵀ` are computed ([`kernelkit_kernels::plan`]).
+    /// How the columns of `K = XXᵀ` are computed ([`kernelkit_kernels::plan`](mod@kernelkit_kernels::plan)).
     pub fn kernel_path(&self) -> kernelkit_kernels::KernelPath {
         self.gram.kernel_path()
     }

@@ -18,6 +18,8 @@
 
 use kernelkit_kernels::team::{self, DisjointSlices};
 
+use crate::protocol::negative_curvature;
+
 /// Positions per parallel task in the O(n) passes.
 pub(crate) const CHUNK: usize = 4096;
 
@@ -53,6 +55,9 @@ pub(crate) struct Iterate {
     pub constant_diagonal: bool,
     /// `D = Σ α_i k̃_ii`, maintained by the steps (recomputed by the caller with `R`).
     pub weighted_diagonal: f64,
+    /// Set when a step's curvature `‖z_v − c‖² = k̃_vv − 2s_v + R` was negative beyond
+    /// rounding: `K̃` is not positive semidefinite (a sigmoid kernel).
+    pub negative_curvature: bool,
     /// Positions `0..basis` have `s` maintained; every `α_i > 0` lies there.
     pub basis: usize,
     /// `#{i : α_i > 0}`.
@@ -81,10 +86,16 @@ impl Iterate {
         }
     }
 
+    fn note_curvature(&mut self, curvature: f64, k_vv: f64, s_v: f64) {
+        let scale = k_vv.abs() + 2.0 * s_v.abs() + self.r_big.abs();
+        self.negative_curvature |= negative_curvature(curvature, scale);
+    }
+
     /// A step towards vertex `v` (inside the basis) with column `K̃[0..basis, v]`.
     pub fn step_toward(&mut self, v: usize, column: &[f64], k_vv: f64) -> Option<StepKind> {
         let s_v = self.s[v];
         let curvature = k_vv - 2.0 * s_v + self.r_big;
+        self.note_curvature(curvature, k_vv, s_v);
         let ascent = self.r_big - s_v;
         if !(curvature > 0.0 && ascent > 0.0) {
             return None;
@@ -122,6 +133,7 @@ impl Iterate {
         let s_j = self.s[j];
         let alpha_j = self.alpha[j];
         let curvature = k_jj - 2.0 * s_j + self.r_big;
+        self.note_curvature(curvature, k_jj, s_j);
         let ascent = s_j - self.r_big;
         if !(curvature > 0.0 && ascent > 0.0 && alpha_j < 1.0) {
             return None;
@@ -278,6 +290,7 @@ mod tests {
             delta2: 2.5,
             constant_diagonal: true,
             weighted_diagonal: (0..n).map(|i| alpha[i] * k[i][i]).sum(),
+            negative_curvature: false,
             basis: n,
             support: alpha.iter().filter(|&&a| a > 0.0).count(),
         }

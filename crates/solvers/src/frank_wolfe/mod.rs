@@ -59,6 +59,15 @@
 //! candidates for each method, and the retry rule). Termination is then probabilistic (digest
 //! §2.6); `verify_full` confirms it with one full scan.
 //!
+//! # Kernels that are not positive semidefinite
+//!
+//! With a sigmoid kernel, a polynomial one with `coef0 < 0`, or a precomputed or callable
+//! matrix with a negative eigenvalue, `min αᵀK̃α` over the simplex is not convex: the steps'
+//! line searches still ascend `g`, but a point meeting the stopping rule is only stationary
+//! (two seeds ended at `R = −0.313` and `−0.245` with a sigmoid kernel). Such a solve ends with
+//! `Status::NotConvex` instead of `Converged` when the kernel is not positive semidefinite by
+//! construction, a step met curvature `‖z_v − c‖² < 0` beyond rounding, or `R < 0`.
+//!
 //! # Values beyond floating point
 //!
 //! A diagonal entry `k̃_ii` that is not finite is refused ([`SimplexQp::new`]). Off the diagonal

@@ -55,6 +55,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
                 delta2,
                 constant_diagonal,
                 weighted_diagonal: 0.0,
+                negative_curvature: false,
                 basis: if prefix_layout { 0 } else { n },
                 support: 0,
             },
@@ -150,13 +151,13 @@ impl<'a, K: KernelSource> Run<'a, K> {
         };
         let p = positions.len();
         // The scale of the stopping rule at the start: `Δ²` (the paper's `r² = Δ²` at `α = 0`),
-        // or with an uneven diagonal the smallest `k̃_ii`, which bounds `R*` (a vertex's `R`).
-        let scale = if self.it.constant_diagonal {
-            self.it.delta2
-        } else {
-            self.meb.diagonal().iter().copied().fold(f64::INFINITY, f64::min)
-        };
-        let tol = 0.5 * self.config.relative_gap() * scale;
+        // or with an uneven diagonal the smallest `k̃_ii`, which bounds `R*` (a vertex's `R`)
+        // where it is positive (a matrix that is not positive semidefinite can have
+        // `k̃_ii ≤ 0`: the sub-problem's tolerance must still be positive).
+        let smallest = self.meb.diagonal().iter().copied().fold(f64::INFINITY, f64::min);
+        let scale =
+            if self.it.constant_diagonal || smallest <= 0.0 { self.it.delta2 } else { smallest };
+        let tol = (0.5 * self.config.relative_gap() * scale).max(f64::MIN_POSITIVE);
         let outer_len = self.it.basis;
         let solution = solve_core_set(
             self.meb,
@@ -207,7 +208,7 @@ impl<'a, K: KernelSource> Run<'a, K> {
         2.0 * (self.it.r_big - v.s) <= self.config.relative_gap() * self.it.stop_scale()
     }
 
-    /// The vertex of this iteration and whether it certifies convergence (see [`search`] for the
+    /// The vertex of this iteration and whether it certifies convergence (see [`super::search`] for the
     /// candidates of each method).
     pub fn find_vertex(&mut self) -> (Option<Vertex>, bool) {
         let basis = self.it.basis;
@@ -374,7 +375,20 @@ impl<'a, K: KernelSource> Run<'a, K> {
             bias += a * signs[position];
         }
         let finite = bias.is_finite() && x.iter().all(|a| a.is_finite()) && self.basis_is_finite();
-        let status = if finite { status } else { Status::NumericalError };
+        // A kernel that is not positive semidefinite (by construction, or a step met negative
+        // curvature, or `R = αᵀK̃α < 0`): the problem is not convex, and a point that meets the
+        // stopping rule is only stationary (two seeds ended at objectives −0.313 and −0.245
+        // with a sigmoid kernel, both "converged" before).
+        let not_convex = self.meb.kernel().known_positive_semidefinite() == Some(false)
+            || self.it.negative_curvature
+            || self.it.r_big < 0.0;
+        let status = if !finite {
+            Status::NumericalError
+        } else if status == Status::Converged && not_convex {
+            Status::NotConvex
+        } else {
+            status
+        };
         self.report.radius2 = self.it.r2();
         self.report.coreset_size = self.it.alpha.iter().filter(|&&a| a > 0.0).count() as u64;
         let solution = Solution {

@@ -7,7 +7,9 @@ use kernelkit_kernels::KernelSource;
 use super::state::State;
 use super::subproblem::PairSubproblem;
 use super::{KlrProblem, KlrReport, KlrSmo, WorkingSetRule};
-use crate::protocol::{checkpoint, Monitor, Progress, Solution, SolveOptions, SolveStats, Status};
+use crate::protocol::{
+    checkpoint, negative_curvature, Monitor, Progress, Solution, SolveOptions, SolveStats, Status,
+};
 
 /// Relative slack of the per-step decrease count (round-off of `f`).
 const DECREASE_SLACK: f64 = 1e-12;
@@ -19,11 +21,6 @@ const DECREASE_SLACK: f64 = 1e-12;
 /// the decrease of a late SMO step.
 const STALLED_PER_POINT: u64 = 50;
 const STALLED_MIN: u64 = 50_000;
-
-/// A pair's curvature `η = K_ii + K_jj − 2K_ij` below `−NEGATIVE_CURVATURE · (K_ii + K_jj)`
-/// proves the kernel matrix indefinite (round-off in a positive semidefinite matrix's values
-/// stays orders of magnitude below it).
-const NEGATIVE_CURVATURE: f64 = 1e-10;
 
 pub(super) fn solve<K: KernelSource>(
     solver: &KlrSmo,
@@ -107,7 +104,7 @@ pub(super) fn solve<K: KernelSource>(
         let diagonal = (columns.diagonal()[i], columns.diagonal()[j]);
         let (column_i, column_j) = columns.pair(i, j, columns.size());
         let eta = diagonal.0 + diagonal.1 - 2.0 * column_i[j];
-        not_convex |= eta < -NEGATIVE_CURVATURE * (diagonal.0.abs() + diagonal.1.abs());
+        not_convex |= negative_curvature(eta, diagonal.0.abs() + diagonal.1.abs());
         let (y_i, y_j) = (state.y[i], state.y[j]);
         let (alpha_i, alpha_j) = (state.alpha[i], state.alpha[j]);
         // Room along +y_i for α_i and along −y_j for α_j.

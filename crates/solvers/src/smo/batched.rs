@@ -28,7 +28,7 @@
 //!
 //! With `shrinking` (the default) and at least
 //! [`batched_shrinking_from`](crate::SolveOptions::batched_shrinking_from)
-//! variables, the active set is shrunk as LIBSVM's engine shrinks it ([`Strategy::shrink`],
+//! variables, the active set is shrunk as LIBSVM's engine shrinks it ([`Shrinker::shrink`](super::shrinking::Shrinker::shrink),
 //! every `min(l, 1000)` pair steps), the batches are taken from the active positions only, `Ḡ`
 //! is kept for the shrunk variables' gradient (one more pass per batch, for the variables that
 //! entered or left their upper bound), and the gradient is rebuilt when the active set is

@@ -78,7 +78,7 @@ pub(super) fn merge_stored(
     best
 }
 
-/// The scalar end of [`max_up`] (both widths): offers the positions `from..` in order.
+/// The scalar end of `max_up` (both widths, made by `simd_scans!`): offers the positions `from..` in order.
 pub(super) fn max_up_tail(
     mut best: ArgMax,
     (y, bound, gradient): (&[i8], &[Bound], &[f64]),
@@ -95,7 +95,7 @@ pub(super) fn max_up_tail(
     best
 }
 
-/// The scalar end of [`second_scan`] (both widths): offers the positions `from..` of the
+/// The scalar end of `second_scan` (both widths, made by `simd_scans!`): offers the positions `from..` of the
 /// chunk in order to `best` and to the maximum `g_max2`.
 pub(super) fn second_scan_tail(
     chunk: &SecondScanChunk<'_>,

@@ -8,7 +8,7 @@
 //! violating uncached position of `I_up` (a likely next `i`) and of `I_low` (a likely next `j`).
 //! An offline replay of the LIBSVM path found that most of the columns computed this way were
 //! requested later and that far fewer passes over the data were needed (measurements:
-//! `docs/performance.md`, "Speculative columns"). The [`QMatrix`] allows it only while its cache
+//! `docs/performance.md`, "Speculative columns"). The [`QMatrix`](kernelkit_kernels::QMatrix) allows it only while its cache
 //! has room (nothing is evicted for a guess) and gives each column bitwise the value a lone
 //! computation would, so the solver's path, iterations and result do not change; only the time
 //! does.

@@ -35,7 +35,9 @@
 //! A solution with a value that is not finite (`σ`, `f̂`, the bias, `Φ`: kernel values beyond
 //! the range of the `f32` column cache, 3.4e38) ends with [`Status::NumericalError`], whatever
 //! the loop concluded; a pair that rounding keeps from lowering `Φ` ends it with
-//! [`Status::Stalled`].
+//! [`Status::Stalled`]; a converged solve whose kernel is not positive semidefinite (by
+//! construction, or a pair with `η < −1e-10 (|K_ii| + |K_jj|)`) ends with
+//! [`Status::NotConvex`]: `Φ` is then not convex and the point only stationary.
 //!
 //! The start is the uniform feasible point `σ_u = c1 p / n` (`= π c2`), one of the starts the
 //! digest recommends; the equality `Σσ = c1 p` holds there and every step preserves it.
@@ -61,7 +63,8 @@ pub use oracle::{KernelColumns, LinearRows, UnlabeledKernel};
 use std::time::Instant;
 
 use crate::protocol::{
-    checkpoint, Monitor, Progress, Solution, SolveError, SolveOptions, SolveStats, Solver, Status,
+    checkpoint, negative_curvature, Monitor, Progress, Solution, SolveError, SolveOptions,
+    SolveStats, Solver, Status,
 };
 
 /// Positions per parallel task in the scans and the cache update.
@@ -373,6 +376,8 @@ struct Duals<'a> {
     cache: &'a mut [f64],
     diagonal: &'a [f64],
     c2: f64,
+    /// Set when a pair's curvature proves the kernel matrix indefinite.
+    not_convex: &'a mut bool,
 }
 
 /// Tries the candidate pairs `(gap, (i, j))` whose gap exceeds `tol`, largest gap first (ties:
@@ -386,7 +391,7 @@ fn take_step<K: UnlabeledKernel>(
     len: usize,
     duals: Duals<'_>,
 ) -> Option<Taken> {
-    let Duals { sigma, cache, diagonal, c2 } = duals;
+    let Duals { sigma, cache, diagonal, c2, not_convex } = duals;
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
     for &(_, (i, j)) in candidates.iter().filter(|(g, _)| *g > tol) {
         if i == j || i >= len || j >= len {
@@ -396,6 +401,7 @@ fn take_step<K: UnlabeledKernel>(
         let (k_ii, k_jj) = (diagonal[i], diagonal[j]);
         let mut chosen = None;
         let taken = kernel.step(i, j, len, cache, &mut |k_ij| {
+            *not_convex |= negative_curvature(k_ii + k_jj - 2.0 * k_ij, k_ii.abs() + k_jj.abs());
             let input =
                 pair::PairInput { sigma: (s_i, s_j), cache: (f_i, f_j), k_ii, k_jj, k_ij, c2 };
             let step = pair::solve_pair(&input)?;
@@ -421,8 +427,15 @@ fn violation(critical: &Critical, tol: f64) -> Option<f64> {
 /// column cache (3.4e38: `degree = 1000` on rows of norm 1.1) or of `f64` make `f̂` infinite or
 /// NaN; the scans skip a NaN and [`violation`] takes an infinite gap for no gap, so the loop
 /// would stop as if converged, and the bias would be read from those values.
+///
+/// A converged solve whose kernel is not positive semidefinite (by construction, or a pair of
+/// negative curvature met: `not_convex`) ends with [`Status::NotConvex`]: `Φ` is then not
+/// convex, the pair steps take the better endpoint where `η ≤ 0`, and a point that meets the
+/// stopping rule is only stationary (two selections end at different points, 5 % of the
+/// predictions apart, with a sigmoid kernel).
 fn checked_status(
     status: Status,
+    not_convex: bool,
     sigma: &[f64],
     cache: &[f64],
     bias: f64,
@@ -431,10 +444,12 @@ fn checked_status(
     let finite = bias.is_finite()
         && objective.is_finite()
         && sigma.iter().chain(cache).all(|v| v.is_finite());
-    if finite {
-        status
-    } else {
+    if !finite {
         Status::NumericalError
+    } else if status == Status::Converged && not_convex {
+        Status::NotConvex
+    } else {
+        status
     }
 }
 
@@ -484,6 +499,7 @@ fn solve_full<K: UnlabeledKernel>(
     let mut stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
     let mut iteration = 0u64;
     let mut status = Status::Converged;
+    let mut not_convex = problem.kernel.known_positive_semidefinite() == Some(false);
     let mut critical = critical_values(&sigma, &cache, c2);
     while let Some(gap) = violation(&critical, tol) {
         if iteration >= options.iteration_limit(n) {
@@ -505,7 +521,13 @@ fn solve_full<K: UnlabeledKernel>(
         }
         // The violating pairs by decreasing gap: the first that lowers Φ is taken.
         let mut order = critical.gaps();
-        let duals = Duals { sigma: &mut sigma, cache: &mut cache, diagonal: &diagonal, c2 };
+        let duals = Duals {
+            sigma: &mut sigma,
+            cache: &mut cache,
+            diagonal: &diagonal,
+            c2,
+            not_convex: &mut not_convex,
+        };
         let taken = take_step(&mut problem.kernel, &mut order, tol, n, duals);
         let Some(taken) = taken else {
             // Every violating pair is stuck at rounding level: nothing can lower Φ (`tol` is
@@ -523,7 +545,8 @@ fn solve_full<K: UnlabeledKernel>(
     stats.cache = problem.kernel.cache_stats();
     let solution_objective = objective(&sigma, &cache, &problem.positive_term, c2);
     let solution_bias = bias(&sigma, &cache, c2, &critical);
-    let status = checked_status(status, &sigma, &cache, solution_bias, solution_objective);
+    let status =
+        checked_status(status, not_convex, &sigma, &cache, solution_bias, solution_objective);
     Solution {
         objective: solution_objective,
         bias: solution_bias,

@@ -58,6 +58,10 @@ pub trait UnlabeledKernel: Send {
     fn cache_stats(&self) -> CacheStats {
         CacheStats::default()
     }
+    /// Whether the kernel is positive semidefinite by construction (`None`: unknown).
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// Kernel columns from a [`QMatrixPasses`] (any kernel; the shared row cache).
@@ -67,6 +71,10 @@ pub struct KernelColumns<Q>(pub Q);
 impl<Q: QMatrixPasses> UnlabeledKernel for KernelColumns<Q> {
     fn size(&self) -> usize {
         self.0.size()
+    }
+
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        self.0.known_positive_semidefinite()
     }
 
     fn diagonal(&self) -> Vec<f64> {
@@ -156,6 +164,10 @@ impl<'r, 'a> LinearRows<'r, 'a> {
 impl UnlabeledKernel for LinearRows<'_, '_> {
     fn size(&self) -> usize {
         self.rows.n_rows()
+    }
+
+    fn known_positive_semidefinite(&self) -> Option<bool> {
+        Some(true)
     }
 
     fn diagonal(&self) -> Vec<f64> {

@@ -77,6 +77,9 @@ struct Rows<'k, K> {
     moved: Vec<f64>,
     any_moved: bool,
     len: usize,
+    /// Whether the kernel is known or found (a pair of negative curvature) not to be
+    /// positive semidefinite.
+    not_convex: bool,
 }
 
 impl<K: UnlabeledKernel> Rows<'_, K> {
@@ -184,6 +187,7 @@ impl<K: UnlabeledKernel> Rows<'_, K> {
                 cache: &mut self.cache,
                 diagonal: &self.diagonal,
                 c2: self.c2,
+                not_convex: &mut self.not_convex,
             };
             let taken = take_step(&mut *self.kernel, &mut [(gap, (i, j))], tol, self.len, duals);
             if let Some(taken) = taken {
@@ -355,6 +359,7 @@ pub(super) fn solve<K: UnlabeledKernel>(
     let mut cache = problem.positive_term.clone();
     problem.kernel.subtract_weighted_columns(&sigma, &mut cache);
     let start_objective = objective(&sigma, &cache, &problem.positive_term, c2);
+    let not_convex = problem.kernel.known_positive_semidefinite() == Some(false);
     let mut rows = Rows {
         diagonal: problem.kernel.diagonal(),
         kernel: &mut problem.kernel,
@@ -367,6 +372,7 @@ pub(super) fn solve<K: UnlabeledKernel>(
         moved: vec![0.0; n],
         any_moved: false,
         len: n,
+        not_convex,
     };
     let mut run = Run {
         options,
@@ -387,8 +393,14 @@ pub(super) fn solve<K: UnlabeledKernel>(
     let gap = critical.gaps().iter().map(|g| g.0).fold(0.0, f64::max);
     let solution_bias = bias(&rows.sigma, &rows.cache, c2, &critical);
     let solution_objective = objective(&rows.sigma, &rows.cache, &rows.positive, c2);
-    let status =
-        checked_status(status, &rows.sigma, &rows.cache, solution_bias, solution_objective);
+    let status = checked_status(
+        status,
+        rows.not_convex,
+        &rows.sigma,
+        &rows.cache,
+        solution_bias,
+        solution_objective,
+    );
     // Back to the problem's order, in the kernel too (it may be solved again).
     for t in 0..n {
         while rows.row[t] != t {
