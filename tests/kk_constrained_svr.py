@@ -227,12 +227,21 @@ class QpSolution:
 
 
 def qp_problem(
-    x: Array, y: Array, cons: Constraints, c: float, nu: float
-) -> tuple[cp.Problem, cp.Variable, cp.Variable, cp.Variable]:
-    """The constrained ν-SVR primal (sklearn C) as a cvxpy problem, with its variables β, β0
-    and ε (the slacks ξ, ξ* are not returned)."""
+    x: Array,
+    y: Array,
+    cons: Constraints,
+    c: float,
+    nu: float,
+    unit: float = 1.0,
+    beta_unit: float = 1.0,
+) -> tuple[cp.Problem, Any, cp.Variable, cp.Variable]:
+    """The constrained ν-SVR primal (sklearn C) as a cvxpy problem, with β (an expression)
+    and the variables β0 and ε (the slacks ξ, ξ* are not returned), its objective divided by
+    ``unit`` and β in units of ``beta_unit`` (the same optimum; at a tiny C, ``unit = C``
+    keeps the objective and the multipliers of order one, and ``beta_unit = C`` β where its
+    constraints do not fix its scale, so that Clarabel's absolute tolerances are relative)."""
     n, p = x.shape
-    beta = cp.Variable(p)
+    beta = beta_unit * cp.Variable(p)
     beta0 = cp.Variable()
     xi = cp.Variable(n, nonneg=True)
     xis = cp.Variable(n, nonneg=True)
@@ -243,13 +252,23 @@ def qp_problem(
         constraints.append(cons.A @ beta <= cons.b)
     if cons.k2:
         constraints.append(cons.G @ beta == cons.d)
-    objective = 0.5 * cp.sum_squares(beta) + c * (n * nu * eps + cp.sum(xi) + cp.sum(xis))
+    loss = n * nu * eps + cp.sum(xi) + cp.sum(xis)
+    objective = (0.5 / unit) * cp.sum_squares(beta) + (c / unit) * loss
     return cp.Problem(cp.Minimize(objective), constraints), beta, beta0, eps
 
 
-def solve_qp(x: Array, y: Array, cons: Constraints, c: float, nu: float) -> QpSolution:
-    """The constrained ν-SVR primal (sklearn C) by cvxpy + Clarabel at tolerances 1e-13."""
-    problem, beta, beta0, eps = qp_problem(x, y, cons, c, nu)
+def solve_qp(
+    x: Array,
+    y: Array,
+    cons: Constraints,
+    c: float,
+    nu: float,
+    unit: float = 1.0,
+    beta_unit: float = 1.0,
+) -> QpSolution:
+    """The constrained ν-SVR primal (sklearn C) by cvxpy + Clarabel at tolerances 1e-13, in
+    the units of :func:`qp_problem`."""
+    problem, beta, beta0, eps = qp_problem(x, y, cons, c, nu, unit, beta_unit)
     solve_optimal(problem, 1e-13, tol_ktratio=1e-10, max_iter=400)
     b = np.asarray(beta.value, dtype=np.float64)
     b0, e = float(beta0.value), float(eps.value)

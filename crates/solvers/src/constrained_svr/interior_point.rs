@@ -39,6 +39,39 @@
 //! meaningful (an interior-point `γ_u = 1e-9` on an inactive constraint would otherwise count as
 //! a positive multiplier).
 //!
+//! # Scaling
+//!
+//! Clarabel's tolerances and [`on_bound`]'s comparison of a slack with its multiplier assume
+//! quantities of order one, but the multipliers of LSVR-P live in `[0, C]` and the slacks in
+//! the units of `y`. Unscaled, a small `C` broke both: at `C = 1e-9` (n = 200, `y` of order 1)
+//! the active rows' slacks ended at about `μ/C ≈ 4e-8`, above their multipliers `C`, so every α
+//! was rounded to 0 (β = 0, the dual objective 0 instead of −3.2e-7); at `C = 1e-12` the
+//! solve itself stopped on its absolute gap tolerance with `Σα` 0.1 % off and inactive
+//! multipliers at 8 % of `C`. Clarabel therefore solves the program divided by `C σ`, with
+//! `σ = ‖(d, y, b)‖_∞` (1 if that is 0) and the variables in units of `σ`:
+//!
+//! ```text
+//! min  (σ/C) ½‖β̃‖² + n ν ε̃ + Σξ̃ + Σξ̃*   s.t. the rows above with right-hand side (d, y, −y, b)/σ
+//! ```
+//!
+//! whose solution is `(β, β0, ε, ξ) = σ (β̃, β̃0, ε̃, ξ̃)` and whose multipliers are those of
+//! LSVR-P divided by `C` (`α̃ ∈ [0, 1]`). The rows of α and α* then compare a slack relative
+//! to the data's scale with a multiplier relative to the box, so their rounding and the
+//! stopping rule mean the same at every `C` and every scale of `y`. A row `a_uᵀβ ≤ b_u` of `A`
+//! is another matter: its slack and its multiplier are both in β's units (the link
+//! `β = −Xᵀ(α − α*) − Aᵀγ + …` makes `γ_u ‖a_u‖` a length in β's space, like the distance
+//! `(b_u − a_uᵀβ) / ‖a_u‖`), and β is of the order of `C` when `C` is small, not of `σ`. Those
+//! rows are rounded on that comparison, `σ s̃_u / ‖a_u‖ > C γ̃_u ‖a_u‖` (for rows of norm 1 at
+//! `C = σ = 1` the earlier rule). At `C = 1e-12` with `β ≥ 0` the α then match GSMO's to
+//! 5e-14 C, and the γ of the inactive rows, 1e-4 of the active one's in Clarabel's answer, are
+//! 0 as GSMO's.
+//!
+//! What scaling cannot do: with constraints on β and a tiny `C`, the β part of the scaled
+//! objective, `(σ/C) ½‖β̃‖²`, is of relative size about `C` (β is of the order of `C`), so
+//! Clarabel's relative tolerances resolve the active γ only to about `1e-12 / C` relative.
+//! At `C = 1e-9` (n = 200, p = 3, `β ≥ 0`) β is within 1.1e-7 of GSMO's, relative; at
+//! `C = 1e-12` within 7e-5 (the α exact in both). Without constraints β is exact at any `C`.
+//!
 //! The rows of `X` enter `A` column by column (`2np` non-zeros); the LDL factorisation (faer's
 //! supernodal one, as for AID's LP) then costs about `n p² + p³` per iteration, and the method
 //! needs 15–40 iterations. It runs on one thread, so that the result does not depend on the
@@ -106,6 +139,8 @@ struct Qp {
     rhs: Vec<f64>,
     cones: Vec<SupportedConeT<f64>>,
     settings: DefaultSettings<f64>,
+    /// The unit of Clarabel's objective in LSVR-P's (`C σ`: module documentation, "Scaling").
+    objective_unit: f64,
 }
 
 /// How [`drive`] ended: Clarabel's solution with the status the supervisor gave it (time
@@ -129,8 +164,9 @@ fn drive(
     let (verdict_sender, verdicts) = mpsc::channel::<bool>();
     // `Mutex`: the callback must be `Sync`; only Clarabel's thread locks it.
     let verdicts = Mutex::new(verdicts);
+    let objective_unit = qp.objective_unit;
     let clarabel = move || -> Result<DefaultSolution<f64>, String> {
-        let Qp { quadratic, linear, constraints, rhs, cones, settings } = qp;
+        let Qp { quadratic, linear, constraints, rhs, cones, settings, .. } = qp;
         let mut solver =
             DefaultSolver::new(&quadratic, &linear, &constraints, &rhs, &cones, settings)
                 .map_err(|e| format!("{e:?}"))?;
@@ -183,7 +219,7 @@ fn drive(
                 let progress = Progress {
                     iteration: u64::from(boundary.iteration),
                     gap: boundary.gap_rel,
-                    objective: boundary.cost_primal,
+                    objective: boundary.cost_primal * objective_unit,
                     active_size: n,
                     cache: Default::default(),
                 };
@@ -224,8 +260,8 @@ struct Program {
     n_inequalities: usize,
 }
 
-/// Builds `A`, `h` and the cone sizes of the module documentation.
-fn program(problem: &ConstrainedSvrProblem<'_>) -> Program {
+/// Builds `A`, `h / scale` and the cone sizes of the module documentation.
+fn program(problem: &ConstrainedSvrProblem<'_>, scale: f64) -> Program {
     let x = problem.gram.rows();
     let (n, p) = (x.n_rows(), x.n_features());
     let (k1, k2) = (problem.inequalities.len(), problem.equalities.len());
@@ -283,6 +319,9 @@ fn program(problem: &ConstrainedSvrProblem<'_>) -> Program {
     rhs.extend(problem.y.iter().map(|v| -v));
     rhs.extend_from_slice(&problem.inequalities.rhs);
     rhs.resize(n_rows, 0.0);
+    for value in &mut rhs {
+        *value /= scale;
+    }
     Program {
         constraints: CscMatrix::new(n_rows, p + 2 + 2 * n, colptr, rowval, nzval),
         rhs,
@@ -295,6 +334,8 @@ fn program(problem: &ConstrainedSvrProblem<'_>) -> Program {
 /// `s` exceeds it (the constraint is inactive: complementarity `s z → 0` leaves `z` at the
 /// scale of the barrier), `upper` when the slack `s_upper` of the bound `z ≤ upper` (the row
 /// `−ξ_i ≤ 0`, whose multiplier is `z_upper = upper − z`) exceeds `z_upper`, else `z` clamped.
+/// Both pairs must be in the scaled program's units (see "Scaling" in the module
+/// documentation): the comparisons of a slack with a multiplier are not otherwise meaningful.
 fn on_bound(z: f64, s: f64, z_upper: f64, s_upper: f64, upper: f64) -> f64 {
     if s > z {
         0.0
@@ -321,6 +362,23 @@ fn restore_sum(block: &mut [f64], target: f64, upper: f64) {
         for i in free {
             block[i] = (block[i] + share).clamp(0.0, upper);
         }
+    }
+}
+
+/// `σ = ‖(d, y, b)‖_∞`, the scale of the program's right-hand side (1 where it is 0): the unit
+/// in which Clarabel sees β, β0, ε and ξ (module documentation, "Scaling").
+fn problem_scale(problem: &ConstrainedSvrProblem<'_>) -> f64 {
+    let largest = problem
+        .equalities
+        .rhs
+        .iter()
+        .chain(&problem.y)
+        .chain(&problem.inequalities.rhs)
+        .fold(0.0_f64, |largest, v| largest.max(v.abs()));
+    if largest > 0.0 && largest.is_finite() {
+        largest
+    } else {
+        1.0
     }
 }
 
@@ -356,16 +414,17 @@ pub(super) fn solve(
     let x = problem.gram.rows();
     let (n, p) = (x.n_rows(), x.n_features());
     let (c, nu) = (problem.c, problem.nu);
-    let Program { constraints, rhs, n_equalities, n_inequalities } = program(problem);
+    let scale = problem_scale(problem);
+    let Program { constraints, rhs, n_equalities, n_inequalities } = program(problem, scale);
     let n_var = p + 2 + 2 * n;
     let quadratic = {
         let mut colptr: Vec<usize> = (0..=p).collect();
         colptr.resize(n_var + 1, p);
-        CscMatrix::new(n_var, n_var, colptr, (0..p).collect(), vec![1.0; p])
+        CscMatrix::new(n_var, n_var, colptr, (0..p).collect(), vec![scale / c; p])
     };
     let mut linear = vec![0.0; p + 1];
-    linear.push(c * n as f64 * nu);
-    linear.resize(n_var, c);
+    linear.push(n as f64 * nu);
+    linear.resize(n_var, 1.0);
     let mut settings = DefaultSettingsBuilder::default();
     settings
         .verbose(false)
@@ -388,7 +447,7 @@ pub(super) fn solve(
         cones.push(ZeroConeT(n_equalities));
     }
     cones.push(NonnegativeConeT(n_inequalities));
-    let qp = Qp { quadratic, linear, constraints, rhs, cones, settings };
+    let qp = Qp { quadratic, linear, constraints, rhs, cones, settings, objective_unit: c * scale };
     let (solution, verdict) = match drive(qp, options, started, n, monitor)? {
         Driven::Solved(solution, verdict) => (solution, verdict),
         Driven::Interrupted => return Ok(interrupted(problem)),
@@ -405,28 +464,34 @@ pub(super) fn solve(
     let (duals, slacks) = (&solution.z, &solution.s);
     let bound_row = k2 + 2 * n + k1;
     let mut state = State::initial(n, p, k1, k2, c, nu);
+    // The scaled program's multipliers are LSVR-P's divided by C; 1 · C is C exactly.
     for (block, first, bound) in
         [(&mut state.alpha, k2, bound_row), (&mut state.alpha_star, k2 + n, bound_row + n)]
     {
         for (i, value) in block.iter_mut().enumerate() {
-            *value = on_bound(
+            *value = c * on_bound(
                 duals[first + i],
                 slacks[first + i],
                 duals[bound + i],
                 slacks[bound + i],
-                c,
+                1.0,
             );
         }
     }
     let half = c * n as f64 * nu / 2.0;
     restore_sum(&mut state.alpha, half, c);
     restore_sum(&mut state.alpha_star, half, c);
+    // A row `a_uᵀβ ≤ b_u` compares distance with force in β's own units (module
+    // documentation, "Scaling"): `σ s / ‖a_u‖` against `C γ_u ‖a_u‖`.
     for (u, value) in state.gamma.iter_mut().enumerate() {
         let row = k2 + 2 * n + u;
-        *value = on_bound(duals[row], slacks[row], f64::INFINITY, 0.0, f64::INFINITY);
+        let norm2 = problem.inequalities.row_sq_norms[u];
+        let norm2 = if norm2 > 0.0 { norm2 } else { 1.0 };
+        let slack = slacks[row] * scale / (c * norm2);
+        *value = c * on_bound(duals[row], slack, f64::INFINITY, 0.0, f64::INFINITY);
     }
     for (value, &dual) in state.mu.iter_mut().zip(&duals[..k2]) {
-        *value = -dual;
+        *value = -c * dual;
     }
     state.refresh(x, &problem.y, &problem.inequalities, &problem.equalities);
     let selection = Selection::compute(
@@ -465,15 +530,15 @@ pub(super) fn solve(
     theta.extend_from_slice(&state.mu);
     let report = GsmoReport {
         coef: state.beta.clone(),
-        intercept: primal[p],
-        epsilon: primal[p + 1].max(0.0),
+        intercept: scale * primal[p],
+        epsilon: (scale * primal[p + 1]).max(0.0),
         ..GsmoReport::default()
     };
     let stats = SolveStats { min_active_size: n as u64, ..SolveStats::default() };
     let solution = Solution {
         x: theta,
         objective,
-        bias: primal[p],
+        bias: scale * primal[p],
         gap: violation,
         iterations,
         status,
