@@ -1,4 +1,5 @@
-"""What AIDClassifier's ``status_ == "optimal"`` certifies.
+"""What AIDClassifier's ``status_ == "optimal"`` certifies, and feature scales beyond the float32
+range of its kernel columns.
 
 Purity of every cluster makes the full objective equal the aggregated one at the *computed*
 aggregated solution, ``E^t = F^t``; it is the optimum ``E*`` only when that solution is the
@@ -22,7 +23,7 @@ from kk_oracles import solve_optimal
 from numpy.typing import NDArray
 from sklearn.datasets import make_blobs
 
-from kernelkit import AIDClassifier
+from kernelkit import AIDClassifier, AIDSemiSupervisedClassifier
 from kernelkit.exceptions import ConvergenceWarning
 
 cp = pytest.importorskip("cvxpy")
@@ -78,3 +79,25 @@ def test_uncertifiable_pure_partition_is_not_optimal() -> None:
         model = AIDClassifier(random_state=0).fit(x, y)
     assert model.gap_ > model.tol
     assert model.status_ != "optimal"
+
+
+def labeled_and_unlabeled(scale: float) -> tuple[Array, NDArray[Any], NDArray[Any]]:
+    x = np.random.default_rng(0).normal(size=(40, 3))
+    y = (x[:, 0] > 0).astype(int)
+    partial = y.copy()
+    partial[::3] = -1
+    return x * scale, y, partial
+
+
+@pytest.mark.parametrize("scale", [1e20, 1e100])
+def test_linear_kernel_values_beyond_float32_are_refused(scale: float) -> None:
+    """Linear kernel values of 1e40 or 1e200 are infinite in the float32 columns of the SMO
+    engine: a clear error, never an opaque one, a trivial model or NaN."""
+    x, y, partial = labeled_and_unlabeled(scale)
+    estimators: list[tuple[Any, NDArray[Any]]] = [
+        (AIDClassifier(random_state=0), y),
+        (AIDSemiSupervisedClassifier(random_state=0, max_iter=1), partial),
+    ]
+    for estimator, target in estimators:
+        with pytest.raises(ValueError, match=r"too large for .* linear kernel.*float32"):
+            estimator.fit(x, target)

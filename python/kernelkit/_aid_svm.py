@@ -30,6 +30,7 @@ from ._params import Controls, KernelParams
 from ._rbf_shift import against_support, solved_rows
 from ._threads import resolve_n_jobs
 from ._validation import (
+    check_linear_kernel_range,
     check_not_overflowing,
     keeps_model_on_failure,
     scale_gamma,
@@ -251,6 +252,7 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         X, labels = self._dense_xy(X, y, y_numeric=False)
         if self.kernel == "linear":
             check_not_overflowing(X)
+            check_linear_kernel_range(X, "AIDClassifier's linear kernel")
         signs = self._labels(labels)
         n, m = X.shape
         params = (str(self.kernel), self._resolve_gamma(X), int(self.degree), float(self.coef0))
