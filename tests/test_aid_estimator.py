@@ -71,6 +71,7 @@ from kernelkit import (
     AIDSemiSupervisedClassifier,
     ConvergenceWarning,
 )
+from kernelkit.solvers import Smo
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,7 +490,11 @@ def test_s3vm_lower_bound_is_the_labeled_svm() -> None:
     x, y = semi_supervised()
     lab = y != -1
     est = AIDSemiSupervisedClassifier(C=1.0, max_iter=50, random_state=0).fit(x, y)
-    svm = quiet_fit(AIDClassifier(C=1.0, tol=1e-10, max_iter=200), x[lab], y[lab])
+    # A certified gap of 1e-10 needs the aggregated optimum to about 1e-9 absolute: from the
+    # default inner tolerance (1e-6) the tightening of AID's pure rounds stops short of it on
+    # some seeds (gap 2e-10, a "pure" status with a warning), so the inner solve starts tight.
+    inner = Smo(tol=1e-12)
+    svm = quiet_fit(AIDClassifier(C=1.0, tol=1e-10, max_iter=200, solver=inner), x[lab], y[lab])
     assert close(est.lower_bound_, svm.objective_, 1e-6), (est.lower_bound_, svm.objective_)
     assert est.lower_bound_ <= est.objective_ * (1 + 1e-9)
 

@@ -32,6 +32,9 @@ from .solvers import Smo
 AID_KERNELS = ("linear", "rbf", "poly", "sigmoid")
 #: Statuses that end a fit before its tolerance is met.
 UNFINISHED = ("max_iter", "time_limit", "stopped")
+#: ``UNFINISHED``, and a pure partition whose certified gap stayed above ``tol`` (the SVM; a
+#: kernel that is not PSD, whose lower bound is ``-inf``, never warns).
+UNCERTIFIED = (*UNFINISHED, "pure")
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -165,7 +168,16 @@ class _AidBase(BaseEstimator):  # type: ignore[misc]
         labels = result["labels"]
         lazy = hasattr(labels, "__dask_graph__")
         self.labels_ = labels if lazy else np.asarray(labels, dtype=np.int64)
-        if self.status_ in warn_on:
+        if self.status_ == "pure":
+            if "pure" in warn_on and math.isfinite(self.lower_bound_) and self.gap_ > self.tol:
+                warn_from_caller(
+                    f"{type(self).__name__}: every cluster is pure but the certified relative "
+                    f"gap {self.gap_:.3g} is above tol = {self.tol} (the aggregated optimum "
+                    "could not be resolved further in float64, or its solve stopped at its "
+                    "limits): the solution is not certified optimal",
+                    ConvergenceWarning,
+                )
+        elif self.status_ in warn_on:
             warn_from_caller(
                 f"{type(self).__name__} stopped ({self.status_}) after {self.n_iter_} aggregated "
                 f"solves with relative gap {self.gap_:.3g} > tol = {self.tol}",

@@ -27,7 +27,11 @@ from ._aid_base import (
 from ._base import Float64Array, _check_positive
 from ._docstrings import shared_docstrings
 from ._params import Controls
-from ._validation import check_not_overflowing, keeps_model_on_failure
+from ._validation import (
+    check_linear_kernel_range,
+    check_not_overflowing,
+    keeps_model_on_failure,
+)
 from .solvers import Smo
 
 __all__ = ["AIDSemiSupervisedClassifier"]
@@ -233,6 +237,7 @@ class AIDSemiSupervisedClassifier(_AIDS3vmInit, _BinaryClassifierMixin, _AidBase
             return self
         X, y = self._dense_xy(X, y, y_numeric=False)
         check_not_overflowing(X)
+        check_linear_kernel_range(X, "AIDSemiSupervisedClassifier's linear kernel")
         n = X.shape[0]
         check_classification_targets(y)
         if not np.issubdtype(y.dtype, np.number):

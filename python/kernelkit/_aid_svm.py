@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _core
 from ._aid_base import (
     AID_KERNELS,
+    UNCERTIFIED,
     AidParams,
     _AidBase,
     _BinaryClassifierMixin,
@@ -28,7 +29,12 @@ from ._docstrings import shared_docstrings
 from ._params import Controls, KernelParams
 from ._rbf_shift import against_support, solved_rows
 from ._threads import resolve_n_jobs
-from ._validation import check_not_overflowing, keeps_model_on_failure, scale_gamma
+from ._validation import (
+    check_linear_kernel_range,
+    check_not_overflowing,
+    keeps_model_on_failure,
+    scale_gamma,
+)
 from .solvers import Smo
 
 __all__ = ["AIDClassifier"]
@@ -137,9 +143,10 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         The final certified relative gap ``(objective_ − lower_bound_) / objective_`` (``inf``
         without a lower bound).
     status_ : str
-        How the fit ended: ``"optimal"`` (every cluster pure), ``"pure"`` (every cluster
-        pure, but with a kernel that is not positive semidefinite or an inner solve that
-        stopped at its limits: no certificate), ``"gap"``, ``"max_iter"``, ``"time_limit"``
+        How the fit ended: ``"optimal"`` (every cluster pure and the certified gap at most
+        ``tol``), ``"pure"`` (every cluster pure, but with a kernel that is not positive
+        semidefinite, an inner solve that stopped at its limits, or a gap that stayed above
+        ``tol``: no certificate; the last warns), ``"gap"``, ``"max_iter"``, ``"time_limit"``
         or ``"stopped"``; the last three warn with :class:`~kernelkit.ConvergenceWarning`.
     n_iter_ : int
         Number of aggregated solves.
@@ -246,6 +253,7 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         X, labels = self._dense_xy(X, y, y_numeric=False)
         if self.kernel == "linear":
             check_not_overflowing(X)
+            check_linear_kernel_range(X, "AIDClassifier's linear kernel")
         signs = self._labels(labels)
         n, m = X.shape
         params = (str(self.kernel), self._resolve_gamma(X), int(self.degree), float(self.coef0))
@@ -264,7 +272,7 @@ class AIDClassifier(_AIDClassifierInit, _BinaryClassifierMixin, _AidBase):
         coef = np.asarray(result["coef"], dtype=np.float64)
         self._coef = coef.reshape(1, -1) if params[0] == "linear" else None
         self._kernel_params = params
-        self._store_result(result)
+        self._store_result(result, warn_on=UNCERTIFIED)
         self.solver_stats_ = {
             "kernel_values_computed": int(result["kernel_values_computed"]),
             "kernel_path": str(result["kernel_path"]),

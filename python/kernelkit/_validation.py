@@ -251,6 +251,26 @@ def check_not_overflowing(X: NDArray[np.float64]) -> None:
         raise overflow_error(float(np.abs(X).max()))
 
 
+#: The largest float32, the range of the SMO engine's kernel columns (LIBSVM's ``Qfloat``).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_linear_kernel_range(X: NDArray[np.float64], what: str) -> None:
+    """A ``ValueError`` when a linear kernel value of (dense) X can exceed the float32 range:
+    ``|x_i·x_j| ≤ max_i ‖x_i‖²`` (Cauchy–Schwarz; cluster means are no larger), and SMO keeps
+    the Hessian's columns in float32, where such a value is infinite. The AID classifiers'
+    aggregated problems then failed opaquely or returned a trivial or NaN model (rows of 1e20,
+    1e100)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        largest = float(np.einsum("ij,ij->i", X, X).max(initial=0.0))
+    if not largest <= FLOAT32_MAX:
+        raise ValueError(
+            f"X has values too large for {what}: the linear kernel values x_i·x_j reach "
+            f"{largest:.3g}, beyond the float32 range ({FLOAT32_MAX:.3g}) of the SMO engine's "
+            f"kernel columns (max |X| = {float(np.abs(X).max()):.3g}); rescale X"
+        )
+
+
 def weights_of_classes(
     class_weight: Any, classes: NDArray[Any], y: NDArray[Any]
 ) -> NDArray[np.float64]:

@@ -48,6 +48,21 @@ pub trait AggregatedModel {
 
     /// Whether a pure partition certifies optimality (LAD, SVM: yes; S3VM: no, digest §7.1).
     fn purity_certifies_optimality(&self) -> bool;
+
+    /// Whether a pure partition certifies optimality only together with a certified gap of at
+    /// most `tol` ([`AidTracker::with_gap_certificate`]): purity gives `E^t = F^t` at the
+    /// *computed* aggregated solution, the optimum `E*` only when that solution is the
+    /// aggregated optimum. LAD's LPs are solved to a relative duality gap of 1e-9, a
+    /// certificate of their own (`false`, the default); the SVM's SMO stops on a KKT
+    /// violation, which bounds its duality gap `F^t − D^t` only by about `ε C n`, not
+    /// relative to the objective (`true`, [`SvmModel`](crate::aid::SvmModel)).
+    fn purity_needs_gap(&self) -> bool {
+        false
+    }
+
+    /// AID's `tol`, given before the first solve, for a model that solves each aggregated
+    /// problem until its own duality gap is within a share of it (the SVM). Default: unused.
+    fn set_gap_target(&mut self, _tol: f64) {}
 }
 
 /// AID's options.
@@ -71,9 +86,12 @@ impl Default for AidOptions {
 /// How an AID run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AidStatus {
-    /// Every cluster is pure, which certifies optimality (LAD, SVM).
+    /// Every cluster is pure, which certifies optimality (LAD; SVM when the certified gap is
+    /// also at most `tol`).
     Optimal,
-    /// Every cluster is pure; for S3VM this is *not* a certificate (Prop. 5 is false).
+    /// Every cluster is pure without a certificate: for S3VM purity certifies nothing (Prop. 5
+    /// is false); for the SVM the certified gap stayed above `tol` (the aggregated optimum
+    /// could not be resolved further in float64), or the last solve did not converge.
     Pure,
     /// The certified relative gap fell to `tol`.
     Gap,
@@ -188,6 +206,7 @@ pub struct RoundSummary {
 pub struct AidTracker {
     options: AidOptions,
     certifies: bool,
+    needs_gap: bool,
     start: Instant,
     history: Vec<AidIteration>,
     best: f64,
@@ -205,12 +224,42 @@ impl AidTracker {
         Ok(AidTracker {
             options,
             certifies,
+            needs_gap: false,
             start: Instant::now(),
             history: Vec::new(),
             best: f64::INFINITY,
             lower: f64::NEG_INFINITY,
             last: None,
         })
+    }
+
+    /// A pure partition then certifies optimality only with a certified gap of at most `tol`
+    /// ([`AggregatedModel::purity_needs_gap`]).
+    pub fn with_gap_certificate(mut self, needs_gap: bool) -> Self {
+        self.needs_gap = needs_gap;
+        self
+    }
+
+    /// The relative gap `(upper − lower)/upper` of bounds `upper`, `lower`.
+    fn relative_gap(upper: f64, lower: f64) -> f64 {
+        // No lower bound (S3VM, a kernel that is not PSD): no gap either, whatever the sign
+        // of the objective.
+        if lower == f64::NEG_INFINITY {
+            f64::INFINITY
+        } else if upper > 0.0 {
+            ((upper - lower) / upper).max(0.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether a pure partition from a solve with lower bound `lower_bound` and full objective
+    /// `full_objective` would fall short of a certificate only for want of the gap: then
+    /// [`Aid::run`] tests it for purity again with the strict cells.
+    pub fn purity_falls_short(&self, lower_bound: f64, full_objective: f64) -> bool {
+        let upper = self.best.min(full_objective);
+        let lower = self.lower.max(lower_bound.min(upper));
+        self.certifies && self.needs_gap && Self::relative_gap(upper, lower) > self.options.tol
     }
 
     /// Records one aggregated solve: returns its history entry and whether its full objective
@@ -229,15 +278,7 @@ impl AidTracker {
         let upper = self.best;
         self.lower = self.lower.max(round.lower_bound.min(upper));
         let lower = self.lower;
-        // No lower bound (S3VM, a kernel that is not PSD): no gap either, whatever the sign
-        // of the objective.
-        let gap = if lower == f64::NEG_INFINITY {
-            f64::INFINITY
-        } else if upper > 0.0 {
-            ((upper - lower) / upper).max(0.0)
-        } else {
-            0.0
-        };
+        let gap = Self::relative_gap(upper, lower);
         let record = AidIteration {
             iteration: self.history.len(),
             n_clusters: round.n_clusters,
@@ -265,7 +306,9 @@ impl AidTracker {
             // purity says nothing of the search it did not finish.
             Some(if control == Control::Stop { AidStatus::Stopped } else { AidStatus::TimeLimit })
         } else if round.n_impure == 0 {
-            Some(if self.certifies && round.solved { AidStatus::Optimal } else { AidStatus::Pure })
+            let gap_met = !self.needs_gap || record.gap <= self.options.tol;
+            let certified = self.certifies && round.solved && gap_met;
+            Some(if certified { AidStatus::Optimal } else { AidStatus::Pure })
         } else if record.gap <= self.options.tol {
             Some(AidStatus::Gap)
         } else if control == Control::Stop {
@@ -318,7 +361,9 @@ impl Aid {
         monitor: &mut dyn AidMonitor,
     ) -> Result<AidResult<M::Fit>, SolveError> {
         let mut tracker =
-            AidTracker::new(self.options.clone(), model.purity_certifies_optimality())?;
+            AidTracker::new(self.options.clone(), model.purity_certifies_optimality())?
+                .with_gap_certificate(model.purity_needs_gap());
+        model.set_gap_target(self.options.tol);
         if partition.n_rows() != model.n_rows() {
             return Err(SolveError::LengthMismatch {
                 name: "clusters",
@@ -334,7 +379,17 @@ impl Aid {
                 // Ctrl-C inside the solve: its result is partial (possibly a NaN objective).
                 return Err(SolveError::Interrupted);
             }
-            let impure = partition.impure_clusters(&round.masks);
+            let mut impure = partition.impure_clusters(&round.masks);
+            if impure.is_empty()
+                && round.solved
+                && tracker.purity_falls_short(round.lower_bound, round.full_objective)
+            {
+                // Rows within the purity tolerance of their margin fit both cells, but their
+                // hinges, `C Σ |g_i|` over them, are in `E^t` and not in `F^t`: where that
+                // keeps the gap above `tol`, split their clusters by the strict cells.
+                let strict: Vec<u8> = round.cells.iter().map(|&cell| 1u8 << cell).collect();
+                impure = partition.impure_clusters(&strict);
+            }
             let summary = RoundSummary {
                 aggregated_objective: round.aggregated_objective,
                 lower_bound: round.lower_bound,
