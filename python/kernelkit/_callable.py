@@ -43,12 +43,15 @@ def n_rows(X: Any) -> int:
     return int(_num_samples(X))
 
 
+def _indexable(X: Any) -> Any:
+    """X itself, or CSR for a sparse format that has no row indexing (COO, DIA, ...)."""
+    return X.tocsr() if sp.issparse(X) and X.format not in ("csr", "csc") else X
+
+
 def take_rows(X: Any, index: Any) -> Any:
     """The rows ``index`` (an array of row numbers, or a slice) of X, in X's own form: a list
     of a list, a dataframe of a dataframe, CSR rows of any sparse matrix."""
-    if sp.issparse(X) and X.format not in ("csr", "csc"):
-        X = X.tocsr()
-    return _safe_indexing(X, index)
+    return _safe_indexing(_indexable(X), index)
 
 
 def kernel_block(function: Any, A: Any, B: Any) -> NDArray[np.float64]:
@@ -78,7 +81,7 @@ class IndexedRowsKernel:
 
     def __init__(self, function: Any, X: Any) -> None:
         self.function = function
-        self.rows = X.tocsr() if sp.issparse(X) and X.format not in ("csr", "csc") else X
+        self.rows = _indexable(X)
 
     def __call__(
         self, left: NDArray[np.float64], right: NDArray[np.float64]
