@@ -11,8 +11,8 @@ use kernelkit_kernels::KernelFunction;
 use kernelkit_solvers::aid::{
     aggregated_objective, assign, centres_from_sums, evaluate_block, group_seed, initial_sample,
     random_labels_from, residual, sample_decision, search_labels, share, solve_aggregated,
-    warm_start, AggregatedPoints, AidOptions, AidTracker, Block, BlockSolution, Formulation,
-    KMeansSeeding, KeySums, Partition, RoundSummary,
+    tightened_inner_tol, warm_start, AggregatedPoints, AidOptions, AidTracker, Block,
+    BlockSolution, Formulation, KMeansSeeding, KeySums, Partition, RoundSummary,
 };
 use kernelkit_solvers::{Control, Smo};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -256,7 +256,8 @@ const FORMULATIONS: &[(&str, Formulation)] =
 /// `support`, `coef`, `kernel` and `bias`, for `"svm"` and `"s3vm"`) evaluated on rows `x`
 /// with targets or labels `y` (S3VM: 0 unlabeled) in clusters `clusters` (`0..n_clusters`);
 /// `start` is the global index of the block's first row. Returns a dict: per row `keys`
-/// (`cluster · n_cells + cell`); `lack` (`n_cells × n_clusters`), `loss`, `sum_f` (SVM), and
+/// (`cluster · n_cells + cell`); `lack` and `lack_strict` (`n_cells × n_clusters`: with and
+/// without the tolerance), `loss`, `sum_f` (SVM), and
 /// per key `count`, `min_first`, `sum_x` (with `sums_x`) and `sum_y` (LAD).
 #[pyfunction]
 #[pyo3(signature = (
@@ -324,6 +325,8 @@ pub(crate) fn aid_evaluate_block<'py>(
     let lack: Vec<i64> = stats.lack.iter().map(|&v| v as i64).collect();
     let n_cells = formulation.n_cells();
     out.set_item("lack", PyArray1::from_vec(py, lack).reshape([n_cells, n_clusters])?)?;
+    let strict: Vec<i64> = stats.lack_strict.iter().map(|&v| v as i64).collect();
+    out.set_item("lack_strict", PyArray1::from_vec(py, strict).reshape([n_cells, n_clusters])?)?;
     out.set_item("loss", PyArray1::from_vec(py, stats.loss))?;
     if formulation == Formulation::Svm {
         out.set_item("sum_f", PyArray1::from_vec(py, stats.sum_f))?;
@@ -421,9 +424,17 @@ pub(crate) struct AidDriver {
 
 #[pymethods]
 impl AidDriver {
+    /// `needs_gap`: a pure partition certifies optimality only with a certified gap of at most
+    /// `tol` (the SVM's; `AidTracker::with_gap_certificate`).
     #[new]
-    #[pyo3(signature = (tol, max_iter, time_limit, certifies))]
-    fn new(tol: f64, max_iter: usize, time_limit: Option<f64>, certifies: bool) -> PyResult<Self> {
+    #[pyo3(signature = (tol, max_iter, time_limit, certifies, needs_gap=false))]
+    fn new(
+        tol: f64,
+        max_iter: usize,
+        time_limit: Option<f64>,
+        certifies: bool,
+        needs_gap: bool,
+    ) -> PyResult<Self> {
         let time_limit = match time_limit {
             None => None,
             Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
@@ -436,8 +447,17 @@ impl AidDriver {
             }
         };
         let options = AidOptions { tol, max_iter, time_limit };
-        let tracker = AidTracker::new(options, certifies).map_err(CoreError::from)?;
+        let tracker = AidTracker::new(options, certifies)
+            .map_err(CoreError::from)?
+            .with_gap_certificate(needs_gap);
         Ok(AidDriver { tracker })
+    }
+
+    /// Whether a pure partition from a solve with `lower_bound` and `full_objective` falls
+    /// short of a certificate only for want of the gap: then the driver splits by the strict
+    /// cells (`lack_strict`), as `Aid::run` does.
+    fn purity_falls_short(&self, lower_bound: f64, full_objective: f64) -> bool {
+        self.tracker.purity_falls_short(lower_bound, full_objective)
     }
 
     /// Records one aggregated solve; returns its history entry and whether its full
@@ -494,6 +514,22 @@ impl AidDriver {
 #[pyo3(signature = (kernel))]
 pub(crate) fn aid_kernel_certifies(kernel: &Kernel) -> PyResult<bool> {
     Ok(kernel.function()?.positive_semidefinite())
+}
+
+/// The inner tolerance of the next aggregated SVM solve of a pure partition (the core's
+/// `tightened_inner_tol`, the rule `Aid::run` refines by): from inner tolerance `tol`, the
+/// aggregated duality gap `inner_gap` of the last solve, the gap wanted `target`, the gap
+/// before the last tightening `gap_before` and whether the solve `converged`; `None`: stop.
+#[pyfunction]
+#[pyo3(signature = (tol, inner_gap, target, gap_before, converged))]
+pub(crate) fn aid_svm_tightened_tol(
+    tol: f64,
+    inner_gap: f64,
+    target: f64,
+    gap_before: f64,
+    converged: bool,
+) -> Option<f64> {
+    tightened_inner_tol(tol, inner_gap, target, gap_before, converged)
 }
 
 /// One AID-SVM aggregated solve, as the core's rounds do it: the dual (21) on `points` (the

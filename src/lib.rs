@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aid_steps::aid_svm_aggregated, m)?)?;
     m.add_function(wrap_pyfunction!(aid_steps::aid_svm_aggregated_objective, m)?)?;
     m.add_function(wrap_pyfunction!(aid_steps::aid_kernel_certifies, m)?)?;
+    m.add_function(wrap_pyfunction!(aid_steps::aid_svm_tightened_tol, m)?)?;
     m.add_function(wrap_pyfunction!(aid_steps::aid_lad_residuals, m)?)?;
     m.add_function(wrap_pyfunction!(aid_steps::aid_sample_decision, m)?)?;
     m.add_function(wrap_pyfunction!(progress::_panic_in_solver_thread, m)?)?;

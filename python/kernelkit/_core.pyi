@@ -38,6 +38,7 @@ __all__ = [
     "aid_svm",
     "aid_svm_aggregated",
     "aid_svm_aggregated_objective",
+    "aid_svm_tightened_tol",
     "first_occurrences",
     "kernel_matrix",
     "kernel_matrix_product",
@@ -420,6 +421,9 @@ def aid_kmeans_centres(
     sums: NDArray[np.float64], mass: NDArray[np.float64]
 ) -> NDArray[np.float64]: ...
 def aid_kernel_certifies(kernel: Kernel) -> bool: ...
+def aid_svm_tightened_tol(
+    tol: float, inner_gap: float, target: float, gap_before: float, converged: bool
+) -> float | None: ...
 def aid_svm_aggregated(
     points: NDArray[np.float64],
     labels: NDArray[np.float64],
@@ -441,8 +445,14 @@ def aid_svm_aggregated_objective(
 @final
 class AidDriver:
     def __new__(
-        cls, tol: float, max_iter: int, time_limit: float | None, certifies: bool
+        cls,
+        tol: float,
+        max_iter: int,
+        time_limit: float | None,
+        certifies: bool,
+        needs_gap: bool = False,
     ) -> AidDriver: ...
+    def purity_falls_short(self, lower_bound: float, full_objective: float) -> bool: ...
     def record(
         self,
         aggregated_objective: float,

@@ -185,6 +185,7 @@ class Fit(dict[str, Any]):
 class LadModel:
     n_cells = 2
     certifies = True
+    needs_gap = False
 
     def __init__(self, spec: ini.Spec, tol: float, options: dict[str, Any]) -> None:
         self.spec, self.tol, self.options = spec, tol, options
@@ -203,6 +204,9 @@ class LadModel:
     def shared(self, fit: Fit) -> dict[str, Any]:
         return {"solution": {"beta": fit["beta"]}, "tol": self.tol}
 
+    def tighten(self, fit: Fit, aggregated: float, target: float) -> bool:
+        return False
+
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(stats["loss"][0])
 
@@ -211,20 +215,40 @@ class LadModel:
 
 
 class SvmModel:
+    """The aggregated SVM of each round, as the core's ``SvmModel``: a pure partition certifies
+    optimality only with a certified gap of at most ``tol`` (``needs_gap``), so while the
+    partition is pure but the aggregated problem's duality gap keeps that gap above ``tol``,
+    the round solves the same problem again, warm, with a tighter inner tolerance (the core's
+    rule, ``_core.aid_svm_tightened_tol``)."""
+
     n_cells = 2
+    needs_gap = True
 
     def __init__(self, spec: ini.Spec, c: float, options: dict[str, Any]) -> None:
         self.spec, self.c, self.options = spec, c, options
+        self.base_tol = float(options["tol"])
+        self.gap_before = math.inf
         self.shares: Float64Array | None = None
+        self.points: Float64Array | None = None
         self.certifies = bool(_core.aid_kernel_certifies(ini.kernel_object(spec.kernel)))
 
-    def solve(self, rows: Rows, part: Partition) -> Fit:
+    def solve(self, rows: Rows, part: Partition, *, again: bool = False) -> Fit:
+        """One solve of ``part``'s aggregated SVM, warm from the previous round's (``again``:
+        the same partition's, after :meth:`tighten`; its points are kept)."""
         labels = np.where(part.group > 0, 1.0, -1.0)
         sizes = part.count.astype(np.float64)
         linear = self.spec.kernel[0] == "linear"
-        points = part.centroids() if linear else self.gram_sums(rows, part) / np.outer(sizes, sizes)
+        if not again or self.points is None:
+            self.options = {**self.options, "tol": self.base_tol}
+            self.gap_before = math.inf
+            self.points = (
+                part.centroids() if linear else self.gram_sums(rows, part) / np.outer(sizes, sizes)
+            )
+        points = self.points
         warm = {}
-        if self.shares is not None and part.parent is not None:
+        if self.shares is not None and again:
+            warm = {"shares": self.shares, "parent": np.arange(part.k, dtype=np.int64)}
+        elif self.shares is not None and part.parent is not None:
             warm = {"shares": self.shares, "parent": part.parent}
         task = delayed(svm_step)(
             points, labels, sizes, self.c, self.spec.kernel, warm, self.options
@@ -269,6 +293,23 @@ class SvmModel:
             solution["support"], solution["coef"] = sv, coef
         return {"solution": solution, "tol": PURITY_TOL}
 
+    def tighten(self, fit: Fit, aggregated: float, target: float) -> bool:
+        """Whether to solve a pure partition again: its aggregated duality gap ``F − D``
+        (``aggregated`` less the dual value, ``fit["lower"]``) is above ``target`` and the
+        core's rule gives a tighter inner tolerance (which the next ``solve(again=True)``
+        uses)."""
+        if not self.certifies:
+            return False
+        inner_gap = aggregated - float(fit["lower"])
+        tol = _core.aid_svm_tightened_tol(
+            float(self.options["tol"]), inner_gap, target, self.gap_before, bool(fit["solved"])
+        )
+        if tol is None:
+            return False
+        self.options = {**self.options, "tol": tol}
+        self.gap_before = inner_gap
+        return True
+
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         return float(0.5 * fit["w_norm2"] + self.c * stats["loss"][0])
 
@@ -284,6 +325,7 @@ class SvmModel:
 class S3vmModel:
     n_cells = 6
     certifies = False
+    needs_gap = False
 
     def __init__(
         self, spec: ini.Spec, c: float, c_unlabeled: float, exact: int, options: dict[str, Any]
@@ -318,6 +360,9 @@ class S3vmModel:
     def shared(self, fit: Fit) -> dict[str, Any]:
         return {"solution": {"w": fit["w"], "bias": fit["b"]}, "tol": PURITY_TOL}
 
+    def tighten(self, fit: Fit, aggregated: float, target: float) -> bool:
+        return False
+
     def full_objective(self, fit: Fit, part: Partition, stats: Stats) -> float:
         labeled, unlabeled = stats["loss"]
         return float(0.5 * fit["w_norm2"] + self.c * labeled + self.c_unlabeled * unlabeled)
@@ -343,28 +388,35 @@ def run_aid(
     time_limit: float | None,
     callback: Callable[[Mapping[str, Any]], Any] | None,
 ) -> dict[str, Any]:
-    """The core's ``Aid::run`` over blocks: solve, evaluate on every block, record the round
-    in the core's ``AidDriver`` (which keeps the best objective, the bound and the history, and
-    says when the run ends), else split the impure clusters."""
-    driver = _core.AidDriver(tol, max_iter, time_limit, model.certifies)
+    """The core's ``Aid::run`` over blocks: solve (while a pure partition's certificate wants
+    it, again with a tighter inner tolerance: ``SvmModel.tighten``), evaluate on every block,
+    record the round in the core's ``AidDriver`` (which keeps the best objective, the bound and
+    the history, and says when the run ends), else split the impure clusters (by the strict
+    cells when a pure partition falls short of a certificate only for its gap)."""
+    driver = _core.AidDriver(tol, max_iter, time_limit, model.certifies, model.needs_gap)
     history: list[dict[str, Any]] = []
     best: Fit | None = None
     while True:
         fit = model.solve(rows, part)
-        shared = {"spec": spec, "table": part.table, "k": part.k, **model.shared(fit)}
-        keys, stats = run_pass(
-            evaluate_block, rows, shared, [part.keys, [int(o) for o in part.offsets]], keep=True
-        )
-        aggregated = model.aggregated_objective(fit, part, stats)
+        while True:
+            shared = {"spec": spec, "table": part.table, "k": part.k, **model.shared(fit)}
+            keys, stats = run_pass(
+                evaluate_block, rows, shared, [part.keys, [int(o) for o in part.offsets]], keep=True
+            )
+            aggregated = model.aggregated_objective(fit, part, stats)
+            full = model.full_objective(fit, part, stats)
+            impure = np.flatnonzero(np.all(stats["lack"] > 0, axis=0))
+            if impure.shape[0] or not model.tighten(fit, aggregated, 0.5 * tol * full):
+                break
+            fit = model.solve(rows, part, again=True)
         fit["F"] = aggregated
-        impure = np.flatnonzero(np.all(stats["lack"] > 0, axis=0))
+        lower = float(fit["lower"])
+        if not impure.shape[0] and fit["solved"] and driver.purity_falls_short(lower, full):
+            # Rows within the purity tolerance of their margin fit both cells, but their hinges
+            # are in the full objective, not in the aggregated one: split by the strict cells.
+            impure = np.flatnonzero(np.all(stats["lack_strict"] > 0, axis=0))
         record, improved = driver.record(
-            aggregated,
-            float(fit["lower"]),
-            model.full_objective(fit, part, stats),
-            bool(fit["solved"]),
-            part.k,
-            int(impure.shape[0]),
+            aggregated, lower, full, bool(fit["solved"]), part.k, int(impure.shape[0])
         )
         if improved:
             best = fit

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._aid_base import UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
+from .._aid_base import UNCERTIFIED, UNFINISHED, _check_binary, _default_svm_clusters, _inner_solver
 from .._aid_lad import _rescaled_lad, _rescaled_progress
 from .._rbf_shift import SAMPLE_ROWS, rbf_shift
 from .._validation import gamma_of_variance, overflow_error
@@ -330,7 +330,7 @@ def fit_classifier(estimator: Any, X: Any, y: Any) -> Any:
     estimator.intercept_ = np.array([float(fit["b"])])
     estimator._coef = fit["w"].reshape(1, -1) if params[0] == "linear" else None
     estimator._kernel_params = params
-    _store(estimator, result, rows, init_time, names)
+    _store(estimator, result, rows, init_time, names, warn_on=UNCERTIFIED)
     return estimator
 
 

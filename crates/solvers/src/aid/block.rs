@@ -187,6 +187,10 @@ pub struct BlockStats {
     /// `n_cells × K`: per cell `c` and cluster, the rows not compatible with cell `c`. A cluster
     /// is impure when every cell lacks some row (summed over all blocks).
     pub lack: Vec<u64>,
+    /// `n_cells × K`: as `lack`, with every row compatible with its own cell only (no
+    /// tolerance): the strict purity that `Aid::run` splits by when a pure partition's gap
+    /// stays above `tol` ([`crate::aid::AidTracker::purity_falls_short`]).
+    pub lack_strict: Vec<u64>,
     /// The loss summed over the rows: LAD `[Σ|r|]`, SVM `[Σ max(0, g)]`, S3VM
     /// `[Σ_labeled max(0, g), Σ_unlabeled max(0, 1 − |f|)]`.
     pub loss: Vec<f64>,
@@ -263,6 +267,7 @@ pub fn evaluate_block(
     let n_cells = formulation.n_cells();
     let mut keys = Vec::with_capacity(n);
     let mut lack = vec![0u64; n_cells * k];
+    let mut lack_strict = vec![0u64; n_cells * k];
     let mut loss = vec![0.0; if formulation == Formulation::S3vm { 2 } else { 1 }];
     let mut sum_f = if formulation == Formulation::Svm { vec![0.0; k] } else { Vec::new() };
     for ((&fi, &y), &cluster) in f.iter().zip(block.y).zip(block.clusters) {
@@ -290,11 +295,16 @@ pub fn evaluate_block(
                 missing[cluster] += 1;
             }
         }
+        for (c, missing) in lack_strict.chunks_exact_mut(k.max(1)).enumerate() {
+            if c != usize::from(cell) {
+                missing[cluster] += 1;
+            }
+        }
         keys.push((cluster * n_cells + usize::from(cell)) as u32);
     }
     let x = sums_x.then_some((block.x, block.d));
     let key_sums = KeySums::new(&keys, k * n_cells, block.start, x, lad.then_some(block.y))?;
-    Ok(BlockStats { keys, lack, loss, sum_f, key_sums })
+    Ok(BlockStats { keys, lack, lack_strict, loss, sum_f, key_sums })
 }
 
 #[cfg(test)]
@@ -320,6 +330,20 @@ mod tests {
         // r = 1, −1, 0.5, 0.5, 0.5, 0.5: cluster 0 lacks rows in both cells.
         assert_eq!(stats.keys, vec![0, 1, 2, 2, 2, 0]);
         assert_eq!(stats.lack, vec![1, 0, 2, 3]);
+        // No row is within 1e-9 of 0: strictly the same counts.
+        assert_eq!(stats.lack_strict, stats.lack);
+        // With a tolerance of 2 every row fits both cells, but strictly only its own: cluster 0
+        // (cells 0, 1, 0) still lacks rows in both.
+        let loose = evaluate_block(
+            &block,
+            Formulation::Lad,
+            &BlockSolution::Lad { beta: &[1.0] },
+            2.0,
+            false,
+        )
+        .unwrap();
+        assert_eq!(loose.lack, vec![0; 4]);
+        assert_eq!(loose.lack_strict, vec![1, 0, 2, 3]);
         assert_eq!(stats.loss, vec![4.0]);
         assert_eq!(stats.key_sums.count, vec![2, 1, 3, 0]);
         assert_eq!(stats.key_sums.first, vec![10, 11, 12, NO_ROW]);

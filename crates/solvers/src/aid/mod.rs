@@ -54,6 +54,6 @@ pub use lad::{residual, ClarabelLp, LadFit, LadModel, WeightedLad};
 pub use partition::{Partition, Split};
 pub use s3vm::{search_labels, LabelSearchResult, S3vmBalance, S3vmData, S3vmModel};
 pub use svm::{
-    aggregated_objective, solve_aggregated, warm_start, AggregatedPoints, AggregatedSvm, SvmData,
-    SvmFit, SvmModel,
+    aggregated_objective, solve_aggregated, tightened_inner_tol, warm_start, AggregatedPoints,
+    AggregatedSvm, SvmData, SvmFit, SvmModel,
 };

@@ -159,6 +159,28 @@ pub struct SvmModel<'a, S> {
 /// 1e-15 of the largest `|Q α|` term.
 const MIN_INNER_TOL: f64 = 1e-14;
 
+/// The rule of [`SvmModel::tighten_inner`] (its docs give the reasons), for any driver of the
+/// rounds (`kernelkit.dask` too): the inner tolerance of the next solve of a pure partition
+/// whose aggregated duality gap `inner_gap` (`F − D` of the last solve, at inner tolerance
+/// `tol`; `converged`: whether that solve converged) is above `target`, or `None` to stop
+/// refining: the gap is already at most `target`, did not fall below `gap_before` (the gap
+/// before the last tightening; `∞` before the first), the solve did not converge, or `tol` is
+/// down to [`MIN_INNER_TOL`].
+pub fn tightened_inner_tol(
+    tol: f64,
+    inner_gap: f64,
+    target: f64,
+    gap_before: f64,
+    converged: bool,
+) -> Option<f64> {
+    let open = inner_gap.is_finite() && inner_gap > target && target > 0.0;
+    let improving = inner_gap < gap_before;
+    if !(open && improving && converged && tol > MIN_INNER_TOL) {
+        return None;
+    }
+    Some((tol * (0.5 * target / inner_gap).clamp(1e-4, 0.1)).max(MIN_INNER_TOL))
+}
+
 impl<'a, S> SvmModel<'a, S>
 where
     S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>
@@ -274,15 +296,18 @@ where
     /// (rounding, not `ε`, sets it) or a solve that did not converge ends the refinement.
     fn tighten_inner(&mut self, target: f64) -> bool {
         let gap = self.last_inner_gap;
-        let open = gap.is_finite() && gap > target && target > 0.0;
-        let improving = gap < self.gap_before_tightening;
-        if !(open && improving && self.last_converged && self.options.tol > MIN_INNER_TOL) {
-            return false;
+        let next = tightened_inner_tol(
+            self.options.tol,
+            gap,
+            target,
+            self.gap_before_tightening,
+            self.last_converged,
+        );
+        if let Some(tol) = next {
+            self.options.tol = tol;
+            self.gap_before_tightening = gap;
         }
-        let tol = self.options.tol * (0.5 * target / gap).clamp(1e-4, 0.1);
-        self.options.tol = tol.max(MIN_INNER_TOL);
-        self.gap_before_tightening = gap;
-        true
+        next.is_some()
     }
 
     fn warm_start(&self, partition: &Partition, splits: &[Split], upper: &[f64]) -> Vec<f64> {
