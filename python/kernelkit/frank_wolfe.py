@@ -270,6 +270,10 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
     shrinking = True
     class_weight = None
     _offers_probability = False
+    # Identical rows are not one variable here: the L2-SVM's squared slacks put δ_ij / C on
+    # K̃'s diagonal, so m copies of a row are one row only with diagonal 1 / (mC), and the MEB
+    # dual has no per-row C (SVC's merge would drop the copies).
+    _merges_repeated_rows = False
 
     def _check_params(self) -> None:
         if self.method not in METHODS:
