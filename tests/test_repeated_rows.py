@@ -143,11 +143,11 @@ def test_first_occurrences_match_numpy(n_jobs: int) -> None:
     # Rows are hashed in parallel chunks of 1,024: 5,000 rows make several.
     rng = np.random.default_rng(7)
     X = rng.integers(0, 2, size=(5000, 3)).astype(np.float64)
-    X[5] = [0.0, -0.0, 1.0]  # -0.0 is another row, bit for bit
+    X[5] = [0.0, -0.0, 1.0]  # the row [0, 0, 1]: no kernel tells -0.0 from 0.0
     X[4000] = [0.0, -0.0, 1.0]
     first = _core.first_occurrences(X, n_jobs)
     _, first_index, inverse = np.unique(
-        X.view(np.int64), axis=0, return_index=True, return_inverse=True
+        (X + 0.0).view(np.int64), axis=0, return_index=True, return_inverse=True
     )
     np.testing.assert_array_equal(first, first_index[inverse.ravel()])
     # scipy drops the zeros (-0.0 too) from CSR rows: there the row is [0, 0, 1].
@@ -184,3 +184,65 @@ def test_group_rows_keeps_the_positions_order() -> None:
     np.testing.assert_array_equal(groups.group, np.arange(n) // 2)
     assert group_rows(first[: n - 1], np.arange(n - 1), signs[: n - 1]) is None
     assert group_rows(np.arange(n), np.arange(n), signs) is None
+
+
+def _dense(a: Any) -> Any:
+    """``dual_coef_`` of a fit on sparse rows is sparse (as scikit-learn's)."""
+    return a.toarray() if sp.issparse(a) else a
+
+
+def _stored_every_entry(X: Array) -> sp.csr_matrix:
+    """``X`` as CSR with every entry stored, its zeros (and their signs) included."""
+    n, d = X.shape
+    indptr = np.arange(0, n * d + 1, d)
+    return sp.csr_matrix((X.ravel(), np.tile(np.arange(d), n), indptr), shape=(n, d))
+
+
+def test_the_sign_and_the_storage_of_zeros_do_not_change_the_model() -> None:
+    """No kernel tells ``-0.0`` from ``0.0`` or a stored zero from an absent one, so neither
+    may change which rows are merged: ``X`` against ``X + 0.0`` gave decision values 1.2e-3
+    apart (the merge compared bits), a CSR matrix with its zeros stored against the same
+    matrix without them 7.4e-4."""
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(2000, 4)))
+    assert np.signbit(X[X == 0]).any()
+    y = (X.sum(axis=1) + 0.5 * rng.normal(size=2000) > 0).astype(np.int64)
+    n_groups = len(np.unique(np.column_stack([X, y]), axis=0))  # -0.0 == 0.0 here
+    params: dict[str, Any] = {"C": 1.0, "gamma": 0.5}
+    models = [
+        SVC(**params).fit(data, y)
+        for data in (X, X + 0.0, _stored_every_entry(X), sp.csr_matrix(X + 0.0))
+    ]
+    first = models[0]
+    assert first.solver_stats_[0]["dual_variables"] == n_groups
+    for model in models[1:]:
+        assert model.solver_stats_[0]["dual_variables"] == n_groups
+        np.testing.assert_array_equal(model.support_, first.support_)
+        np.testing.assert_array_equal(_dense(model.dual_coef_), first.dual_coef_)
+        np.testing.assert_array_equal(model.intercept_, first.intercept_)
+    reference = SklearnSVC(**params).fit(X, y)
+    scale = np.abs(reference.decision_function(X)).max()
+    np.testing.assert_allclose(
+        first.decision_function(X), reference.decision_function(X), rtol=0, atol=1e-2 * scale
+    )
+
+
+def test_stored_zeros_keep_binary_rows_on_bit_sets() -> None:
+    """Binary CSR rows with some zeros stored: still 0/1 rows, so still the bit-set path (one
+    stored zero sent a9a's first 8,000 rows to padded CSR rows, three times as slow), and the
+    same kernel values, hence the same model."""
+    rng = np.random.default_rng(4)
+    X = (rng.random((1500, 60)) < 0.1).astype(np.float64)
+    y = (X[:, :10].sum(axis=1) + 0.3 * rng.normal(size=1500) > 1).astype(np.int64)
+    plain = sp.csr_matrix(X)
+    stored = plain.copy()
+    stored.data[::7] = 0.0  # stored zeros; the same values as `plain` with those ones removed
+    removed = stored.copy()
+    removed.eliminate_zeros()
+    a = SVC(gamma=0.1).fit(stored, y)
+    b = SVC(gamma=0.1).fit(removed, y)
+    assert a.solver_stats_[0]["kernel_path"] == b.solver_stats_[0]["kernel_path"]
+    assert a.solver_stats_[0]["kernel_path"] == "bitset_rbf_table"
+    np.testing.assert_array_equal(_dense(a.dual_coef_), _dense(b.dual_coef_))
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(a.decision_function(stored), b.decision_function(removed))

@@ -41,9 +41,10 @@ MAX_GROUP_FRACTION = 0.95
 
 
 def first_occurrences(X: Any, n_jobs: int = 0) -> NDArray[np.int64] | None:
-    """For each row of the dense or sparse training ``X``, the first row equal to it bit for
-    bit (rows hashed on ``n_jobs`` threads, 0 for every core); ``None`` when no row repeats or
-    X is too small to be reduced."""
+    """For each row of the dense or sparse training ``X``, the first row equal to it (value
+    bits, with ``-0.0`` read as ``0.0`` and stored zeros as absent: the core's ``repeats``;
+    rows hashed on ``n_jobs`` threads, 0 for every core); ``None`` when no row repeats or X is
+    too small to be reduced."""
     if X.shape[0] < MIN_ROWS:
         return None
     first = _core.first_occurrences(to_core_rows(X) if sp.issparse(X) else X, n_jobs)

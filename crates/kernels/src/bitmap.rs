@@ -1,4 +1,5 @@
-//! `BinaryRows`: rows whose stored values are all `1.0`, as bit sets over at most
+//! `BinaryRows`: rows whose stored values are all `1.0` (or stored zeros, which a bit set leaves
+//! out as the sums leave out their zero products), as bit sets over at most
 //! [`crate::plan::MAX_BIT_SET_WORDS`]` × 64` features, in position order.
 //!
 //! For binary features (a9a, w8a and most one-hot data) the inner product of two rows is the
@@ -16,25 +17,31 @@ pub(crate) struct BinaryRows {
 }
 
 impl BinaryRows {
-    /// The bit sets of CSR rows whose values are all `1.0`; `None` when some value is not, or
-    /// when `n_features` needs more than [`crate::plan::MAX_BIT_SET_WORDS`] words (the bit sets
-    /// would then outweigh the indices of typical sparse rows; `plan::reads_bit_sets`).
+    /// The bit sets of CSR rows whose values are all `1.0` or `0.0` (a stored zero, `±0.0`,
+    /// sets no bit: its products are zeros, which leave every sum as it was); `None` when some
+    /// value is neither, or when `n_features` needs more than
+    /// [`crate::plan::MAX_BIT_SET_WORDS`] words (the bit sets would then outweigh the indices of
+    /// typical sparse rows; `plan::reads_bit_sets`).
     pub(crate) fn build(
         indptr: &[usize],
         indices: &[u32],
         values: &[f64],
         n_features: usize,
     ) -> Option<BinaryRows> {
-        if !crate::plan::reads_bit_sets(values.iter().all(|&v| v == 1.0), n_features) {
+        let ones_only = values.iter().all(|&v| v == 1.0 || v == 0.0);
+        if !crate::plan::reads_bit_sets(ones_only, n_features) {
             return None;
         }
         let words = n_features.div_ceil(64).max(1);
         let n = indptr.len().checked_sub(1)?;
         let mut bits = vec![0u64; n * words];
         for r in 0..n {
-            for &k in &indices[indptr[r]..indptr[r + 1]] {
-                let k = k as usize;
-                bits[r * words + k / 64] |= 1 << (k % 64);
+            let (lo, hi) = (indptr[r], indptr[r + 1]);
+            for (&k, &v) in indices[lo..hi].iter().zip(&values[lo..hi]) {
+                if v == 1.0 {
+                    let k = k as usize;
+                    bits[r * words + k / 64] |= 1 << (k % 64);
+                }
             }
         }
         Some(BinaryRows { words, bits })
@@ -173,6 +180,10 @@ mod tests {
             }
         }
         assert!(BinaryRows::build(&[0, 1], &[0], &[2.0], 3).is_none());
+        // Stored zeros set no bit: row {0: 1, 2: 0, 5: −0} is the bit set {0}.
+        let zeros = BinaryRows::build(&[0, 3], &[0, 2, 5], &[1.0, 0.0, -0.0], 3).unwrap();
+        let plain = BinaryRows::build(&[0, 1], &[0], &[1.0], 3).unwrap();
+        assert_eq!(zeros.bits, plain.bits);
         assert!(BinaryRows::build(&[0, 1], &[0], &[1.0], 2000).is_none());
         let rows = BinaryRows::build(&[0, 1], &[0], &[1.0], 3).unwrap();
         assert!(rows.query(&[0.5, 0.0, 0.0]).is_none());
