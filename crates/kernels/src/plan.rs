@@ -167,7 +167,7 @@ pub struct DataFacts {
     pub nnz: usize,
     /// Non-zero values of the longest row.
     pub longest_row: usize,
-    /// Distinct rows (bit for bit).
+    /// Distinct rows (equal values, `-0.0` read as `0.0`: [`crate::repeats`]).
     pub distinct_rows: usize,
     /// Largest squared norm of a row (for the RBF table of 0/1 rows).
     pub max_sq_norm: f64,
