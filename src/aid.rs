@@ -131,7 +131,8 @@ struct Run {
 
 fn parse_run(tol: f64, max_iter: usize, options: Option<&Bound<'_, PyDict>>) -> PyResult<Run> {
     let parsed = parse_options(options)?;
-    // `time_limit` bounds the whole run (checked between aggregated solves) and each inner solve.
+    // `time_limit` bounds the whole run: checked between aggregated solves, and each inner
+    // solve gets the time left (`run_aid`).
     let aid = Aid { options: AidOptions { tol, max_iter, time_limit: parsed.solve.time_limit } };
     let interrupted = parsed.interrupted();
     Ok(Run { aid, inner: parsed.solve, callback: parsed.callback, interrupted })
@@ -156,13 +157,18 @@ where
         error: None,
     };
     let threads = run.inner.n_threads;
-    let aid = run.aid;
+    let mut aid = run.aid;
     let mut model = model;
     let (outcome, signal) = run_interruptible(py, &interrupted, threads, || {
+        // `time_limit` bounds the whole fit: the initial partition (the SVM's sample solve)
+        // counts against it, and every aggregated solve gets the time left of it (an
+        // `AIDClassifier` whose sample solve took the whole limit ran to twice it).
         let clock = std::time::Instant::now();
+        model.start_clock(clock);
         let start = partition(monitor.inner())?;
-        let init_time = clock.elapsed().as_secs_f64();
-        aid.run(&mut model, start, &mut monitor).map(|result| (result, init_time))
+        let init = clock.elapsed();
+        aid.options.time_limit = aid.options.time_limit.map(|limit| limit.saturating_sub(init));
+        aid.run(&mut model, start, &mut monitor).map(|result| (result, init.as_secs_f64()))
     })?;
     if let Some(error) = signal.or_else(|| monitor.error.take()) {
         return Err(error);

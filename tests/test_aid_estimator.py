@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import time
 import warnings
 from typing import Any
 
@@ -421,6 +422,24 @@ def test_tiny_time_limit(name: str) -> None:
     assert est.status_ == "time_limit"
     assert 1 <= est.n_iter_ < 5
     assert_history(est, x, y)
+    assert_usable(est, x, y)
+
+
+def test_time_limit_bounds_the_inner_solves_too() -> None:
+    """A hard margin (C = 1e12) on 60 rows: each inner SMO solve runs ~10^7 steps. The limit
+    bounds the whole run, so every inner solve gets only the time left: with the whole limit
+    each, ``time_limit=1`` took 2.0 s and ``time_limit=5`` 10.0 s. Not a speed test: the
+    solver reads the clock every 64 steps, so a loaded machine ends it on time as well."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(60, 3)
+    y = (x[:, 0] + 0.3 * rng.randn(60) > 0).astype(int)
+    est = AIDClassifier(C=1e12, time_limit=1.0)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match=r"(?i)time"):
+        est.fit(x, y)
+    elapsed = time.perf_counter() - start
+    assert est.status_ == "time_limit"
+    assert elapsed < 1.6
     assert_usable(est, x, y)
 
 

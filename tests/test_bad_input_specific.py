@@ -428,6 +428,35 @@ def test_frank_wolfe_epsilon_whose_gap_overflows_is_named() -> None:
     kernelkit.FrankWolfeSVC(epsilon=1e100).fit(x, y)  # 2ε + ε² = 1e200: still a gap
 
 
+def test_frank_wolfe_c_whose_inverse_overflows_is_named() -> None:
+    """C = 1e-320: 1 / C, on K̃'s diagonal, is infinite; the error named k(x_0, x_0)."""
+    x = np.random.default_rng(0).normal(size=(30, 3))
+    y = (x[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=r"^C must be large enough that 1 / C is finite"):
+        kernelkit.FrankWolfeSVC(C=1e-320).fit(x, y)
+    kernelkit.FrankWolfeSVC(C=1e-300).fit(x, y)  # 1 / C = 1e300: a number
+
+
+@pytest.mark.parametrize(
+    ("name", "gamma"),
+    [
+        ("SVC", "scale"),
+        ("SVR", "scale"),
+        ("FrankWolfeSVC", "scale"),
+        ("FrankWolfeSVC", "mean_distance"),
+    ],
+)
+def test_a_gamma_rule_that_overflows_on_tiny_rows_is_named(name: str, gamma: str) -> None:
+    """Rows of 1e-160: the variance (or mean squared distance) underflows to ~1e-320, so the
+    rule's gamma is infinite; the error said "gamma = inf", which the user never set."""
+    x = np.random.default_rng(0).normal(size=(50, 3))
+    y = (x[:, 0] > 0).astype(int)
+    model = getattr(kernelkit, name)(gamma=gamma)
+    with pytest.raises(ValueError, match=rf"^gamma='{gamma}' is undefined: .* overflows float64"):
+        model.fit(x * 1e-160, y)
+    model.fit(x * 1e-150, y)  # gamma ~ 1e299: a number
+
+
 @pytest.mark.parametrize(
     ("name", "largest"),
     [

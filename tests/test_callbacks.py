@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import time
 import warnings
 from typing import Any
 
@@ -105,6 +107,34 @@ def test_callback_exception_propagates(a9a: Any) -> None:
 
     with pytest.raises(Boom, match="from callback"):
         kernelkit.SVC(callback=cb, **A9A_PARAMS).fit(a9a.X, a9a.y)
+
+
+def test_a_slow_callback_leaves_the_solver_as_much_time(a9a: Any) -> None:
+    """The solve waits while the callback runs, so the next call comes after at least 20 ms
+    of solving and at least as long as the last call took: timed from the start of each call,
+    a 300 ms callback was called again at every report (a 0.7 s fit took 250 s)."""
+    spans: list[tuple[float, float]] = []
+
+    def slow(progress: dict[str, Any]) -> None:
+        start = time.perf_counter()
+        time.sleep(0.03)
+        spans.append((start, time.perf_counter()))
+
+    model = kernelkit.SVC(callback=slow, **A9A_PARAMS).fit(a9a.X[:6000], a9a.y[:6000])
+    assert list(model.status_) == ["converged"]
+    assert len(spans) >= 3
+    # The core times each call around the Python one (same monotonic clock), so these hold
+    # exactly, whatever the machine's speed.
+    for (start, end), (following, _) in itertools.pairwise(spans):
+        assert following - end >= max(0.02, end - start)
+
+
+def test_a_callback_answer_without_a_truth_value_is_named(a9a: Any) -> None:
+    def array_answer(progress: dict[str, Any]) -> Any:
+        return np.array([1.0, 2.0])
+
+    with pytest.raises(ValueError, match="callback must return None or a bool"):
+        kernelkit.SVC(callback=array_answer, **A9A_PARAMS).fit(a9a.X[:3000], a9a.y[:3000])
 
 
 @pytest.mark.parametrize("name", ["SVR", "OneClassSVM"])

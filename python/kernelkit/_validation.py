@@ -199,7 +199,17 @@ def gamma_of_variance(variance: float, n_features: int, max_abs: Callable[[], fl
             "gamma='scale' is undefined: the variance of X overflows float64 (values too large, "
             f"max |X| = {max_abs():.3g}); rescale X or pass a float gamma"
         )
-    return 1.0 / (n_features * variance) if variance != 0 else 1.0
+    if variance == 0:
+        return 1.0
+    with np.errstate(over="ignore", divide="ignore"):
+        gamma = float(np.float64(1.0) / (np.float64(n_features) * np.float64(variance)))
+    if not np.isfinite(gamma):
+        raise ValueError(
+            "gamma='scale' is undefined: 1 / (n_features * variance of X) overflows float64 "
+            f"(values too small: variance {variance:.3g}, max |X| = {max_abs():.3g}); rescale X "
+            "or pass a float gamma"
+        )
+    return gamma
 
 
 def mean_distance_gamma(X: Any) -> float:
@@ -226,7 +236,17 @@ def mean_distance_gamma(X: Any) -> float:
         )
     # The two terms cancel for (nearly) equal rows: a negative rounding error means 0.
     mean = max(total, 0.0) / (n * (n - 1)) if n > 1 else 0.0
-    return 1.0 / (2.0 * mean) if mean > 0 else 1.0
+    if mean <= 0:
+        return 1.0
+    with np.errstate(over="ignore", divide="ignore"):
+        gamma = float(np.float64(1.0) / (np.float64(2.0) * np.float64(mean)))
+    if not np.isfinite(gamma):
+        raise ValueError(
+            "gamma='mean_distance' is undefined: 1 / (2 * mean squared distance of X) overflows "
+            f"float64 (values too small: mean squared distance {mean:.3g}); rescale X or pass a "
+            "float gamma"
+        )
+    return gamma
 
 
 def rows_overflow(X: NDArray[np.float64]) -> bool:

@@ -7,6 +7,7 @@ away-step Frank–Wolfe (MFW).
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -279,6 +280,12 @@ class FrankWolfeSVC(_FrankWolfeSVCInit, BaseSVC):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_positive("C", self.C)
+        if not math.isfinite(1.0 / float(self.C)):
+            # δ_ij / C on K̃'s diagonal (the L2-SVM's squared slacks) must be a number.
+            raise ValueError(
+                f"C must be large enough that 1 / C is finite (K̃'s diagonal adds 1 / C), got "
+                f"{float(self.C)!r}"
+            )
         _check_positive("epsilon", self.epsilon)
         if self.sample_size is not None:
             _check_int("sample_size", self.sample_size, 1, MAX_SIZE)

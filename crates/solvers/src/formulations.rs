@@ -409,9 +409,18 @@ fn nu_svc_solve<K: KernelSource>(
     }
     if !(r.is_finite() && r > 0.0) {
         if solution.status == Status::Converged {
+            // r = 0: w = 0 at the optimum, the rows give the classes no direction apart,
+            // whatever `nu` (identical rows in both classes, or a kernel constant on them:
+            // `gamma` near 0, or rows too small for it); r < 0: an indefinite kernel.
             return Err(SolveError::invalid(
                 "nu",
-                format!("the nu-SVC solution has a non-positive scale r = {r}; try another nu"),
+                format!(
+                    "the nu-SVC solution has a non-positive scale r = {r}: the kernel gives the \
+                     classes no separating direction (w = 0: identical rows in both classes, or \
+                     a kernel constant on these rows, as with gamma near 0 or values too small), \
+                     or the kernel is not positive semidefinite (poly, sigmoid), where another \
+                     nu or kernel may do"
+                ),
             ));
         }
         // An iterate stopped early (limit, callback) may not have a positive scale yet; it is

@@ -190,7 +190,7 @@ class LadModel:
     def __init__(self, spec: ini.Spec, tol: float, options: dict[str, Any]) -> None:
         self.spec, self.tol, self.options = spec, tol, options
 
-    def solve(self, rows: Rows, part: Partition) -> Fit:
+    def solve(self, rows: Rows, part: Partition, *, again: bool = False) -> Fit:
         xbar = part.centroids()
         if self.spec.intercept:
             xbar = np.hstack([xbar, np.ones((part.k, 1))])
@@ -335,7 +335,7 @@ class S3vmModel:
         self.svm_solves = 0
         self.started: float | None = None
 
-    def solve(self, rows: Rows, part: Partition) -> Fit:
+    def solve(self, rows: Rows, part: Partition, *, again: bool = False) -> Fit:
         labels = (part.group - 1).astype(np.float64)
         sizes = part.count.astype(np.float64)
         weights = sizes * np.where(labels == 0, self.c_unlabeled, self.c)

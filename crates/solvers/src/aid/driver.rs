@@ -63,6 +63,12 @@ pub trait AggregatedModel {
     /// AID's `tol`, given before the first solve, for a model that solves each aggregated
     /// problem until its own duality gap is within a share of it (the SVM). Default: unused.
     fn set_gap_target(&mut self, _tol: f64) {}
+
+    /// The instant the run's `time_limit` counts from, for a model whose solves take the time
+    /// left of it (LAD, SVM, S3VM; without it, from their first solve): a driver whose initial
+    /// partition solves too (the SVM's sample) gives its start, so that the limit bounds the
+    /// whole fit. Default: unused.
+    fn start_clock(&mut self, _at: std::time::Instant) {}
 }
 
 /// AID's options.

@@ -271,6 +271,10 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
         Ok((round, LadFit { beta }))
     }
 
+    fn start_clock(&mut self, at: Instant) {
+        self.started = Some(at);
+    }
+
     fn purity_certifies_optimality(&self) -> bool {
         true
     }

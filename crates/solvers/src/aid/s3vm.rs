@@ -635,6 +635,10 @@ impl<S: Solver<BoxQp<SignedQ<DenseKernel<'static>>>>> AggregatedModel for S3vmMo
         Ok((round, SvmFit { dual_coef: Vec::new(), w, bias: b, decision }))
     }
 
+    fn start_clock(&mut self, at: Instant) {
+        self.started = Some(at);
+    }
+
     fn purity_certifies_optimality(&self) -> bool {
         false
     }

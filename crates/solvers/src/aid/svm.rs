@@ -28,6 +28,7 @@
 
 use kernelkit_kernels::{DenseKernel, KernelFunction, KernelPath, PrecomputedGram, SignedQ};
 use rayon::prelude::*;
+use std::time::Instant;
 
 use crate::aid::driver::{AggregatedModel, Round};
 use crate::aid::kernel_gram::AggregatedGram;
@@ -152,6 +153,9 @@ pub struct SvmModel<'a, S> {
     base_tol: f64,
     /// AID's `tol` ([`AggregatedModel::set_gap_target`]; 0: none, no tightening).
     gap_tol: f64,
+    /// When the first aggregated solve started: `options.time_limit` bounds all of them
+    /// together (each gets the time left), as it bounds the AID run (as the LAD model's LPs).
+    started: Option<Instant>,
 }
 
 /// The smallest inner tolerance [`SvmModel::tighten_inner`] asks for: the KKT violation is a
@@ -210,6 +214,7 @@ where
             gap_before_tightening: f64::INFINITY,
             base_tol,
             gap_tol: 0.0,
+            started: None,
         })
     }
 
@@ -238,17 +243,21 @@ where
         let sizes: Vec<f64> = (0..k).map(|c| partition.size(c)).collect();
         let upper: Vec<f64> = sizes.iter().map(|size| data.c * size).collect();
         let alpha0 = self.warm_start(partition, splits, &upper);
+        let started = *self.started.get_or_insert_with(Instant::now);
+        let mut options = self.options.clone();
+        options.time_limit =
+            options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
         let aggregated = match self.gram.as_mut() {
             Some(gram) => {
                 gram.update(partition, splits, inner)?;
                 let means = gram.means();
                 let points = AggregatedPoints::Gram(&means);
-                solve_aggregated(points, labels, upper, alpha0, &self.solver, &self.options, inner)?
+                solve_aggregated(points, labels, upper, alpha0, &self.solver, &options, inner)?
             }
             None => {
                 let centroids = partition.centroids(data.x, data.d);
                 let points = AggregatedPoints::Centroids { values: &centroids, d: data.d };
-                solve_aggregated(points, labels, upper, alpha0, &self.solver, &self.options, inner)?
+                solve_aggregated(points, labels, upper, alpha0, &self.solver, &options, inner)?
             }
         };
         let AggregatedSvm { alpha, bias: b, w, w_norm2, converged } = aggregated;
@@ -363,6 +372,10 @@ where
 
     fn set_gap_target(&mut self, tol: f64) {
         self.gap_tol = tol;
+    }
+
+    fn start_clock(&mut self, at: Instant) {
+        self.started = Some(at);
     }
 
     fn purity_certifies_optimality(&self) -> bool {
