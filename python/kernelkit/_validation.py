@@ -201,9 +201,8 @@ def gamma_of_variance(variance: float, n_features: int, max_abs: Callable[[], fl
         )
     if variance == 0:
         return 1.0
-    with np.errstate(over="ignore", divide="ignore"):
-        gamma = float(np.float64(1.0) / (np.float64(n_features) * np.float64(variance)))
-    if not np.isfinite(gamma):
+    gamma = 1.0 / (n_features * variance)  # inf when it overflows (float division)
+    if not math.isfinite(gamma):
         raise ValueError(
             "gamma='scale' is undefined: 1 / (n_features * variance of X) overflows float64 "
             f"(values too small: variance {variance:.3g}, max |X| = {max_abs():.3g}); rescale X "
@@ -238,9 +237,8 @@ def mean_distance_gamma(X: Any) -> float:
     mean = max(total, 0.0) / (n * (n - 1)) if n > 1 else 0.0
     if mean <= 0:
         return 1.0
-    with np.errstate(over="ignore", divide="ignore"):
-        gamma = float(np.float64(1.0) / (np.float64(2.0) * np.float64(mean)))
-    if not np.isfinite(gamma):
+    gamma = 1.0 / (2.0 * mean)
+    if not math.isfinite(gamma):
         raise ValueError(
             "gamma='mean_distance' is undefined: 1 / (2 * mean squared distance of X) overflows "
             f"float64 (values too small: mean squared distance {mean:.3g}); rescale X or pass a "
