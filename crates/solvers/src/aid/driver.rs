@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::aid::partition::Partition;
-use crate::protocol::{check_option, Control, Monitor, SolveError};
+use crate::protocol::{check_option, Control, Monitor, SolveError, SolveOptions};
 
 /// What one aggregated solve gives back, evaluated on the original rows.
 #[derive(Debug, Clone)]
@@ -69,6 +69,16 @@ pub trait AggregatedModel {
     /// partition solves too (the SVM's sample) gives its start, so that the limit bounds the
     /// whole fit. Default: unused.
     fn start_clock(&mut self, _at: std::time::Instant) {}
+}
+
+/// `options` with `time_limit` cut to the time left since `started` (set now when unset): the
+/// aggregated solves of the models whose `time_limit` bounds all of them together, as it bounds
+/// the run ([`AggregatedModel::start_clock`]).
+pub(crate) fn time_left(options: &SolveOptions, started: &mut Option<Instant>) -> SolveOptions {
+    let started = *started.get_or_insert_with(Instant::now);
+    let mut options = options.clone();
+    options.time_limit = options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
+    options
 }
 
 /// AID's options.

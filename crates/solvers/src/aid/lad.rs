@@ -24,7 +24,7 @@ use clarabel::solver::{
 };
 use rayon::prelude::*;
 
-use crate::aid::driver::{AggregatedModel, Round};
+use crate::aid::driver::{time_left, AggregatedModel, Round};
 use crate::aid::partition::{Partition, Split};
 use crate::protocol::{Monitor, Solution, SolveError, SolveOptions, Solver, Status};
 
@@ -242,10 +242,7 @@ impl<S: Solver<WeightedLad>> AggregatedModel for LadModel<'_, S> {
             y: partition.means(self.y),
             weights: (0..partition.len()).map(|k| partition.size(k)).collect(),
         };
-        let started = *self.started.get_or_insert_with(Instant::now);
-        let mut options = self.options.clone();
-        options.time_limit =
-            options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
+        let options = time_left(&self.options, &mut self.started);
         let solution = self.solver.solve(&mut problem, &options, inner)?;
         if solution.status == Status::NumericalError || solution.x.iter().any(|v| !v.is_finite()) {
             return Err(SolveError::invalid(

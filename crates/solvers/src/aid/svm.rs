@@ -30,7 +30,7 @@ use kernelkit_kernels::{DenseKernel, KernelFunction, KernelPath, PrecomputedGram
 use rayon::prelude::*;
 use std::time::Instant;
 
-use crate::aid::driver::{AggregatedModel, Round};
+use crate::aid::driver::{time_left, AggregatedModel, Round};
 use crate::aid::kernel_gram::AggregatedGram;
 use crate::aid::partition::{Partition, Split};
 use crate::aid::refined::{solve_refined, DualTerms, GramDual, LinearDual};
@@ -243,10 +243,7 @@ where
         let sizes: Vec<f64> = (0..k).map(|c| partition.size(c)).collect();
         let upper: Vec<f64> = sizes.iter().map(|size| data.c * size).collect();
         let alpha0 = self.warm_start(partition, splits, &upper);
-        let started = *self.started.get_or_insert_with(Instant::now);
-        let mut options = self.options.clone();
-        options.time_limit =
-            options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()));
+        let options = time_left(&self.options, &mut self.started);
         let aggregated = match self.gram.as_mut() {
             Some(gram) => {
                 gram.update(partition, splits, inner)?;
