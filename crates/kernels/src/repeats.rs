@@ -58,30 +58,23 @@ fn digest(words: impl Iterator<Item = u64>) -> u64 {
 /// A value of a dense row as the repetition test reads it: its bits, `-0.0` read as `0.0`.
 pub trait RowValue: Copy + Sync {
     /// The value's bits (those of an `f32` widened to 64 bits as an integer, not as a float:
-    /// two `f32` rows are equal bit for bit exactly when their `f64` widenings are); 0 for
-    /// either zero.
+    /// two `f32` rows are equal bit for bit exactly when their `f64` widenings are), with
+    /// `-0.0` read as `0.0`.
     fn bits(self) -> u64;
 }
 
 impl RowValue for f64 {
     #[inline]
     fn bits(self) -> u64 {
-        if self == 0.0 {
-            0
-        } else {
-            self.to_bits()
-        }
+        // −0.0 + 0.0 = +0.0; every other value is itself.
+        (self + 0.0).to_bits()
     }
 }
 
 impl RowValue for f32 {
     #[inline]
     fn bits(self) -> u64 {
-        if self == 0.0 {
-            0
-        } else {
-            u64::from(self.to_bits())
-        }
+        u64::from((self + 0.0).to_bits())
     }
 }
 
